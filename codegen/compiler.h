@@ -1,0 +1,78 @@
+// The single compile entry: source + kernel name + argument types + options -> artifacts of every stage.
+//
+// The CLI, the tests, the Python bindings and `kernel.inspect_*()` all go through compile(). This header is
+// free of LLVM types on purpose: the Python binding module is built on machines that have no LLVM headers
+// and links against the core library, where LLVM lives with its symbols hidden.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/diagnostics.h"
+#include "ir/typed_function.h"
+#include "ir/types.h"
+
+namespace gpujit {
+
+/// Which stages to keep as text in the result. PTX is always produced when compilation succeeds.
+enum class Stage { Tokens, Ast, Typed, Llvm, Ptx };
+
+struct CompileOptions {
+  std::string arch = "sm_80";  // sm_75 and newer
+  int opt_level = 3;           // 0..3, LLVM's pipeline level
+  bool fastmath = false;       // approximate division/sqrt and flush denormals, as numba's fastmath=True
+  bool keep_tokens = false;    // fill CompileResult::tokens
+  bool keep_ast = false;       // fill CompileResult::ast
+  bool keep_typed = false;     // fill CompileResult::typed
+  bool keep_llvm = false;      // fill CompileResult::llvm_ir (optimized module)
+};
+
+struct CompileRequest {
+  /// The module holding the kernel (and, in the CLI path, its device functions).
+  std::shared_ptr<const Module> module;
+  std::string kernel_name;
+  /// The kernel's argument types; a kernel's return type is void.
+  std::vector<Type> arg_types;
+  /// The kernel's free names. DeviceFunction entries point into `module` or into `extra_modules`.
+  GlobalEnv globals;
+  /// Modules of device functions defined elsewhere (other files, other Python functions); kept alive here.
+  std::vector<std::shared_ptr<const Module>> extra_modules;
+  CompileOptions options;
+};
+
+/// How one kernel parameter is passed at launch; the array ABI of DESIGN.md: an array is its data pointer,
+/// then `ndim` int64 shapes, then `ndim` int64 strides in bytes.
+struct ParamLayout {
+  Type type;          // the argument's type as the kernel was specialized for it
+  unsigned first = 0; // index of its first PTX parameter
+  unsigned count = 0; // number of PTX parameters it occupies
+};
+
+struct CompileResult {
+  bool ok = false;
+  Diagnostics diagnostics;  // errors and warnings, rendered with Diagnostics::render()
+  std::string entry_name;   // the PTX entry's name
+  Signature signature;      // the kernel's resolved signature
+  std::vector<ParamLayout> params;
+  std::string tokens, ast, typed, llvm_ir;  // filled as CompileOptions asks
+  std::string ptx;
+  /// Wall time of each stage in milliseconds: parse (0 when the module came pre-parsed), sema, lower,
+  /// optimize, ptx.
+  double ms_parse = 0, ms_sema = 0, ms_lower = 0, ms_optimize = 0, ms_ptx = 0;
+};
+
+/// Compiles one kernel specialization. Never throws for user errors (they are in result.diagnostics);
+/// throws InternalError for compiler bugs.
+CompileResult compile(const CompileRequest& request);
+
+/// Parses source text into a Module (imports, globals, functions), keeping parse errors in the module.
+std::shared_ptr<const Module> parse_source(const std::string& filename, const std::string& text,
+                                           unsigned first_line = 1);
+
+/// Builds the free-name environment the CLI uses for a whole file: its imports (math, numpy as np, gpujit
+/// as gpu, numba, numba.cuda as cuda...), its module-level constants and its other functions.
+GlobalEnv globals_from_module(const Module& module, Diagnostics& diags);
+
+}  // namespace gpujit

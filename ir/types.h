@@ -1,0 +1,102 @@
+// Types of the kernel language.
+//
+// A Type is a small value: compare with ==, copy freely. The value types are the scalars of NumPy that
+// numba-cuda supports, arrays of them (dtype, ndim, layout) and tuples; Void is the return type of kernels
+// and of device functions that return nothing. Names that are not values (modules, dtypes, builtins, device
+// functions) are not types: semantic analysis resolves them to Symbols (ir/typed_function.h).
+//
+// Semantics fixed here, as in numba:
+// - Python int literals are int64, float literals float64, True/False bool.
+// - Integer arithmetic wraps on overflow (two's complement); there is no trap.
+// - Promotion follows NumPy's rules for two array scalars (numba's): int32 + int64 -> int64, uint64 + int64 ->
+//   float64, any int + float32 -> float64 except that an int64 *literal* mixed with float32 stays float32 the
+//   way numba types literals. See unify() and promote_binary() in ir/type_rules.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpujit {
+
+enum class ScalarKind : uint8_t {
+  Bool,
+  Int8, Int16, Int32, Int64,
+  UInt8, UInt16, UInt32, UInt64,
+  Float16, Float32, Float64,
+  Complex64, Complex128,
+};
+
+/// numba's name for the scalar: "bool", "int32", "uint8", "float64", "complex64"...
+const char* scalar_name(ScalarKind k);
+/// Parses a dtype name, accepting numba's and NumPy's spellings and aliases ("float32", "f4", "int_",
+/// "intp", "boolean", "b1", "double", "float_"...). nullopt if unknown.
+std::optional<ScalarKind> parse_scalar_name(std::string_view name);
+/// Size in bytes.
+unsigned scalar_size(ScalarKind k);
+bool is_integer(ScalarKind k);  // bool excluded
+bool is_signed(ScalarKind k);   // signed integers only
+bool is_unsigned(ScalarKind k); // unsigned integers only
+bool is_float(ScalarKind k);    // float16/32/64
+bool is_complex(ScalarKind k);
+
+/// Array memory layout: C-contiguous ("float32[::1]", indexes without reading strides) or any ("float32[:]").
+enum class Layout : uint8_t { C, Any };
+
+struct Type {
+  enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple };
+
+  Kind kind = Kind::Invalid;
+  ScalarKind scalar = ScalarKind::Int64;  // Scalar: the scalar; Array: the dtype
+  uint8_t ndim = 0;                       // Array only
+  Layout layout = Layout::Any;            // Array only
+  std::vector<Type> elements;             // Tuple only
+
+  static Type invalid() { return {}; }
+  static Type void_() { Type t; t.kind = Kind::Void; return t; }
+  static Type none() { Type t; t.kind = Kind::None; return t; }
+  static Type scalar_of(ScalarKind k) { Type t; t.kind = Kind::Scalar; t.scalar = k; return t; }
+  static Type array_of(ScalarKind dtype, unsigned ndim, Layout layout) {
+    Type t; t.kind = Kind::Array; t.scalar = dtype; t.ndim = static_cast<uint8_t>(ndim); t.layout = layout;
+    return t;
+  }
+  static Type tuple_of(std::vector<Type> elts) { Type t; t.kind = Kind::Tuple; t.elements = std::move(elts); return t; }
+
+  bool is_valid() const { return kind != Kind::Invalid; }
+  bool is_void() const { return kind == Kind::Void; }
+  bool is_scalar() const { return kind == Kind::Scalar; }
+  bool is_array() const { return kind == Kind::Array; }
+  bool is_tuple() const { return kind == Kind::Tuple; }
+  bool is_scalar(ScalarKind k) const { return kind == Kind::Scalar && scalar == k; }
+  bool is_bool() const { return is_scalar(ScalarKind::Bool); }
+  bool is_integer() const { return kind == Kind::Scalar && gpujit::is_integer(scalar); }
+  bool is_float() const { return kind == Kind::Scalar && gpujit::is_float(scalar); }
+  bool is_complex() const { return kind == Kind::Scalar && gpujit::is_complex(scalar); }
+
+  /// numba's spelling: "float32", "float32[:, ::1]" (C layout marks the last axis), "UniTuple(int64 x 2)" is
+  /// written "(int64, int64)", "void", "none".
+  std::string str() const;
+
+  friend bool operator==(const Type& a, const Type& b);
+  friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
+};
+
+/// A function signature: return type and parameter types, as in "void(float32[:], float32)".
+struct Signature {
+  Type ret = Type::void_();
+  std::vector<Type> params;
+
+  std::string str() const;  // "void(float32[:], float32)"
+  friend bool operator==(const Signature& a, const Signature& b) { return a.ret == b.ret && a.params == b.params; }
+};
+
+/// Parses a type as numba writes it: "float32", "float32[:]", "float32[:, :]", "float32[:, ::1]",
+/// "float32[::1]", "int64", "UniTuple(int64, 2)", "Tuple(int64, float32)". On failure returns an invalid
+/// type and sets *error to a lowercase message.
+Type parse_type(std::string_view text, std::string* error);
+/// Parses "void(float32[:], float32)" or, without a return type, "float32[:], float32" (ret = void).
+std::optional<Signature> parse_signature(std::string_view text, std::string* error);
+
+}  // namespace gpujit
