@@ -14,6 +14,9 @@
 #include "ir/typed_function.h"
 #include "ir/types.h"
 
+// codegen/ is compiled with hidden visibility (LLVM must not leak); its public entry points are exported.
+#define GPUJIT_API __attribute__((visibility("default")))
+
 namespace gpujit {
 
 /// Which stages to keep as text in the result. PTX is always produced when compilation succeeds.
@@ -65,14 +68,14 @@ struct CompileResult {
 
 /// Compiles one kernel specialization. Never throws for user errors (they are in result.diagnostics);
 /// throws InternalError for compiler bugs.
-CompileResult compile(const CompileRequest& request);
+GPUJIT_API CompileResult compile(const CompileRequest& request);
 
 /// Parses source text into a Module (imports, globals, functions), keeping parse errors in the module.
-std::shared_ptr<const Module> parse_source(const std::string& filename, const std::string& text,
+GPUJIT_API std::shared_ptr<const Module> parse_source(const std::string& filename, const std::string& text,
                                            unsigned first_line = 1);
 
 /// Builds the free-name environment the CLI uses for a whole file: its imports (math, numpy as np, gpujit
 /// as gpu, numba, numba.cuda as cuda...), its module-level constants and its other functions.
-GlobalEnv globals_from_module(const Module& module, Diagnostics& diags);
+GPUJIT_API GlobalEnv globals_from_module(const Module& module, Diagnostics& diags);
 
 }  // namespace gpujit
