@@ -19,10 +19,17 @@
 
 namespace gpujit {
 
+struct HostCode;  // codegen/host_jit.h
+
+/// What a compile produces code for: PTX for an NVIDIA GPU, or machine code for this process's CPU, JIT-loaded
+/// and run over the grid by the host executor (codegen/host_jit.h, runtime/host_executor.h).
+enum class TargetKind { Nvptx, Host };
+
 /// Which stages to keep as text in the result. PTX is always produced when compilation succeeds.
 enum class Stage { Tokens, Ast, Typed, Llvm, Ptx };
 
 struct CompileOptions {
+  TargetKind target = TargetKind::Nvptx;  // Host: compile() fills CompileResult::host instead of ptx
   std::string arch = "sm_80";  // sm_75 and newer
   int opt_level = 3;           // 0..3, LLVM's pipeline level
   bool fastmath = false;       // approximate division/sqrt and flush denormals, as numba's fastmath=True
@@ -61,6 +68,8 @@ struct CompileResult {
   std::vector<ParamLayout> params;
   std::string tokens, ast, typed, llvm_ir;  // filled as CompileOptions asks
   std::string ptx;
+  /// TargetKind::Host only: the JIT-loaded kernel, kept loaded while any copy of this pointer lives.
+  std::shared_ptr<const HostCode> host;
   /// Wall time of each stage in milliseconds: parse (0 when the module came pre-parsed), sema, lower,
   /// optimize, ptx.
   double ms_parse = 0, ms_sema = 0, ms_lower = 0, ms_optimize = 0, ms_ptx = 0;

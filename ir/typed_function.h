@@ -6,8 +6,17 @@
 // - what every name, attribute and callee denotes (symbols): a local variable, a compile-time constant, a
 //   builtin from the builtins table, a device function, a module, a dtype,
 // - the type operands are converted to before an operation (operand_types) for BinOp, UnaryOp, Compare (one
-//   per comparison) and AugAssign, which may differ from the result type (a comparison yields bool),
+//   per comparison) and AugAssign, which may differ from the result type (a comparison yields bool); for a
+//   Call, the type each positional argument is converted to; for an array Subscript, the index type of each
+//   axis (always int64: codegen wraps negative indices),
+// - the value of every expression that folds to a compile-time constant (constants), and the constant shape
+//   of every shared.array/local.array call (array_shapes),
 // - the type of every local variable; one type per variable for the whole function.
+//
+// "Every expression" means every expression that denotes a value. Names and attributes that denote a
+// module, a dtype, a builtin namespace, a builtin function or a device function (a call's callee, the dtype
+// argument of shared.array) have a symbol and no entry in expr_types. A string literal statement (a
+// docstring-like comment) has neither.
 // Codegen converts a value to its destination's type (a variable's, a parameter's, an operand type) with one
 // cast helper; semantic analysis guarantees every such conversion is allowed.
 #pragma once
@@ -39,6 +48,9 @@ struct ConstValue {
   std::vector<ConstValue> elements;       // Tuple
 
   Type type() const;
+  /// Python's repr of the value: 1, 2.5, 1e-05, True, None, (1, 2). Floats print the shortest text that
+  /// reads back to the same double.
+  std::string str() const;
   static ConstValue of_int(int64_t v, ScalarKind k = ScalarKind::Int64);
   static ConstValue of_float(double v, ScalarKind k = ScalarKind::Float64);
   static ConstValue of_bool(bool v);
@@ -53,6 +65,8 @@ struct GlobalValue {
     DType,           // np.float32, gpu.int32, numba.float64 ...
     DeviceFunction,  // a @jit(device=True) function (or any jitted function called from a kernel)
     ConstArray,      // a NumPy array captured for const.array_like
+    ModuleMember,    // `from math import sqrt`: the attribute `member` of module `module_name`, resolved on use
+    Unsupported,     // a module-level name whose value is outside the kernel subset; `reason` says why
   };
   Kind kind = Kind::Constant;
   ConstValue constant;                     // Constant
@@ -61,6 +75,15 @@ struct GlobalValue {
   const FunctionDef* function = nullptr;   // DeviceFunction (owned by the caller's Module)
   std::vector<int64_t> shape;              // ConstArray
   std::vector<uint8_t> bytes;              // ConstArray, C order
+  std::string member;                      // ModuleMember: the attribute name ("sqrt", "float32", "cuda")
+  std::string reason;                      // Unsupported: "its value is a call to 'np.zeros'"
+
+  static GlobalValue of_constant(ConstValue c);
+  static GlobalValue of_module(std::string canonical_name);
+  static GlobalValue of_dtype(ScalarKind k);
+  static GlobalValue of_function(const FunctionDef* f);
+  static GlobalValue of_member(std::string module, std::string member);
+  static GlobalValue of_unsupported(std::string reason);
 };
 
 /// The free names a compile may resolve, by name.
@@ -76,6 +99,8 @@ struct Symbol {
     Module,          // a module; only valid as the base of an Attribute
     DType,           // a dtype used as a cast or as an argument (shared.array(..., float32))
     BuiltinNamespace,  // gpu.threadIdx, gpu.shared, gpu.atomic...: only valid as the base of an Attribute
+                       // `name` is the namespace: "threadIdx", "blockIdx", "blockDim", "gridDim", "shared",
+                       // "local", "const", "atomic"
   };
   Kind kind = Kind::Local;
   std::string name;
@@ -91,18 +116,29 @@ struct TypedFunction {
   std::string mangled_name;         // unique symbol name for this specialization (kernel entry names too)
   bool is_kernel = true;
   Signature signature;              // resolved parameter and return types
-  std::map<std::string, Type> locals;  // every parameter and local variable, one type each
+  /// Every parameter and local variable, one type each. A scalar parameter that is also assigned a wider
+  /// type (x = x * 0.5 with x an int64 argument) has that wider type here; codegen converts the argument
+  /// from signature.params[i] on entry.
+  std::map<std::string, Type> locals;
 
   std::unordered_map<const Expr*, Type> expr_types;
   std::unordered_map<const Expr*, Symbol> symbols;
-  std::unordered_map<const Expr*, std::vector<Type>> operand_types;  // BinOp/UnaryOp: 1; Compare: one per op
+  /// BinOp/UnaryOp: 1; Compare: one per op; Call (builtin, cast or device function): one per positional
+  /// argument that is a value; array Subscript: int64 per axis.
+  std::unordered_map<const Expr*, std::vector<Type>> operand_types;
   std::unordered_map<const Stmt*, Type> stmt_operand_types;          // AugAssign: the type the op runs in
+  /// Expressions analysis folded to a compile-time value (literals, named constants, math.pi, arithmetic
+  /// on constants, a.ndim, len of a tuple). Codegen may emit the value instead of lowering the expression.
+  std::unordered_map<const Expr*, ConstValue> constants;
+  /// The constant shape of each shared.array / local.array call, keyed by the CallExpr.
+  std::unordered_map<const Expr*, std::vector<int64_t>> array_shapes;
 
   /// Device functions this one calls, in first-call order (codegen lowers them before their callers).
   std::vector<const TypedFunction*> callees;
 
   const Type& type_of(const Expr* e) const;          // throws InternalError if missing
   const Symbol* symbol_of(const Expr* e) const;      // nullptr if none recorded
+  const ConstValue* constant_of(const Expr* e) const;  // nullptr if not a compile-time constant
 };
 
 /// The result of analysing one kernel and every device function it reaches. Owns the typed functions.

@@ -1,0 +1,321 @@
+// The `gpujit` command-line tool: compiles one kernel of a Python file to PTX, or shows any earlier stage.
+//
+// The tool is a thin shell over compile() (codegen/compiler.h): it reads the file, picks the kernel, parses
+// the signature with parse_signature() and prints the artifact of the stage asked for. It never runs Python.
+// Exit status is the contract scripts and lit tests rely on:
+//   0  success; the chosen stage is on stdout (or in the -o file)
+//   1  the kernel does not compile; the rendered diagnostics are on stderr, nothing is on stdout
+//   2  bad usage: an unknown option, a bad --sig or --arch, no such kernel, an ambiguous file
+//   3  an internal compiler error (a gpujit bug), with its message on stderr
+#include <CLI/CLI.hpp>
+
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "codegen/compiler.h"
+
+#ifndef GPUJIT_VERSION
+#define GPUJIT_VERSION "unknown"
+#endif
+#ifndef GPUJIT_LLVM_VERSION
+#define GPUJIT_LLVM_VERSION "unknown"
+#endif
+
+namespace gpujit {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitCompileError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInternal = 3;
+
+/// The oldest architecture LLVM's NVPTX backend and CUDA 13's ptxas both still accept.
+constexpr int kMinSmVersion = 75;
+
+const char* const kPtxFooter = R"help(Signatures use numba's syntax; the return type may be left out:
+  'void(float32[:], float32[:], float32[:])'   'float32[::1], float32[::1], float32'
+  'float64[:, ::1], int64'   'UniTuple(int64, 2)'   'Tuple(int64, float32)'
+A C-contiguous array is written [::1] (1-D) or [:, ::1] (2-D); [:] is any layout.
+
+When the file has a single @jit kernel (device=True functions do not count), --kernel may be left out.
+When the kernel's decorator carries a signature (@gpu.jit("void(float32[:])")), --sig may be left out.
+
+Exit status: 0 success, 1 compile error (diagnostics on stderr), 2 bad usage, 3 internal compiler error.
+
+Examples:
+  gpujit ptx examples/vector_add.py --sig 'void(float32[::1], float32[::1], float32[::1])'
+  gpujit ptx saxpy.py -k saxpy --sig 'float32, float32[:], float32[:], float32[:]' --arch sm_90 -o saxpy.ptx
+  gpujit ptx kernels.py -k step --sig 'float64[:, ::1]' --emit llvm -O0
+  gpujit ptx kernels.py -k step --sig 'float64[:, ::1]' --emit typed
+)help";
+
+/// A usage error: reported as "gpujit: error: <message>" with exit status 2.
+struct UsageError {
+  std::string message;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError{"cannot read '" + path + "'"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The name a decorator expression calls or names: `jit` for jit, gpu.jit, numba.cuda.jit and jit(...).
+const Expr* decorator_callee(const Expr* decorator) {
+  if (const auto* call = decorator->as<CallExpr>()) return call->func.get();
+  return decorator;
+}
+
+bool names_jit(const Expr* e) {
+  if (const auto* name = e->as<NameExpr>()) return name->id == "jit";
+  if (const auto* attr = e->as<AttributeExpr>()) return attr->attr == "jit";
+  return false;
+}
+
+/// True when a decorator is `@jit(..., device=True)`.
+bool is_device_decorator(const Expr* decorator) {
+  const auto* call = decorator->as<CallExpr>();
+  if (call == nullptr) return false;
+  for (const Keyword& kw : call->keywords) {
+    if (kw.name != "device") continue;
+    const auto* value = kw.value->as<BoolLitExpr>();
+    return value != nullptr && value->value;
+  }
+  return false;
+}
+
+/// The jit decorator of a function, or nullptr when it has none.
+const Expr* jit_decorator(const FunctionDef& fn) {
+  for (const ExprPtr& d : fn.decorators) {
+    if (names_jit(decorator_callee(d.get()))) return d.get();
+  }
+  return nullptr;
+}
+
+bool is_kernel(const FunctionDef& fn) {
+  const Expr* d = jit_decorator(fn);
+  return d != nullptr && !is_device_decorator(d);
+}
+
+std::vector<std::string> kernel_names(const Module& module) {
+  std::vector<std::string> names;
+  for (const FunctionDefPtr& fn : module.functions) {
+    if (is_kernel(*fn)) names.push_back(fn->name);
+  }
+  return names;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+/// The function to compile: --kernel if given, else the file's only @jit kernel.
+const FunctionDef& choose_kernel(const Module& module, const std::string& path, const std::string& kernel) {
+  std::vector<std::string> kernels = kernel_names(module);
+  if (!kernel.empty()) {
+    if (const FunctionDef* fn = module.find_function(kernel)) return *fn;
+    throw UsageError{"no function '" + kernel + "' in '" + path + "'" +
+                     (kernels.empty() ? std::string() : "; its @jit kernels are: " + join(kernels))};
+  }
+  if (kernels.size() == 1) return *module.find_function(kernels.front());
+  if (kernels.empty()) {
+    throw UsageError{"'" + path + "' has no @jit kernel; name the function to compile with --kernel NAME"};
+  }
+  throw UsageError{"'" + path + "' has " + std::to_string(kernels.size()) + " @jit kernels (" +
+                   join(kernels) + "); choose one with --kernel NAME"};
+}
+
+/// The signature string of `@jit("void(float32[:])")`, if the decorator carries one.
+std::optional<std::string> decorator_signature(const FunctionDef& fn) {
+  const auto* call = jit_decorator(fn) ? jit_decorator(fn)->as<CallExpr>() : nullptr;
+  if (call == nullptr || call->args.empty()) return std::nullopt;
+  if (const auto* text = call->args.front()->as<StringLitExpr>()) return text->value;
+  return std::nullopt;
+}
+
+Signature signature_for(const FunctionDef& fn, const std::string& sig_option) {
+  std::string text = sig_option;
+  if (text.empty()) {
+    std::optional<std::string> from_decorator = decorator_signature(fn);
+    if (!from_decorator) {
+      throw UsageError{"kernel '" + fn.name + "' needs a signature; pass one with --sig, e.g. --sig '" +
+                       "void(float32[:], float32)'"};
+    }
+    text = *from_decorator;
+  }
+  std::string error;
+  std::optional<Signature> sig = parse_signature(text, &error);
+  if (!sig) throw UsageError{"bad signature '" + text + "': " + error};
+  if (!sig->ret.is_void()) {
+    throw UsageError{
+        "a kernel returns nothing; write its signature as 'void(...)' or leave the return type out"};
+  }
+  if (sig->params.size() != fn.params.size()) {
+    throw UsageError{"signature '" + text + "' has " + std::to_string(sig->params.size()) +
+                     " parameter types but '" + fn.name + "' takes " + std::to_string(fn.params.size())};
+  }
+  return *sig;
+}
+
+/// Checks "sm_NN" (optionally with an "a"/"f" feature suffix, as in sm_90a) and NN >= kMinSmVersion.
+std::string check_arch(const std::string& arch) {
+  size_t digits_end = 3;
+  while (digits_end < arch.size() && std::isdigit(static_cast<unsigned char>(arch[digits_end]))) ++digits_end;
+  bool well_formed = arch.rfind("sm_", 0) == 0 && digits_end > 3 &&
+                     (digits_end == arch.size() ||
+                      (digits_end + 1 == arch.size() && (arch.back() == 'a' || arch.back() == 'f')));
+  if (!well_formed || std::stoi(arch.substr(3, digits_end - 3)) < kMinSmVersion) {
+    throw UsageError{"unsupported --arch '" + arch + "'; use sm_75 or newer, e.g. sm_80 or sm_90"};
+  }
+  return arch;
+}
+
+void write_output(const std::string& text, const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    if (!text.empty() && text.back() != '\n') std::cout << '\n';
+    std::cout.flush();
+    return;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw UsageError{"cannot write '" + path + "'"};
+}
+
+struct PtxOptions {
+  std::string file;
+  std::string kernel;
+  std::string sig;
+  std::string arch = "sm_80";
+  Stage emit = Stage::Ptx;
+  int opt_level = 3;
+  bool fastmath = false;
+  std::string output;
+};
+
+int run_ptx(const PtxOptions& opts) {
+  std::shared_ptr<const Module> module = parse_source(opts.file, read_file(opts.file));
+  if (module->errors.has_errors()) {
+    std::cerr << module->errors.render();
+    return kExitCompileError;
+  }
+  const FunctionDef& fn = choose_kernel(*module, opts.file, opts.kernel);
+  Signature sig = signature_for(fn, opts.sig);
+
+  CompileRequest request;
+  request.module = module;
+  request.kernel_name = fn.name;
+  request.arg_types = sig.params;
+  Diagnostics global_diags;
+  request.globals = globals_from_module(*module, global_diags);
+  request.options.arch = check_arch(opts.arch);
+  request.options.opt_level = opts.opt_level;
+  request.options.fastmath = opts.fastmath;
+  request.options.keep_tokens = opts.emit == Stage::Tokens;
+  request.options.keep_ast = opts.emit == Stage::Ast;
+  request.options.keep_typed = opts.emit == Stage::Typed;
+  request.options.keep_llvm = opts.emit == Stage::Llvm;
+
+  CompileResult result = compile(request);
+  Diagnostics diags = global_diags;
+  diags.append(result.diagnostics);
+  if (!result.ok || diags.has_errors()) {
+    std::cerr << diags.render();
+    return kExitCompileError;
+  }
+  if (!diags.all().empty()) std::cerr << diags.render();  // warnings
+
+  switch (opts.emit) {
+    case Stage::Tokens:
+      write_output(result.tokens, opts.output);
+      break;
+    case Stage::Ast:
+      write_output(result.ast, opts.output);
+      break;
+    case Stage::Typed:
+      write_output(result.typed, opts.output);
+      break;
+    case Stage::Llvm:
+      write_output(result.llvm_ir, opts.output);
+      break;
+    case Stage::Ptx:
+      write_output(result.ptx, opts.output);
+      break;
+  }
+  return kExitOk;
+}
+
+int main_impl(int argc, char** argv) {
+  CLI::App app{"gpujit: compiles Python kernels (a numba-cuda style subset) to PTX.", "gpujit"};
+  app.set_version_flag("--version",
+                       std::string("gpujit ") + GPUJIT_VERSION + " (LLVM " + GPUJIT_LLVM_VERSION + ")");
+  app.require_subcommand(1);
+  app.footer(
+      "Run 'gpujit ptx --help' for the options of the ptx command.\n\nExample:\n"
+      "  gpujit ptx examples/vector_add.py --sig 'void(float32[::1], float32[::1], float32[::1])'\n");
+
+  PtxOptions opts;
+  CLI::App* ptx =
+      app.add_subcommand("ptx", "Compile one kernel of FILE and print its PTX (or an earlier stage).");
+  ptx->add_option("file", opts.file, "Python source file holding the kernel")
+      ->required()
+      ->check(CLI::ExistingFile);
+  ptx->add_option("-k,--kernel", opts.kernel,
+                  "Kernel (function) to compile; optional if FILE has one @jit kernel");
+  ptx->add_option("-s,--sig", opts.sig,
+                  "Argument types in numba syntax: 'void(float32[:], float32)' or 'float32[:], float32'");
+  ptx->add_option("--arch", opts.arch, "Target GPU architecture, sm_75 or newer")->capture_default_str();
+  const std::map<std::string, Stage> stages{{"tokens", Stage::Tokens},
+                                            {"ast", Stage::Ast},
+                                            {"typed", Stage::Typed},
+                                            {"llvm", Stage::Llvm},
+                                            {"ptx", Stage::Ptx}};
+  std::string emit = "ptx";
+  ptx->add_option("--emit", emit,
+                  "Stage to print: tokens, ast, typed (the typed AST), llvm (optimized LLVM IR), ptx")
+      ->check(CLI::IsMember({"tokens", "ast", "typed", "llvm", "ptx"}))
+      ->type_name("STAGE")
+      ->capture_default_str();
+  ptx->add_option("-O", opts.opt_level, "LLVM optimization level, 0 to 3")
+      ->check(CLI::Range(0, 3))
+      ->capture_default_str();
+  ptx->add_flag("--fastmath", opts.fastmath,
+                "Approximate division and sqrt, flush denormals (numba's fastmath)");
+  ptx->add_option("-o,--output", opts.output, "Write the output to this file instead of stdout");
+  ptx->footer(kPtxFooter);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int status = app.exit(e);  // prints help, the version or the error message
+    return status == 0 ? kExitOk : kExitUsage;
+  }
+  opts.emit = stages.at(emit);
+
+  try {
+    return run_ptx(opts);
+  } catch (const UsageError& e) {
+    std::cerr << "gpujit: error: " << e.message << "\n";
+    return kExitUsage;
+  } catch (const InternalError& e) {
+    std::cerr << "gpujit: internal compiler error: " << e.what()
+              << "\nthis is a bug in gpujit; please report it with the file and command line\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace
+}  // namespace gpujit
+
+int main(int argc, char** argv) { return gpujit::main_impl(argc, argv); }

@@ -1,0 +1,324 @@
+// Arrays: their value representation, element addresses, views, attributes, and the arrays a kernel makes
+// itself (shared.array, local.array, const.array_like).
+//
+// An array value is { ptr data, [n x i64] shape, [n x i64] strides in bytes } (function_lowering.h). A
+// C-contiguous array is indexed from its shape alone, (i0 * shape1 + i1) * shape2 + i2 elements, so the
+// strides passed at launch are never read for it; any other layout uses the byte strides. Index arithmetic
+// is `nsw`: an in-bounds offset never exceeds the array's byte size, and the flag lets LLVM fold sign
+// extensions and keep the math narrow. Negative indices count from the end (a[-1]) for signed index
+// types; there is no bounds check, as in numba-cuda without debug.
+//
+// Slices make views with Python's clamping rules (PySlice_AdjustIndices); a zero step selects nothing
+// rather than raising.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+
+#include "codegen/function_lowering.h"
+
+namespace gpujit {
+
+ArrayParts FunctionLowering::unpack_array(llvm::Value* array, unsigned ndim) {
+  ArrayParts p;
+  p.data = b_.CreateExtractValue(array, {0}, "data");
+  for (unsigned i = 0; i < ndim; ++i) p.shape.push_back(b_.CreateExtractValue(array, {1, i}, "shape"));
+  for (unsigned i = 0; i < ndim; ++i) p.strides.push_back(b_.CreateExtractValue(array, {2, i}, "stride"));
+  return p;
+}
+
+llvm::Value* FunctionLowering::pack_array(const ArrayParts& p) {
+  llvm::Value* agg = llvm::PoisonValue::get(m_.array_struct_type(unsigned(p.shape.size())));
+  agg = b_.CreateInsertValue(agg, p.data, {0});
+  for (unsigned i = 0; i < p.shape.size(); ++i) agg = b_.CreateInsertValue(agg, p.shape[i], {1, i});
+  for (unsigned i = 0; i < p.strides.size(); ++i) agg = b_.CreateInsertValue(agg, p.strides[i], {2, i});
+  return agg;
+}
+
+llvm::Value* FunctionLowering::wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent) {
+  if (!index_type.is_integer() && !index_type.is_bool()) internal("array index of type '" + index_type.str() + "'");
+  llvm::Value* i = cast(index, index_type, Type::scalar_of(ScalarKind::Int64));
+  if (!index_type.is_integer() || !is_signed(index_type.scalar)) return i;
+  return b_.CreateSelect(b_.CreateICmpSLT(i, i64(0)), b_.CreateAdd(i, extent), i);
+}
+
+namespace {
+
+/// Byte strides of a C-contiguous array, from its shape.
+std::vector<llvm::Value*> c_strides(llvm::IRBuilder<>& b, const ArrayParts& a, unsigned itemsize) {
+  std::vector<llvm::Value*> s(a.shape.size());
+  llvm::Value* stride = b.getInt64(itemsize);
+  for (size_t k = a.shape.size(); k-- > 0;) {
+    s[k] = stride;
+    stride = b.CreateMul(stride, a.shape[k], "", false, true);
+  }
+  return s;
+}
+
+}  // namespace
+
+llvm::Value* FunctionLowering::element_pointer(const ArrayParts& a, const Type& t,
+                                               const std::vector<llvm::Value*>& idx) {
+  if (idx.empty()) return a.data;
+  if (t.layout == Layout::C) {
+    llvm::Value* offset = idx[0];
+    for (size_t k = 1; k < idx.size(); ++k)
+      offset = b_.CreateAdd(b_.CreateMul(offset, a.shape[k], "", false, true), idx[k], "", false, true);
+    return b_.CreateInBoundsGEP(m_.memory_type(t.scalar), a.data, offset);
+  }
+  llvm::Value* offset = nullptr;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    llvm::Value* term = b_.CreateMul(idx[k], a.strides[k], "", false, true);
+    offset = offset ? b_.CreateAdd(offset, term, "", false, true) : term;
+  }
+  return b_.CreateInBoundsGEP(b_.getInt8Ty(), a.data, offset);
+}
+
+FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, const Type& t, const Expr& index,
+                                                            const Type& result_type) {
+  struct Component {
+    const SliceExpr* slice = nullptr;
+    llvm::Value* value = nullptr;
+    Type type;
+  };
+  std::vector<Component> comps;
+  auto add_expr = [&](const Expr& e) {
+    if (auto* s = e.as<SliceExpr>()) {
+      comps.push_back({s, nullptr, Type()});
+    } else {
+      comps.push_back({nullptr, lower_expr(e), type_of(e)});
+    }
+  };
+  if (auto* tuple = index.as<TupleExpr>()) {
+    for (const ExprPtr& e : tuple->elts) add_expr(*e);
+  } else if (auto* s = index.as<SliceExpr>()) {
+    comps.push_back({s, nullptr, Type()});
+  } else if (const Type& it = type_of(index); it.is_tuple()) {
+    llvm::Value* v = lower_expr(index);
+    for (unsigned i = 0; i < it.elements.size(); ++i)
+      comps.push_back({nullptr, b_.CreateExtractValue(v, {i}), it.elements[i]});
+  } else {
+    add_expr(index);
+  }
+  if (comps.size() > t.ndim) internal("too many indices for '" + t.str() + "'");
+
+  ArrayParts a = unpack_array(array, t.ndim);
+  bool all_ints = comps.size() == t.ndim;
+  for (const Component& c : comps) all_ints = all_ints && !c.slice;
+  if (all_ints) {
+    std::vector<llvm::Value*> idx;
+    for (unsigned k = 0; k < comps.size(); ++k) idx.push_back(wrap_index(comps[k].value, comps[k].type, a.shape[k]));
+    return {element_pointer(a, t, idx), nullptr};
+  }
+
+  // A view: integer indices drop their dimension, slices narrow theirs, missing trailing indices keep theirs.
+  if (!result_type.is_array()) internal("a partial index of '" + t.str() + "' typed '" + result_type.str() + "'");
+  const unsigned itemsize = scalar_size(t.scalar);
+  std::vector<llvm::Value*> strides = t.layout == Layout::C ? c_strides(b_, a, itemsize) : a.strides;
+  ArrayParts view;
+  llvm::Value* offset = i64(0);
+  const Type i64_type = Type::scalar_of(ScalarKind::Int64);
+  for (unsigned k = 0; k < t.ndim; ++k) {
+    if (k >= comps.size()) {
+      view.shape.push_back(a.shape[k]);
+      view.strides.push_back(strides[k]);
+      continue;
+    }
+    const Component& c = comps[k];
+    if (!c.slice) {
+      llvm::Value* i = wrap_index(c.value, c.type, a.shape[k]);
+      offset = b_.CreateAdd(offset, b_.CreateMul(i, strides[k], "", false, true), "", false, true);
+      continue;
+    }
+    auto part = [&](const ExprPtr& e) -> llvm::Value* {
+      if (!e || e->kind == ExprKind::NoneLit || type_of(*e).kind == Type::Kind::None) return nullptr;
+      return lower_expr_as(*e, i64_type);
+    };
+    llvm::Value* n = a.shape[k];
+    llvm::Value* step = part(c.slice->step);
+    if (!step) step = i64(1);
+    llvm::Value* zero = i64(0);
+    llvm::Value* negative = b_.CreateICmpSLT(step, zero);
+    // Python's PySlice_AdjustIndices: wrap negative bounds once, then clamp into the valid range.
+    auto adjust = [&](llvm::Value* v, llvm::Value* dflt) -> llvm::Value* {
+      if (!v) return dflt;
+      llvm::Value* wrapped = b_.CreateSelect(b_.CreateICmpSLT(v, zero), b_.CreateAdd(v, n), v);
+      llvm::Value* low = b_.CreateSelect(negative, i64(-1), zero);
+      llvm::Value* high = b_.CreateSelect(negative, b_.CreateSub(n, i64(1)), n);
+      return b_.CreateSelect(b_.CreateICmpSLT(wrapped, low), low,
+                             b_.CreateSelect(b_.CreateICmpSGT(wrapped, high), high, wrapped));
+    };
+    llvm::Value* start = adjust(part(c.slice->lower), b_.CreateSelect(negative, b_.CreateSub(n, i64(1)), zero));
+    llvm::Value* stop = adjust(part(c.slice->upper), b_.CreateSelect(negative, i64(-1), n));
+    llvm::Value* safe_step = b_.CreateSelect(b_.CreateICmpEQ(step, zero), i64(1), step);
+    llvm::Value* up_len = b_.CreateSelect(
+        b_.CreateICmpSLT(start, stop),
+        b_.CreateAdd(b_.CreateSDiv(b_.CreateSub(b_.CreateSub(stop, start), i64(1)), safe_step), i64(1)), zero);
+    llvm::Value* down_len = b_.CreateSelect(
+        b_.CreateICmpSLT(stop, start),
+        b_.CreateAdd(b_.CreateSDiv(b_.CreateSub(b_.CreateSub(start, stop), i64(1)), b_.CreateNeg(safe_step)), i64(1)),
+        zero);
+    llvm::Value* len = b_.CreateSelect(negative, down_len, up_len);
+    len = b_.CreateSelect(b_.CreateICmpEQ(step, zero), zero, len);
+    offset = b_.CreateAdd(offset, b_.CreateMul(start, strides[k]));
+    view.shape.push_back(len);
+    view.strides.push_back(b_.CreateMul(strides[k], step));
+  }
+  if (view.shape.size() != result_type.ndim) internal("view of '" + t.str() + "' typed '" + result_type.str() + "'");
+  view.data = b_.CreateGEP(b_.getInt8Ty(), a.data, offset);
+  return {nullptr, pack_array(view)};
+}
+
+llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, ScalarKind dtype) {
+  llvm::Type* mt = m_.memory_type(dtype);
+  llvm::Value* v = b_.CreateAlignedLoad(mt, ptr, llvm::Align(scalar_size(dtype)));
+  return dtype == ScalarKind::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+}
+
+void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, ScalarKind dtype) {
+  if (dtype == ScalarKind::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
+  b_.CreateAlignedStore(v, ptr, llvm::Align(scalar_size(dtype)));
+}
+
+llvm::Value* FunctionLowering::array_size(const ArrayParts& a) {
+  llvm::Value* size = i64(1);
+  for (llvm::Value* s : a.shape) size = b_.CreateMul(size, s, "", false, true);
+  return size;
+}
+
+llvm::Value* FunctionLowering::array_attribute(llvm::Value* array, const Type& t, const std::string& attr,
+                                               const Type& result) {
+  const Type i64_type = Type::scalar_of(ScalarKind::Int64);
+  auto tuple_of = [&](const std::vector<llvm::Value*>& values) {
+    Type tt = Type::tuple_of(std::vector<Type>(values.size(), i64_type));
+    llvm::Value* agg = llvm::PoisonValue::get(llvm_type(tt));
+    for (unsigned i = 0; i < values.size(); ++i) agg = b_.CreateInsertValue(agg, values[i], {i});
+    return cast(agg, tt, result);
+  };
+  ArrayParts a = unpack_array(array, t.ndim);
+  const unsigned itemsize = scalar_size(t.scalar);
+  if (attr == "shape") return tuple_of(a.shape);
+  if (attr == "strides") return tuple_of(t.layout == Layout::C ? c_strides(b_, a, itemsize) : a.strides);
+  if (attr == "size") return cast(array_size(a), i64_type, result);
+  if (attr == "ndim") return cast(i64(t.ndim), i64_type, result);
+  if (attr == "itemsize") return cast(i64(itemsize), i64_type, result);
+  if (attr == "nbytes") return cast(b_.CreateMul(array_size(a), i64(itemsize)), i64_type, result);
+  if (attr == "T") {
+    // The transpose: the same data with shape and strides reversed (any layout unless 1-D).
+    ArrayParts r;
+    r.data = a.data;
+    std::vector<llvm::Value*> strides = t.layout == Layout::C ? c_strides(b_, a, itemsize) : a.strides;
+    r.shape.assign(a.shape.rbegin(), a.shape.rend());
+    r.strides.assign(strides.rbegin(), strides.rend());
+    return pack_array(r);
+  }
+  internal("array attribute '" + attr + "'");
+}
+
+LValue FunctionLowering::subscript_lvalue(const SubscriptExpr& e) {
+  const Type& base = type_of(*e.value);
+  if (!base.is_array()) {
+    unsupported(e, "cannot assign to an element of a " + base.str() + "; only array elements are assignable");
+    return LValue{llvm::PoisonValue::get(b_.getPtrTy()), Type::scalar_of(ScalarKind::Int64), true};
+  }
+  IndexResult r = index_array(lower_expr(*e.value), base, *e.index, type_of(e));
+  if (!r.element_ptr) {
+    unsupported(e, "assignment to an array slice is not supported; assign element by element in a loop");
+    return LValue{llvm::PoisonValue::get(b_.getPtrTy()), Type::scalar_of(base.scalar), true};
+  }
+  return LValue{r.element_ptr, Type::scalar_of(base.scalar), true};
+}
+
+std::vector<int64_t> FunctionLowering::const_shape(const Expr& shape_expr) {
+  auto c = const_eval(shape_expr);
+  if (c && c->kind == ConstValue::Kind::Int) return {c->i};
+  if (c && c->kind == ConstValue::Kind::Tuple) {
+    std::vector<int64_t> shape;
+    for (const ConstValue& e : c->elements) {
+      if (e.kind != ConstValue::Kind::Int) internal("array shape with a non-integer entry");
+      shape.push_back(e.i);
+    }
+    return shape;
+  }
+  internal("array shape is not a compile-time constant after analysis");
+}
+
+namespace {
+
+/// A C-layout array value over `data` with a constant shape.
+ArrayParts constant_shape_parts(llvm::IRBuilder<>& b, llvm::Value* data, const std::vector<int64_t>& shape,
+                                unsigned itemsize) {
+  ArrayParts p;
+  p.data = data;
+  int64_t stride = itemsize;
+  p.strides.resize(shape.size());
+  for (size_t k = shape.size(); k-- > 0;) {
+    p.strides[k] = b.getInt64(uint64_t(stride));
+    stride *= shape[k];
+  }
+  for (int64_t s : shape) p.shape.push_back(b.getInt64(uint64_t(s)));
+  return p;
+}
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+}  // namespace
+
+llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& shape, ScalarKind dtype,
+                                                 const Type& result) {
+  llvm::Module& mod = m_.module();
+  const unsigned as = m_.target().shared_address_space();
+  llvm::Type* mt = m_.memory_type(dtype);
+  const int64_t count = element_count(shape);
+  llvm::GlobalVariable* g;
+  if (count == 0) {
+    // shared.array(0, dtype) is the block's dynamic shared memory, sized at launch; every such array of a
+    // kernel starts at the same address, as in numba and CUDA's `extern __shared__`.
+    const char* name = "gpujit_dynamic_shared";
+    g = mod.getGlobalVariable(name, true);
+    if (!g) {
+      g = new llvm::GlobalVariable(mod, llvm::ArrayType::get(b_.getInt8Ty(), 0), false,
+                                   llvm::GlobalValue::ExternalLinkage, nullptr, name, nullptr,
+                                   llvm::GlobalValue::NotThreadLocal, as);
+      g->setAlignment(llvm::Align(16));
+    }
+  } else {
+    // Shared memory cannot be initialized: the global is undef, one per call site.
+    auto* at = llvm::ArrayType::get(mt, uint64_t(count));
+    g = new llvm::GlobalVariable(mod, at, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(at),
+                                 "shared", nullptr, llvm::GlobalValue::NotThreadLocal, as);
+    g->setAlignment(llvm::Align(16));
+  }
+  llvm::Value* data = b_.CreateAddrSpaceCast(g, b_.getPtrTy(0));
+  Type own = Type::array_of(dtype, unsigned(shape.size()), Layout::C);
+  return cast(pack_array(constant_shape_parts(b_, data, shape, scalar_size(dtype))), own, result);
+}
+
+llvm::Value* FunctionLowering::make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype,
+                                                const Type& result) {
+  llvm::AllocaInst* slot = entry_alloca(llvm::ArrayType::get(m_.memory_type(dtype), uint64_t(element_count(shape))),
+                                        "local.array");
+  slot->setAlignment(llvm::Align(std::max(16u, scalar_size(dtype))));
+  Type own = Type::array_of(dtype, unsigned(shape.size()), Layout::C);
+  return cast(pack_array(constant_shape_parts(b_, slot, shape, scalar_size(dtype))), own, result);
+}
+
+llvm::Value* FunctionLowering::make_const_array(const GlobalValue& g, const Type& result) {
+  const ScalarKind dtype = g.dtype;
+  llvm::Type* mt = m_.memory_type(dtype);
+  const int64_t count = element_count(g.shape);
+  if (g.bytes.size() != size_t(count) * scalar_size(dtype)) internal("constant array bytes do not match its shape");
+  llvm::StringRef raw(reinterpret_cast<const char*>(g.bytes.data()), g.bytes.size());
+  llvm::Constant* init = llvm::ConstantDataArray::getRaw(raw, uint64_t(count), mt);
+  auto* gv = new llvm::GlobalVariable(m_.module(), init->getType(), true, llvm::GlobalValue::InternalLinkage, init,
+                                      "const_array", nullptr, llvm::GlobalValue::NotThreadLocal,
+                                      m_.target().constant_address_space());
+  gv->setAlignment(llvm::Align(16));
+  llvm::Value* data = b_.CreateAddrSpaceCast(gv, b_.getPtrTy(0));
+  Type own = Type::array_of(dtype, unsigned(g.shape.size()), Layout::C);
+  return cast(pack_array(constant_shape_parts(b_, data, g.shape, scalar_size(dtype))), own, result);
+}
+
+}  // namespace gpujit

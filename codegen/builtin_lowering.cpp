@@ -1,0 +1,309 @@
+// Builtins: thread indices, barriers, atomics, math, and Python's own builtins, lowered by the row of the
+// builtins table (ir/builtins.h) that analysis resolved each use to.
+//
+// Thread indices come from the target's special registers. grid(n) is computed in int64 as numba does,
+// ctaid * ntid + tid from zero-extended 32-bit registers, so LLVM knows it is non-negative and in range:
+// sign checks on it vanish (a[i] with i from grid never wraps) and the multiply becomes mul.wide.u32.
+//
+// Math functions whose libdevice body is one PTX instruction (sqrt, fabs, floor, ceil, trunc, copysign)
+// and the float predicates (isnan, isinf, isfinite) are LLVM intrinsics or comparisons instead: same
+// results, no libdevice link for kernels that use only these. Everything else calls the row's libdevice
+// function through the target. Python's min/max return the first extreme operand as CPython does
+// (min(nan, 1) is nan, min(1, nan) is 1); round() rounds halves to even.
+#include <cmath>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include "codegen/function_lowering.h"
+#include "ir/builtins.h"
+
+namespace gpujit {
+
+bool is_range_call(const FunctionLowering& fl, const Expr& callee) {
+  const Symbol* s = fl.symbol_of(callee);
+  return s && s->kind == Symbol::Kind::Builtin && s->builtin && s->builtin->id == BuiltinId::Range;
+}
+
+namespace {
+
+SpecialReg to_special_reg(BuiltinReg r) {
+  switch (r) {
+    case BuiltinReg::ThreadIdx: return SpecialReg::ThreadIdx;
+    case BuiltinReg::BlockDim: return SpecialReg::BlockDim;
+    case BuiltinReg::BlockIdx: return SpecialReg::BlockIdx;
+    case BuiltinReg::GridDim: return SpecialReg::GridDim;
+    case BuiltinReg::LaneId: return SpecialReg::LaneId;
+    case BuiltinReg::WarpSize: return SpecialReg::WarpSize;
+    case BuiltinReg::None: break;
+  }
+  throw InternalError("codegen: a special-register builtin without a register");
+}
+
+/// Parameter names of builtins that may be called with keywords, as numba-cuda names them.
+std::vector<std::string> parameter_names(const BuiltinInfo& b) {
+  switch (b.lowering) {
+    case BuiltinLowering::Atomic: return {"ary", "idx", "val"};
+    case BuiltinLowering::ArrayAlloc: return {"shape", "dtype"};
+    case BuiltinLowering::Grid: return {"ndim"};
+    default: break;
+  }
+  switch (b.id) {
+    case BuiltinId::SyncWarp: return {"mask"};
+    case BuiltinId::SyncThreadsCount:
+    case BuiltinId::SyncThreadsAnd:
+    case BuiltinId::SyncThreadsOr: return {"predicate"};
+    default: return {};
+  }
+}
+
+}  // namespace
+
+llvm::Value* FunctionLowering::lower_builtin_value(const BuiltinInfo& bi, const Expr& e) {
+  const Type& t = type_of(e);
+  switch (bi.lowering) {
+    case BuiltinLowering::SpecialRegister: {
+      llvm::Value* v = m_.target().special_register(b_, to_special_reg(bi.reg), bi.axis);
+      return cast(v, Type::scalar_of(ScalarKind::Int32), t);
+    }
+    case BuiltinLowering::ArrayAttr:
+    case BuiltinLowering::Constant: {
+      if (const ConstValue* c = fn_.constant_of(&e)) return lower_constant(*c, t);
+      if (bi.typing == BuiltinTyping::MathConstant) return cast(llvm::ConstantFP::get(b_.getDoubleTy(), bi.constant),
+                                                               Type::scalar_of(ScalarKind::Float64), t);
+      const auto* attr = e.as<AttributeExpr>();
+      if (!attr || !type_of(*attr->value).is_array()) internal("array attribute without an array");
+      return array_attribute(lower_expr(*attr->value), type_of(*attr->value), bi.name, t);
+    }
+    default: break;
+  }
+  internal(std::string("builtin '") + bi.qualified_name() + "' used as a value");
+}
+
+llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const CallExpr& e) {
+  const std::vector<const Expr*> args = bind_arguments(e, parameter_names(bi));
+  const Type& result = type_of(e);
+  const std::vector<Type>* op_types = nullptr;
+  if (auto it = fn_.operand_types.find(&e); it != fn_.operand_types.end()) op_types = &it->second;
+  auto arg = [&](size_t i) -> const Expr& {
+    if (i >= args.size() || !args[i]) internal(std::string("missing argument of ") + bi.qualified_name());
+    return *args[i];
+  };
+  // The i-th argument converted to the type analysis chose for it.
+  auto operand = [&](size_t i) -> llvm::Value* {
+    if (!op_types || i >= op_types->size()) internal(std::string("no operand type for ") + bi.qualified_name());
+    return lower_expr_as(arg(i), (*op_types)[i]);
+  };
+  auto operand_type = [&](size_t i) -> const Type& {
+    if (!op_types || i >= op_types->size()) internal(std::string("no operand type for ") + bi.qualified_name());
+    return (*op_types)[i];
+  };
+  const Type i64_type = Type::scalar_of(ScalarKind::Int64);
+  const Type i32_type = Type::scalar_of(ScalarKind::Int32);
+  const Type bool_type = Type::scalar_of(ScalarKind::Bool);
+  llvm::Value* none = llvm::Constant::getNullValue(llvm_type(Type::none()));
+
+  switch (bi.lowering) {
+    case BuiltinLowering::Grid: {
+      auto ndim = const_eval(arg(0));
+      if (!ndim || ndim->kind != ConstValue::Kind::Int || ndim->i < 1 || ndim->i > 3)
+        internal("grid/gridsize without a constant dimension of 1 to 3");
+      Target& target = m_.target();
+      auto reg = [&](SpecialReg r, unsigned axis) { return b_.CreateZExt(target.special_register(b_, r, axis), b_.getInt64Ty()); };
+      std::vector<llvm::Value*> values;
+      for (unsigned axis = 0; axis < unsigned(ndim->i); ++axis) {
+        if (bi.id == BuiltinId::Grid) {
+          llvm::Value* base = b_.CreateMul(reg(SpecialReg::BlockIdx, axis), reg(SpecialReg::BlockDim, axis), "", true, true);
+          values.push_back(b_.CreateAdd(base, reg(SpecialReg::ThreadIdx, axis), "", true, true));
+        } else {
+          values.push_back(b_.CreateMul(reg(SpecialReg::BlockDim, axis), reg(SpecialReg::GridDim, axis), "", true, true));
+        }
+      }
+      if (values.size() == 1) return cast(values[0], i64_type, result);
+      Type tt = Type::tuple_of(std::vector<Type>(values.size(), i64_type));
+      llvm::Value* agg = llvm::PoisonValue::get(llvm_type(tt));
+      for (unsigned i = 0; i < values.size(); ++i) agg = b_.CreateInsertValue(agg, values[i], {i});
+      return cast(agg, tt, result);
+    }
+
+    case BuiltinLowering::Barrier: {
+      Target& target = m_.target();
+      switch (bi.id) {
+        case BuiltinId::SyncThreads: target.barrier_block(b_); return none;
+        case BuiltinId::SyncThreadsCount:
+        case BuiltinId::SyncThreadsAnd:
+        case BuiltinId::SyncThreadsOr: {
+          llvm::Value* pred = truthy(lower_expr(arg(0)), type_of(arg(0)));
+          auto op = bi.id == BuiltinId::SyncThreadsCount ? Target::BarrierReduce::Count
+                    : bi.id == BuiltinId::SyncThreadsAnd ? Target::BarrierReduce::And
+                                                          : Target::BarrierReduce::Or;
+          llvm::Value* r = target.barrier_block_reduce(b_, op, pred);
+          if (r->getType()->isIntegerTy(1)) return cast(r, bool_type, result);
+          return cast(r, i32_type, result);
+        }
+        case BuiltinId::SyncWarp: {
+          llvm::Value* mask = args.empty() || !args[0] ? b_.getInt32(0xffffffffu)
+                                                       : lower_expr_as(arg(0), Type::scalar_of(ScalarKind::UInt32));
+          target.barrier_warp(b_, mask);
+          return none;
+        }
+        case BuiltinId::ThreadFence: target.fence(b_, Target::FenceScope::Device); return none;
+        case BuiltinId::ThreadFenceBlock: target.fence(b_, Target::FenceScope::Block); return none;
+        case BuiltinId::ThreadFenceSystem: target.fence(b_, Target::FenceScope::System); return none;
+        default: break;
+      }
+      break;
+    }
+
+    case BuiltinLowering::ArrayAlloc: {
+      if (!result.is_array()) internal("array allocation typed '" + result.str() + "'");
+      std::vector<int64_t> shape;
+      if (auto it = fn_.array_shapes.find(&e); it != fn_.array_shapes.end()) {
+        shape = it->second;
+      } else {
+        shape = const_shape(arg(0));
+      }
+      if (bi.id == BuiltinId::SharedArray) return make_shared_array(shape, result.scalar, result);
+      if (bi.id == BuiltinId::LocalArray) return make_local_array(shape, result.scalar, result);
+      if (bi.id == BuiltinId::ConstArrayLike) {
+        const auto* name = arg(0).as<NameExpr>();
+        auto g = name ? m_.globals().find(name->id) : m_.globals().end();
+        if (g == m_.globals().end() || g->second.kind != GlobalValue::Kind::ConstArray)
+          return unsupported(e, "const.array_like needs a global NumPy array as its argument");
+        return make_const_array(g->second, result);
+      }
+      break;
+    }
+
+    case BuiltinLowering::Atomic: {
+      const Type& array_type = type_of(arg(0));
+      if (!array_type.is_array()) internal("atomic operation on '" + array_type.str() + "'");
+      const ScalarKind dtype = array_type.scalar;
+      IndexResult place = index_array(lower_expr(arg(0)), array_type, arg(1), Type::scalar_of(dtype));
+      if (!place.element_ptr) internal("atomic operation on an array slice");
+      llvm::Value* val = lower_expr_as(arg(2), Type::scalar_of(dtype));
+      const bool fp = is_float(dtype);
+      const bool sgn = is_signed(dtype);
+      using Op = llvm::AtomicRMWInst::BinOp;
+      Op op;
+      switch (bi.id) {
+        case BuiltinId::AtomicAdd: op = fp ? Op::FAdd : Op::Add; break;
+        case BuiltinId::AtomicSub: op = fp ? Op::FSub : Op::Sub; break;
+        case BuiltinId::AtomicMax: op = fp ? Op::FMax : sgn ? Op::Max : Op::UMax; break;
+        case BuiltinId::AtomicMin: op = fp ? Op::FMin : sgn ? Op::Min : Op::UMin; break;
+        case BuiltinId::AtomicExch: op = Op::Xchg; break;
+        case BuiltinId::AtomicAnd: op = Op::And; break;
+        case BuiltinId::AtomicOr: op = Op::Or; break;
+        case BuiltinId::AtomicXor: op = Op::Xor; break;
+        case BuiltinId::AtomicInc: op = Op::UIncWrap; break;
+        case BuiltinId::AtomicDec: op = Op::UDecWrap; break;
+        default: internal(std::string("atomic builtin ") + bi.qualified_name());
+      }
+      llvm::Value* old = b_.CreateAtomicRMW(op, place.element_ptr, val, llvm::MaybeAlign(scalar_size(dtype)),
+                                            llvm::AtomicOrdering::Monotonic, m_.target().atomic_scope(m_.ctx()));
+      return cast(old, Type::scalar_of(dtype), result);
+    }
+
+    case BuiltinLowering::Libdevice: {
+      const Type& t0 = operand_type(0);
+      if (!t0.is_float()) internal(std::string("math function ") + bi.qualified_name() + " on '" + t0.str() + "'");
+      const ScalarKind k = t0.scalar;
+      llvm::Value* x = operand(0);
+      Type own = t0;
+      llvm::Value* r = nullptr;
+      auto unary_intrinsic = [&](llvm::Intrinsic::ID id) { return b_.CreateUnaryIntrinsic(id, x); };
+      switch (bi.id) {
+        case BuiltinId::Sqrt: r = unary_intrinsic(llvm::Intrinsic::sqrt); break;
+        case BuiltinId::Fabs: r = unary_intrinsic(llvm::Intrinsic::fabs); break;
+        case BuiltinId::Floor: r = unary_intrinsic(llvm::Intrinsic::floor); break;
+        case BuiltinId::Ceil: r = unary_intrinsic(llvm::Intrinsic::ceil); break;
+        case BuiltinId::Trunc: r = unary_intrinsic(llvm::Intrinsic::trunc); break;
+        case BuiltinId::Copysign: r = b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, x, operand(1)); break;
+        case BuiltinId::IsNan: r = b_.CreateFCmpUNO(x, x); own = bool_type; break;
+        case BuiltinId::IsInf:
+          r = b_.CreateFCmpOEQ(unary_intrinsic(llvm::Intrinsic::fabs), llvm::ConstantFP::getInfinity(x->getType()));
+          own = bool_type;
+          break;
+        case BuiltinId::IsFinite:
+          r = b_.CreateFCmpOLT(unary_intrinsic(llvm::Intrinsic::fabs), llvm::ConstantFP::getInfinity(x->getType()));
+          own = bool_type;
+          break;
+        case BuiltinId::Pow: r = float_pow(x, operand(1), k); break;
+        default: {
+          if (!bi.f32 || !bi.f64) internal(std::string("math builtin without libdevice names: ") + bi.qualified_name());
+          std::vector<llvm::Value*> values{x};
+          if (bi.max_args >= 2) values.push_back(operand(1));
+          r = call_math(bi.f32, bi.f64, k, values);
+        }
+      }
+      return cast(r, own, result);
+    }
+
+    case BuiltinLowering::Inline: {
+      switch (bi.id) {
+        case BuiltinId::Len: {
+          const Type& t = type_of(arg(0));
+          if (const ConstValue* c = fn_.constant_of(&e)) return lower_constant(*c, result);
+          if (t.is_tuple()) return cast(i64(int64_t(t.elements.size())), i64_type, result);
+          if (!t.is_array() || t.ndim == 0) internal("len() of '" + t.str() + "'");
+          ArrayParts a = unpack_array(lower_expr(arg(0)), t.ndim);
+          return cast(a.shape[0], i64_type, result);
+        }
+        case BuiltinId::Min:
+        case BuiltinId::Max: {
+          // CPython keeps the first extreme: a later operand replaces it only when strictly smaller (min) or
+          // larger (max).
+          const CmpOpKind better = bi.id == BuiltinId::Min ? CmpOpKind::Lt : CmpOpKind::Gt;
+          const Type& t = operand_type(0);
+          llvm::Value* acc = operand(0);
+          for (size_t i = 1; i < args.size(); ++i) {
+            llvm::Value* v = operand(i);
+            acc = b_.CreateSelect(compare_op(better, v, acc, t), v, acc);
+          }
+          return cast(acc, t, result);
+        }
+        case BuiltinId::Abs: {
+          const Type& t = operand_type(0);
+          llvm::Value* x = operand(0);
+          if (t.is_float()) return cast(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), t, result);
+          if (t.is_integer()) {
+            if (!is_signed(t.scalar)) return cast(x, t, result);
+            // abs(INT_MIN) wraps to INT_MIN, as the int64 negation it is.
+            return cast(b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse()), t, result);
+          }
+          break;
+        }
+        case BuiltinId::Round: {
+          const Type& t = operand_type(0);
+          llvm::Value* x = operand(0);
+          if (!t.is_float()) return cast(x, t, result);
+          llvm::Value* r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+          return cast(r, t, result);
+        }
+        case BuiltinId::Degrees:
+        case BuiltinId::Radians: {
+          const Type& t = operand_type(0);
+          const double factor = bi.id == BuiltinId::Degrees ? 180.0 / M_PI : M_PI / 180.0;
+          llvm::Value* x = operand(0);
+          return cast(b_.CreateFMul(x, llvm::ConstantFP::get(x->getType(), factor)), t, result);
+        }
+        default: break;
+      }
+      break;
+    }
+
+    case BuiltinLowering::Cast: return lower_expr_as(arg(0), result);
+
+    case BuiltinLowering::Constant:
+      if (const ConstValue* c = fn_.constant_of(&e)) return lower_constant(*c, result);
+      break;
+
+    case BuiltinLowering::Range:
+      return unsupported(e, "range() can only be the iterable of a for loop");
+
+    default: break;
+  }
+  internal(std::string("no lowering for builtin ") + bi.qualified_name());
+}
+
+}  // namespace gpujit

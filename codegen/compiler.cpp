@@ -1,0 +1,114 @@
+// The single compile entry (see compiler.h): the pipeline's table of contents.
+//
+//   parse (parse_source, before compile) -> analyze (ir/sema.h) -> lower (codegen/lowering.h)
+//     -> finalize for the target (link libdevice) -> optimize (O3) -> emit PTX (codegen/pipeline.h)
+//
+// Each stage is timed into the result and, when asked, dumped. A user error at any stage ends the compile
+// with ok == false and the diagnostics in the result; nothing here throws for user errors. The host target
+// shares everything up to analysis and then hands over to compile_typed_for_host (codegen/host_jit.h).
+#include "codegen/compiler.h"
+
+#include <chrono>
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/host_jit.h"
+#include "codegen/lowering.h"
+#include "codegen/nvptx_target.h"
+#include "codegen/pipeline.h"
+#include "frontend/ast_dump.h"
+#include "frontend/lexer.h"
+#include "frontend/parser.h"
+#include "ir/sema.h"
+
+namespace gpujit {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// Lowers, optimizes and emits PTX for an analysed program.
+void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& request, CompileResult& result) {
+  const CompileOptions& options = request.options;
+  const FunctionDef& def = *program.kernel()->def;
+  std::string error;
+  std::unique_ptr<NvptxTarget> target = NvptxTarget::create(options.arch, options.opt_level, options.fastmath, &error);
+  if (!target) {
+    result.diagnostics.error(nullptr, SourceRange{}, error);
+    return;
+  }
+
+  auto start = Clock::now();
+  llvm::LLVMContext context;
+  LoweredModule lowered = lower_program(program, request.globals, *target, context, options.fastmath,
+                                        result.diagnostics);
+  result.params = lowered.params;
+  result.entry_name = lowered.kernel->getName().str();
+  if (result.diagnostics.has_errors()) return;
+  if (!target->finalize_module(*lowered.module, *lowered.kernel, &error)) {
+    result.diagnostics.error(def.file, def.name_range, error);
+    return;
+  }
+  result.ms_lower = ms_since(start);
+
+  start = Clock::now();
+  optimize_module(*lowered.module, target->machine(), options.opt_level);
+  result.ms_optimize = ms_since(start);
+  if (options.keep_llvm) result.llvm_ir = print_module(*lowered.module);
+
+  start = Clock::now();
+  result.ptx = emit_assembly(*lowered.module, target->machine());
+  result.ms_ptx = ms_since(start);
+  result.ok = true;
+}
+
+}  // namespace
+
+CompileResult compile(const CompileRequest& request) {
+  CompileResult result;
+  if (!request.module) throw InternalError("compile() was given no module");
+  const Module& module = *request.module;
+  const CompileOptions& options = request.options;
+
+  if (module.errors.has_errors()) {
+    result.diagnostics.append(module.errors);
+    return result;
+  }
+  const FunctionDef* kernel = module.find_function(request.kernel_name);
+  if (!kernel) {
+    result.diagnostics.error(module.file, SourceRange{},
+                             "no function named '" + request.kernel_name + "' in " + module.file->name());
+    return result;
+  }
+  if (options.keep_tokens) {
+    Diagnostics ignored;  // the parse already reported any lexical error
+    result.tokens = dump_tokens(tokenize(module.file, ignored));
+  }
+  if (options.keep_ast) result.ast = dump_ast(*kernel);
+
+  // analyze() reports the syntax errors kept in the kernel's and its device functions' FunctionDef::errors.
+  auto start = Clock::now();
+  std::unique_ptr<TypedProgram> program = analyze(*kernel, request.arg_types, request.globals, result.diagnostics);
+  result.ms_sema = ms_since(start);
+  if (!program || result.diagnostics.has_errors()) return result;
+  result.signature = program->kernel()->signature;
+  if (options.keep_typed) result.typed = dump_typed(*program);
+
+  if (options.target == TargetKind::Host) {
+    compile_typed_for_host(*program, request, result);
+  } else {
+    compile_typed_for_nvptx(*program, request, result);
+  }
+  return result;
+}
+
+std::shared_ptr<const Module> parse_source(const std::string& filename, const std::string& text,
+                                           unsigned first_line) {
+  return parse_module(std::make_shared<const SourceFile>(filename, text, first_line));
+}
+
+}  // namespace gpujit

@@ -1,0 +1,210 @@
+// The state of lowering one module and one function at a time; private to codegen/.
+//
+// ModuleLowering holds what every function of the module shares: the LLVM module, the target, the mapping
+// from our types to LLVM types, the LLVM function of each typed function and small helper functions made
+// on demand (integer power). FunctionLowering lowers one function body; its methods are spread over files
+// along the natural seams:
+//   lower_stmt.cpp      statements and control flow (if, for over range, while, break/continue, else)
+//   lower_expr.cpp      expressions: names, literals, tuples, calls, bool ops, comparisons, conditionals
+//   arithmetic.cpp      the one cast() helper and Python's arithmetic (floor division, modulo, power, shifts)
+//   array_access.cpp    the array representation, indexing, views, attributes, shared and local arrays
+//   builtin_lowering.cpp  builtins from ir/builtins.h (thread indices, barriers, atomics, math)
+//
+// Value representation: a scalar is an LLVM scalar (bool is i1; in array memory it is a byte), a tuple is
+// a literal struct of its elements, None is the empty struct, and an array is the struct
+// { ptr data, [ndim x i64] shape, [ndim x i64] strides-in-bytes }. Every pointer is generic (address space
+// 0); targets recover specific address spaces by inference. Locals live in entry-block allocas, zeroed at
+// entry so that no path reads an undefined value; mem2reg and SROA turn them into SSA values.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/compiler.h"
+#include "codegen/target.h"
+#include "frontend/ast.h"
+#include "frontend/diagnostics.h"
+#include "ir/typed_function.h"
+
+namespace gpujit {
+
+struct BuiltinInfo;
+
+class ModuleLowering {
+ public:
+  ModuleLowering(const TypedProgram& program, const GlobalEnv& globals, Target& target, llvm::Module& module,
+                 bool fastmath, Diagnostics& diags);
+
+  llvm::Module& module() { return module_; }
+  llvm::LLVMContext& ctx() { return module_.getContext(); }
+  Target& target() { return target_; }
+  const GlobalEnv& globals() const { return globals_; }
+  Diagnostics& diags() { return diags_; }
+  bool fastmath() const { return fastmath_; }
+
+  /// The LLVM type of a value of type `t` (see the representation above).
+  llvm::Type* llvm_type(const Type& t);
+  /// The LLVM type of a scalar stored in array memory (bool is a byte there).
+  llvm::Type* memory_type(ScalarKind k);
+  llvm::StructType* array_struct_type(unsigned ndim);
+
+  /// The LLVM function of a device function (declared on first request).
+  llvm::Function* device_function(const TypedFunction& fn);
+
+  /// iN @gpujit.ipow.iN(iN base, iN exp): Python's integer power with numba's rules for negative
+  /// exponents; made once per module and type, always inlined.
+  llvm::Function* int_pow_function(unsigned bits, bool is_signed);
+
+ private:
+  const TypedProgram& program_;
+  const GlobalEnv& globals_;
+  Target& target_;
+  llvm::Module& module_;
+  bool fastmath_;
+  Diagnostics& diags_;
+  std::map<const TypedFunction*, llvm::Function*> functions_;
+  std::map<std::pair<unsigned, bool>, llvm::Function*> int_pow_;
+};
+
+/// The parts of an array value, unpacked from its struct.
+struct ArrayParts {
+  llvm::Value* data = nullptr;          // generic pointer to element [0, 0, ...]
+  std::vector<llvm::Value*> shape;      // i64 each
+  std::vector<llvm::Value*> strides;    // i64 bytes each
+};
+
+/// A place a value can be stored to: a local variable or an array element.
+struct LValue {
+  llvm::Value* ptr = nullptr;
+  Type type;                   // the value type stored there (the variable's type or the array dtype)
+  bool array_element = false;  // memory uses memory_type(): bools are bytes
+};
+
+class FunctionLowering {
+ public:
+  FunctionLowering(ModuleLowering& m, const TypedFunction& fn, llvm::Function* llvm_fn);
+
+  /// Lowers the body of a device function whose LLVM parameters are the typed parameters one to one.
+  void lower_device_function();
+  /// Lowers a kernel: `llvm_fn` takes the flattened array ABI; the caller fills `params`.
+  void lower_kernel(std::vector<ParamLayout>* params);
+
+  // --- statements (lower_stmt.cpp)
+  void lower_block(const Block& block);
+  void lower_stmt(const Stmt& s);
+  void lower_assign(const AssignStmt& s);
+  void lower_aug_assign(const AugAssignStmt& s);
+  void lower_if(const IfStmt& s);
+  void lower_for(const ForStmt& s);
+  void lower_for_range(const ForStmt& s, const CallExpr& range);
+  void lower_while(const WhileStmt& s);
+  void lower_return(const ReturnStmt& s);
+  /// Stores `value` of type `from` into an assignment target (a name, a subscript or a tuple of targets).
+  void assign_to(const Expr& target, llvm::Value* value, const Type& from);
+  void finish_function();
+
+  // --- expressions (lower_expr.cpp)
+  /// The value of `e`, of type type_of(e).
+  llvm::Value* lower_expr(const Expr& e);
+  /// The value of `e` converted to `to`.
+  llvm::Value* lower_expr_as(const Expr& e, const Type& to);
+  llvm::Value* lower_name(const NameExpr& e);
+  llvm::Value* lower_constant(const ConstValue& c, const Type& t);
+  llvm::Value* lower_tuple(const TupleExpr& e);
+  llvm::Value* lower_call(const CallExpr& e);
+  llvm::Value* lower_device_call(const CallExpr& e, const TypedFunction& callee);
+  llvm::Value* lower_attribute(const AttributeExpr& e);
+  llvm::Value* lower_subscript(const SubscriptExpr& e);
+  llvm::Value* lower_bool_op(const BoolOpExpr& e);
+  llvm::Value* lower_compare(const CompareExpr& e);
+  llvm::Value* lower_if_exp(const IfExpExpr& e);
+  llvm::Value* lower_unary(const UnaryOpExpr& e);
+  llvm::Value* lower_binary(const BinOpExpr& e);
+  /// Arguments of a call bound to parameter names: positional first, then keywords by name. Missing
+  /// trailing ones are null.
+  std::vector<const Expr*> bind_arguments(const CallExpr& e, const std::vector<std::string>& names);
+  /// Folds an expression analysis proved constant (shapes of shared/local arrays, tuple indices).
+  std::optional<ConstValue> const_eval(const Expr& e) const;
+
+  // --- arithmetic (arithmetic.cpp)
+  /// The one conversion helper: every conversion between types that analysis allows.
+  llvm::Value* cast(llvm::Value* v, const Type& from, const Type& to);
+  llvm::Value* truthy(llvm::Value* v, const Type& t);
+  /// op applied to two values already of type `t`; the result has type `t`.
+  llvm::Value* binary_op(BinOpKind op, llvm::Value* a, llvm::Value* b, const Type& t);
+  llvm::Value* compare_op(CmpOpKind op, llvm::Value* a, llvm::Value* b, const Type& t);
+  llvm::Value* unary_op(UnaryOpKind op, llvm::Value* v, const Type& t);
+  llvm::Value* int_floor_div_mod(llvm::Value* a, llvm::Value* b, bool is_signed, bool want_mod);
+  llvm::Value* float_floor_div_mod(llvm::Value* a, llvm::Value* b, ScalarKind k, bool want_mod);
+  llvm::Value* int_pow(llvm::Value* a, llvm::Value* b, bool is_signed);
+  llvm::Value* float_pow(llvm::Value* a, llvm::Value* b, ScalarKind k);
+  llvm::Value* shift(llvm::Value* a, llvm::Value* amount, bool left, bool is_signed);
+  /// A libdevice-named math function for float kind `k` (float16 computes in float32).
+  llvm::Value* call_math(const std::string& f32_name, const std::string& f64_name, ScalarKind k,
+                         llvm::ArrayRef<llvm::Value*> args);
+
+  // --- arrays (array_access.cpp)
+  ArrayParts unpack_array(llvm::Value* array, unsigned ndim);
+  llvm::Value* pack_array(const ArrayParts& parts);
+  /// Integer index value (any integer type) to i64, wrapping negative values by `extent` (Python's
+  /// a[-1]) when the index type is signed.
+  llvm::Value* wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent);
+  /// The address of element `indices` (one i64 per dimension, already wrapped) of an array.
+  llvm::Value* element_pointer(const ArrayParts& a, const Type& array_type, const std::vector<llvm::Value*>& idx);
+  /// Lowers the index of `a[index]`: the element's address if it names one element, else null and a view.
+  struct IndexResult {
+    llvm::Value* element_ptr = nullptr;
+    llvm::Value* view = nullptr;
+  };
+  IndexResult index_array(llvm::Value* array, const Type& array_type, const Expr& index, const Type& result_type);
+  llvm::Value* load_element(llvm::Value* ptr, ScalarKind dtype);
+  void store_element(llvm::Value* ptr, llvm::Value* v, ScalarKind dtype);
+  llvm::Value* array_attribute(llvm::Value* array, const Type& array_type, const std::string& attr,
+                               const Type& result_type);
+  llvm::Value* array_size(const ArrayParts& a);
+  /// shared.array / local.array: a fresh C-layout array of the given shape.
+  llvm::Value* make_shared_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result);
+  llvm::Value* make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result);
+  llvm::Value* make_const_array(const GlobalValue& g, const Type& result);
+  std::vector<int64_t> const_shape(const Expr& shape_expr);
+  /// The LValue of `a[index]` where it names one element.
+  LValue subscript_lvalue(const SubscriptExpr& e);
+
+  // --- builtins (builtin_lowering.cpp)
+  llvm::Value* lower_builtin_call(const BuiltinInfo& b, const CallExpr& e);
+  llvm::Value* lower_builtin_value(const BuiltinInfo& b, const Expr& e);
+
+  // --- helpers
+  const Type& type_of(const Expr& e) const { return fn_.type_of(&e); }
+  const Symbol* symbol_of(const Expr& e) const { return fn_.symbol_of(&e); }
+  llvm::Type* llvm_type(const Type& t) { return m_.llvm_type(t); }
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
+  llvm::Value* local_slot(const std::string& name);
+  /// A fresh block in this function (not yet inserted at a position; appended).
+  llvm::BasicBlock* new_block(const std::string& name);
+  bool block_terminated() const { return b_.GetInsertBlock()->getTerminator() != nullptr; }
+  /// Reports a construct analysis accepted but lowering does not support; returns a placeholder value.
+  llvm::Value* unsupported(const Expr& e, const std::string& message);
+  [[noreturn]] void internal(const std::string& message) const;
+  llvm::Value* i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
+
+  ModuleLowering& m_;
+  const TypedFunction& fn_;
+  llvm::Function* llvm_fn_;
+  llvm::IRBuilder<> b_;
+  llvm::BasicBlock* alloca_block_ = nullptr;
+  std::map<std::string, llvm::AllocaInst*> locals_;
+
+  struct LoopTargets {
+    llvm::BasicBlock* break_to;
+    llvm::BasicBlock* continue_to;
+  };
+  std::vector<LoopTargets> loops_;
+};
+
+}  // namespace gpujit

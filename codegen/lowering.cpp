@@ -1,0 +1,332 @@
+// Module-level lowering: types, functions, the kernel's argument ABI, and the entry point lower_program().
+//
+// The kernel's LLVM signature is the flattened array ABI of DESIGN.md: an array argument becomes its data
+// pointer, then ndim int64 shapes, then ndim int64 strides in bytes; a tuple argument becomes its elements'
+// parameters in order; a bool is passed as one byte. Inside the kernel each argument is rebuilt into its
+// value representation (function_lowering.h) and stored in the parameter's local slot.
+//
+// Pointers are not marked noalias, as numba does not mark them: NumPy semantics let a kernel receive the same
+// array twice (an in-place `a[i] = a[i] + b[i]` launched with a is b), and noalias would miscompile that. The
+// loads of an elementwise kernel are independent of each other anyway, and the index math that feeds them is
+// built so LLVM can narrow it (grid indices are zero-extended from 32-bit registers with known ranges).
+#include "codegen/lowering.h"
+
+#include <functional>
+
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen/function_lowering.h"
+
+namespace gpujit {
+
+// ---------------------------------------------------------------------------------------------------------
+// ModuleLowering
+
+ModuleLowering::ModuleLowering(const TypedProgram& program, const GlobalEnv& globals, Target& target,
+                               llvm::Module& module, bool fastmath, Diagnostics& diags)
+    : program_(program), globals_(globals), target_(target), module_(module), fastmath_(fastmath),
+      diags_(diags) {}
+
+llvm::Type* ModuleLowering::llvm_type(const Type& t) {
+  llvm::LLVMContext& c = ctx();
+  switch (t.kind) {
+    case Type::Kind::Void: return llvm::Type::getVoidTy(c);
+    case Type::Kind::None: return llvm::StructType::get(c);
+    case Type::Kind::Array: return array_struct_type(t.ndim);
+    case Type::Kind::Tuple: {
+      std::vector<llvm::Type*> elts;
+      for (const Type& e : t.elements) elts.push_back(llvm_type(e));
+      return llvm::StructType::get(c, elts);
+    }
+    case Type::Kind::Scalar:
+      switch (t.scalar) {
+        case ScalarKind::Bool: return llvm::Type::getInt1Ty(c);
+        case ScalarKind::Int8: case ScalarKind::UInt8: return llvm::Type::getInt8Ty(c);
+        case ScalarKind::Int16: case ScalarKind::UInt16: return llvm::Type::getInt16Ty(c);
+        case ScalarKind::Int32: case ScalarKind::UInt32: return llvm::Type::getInt32Ty(c);
+        case ScalarKind::Int64: case ScalarKind::UInt64: return llvm::Type::getInt64Ty(c);
+        case ScalarKind::Float16: return llvm::Type::getHalfTy(c);
+        case ScalarKind::Float32: return llvm::Type::getFloatTy(c);
+        case ScalarKind::Float64: return llvm::Type::getDoubleTy(c);
+        case ScalarKind::Complex64:
+        case ScalarKind::Complex128: break;  // analysis rejects complex numbers
+      }
+      break;
+    case Type::Kind::Invalid: break;
+  }
+  throw InternalError("codegen: no LLVM type for '" + t.str() + "'");
+}
+
+llvm::Type* ModuleLowering::memory_type(ScalarKind k) {
+  if (k == ScalarKind::Bool) return llvm::Type::getInt8Ty(ctx());
+  return llvm_type(Type::scalar_of(k));
+}
+
+llvm::StructType* ModuleLowering::array_struct_type(unsigned ndim) {
+  llvm::LLVMContext& c = ctx();
+  llvm::Type* dims = llvm::ArrayType::get(llvm::Type::getInt64Ty(c), ndim);
+  return llvm::StructType::get(c, {llvm::PointerType::get(c, 0), dims, dims});
+}
+
+llvm::Function* ModuleLowering::device_function(const TypedFunction& fn) {
+  if (auto it = functions_.find(&fn); it != functions_.end()) return it->second;
+  std::vector<llvm::Type*> params;
+  for (const Type& p : fn.signature.params) params.push_back(llvm_type(p));
+  llvm::Type* ret = llvm_type(fn.signature.ret.is_valid() ? fn.signature.ret : Type::void_());
+  auto* type = llvm::FunctionType::get(ret, params, false);
+  std::string name = fn.mangled_name.empty() ? fn.name : fn.mangled_name;
+  auto* f = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name, module_);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  functions_[&fn] = f;
+  return f;
+}
+
+llvm::Function* ModuleLowering::int_pow_function(unsigned bits, bool is_signed) {
+  auto key = std::make_pair(bits, is_signed);
+  if (auto it = int_pow_.find(key); it != int_pow_.end()) return it->second;
+  llvm::LLVMContext& c = ctx();
+  llvm::IntegerType* t = llvm::IntegerType::get(c, bits);
+  auto* f = llvm::Function::Create(llvm::FunctionType::get(t, {t, t}, false), llvm::GlobalValue::InternalLinkage,
+                                   "gpujit.ipow." + std::string(is_signed ? "i" : "u") + std::to_string(bits),
+                                   module_);
+  f->addFnAttr(llvm::Attribute::AlwaysInline);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Value* base = f->getArg(0);
+  llvm::Value* exp = f->getArg(1);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", f));
+  llvm::BasicBlock* negative = llvm::BasicBlock::Create(c, "negative", f);
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(c, "loop", f);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(c, "done", f);
+  llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+  llvm::Value* one = llvm::ConstantInt::get(t, 1);
+  llvm::BasicBlock* entry = b.GetInsertBlock();
+  if (is_signed) {
+    b.CreateCondBr(b.CreateICmpSLT(exp, zero), negative, loop);
+  } else {
+    b.CreateBr(loop);
+  }
+
+  // A negative exponent (signed types only), as numba: 1 ** -n is 1, (-1) ** -n is +-1 by parity, any
+  // other base gives 0 (the integer part of 1 / base**n; 0 ** -n gives 0 too, where Python raises).
+  b.SetInsertPoint(negative);
+  llvm::Value* odd = b.CreateTrunc(exp, b.getInt1Ty());
+  llvm::Value* minus_one_result = b.CreateSelect(odd, llvm::ConstantInt::getSigned(t, -1), one);
+  llvm::Value* neg_result = b.CreateSelect(
+      b.CreateICmpEQ(base, one), one,
+      b.CreateSelect(b.CreateICmpEQ(base, llvm::ConstantInt::getSigned(t, -1)), minus_one_result, zero));
+  b.CreateBr(done);
+
+  // Exponentiation by squaring; wraps on overflow like every integer operation.
+  b.SetInsertPoint(loop);
+  llvm::PHINode* acc = b.CreatePHI(t, 2, "acc");
+  llvm::PHINode* x = b.CreatePHI(t, 2, "x");
+  llvm::PHINode* e = b.CreatePHI(t, 2, "e");
+  acc->addIncoming(one, entry);
+  x->addIncoming(base, entry);
+  e->addIncoming(exp, entry);
+  llvm::Value* exhausted = b.CreateICmpEQ(e, zero);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(c, "body", f, done);
+  b.CreateCondBr(exhausted, done, body);
+  b.SetInsertPoint(body);
+  llvm::Value* bit = b.CreateTrunc(e, b.getInt1Ty());
+  llvm::Value* next_acc = b.CreateSelect(bit, b.CreateMul(acc, x), acc);
+  llvm::Value* next_x = b.CreateMul(x, x);
+  llvm::Value* next_e = b.CreateLShr(e, one);
+  acc->addIncoming(next_acc, body);
+  x->addIncoming(next_x, body);
+  e->addIncoming(next_e, body);
+  b.CreateBr(loop);
+
+  b.SetInsertPoint(done);
+  llvm::PHINode* result = b.CreatePHI(t, 2, "result");
+  result->addIncoming(acc, loop);
+  if (is_signed) {
+    result->addIncoming(neg_result, negative);
+  } else {
+    negative->eraseFromParent();
+  }
+  b.CreateRet(result);
+  int_pow_[key] = f;
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// FunctionLowering: set-up, entry blocks and shared helpers
+
+FunctionLowering::FunctionLowering(ModuleLowering& m, const TypedFunction& fn, llvm::Function* llvm_fn)
+    : m_(m), fn_(fn), llvm_fn_(llvm_fn), b_(m.ctx()) {
+  alloca_block_ = llvm::BasicBlock::Create(m.ctx(), "entry", llvm_fn);
+  b_.SetInsertPoint(alloca_block_);
+  if (m.fastmath()) b_.setFastMathFlags(llvm::FastMathFlags::getFast());
+  // Every local gets its slot up front, zeroed: a variable assigned on some paths only reads as zero (Python
+  // would raise UnboundLocalError; numba reads garbage), and mem2reg folds the zero away where unused.
+  for (const auto& [name, type] : fn.locals) {
+    if (!type.is_valid() || type.is_void()) continue;
+    llvm::Type* t = llvm_type(type);
+    llvm::AllocaInst* slot = b_.CreateAlloca(t, nullptr, name);
+    b_.CreateStore(llvm::Constant::getNullValue(t), slot);
+    locals_[name] = slot;
+  }
+}
+
+llvm::AllocaInst* FunctionLowering::entry_alloca(llvm::Type* t, const std::string& name) {
+  llvm::IRBuilder<> tmp(alloca_block_, alloca_block_->begin());
+  return tmp.CreateAlloca(t, nullptr, name);
+}
+
+llvm::Value* FunctionLowering::local_slot(const std::string& name) {
+  auto it = locals_.find(name);
+  if (it == locals_.end()) internal("no slot for local '" + name + "' in " + fn_.name);
+  return it->second;
+}
+
+llvm::BasicBlock* FunctionLowering::new_block(const std::string& name) {
+  return llvm::BasicBlock::Create(m_.ctx(), name, llvm_fn_);
+}
+
+llvm::Value* FunctionLowering::unsupported(const Expr& e, const std::string& message) {
+  m_.diags().error(fn_.def->file, e.range, message);
+  const Type& t = type_of(e);
+  llvm::Type* lt = t.is_void() ? llvm::StructType::get(m_.ctx()) : llvm_type(t);
+  return llvm::PoisonValue::get(lt);
+}
+
+void FunctionLowering::internal(const std::string& message) const {
+  throw InternalError("codegen: " + message);
+}
+
+void FunctionLowering::lower_device_function() {
+  const auto& params = fn_.def->params;
+  if (params.size() != fn_.signature.params.size()) internal("signature arity differs from the definition");
+  for (size_t i = 0; i < params.size(); ++i) {
+    llvm::Argument* arg = llvm_fn_->getArg(static_cast<unsigned>(i));
+    arg->setName(params[i].name);
+    const Type& local = fn_.locals.count(params[i].name) ? fn_.locals.at(params[i].name) : fn_.signature.params[i];
+    b_.CreateStore(cast(arg, fn_.signature.params[i], local), local_slot(params[i].name));
+  }
+  llvm::BasicBlock* body = new_block("body");
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  lower_block(fn_.def->body);
+  finish_function();
+}
+
+namespace {
+
+/// Appends the LLVM parameter types of one kernel argument in the flattened ABI.
+void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Type*>* out) {
+  llvm::LLVMContext& c = m.ctx();
+  if (t.is_array()) {
+    out->push_back(llvm::PointerType::get(c, 0));
+    for (unsigned i = 0; i < 2u * t.ndim; ++i) out->push_back(llvm::Type::getInt64Ty(c));
+  } else if (t.is_tuple()) {
+    for (const Type& e : t.elements) flatten_param_types(m, e, out);
+  } else if (t.is_bool()) {
+    out->push_back(llvm::Type::getInt8Ty(c));
+  } else if (t.is_scalar()) {
+    out->push_back(m.llvm_type(t));
+  } else {
+    throw InternalError("codegen: a kernel argument of type '" + t.str() + "' cannot be passed");
+  }
+}
+
+}  // namespace
+
+void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
+  const auto& params = fn_.def->params;
+  if (params.size() != fn_.signature.params.size()) internal("kernel signature arity differs from the definition");
+  unsigned next = 0;
+  // Rebuilds one argument's value from consecutive LLVM arguments, naming them after the Python parameter.
+  std::function<llvm::Value*(const Type&, const std::string&)> rebuild = [&](const Type& t,
+                                                                            const std::string& name) -> llvm::Value* {
+    auto take = [&](const std::string& suffix) {
+      llvm::Argument* a = llvm_fn_->getArg(next++);
+      a->setName(name + suffix);
+      return a;
+    };
+    if (t.is_array()) {
+      ArrayParts parts;
+      parts.data = take("");
+      // The data pointer is aligned to at least the element size (NumPy allocates so; views keep it).
+      unsigned align = scalar_size(t.scalar);
+      llvm::cast<llvm::Argument>(parts.data)->addAttr(
+          llvm::Attribute::getWithAlignment(m_.ctx(), llvm::Align(align ? align : 1)));
+      for (unsigned i = 0; i < t.ndim; ++i) parts.shape.push_back(take(".shape" + std::to_string(i)));
+      for (unsigned i = 0; i < t.ndim; ++i) parts.strides.push_back(take(".stride" + std::to_string(i)));
+      return pack_array(parts);
+    }
+    if (t.is_tuple()) {
+      llvm::Value* agg = llvm::PoisonValue::get(llvm_type(t));
+      for (unsigned i = 0; i < t.elements.size(); ++i)
+        agg = b_.CreateInsertValue(agg, rebuild(t.elements[i], name + "." + std::to_string(i)), {i});
+      return agg;
+    }
+    if (t.is_bool()) return b_.CreateICmpNE(take(""), b_.getInt8(0));
+    return take("");
+  };
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Type& t = fn_.signature.params[i];
+    unsigned first = next;
+    llvm::Value* v = rebuild(t, params[i].name);
+    layout->push_back(ParamLayout{t, first, next - first});
+    const Type& local = fn_.locals.count(params[i].name) ? fn_.locals.at(params[i].name) : t;
+    b_.CreateStore(cast(v, t, local), local_slot(params[i].name));
+  }
+  llvm::BasicBlock* body = new_block("body");
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  lower_block(fn_.def->body);
+  finish_function();
+}
+
+void FunctionLowering::finish_function() {
+  if (block_terminated()) return;
+  llvm::Type* ret = llvm_fn_->getReturnType();
+  if (ret->isVoidTy()) {
+    b_.CreateRetVoid();
+  } else {
+    // Falling off the end of a function that returns a value: analysis typed the implicit `return None`
+    // into the return type, which only happens on paths it proved unreachable or for None-like results.
+    b_.CreateRet(llvm::Constant::getNullValue(ret));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The entry point
+
+LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
+                            llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags) {
+  const TypedFunction* kernel = program.kernel();
+  if (!kernel || !kernel->def) throw InternalError("codegen: the typed program has no kernel");
+  LoweredModule out;
+  out.module = std::make_unique<llvm::Module>(kernel->name, ctx);
+  target.init_module(*out.module);
+  ModuleLowering m(program, globals, target, *out.module, fastmath, diags);
+
+  for (const auto& fn : program.functions) {
+    if (fn.get() == kernel) continue;
+    FunctionLowering lowering(m, *fn, m.device_function(*fn));
+    lowering.lower_device_function();
+  }
+
+  std::vector<llvm::Type*> params;
+  for (const Type& t : kernel->signature.params) flatten_param_types(m, t, &params);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
+  std::string name = kernel->mangled_name.empty() ? kernel->name : kernel->mangled_name;
+  out.kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *out.module);
+  out.kernel->addFnAttr(llvm::Attribute::NoUnwind);
+  target.mark_kernel(*out.kernel);
+  FunctionLowering lowering(m, *kernel, out.kernel);
+  lowering.lower_kernel(&out.params);
+
+  if (!diags.has_errors()) {
+    std::string errors;
+    llvm::raw_string_ostream os(errors);
+    if (llvm::verifyModule(*out.module, &os)) throw InternalError("codegen produced invalid LLVM IR:\n" + errors);
+  }
+  return out;
+}
+
+}  // namespace gpujit

@@ -1,0 +1,39 @@
+// Lowering: a typed program (ir/typed_function.h) to an LLVM module, for any Target.
+//
+// This is the target-independent half of codegen. It reads types, symbols and operand types from the
+// TypedProgram and never infers one itself: where the tables lack an entry it needs, it throws
+// InternalError (a bug in semantic analysis or here, not the user's fault). The few constructs that
+// analysis accepts but lowering cannot handle yet are reported as user errors in Diagnostics, naming the
+// construct.
+//
+// Semantics fixed here, as numba-cuda has them on the GPU (see the comments at each helper for details):
+// integer arithmetic wraps; integer division and modulo by zero give 0 (NumPy's result; nothing traps on a
+// GPU); `//` and `%` floor (the remainder takes the divisor's sign) for signed integers and floats;
+// out-of-range float-to-int conversions saturate (NaN gives 0), as PTX's cvt.rzi does; shifts by the bit
+// width or more give 0 (or all sign bits for >> of a negative value).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "codegen/compiler.h"
+#include "codegen/target.h"
+#include "frontend/diagnostics.h"
+#include "ir/typed_function.h"
+
+namespace gpujit {
+
+struct LoweredModule {
+  std::unique_ptr<llvm::Module> module;
+  llvm::Function* kernel = nullptr;
+  /// How the kernel's arguments map to its LLVM (PTX) parameters; the array ABI of DESIGN.md.
+  std::vector<ParamLayout> params;
+};
+
+/// Lowers the kernel of `program` and every device function it calls into a fresh module of `ctx`.
+/// `globals` resolves captured constant arrays (const.array_like). User errors go to `diags`; when it
+/// gains an error the module is incomplete and must not be compiled further.
+LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
+                            llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags);
+
+}  // namespace gpujit

@@ -1,0 +1,198 @@
+// The NVPTX target (see nvptx_target.h).
+#include "codegen/nvptx_target.h"
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include <llvm/IR/Attributes.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include "codegen/libdevice.h"
+#include "frontend/diagnostics.h"
+
+namespace gpujit {
+namespace {
+
+constexpr const char* kTriple = "nvptx64-nvidia-cuda";
+constexpr unsigned kMinSm = 75;
+
+void initialize_nvptx_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+llvm::CodeGenOptLevel codegen_level(int opt_level) {
+  switch (opt_level) {
+    case 0: return llvm::CodeGenOptLevel::None;
+    case 1: return llvm::CodeGenOptLevel::Less;
+    case 2: return llvm::CodeGenOptLevel::Default;
+    default: return llvm::CodeGenOptLevel::Aggressive;
+  }
+}
+
+/// One TargetMachine per (arch, level) per thread: building one costs about a millisecond, and a
+/// TargetMachine's codegen state must not be shared by two threads emitting at once.
+llvm::TargetMachine* cached_machine(const std::string& arch, int opt_level, std::string* error) {
+  thread_local std::map<std::pair<std::string, int>, std::unique_ptr<llvm::TargetMachine>> cache;
+  auto key = std::make_pair(arch, opt_level);
+  if (auto it = cache.find(key); it != cache.end()) return it->second.get();
+
+  initialize_nvptx_once();
+  llvm::Triple triple(kTriple);
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, *error);
+  if (!target) return nullptr;
+  llvm::TargetOptions options;
+  // a * b + c contracts to fma, as nvcc (-fmad=true) and numba-cuda (NVVM) do by default: one rounding
+  // instead of two, and the code CUDA C compiles to.
+  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  // The PTX ISA version is left to LLVM, which picks the oldest one that supports `arch`; CUDA 13's ptxas
+  // accepts every version LLVM 22 emits for sm_75 and newer.
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, arch, "", options, std::nullopt, std::nullopt, codegen_level(opt_level)));
+  if (!machine) {
+    *error = "LLVM cannot create an NVPTX target for '" + arch + "'";
+    return nullptr;
+  }
+  return (cache[key] = std::move(machine)).get();
+}
+
+llvm::Intrinsic::ID sreg_intrinsic(SpecialReg reg, unsigned axis) {
+  using namespace llvm::Intrinsic;
+  static constexpr ID kTid[] = {nvvm_read_ptx_sreg_tid_x, nvvm_read_ptx_sreg_tid_y, nvvm_read_ptx_sreg_tid_z};
+  static constexpr ID kNtid[] = {nvvm_read_ptx_sreg_ntid_x, nvvm_read_ptx_sreg_ntid_y,
+                                 nvvm_read_ptx_sreg_ntid_z};
+  static constexpr ID kCtaid[] = {nvvm_read_ptx_sreg_ctaid_x, nvvm_read_ptx_sreg_ctaid_y,
+                                  nvvm_read_ptx_sreg_ctaid_z};
+  static constexpr ID kNctaid[] = {nvvm_read_ptx_sreg_nctaid_x, nvvm_read_ptx_sreg_nctaid_y,
+                                   nvvm_read_ptx_sreg_nctaid_z};
+  if (axis > 2) throw InternalError("special register axis out of range");
+  switch (reg) {
+    case SpecialReg::ThreadIdx: return kTid[axis];
+    case SpecialReg::BlockDim: return kNtid[axis];
+    case SpecialReg::BlockIdx: return kCtaid[axis];
+    case SpecialReg::GridDim: return kNctaid[axis];
+    case SpecialReg::LaneId: return nvvm_read_ptx_sreg_laneid;
+    case SpecialReg::WarpSize: return nvvm_read_ptx_sreg_warpsize;
+  }
+  throw InternalError("unknown special register");
+}
+
+}  // namespace
+
+unsigned parse_sm_version(const std::string& arch) {
+  if (arch.size() < 5 || arch.compare(0, 3, "sm_") != 0) return 0;
+  unsigned v = 0;
+  size_t i = 3;
+  for (; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i) v = v * 10 + unsigned(arch[i] - '0');
+  // sm_90a, sm_100a: architecture-specific variants keep a trailing letter.
+  if (i + 1 < arch.size() || (i < arch.size() && arch[i] != 'a' && arch[i] != 'f')) return 0;
+  return v;
+}
+
+std::unique_ptr<NvptxTarget> NvptxTarget::create(const std::string& arch, int opt_level, bool fastmath,
+                                                 std::string* error) {
+  unsigned sm = parse_sm_version(arch);
+  if (sm == 0) {
+    *error = "unknown GPU architecture '" + arch + "'; write it as sm_80, sm_90...";
+    return nullptr;
+  }
+  if (sm < kMinSm) {
+    *error = "GPU architecture '" + arch + "' is too old; gpujit targets sm_75 and newer";
+    return nullptr;
+  }
+  llvm::TargetMachine* machine = cached_machine(arch, opt_level, error);
+  if (!machine) return nullptr;
+  return std::unique_ptr<NvptxTarget>(new NvptxTarget(machine, fastmath));
+}
+
+void NvptxTarget::init_module(llvm::Module& module) {
+  module.setTargetTriple(machine_->getTargetTriple());
+  module.setDataLayout(machine_->createDataLayout());
+  // Read by the NVVMReflect pass, which resolves libdevice's __nvvm_reflect("__CUDA_FTZ") and
+  // ("__CUDA_PREC_SQRT") checks: flush denormals and approximate square roots only under fastmath.
+  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", fastmath_ ? 1 : 0);
+  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-prec-sqrt", fastmath_ ? 0 : 1);
+}
+
+void NvptxTarget::mark_kernel(llvm::Function& fn) {
+  fn.setCallingConv(llvm::CallingConv::PTX_Kernel);
+  fn.setLinkage(llvm::GlobalValue::ExternalLinkage);
+}
+
+llvm::Value* NvptxTarget::special_register(llvm::IRBuilder<>& b, SpecialReg reg, unsigned axis) {
+  // The intrinsics carry the registers' ranges (tid.x < 1024, ...), which lets LLVM prove index math free
+  // of overflow and drop sign checks on grid indices.
+  return b.CreateIntrinsic(b.getInt32Ty(), sreg_intrinsic(reg, axis), {});
+}
+
+void NvptxTarget::barrier_block(llvm::IRBuilder<>& b) {
+  // bar.sync 0: what CUDA's __syncthreads() and numba's syncthreads() compile to.
+  b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {}, {b.getInt32(0)});
+}
+
+llvm::Value* NvptxTarget::barrier_block_reduce(llvm::IRBuilder<>& b, BarrierReduce op, llvm::Value* pred) {
+  using namespace llvm::Intrinsic;
+  switch (op) {
+    case BarrierReduce::Count:
+      return b.CreateIntrinsic(nvvm_barrier_cta_red_popc_aligned_all, {}, {b.getInt32(0), pred});
+    case BarrierReduce::And:
+      return b.CreateIntrinsic(nvvm_barrier_cta_red_and_aligned_all, {}, {b.getInt32(0), pred});
+    case BarrierReduce::Or:
+      return b.CreateIntrinsic(nvvm_barrier_cta_red_or_aligned_all, {}, {b.getInt32(0), pred});
+  }
+  throw InternalError("unknown barrier reduction");
+}
+
+void NvptxTarget::barrier_warp(llvm::IRBuilder<>& b, llvm::Value* mask) {
+  b.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {mask});
+}
+
+void NvptxTarget::fence(llvm::IRBuilder<>& b, FenceScope scope) {
+  using namespace llvm::Intrinsic;
+  switch (scope) {
+    case FenceScope::Block: b.CreateIntrinsic(nvvm_membar_cta, llvm::ArrayRef<llvm::Type*>(), llvm::ArrayRef<llvm::Value*>()); return;
+    case FenceScope::Device: b.CreateIntrinsic(nvvm_membar_gl, llvm::ArrayRef<llvm::Type*>(), llvm::ArrayRef<llvm::Value*>()); return;
+    case FenceScope::System: b.CreateIntrinsic(nvvm_membar_sys, llvm::ArrayRef<llvm::Type*>(), llvm::ArrayRef<llvm::Value*>()); return;
+  }
+}
+
+llvm::SyncScope::ID NvptxTarget::atomic_scope(llvm::LLVMContext& ctx) const {
+  // CUDA's atomicAdd and numba's atomic.add are device-scope (PTX .gpu), not system-scope.
+  return ctx.getOrInsertSyncScopeID("device");
+}
+
+llvm::Value* NvptxTarget::call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
+                                    llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) {
+  uses_libdevice_ = true;
+  llvm::Module* module = b.GetInsertBlock()->getModule();
+  std::vector<llvm::Type*> params;
+  for (llvm::Value* a : args) params.push_back(a->getType());
+  llvm::FunctionCallee fn = module->getOrInsertFunction(
+      llvm::StringRef(libdevice_name.data(), libdevice_name.size()), llvm::FunctionType::get(ret, params, false));
+  return b.CreateCall(fn, args);
+}
+
+bool NvptxTarget::finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) {
+  if (uses_libdevice_ && !link_libdevice(module, error)) return false;
+  for (llvm::Function& fn : module) {
+    if (fn.isDeclaration() || &fn == &kernel) continue;
+    // Device functions and linked libdevice code are private to this module: once inlined, LLVM drops them.
+    fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+    if (fastmath_) fn.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+  }
+  if (fastmath_) kernel.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+  return true;
+}
+
+}  // namespace gpujit

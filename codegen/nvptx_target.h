@@ -1,0 +1,50 @@
+// The NVPTX target: what differs when lowering for an NVIDIA GPU.
+//
+// Kernels get the ptx_kernel calling convention (LLVM 22's replacement for nvvm.annotations), special
+// registers are llvm.nvvm.read.ptx.sreg.* intrinsics, shared memory is address space 3 and constant memory
+// address space 4, math builtins call libdevice, which is linked only into modules that use it.
+//
+// TargetMachines are expensive to build and cheap to reuse: one per (architecture, optimization level) is
+// kept per thread (a TargetMachine must not run two codegen pipelines at once) for the life of the process.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "codegen/target.h"
+
+namespace gpujit {
+
+class NvptxTarget final : public Target {
+ public:
+  /// `arch` is "sm_75" or newer. Returns null with *error set for an architecture LLVM cannot target.
+  static std::unique_ptr<NvptxTarget> create(const std::string& arch, int opt_level, bool fastmath,
+                                             std::string* error);
+
+  llvm::TargetMachine& machine() override { return *machine_; }
+  void init_module(llvm::Module& module) override;
+  void mark_kernel(llvm::Function& fn) override;
+  llvm::Value* special_register(llvm::IRBuilder<>& b, SpecialReg reg, unsigned axis) override;
+  void barrier_block(llvm::IRBuilder<>& b) override;
+  llvm::Value* barrier_block_reduce(llvm::IRBuilder<>& b, BarrierReduce op, llvm::Value* pred) override;
+  void barrier_warp(llvm::IRBuilder<>& b, llvm::Value* mask) override;
+  void fence(llvm::IRBuilder<>& b, FenceScope scope) override;
+  unsigned shared_address_space() const override { return 3; }
+  unsigned constant_address_space() const override { return 4; }
+  llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const override;
+  llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
+                         llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) override;
+  bool finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) override;
+
+ private:
+  NvptxTarget(llvm::TargetMachine* machine, bool fastmath) : machine_(machine), fastmath_(fastmath) {}
+
+  llvm::TargetMachine* machine_;  // owned by the per-thread cache
+  bool fastmath_;
+  bool uses_libdevice_ = false;
+};
+
+/// Parses "sm_80" into 80; 0 if malformed.
+unsigned parse_sm_version(const std::string& arch);
+
+}  // namespace gpujit

@@ -1,0 +1,78 @@
+// The target interface: what the target-independent lowering asks of the machine it lowers for.
+//
+// Lowering (codegen/lowering.h) turns a typed program into LLVM IR that is the same for every target except
+// at the few points this interface names: the module's triple and data layout, how a kernel entry is marked,
+// the thread-index registers, barriers, the address spaces of shared and constant memory, the scope of
+// atomics and the external functions behind math builtins. A target finishes the module once lowering is
+// done (linking a math library, internalizing helpers) and owns the TargetMachine the pipeline runs.
+//
+// NVPTX is the one target today (codegen/nvptx_target.h). A host CPU target that runs a kernel's grid on host
+// threads fills in the same methods: its special registers read the loop indices of the grid it simulates,
+// its barrier is a thread barrier, its math names are libm's.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+namespace llvm {
+class TargetMachine;
+}
+
+namespace gpujit {
+
+/// The per-thread index registers of the CUDA execution model. Dimensioned ones take an axis 0..2 (x, y, z).
+enum class SpecialReg { ThreadIdx, BlockDim, BlockIdx, GridDim, LaneId, WarpSize };
+
+class Target {
+ public:
+  virtual ~Target() = default;
+
+  /// The machine that optimizes and emits code for this target; owned by the target (or a process cache).
+  virtual llvm::TargetMachine& machine() = 0;
+
+  /// Sets the triple, data layout and target-wide module flags of a fresh module.
+  virtual void init_module(llvm::Module& module) = 0;
+
+  /// Makes `fn` a kernel entry point (calling convention, attributes).
+  virtual void mark_kernel(llvm::Function& fn) = 0;
+
+  /// Reads a special register as an i32 value (its range is known to LLVM where the target can say so).
+  virtual llvm::Value* special_register(llvm::IRBuilder<>& b, SpecialReg reg, unsigned axis) = 0;
+
+  /// A barrier across the threads of a block (syncthreads).
+  virtual void barrier_block(llvm::IRBuilder<>& b) = 0;
+  /// syncthreads_count / _and / _or: a block barrier that also reduces an i1 predicate over the block's
+  /// threads; Count gives an i32, And and Or give an i1.
+  enum class BarrierReduce { Count, And, Or };
+  virtual llvm::Value* barrier_block_reduce(llvm::IRBuilder<>& b, BarrierReduce op, llvm::Value* pred) = 0;
+  /// A barrier across the lanes of `mask` in a warp (syncwarp).
+  virtual void barrier_warp(llvm::IRBuilder<>& b, llvm::Value* mask) = 0;
+  /// A memory fence at block, device or system scope (threadfence_block, threadfence, threadfence_system).
+  enum class FenceScope { Block, Device, System };
+  virtual void fence(llvm::IRBuilder<>& b, FenceScope scope) = 0;
+
+  /// Address space of memory shared by a block (shared.array), of read-only constant memory
+  /// (const.array_like). Lowering keeps every pointer generic (address space 0) after taking the address of
+  /// such a global; LLVM's address-space inference recovers the specific space for loads and stores.
+  virtual unsigned shared_address_space() const = 0;
+  virtual unsigned constant_address_space() const = 0;
+
+  /// The synchronization scope of atomic.* operations (CUDA's atomicAdd is device-wide).
+  virtual llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const = 0;
+
+  /// Calls the math function the builtins table names by its libdevice name ("__nv_expf", "__nv_erf").
+  /// `args` already have the function's parameter types; the result has type `ret`.
+  virtual llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
+                                 llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) = 0;
+
+  /// Finishes a lowered module before optimization: links what call_math asked for and gives every function
+  /// but the kernel internal linkage. Returns false with a message in *error when a library the module needs
+  /// cannot be found or read (an installation problem, not a compiler bug); the message says where it looked.
+  virtual bool finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) = 0;
+};
+
+}  // namespace gpujit

@@ -1,0 +1,1121 @@
+// The parser (frontend/parser.h).
+//
+// Recursive descent, one function per grammar rule of Python's own grammar, over the token vector the lexer
+// made. A syntax error is reported to the current Diagnostics (a function's, or a scratch one while
+// speculatively parsing module-level host code) and then thrown as SyntaxFailure, which never leaves this
+// file: the statement loop catches it and skips to the next statement (the rest of the logical line, the
+// indented block a compound header opens, and the elif/else/except/finally clauses that belong to it). The
+// lexer guarantees brackets are balanced and that layout tokens come only after a Newline, which is what
+// makes that skip safe. Constructs outside the kernel subset are recognised by their first token and
+// rejected with a message that names them; their range covers the whole construct when it is bracketed.
+#include "frontend/parser.h"
+
+#include <fmt/format.h>
+
+#include "frontend/lexer.h"
+#include "frontend/token.h"
+
+namespace gpujit {
+namespace {
+
+constexpr int kMaxNesting = 200;  // nested expressions; CPython's limit on nested parentheses
+
+// Thrown after a syntax error has been reported; caught at statement level.
+struct SyntaxFailure {};
+
+constexpr const char* kStarredMessage = "starred expressions ('*x') are not supported in kernels";
+constexpr const char* kWalrusMessage =
+    "assignment expressions (':=') are not supported in kernels; assign in a separate statement";
+constexpr const char* kGeneratorMessage = "generator expressions are not supported in kernels; use a loop";
+
+std::string describe(const Token& t) {
+  switch (t.kind) {
+    case TokenKind::Newline: return "end of line";
+    case TokenKind::EndOfFile: return "end of file";
+    case TokenKind::Indent: return "an indented line";
+    case TokenKind::Dedent: return "end of block";
+    case TokenKind::String: return "a string literal";
+    case TokenKind::FString: return "an f-string";
+    default: return fmt::format("'{}'", t.text);
+  }
+}
+
+bool starts_expression(TokenKind k) {
+  switch (k) {
+    case TokenKind::Name: case TokenKind::Int: case TokenKind::Float: case TokenKind::Imaginary:
+    case TokenKind::String: case TokenKind::FString: case TokenKind::KwTrue: case TokenKind::KwFalse:
+    case TokenKind::KwNone: case TokenKind::LParen: case TokenKind::LBracket: case TokenKind::LBrace:
+    case TokenKind::Minus: case TokenKind::Plus: case TokenKind::Tilde: case TokenKind::KwNot:
+    case TokenKind::KwLambda: case TokenKind::KwAwait: case TokenKind::KwYield: case TokenKind::Ellipsis:
+    case TokenKind::Star: case TokenKind::DoubleStar:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_opening(TokenKind k) { return k == TokenKind::LParen || k == TokenKind::LBracket || k == TokenKind::LBrace; }
+bool is_closing(TokenKind k) { return k == TokenKind::RParen || k == TokenKind::RBracket || k == TokenKind::RBrace; }
+
+bool augmented_op(TokenKind k, BinOpKind* op) {
+  switch (k) {
+    case TokenKind::PlusEqual: *op = BinOpKind::Add; return true;
+    case TokenKind::MinusEqual: *op = BinOpKind::Sub; return true;
+    case TokenKind::StarEqual: *op = BinOpKind::Mul; return true;
+    case TokenKind::SlashEqual: *op = BinOpKind::Div; return true;
+    case TokenKind::DoubleSlashEqual: *op = BinOpKind::FloorDiv; return true;
+    case TokenKind::PercentEqual: *op = BinOpKind::Mod; return true;
+    case TokenKind::DoubleStarEqual: *op = BinOpKind::Pow; return true;
+    case TokenKind::LShiftEqual: *op = BinOpKind::LShift; return true;
+    case TokenKind::RShiftEqual: *op = BinOpKind::RShift; return true;
+    case TokenKind::AmpEqual: *op = BinOpKind::BitAnd; return true;
+    case TokenKind::PipeEqual: *op = BinOpKind::BitOr; return true;
+    case TokenKind::CaretEqual: *op = BinOpKind::BitXor; return true;
+    default: return false;
+  }
+}
+
+// The binary operators of one precedence level, loosest (0, '|') to tightest (5, '*').
+constexpr int kBinaryLevels = 6;
+bool binary_op(int level, TokenKind k, BinOpKind* op) {
+  switch (level) {
+    case 0: if (k == TokenKind::Pipe) { *op = BinOpKind::BitOr; return true; } return false;
+    case 1: if (k == TokenKind::Caret) { *op = BinOpKind::BitXor; return true; } return false;
+    case 2: if (k == TokenKind::Amp) { *op = BinOpKind::BitAnd; return true; } return false;
+    case 3:
+      if (k == TokenKind::LShift) { *op = BinOpKind::LShift; return true; }
+      if (k == TokenKind::RShift) { *op = BinOpKind::RShift; return true; }
+      return false;
+    case 4:
+      if (k == TokenKind::Plus) { *op = BinOpKind::Add; return true; }
+      if (k == TokenKind::Minus) { *op = BinOpKind::Sub; return true; }
+      return false;
+    default:
+      switch (k) {
+        case TokenKind::Star: *op = BinOpKind::Mul; return true;
+        case TokenKind::Slash: *op = BinOpKind::Div; return true;
+        case TokenKind::DoubleSlash: *op = BinOpKind::FloorDiv; return true;
+        case TokenKind::Percent: *op = BinOpKind::Mod; return true;
+        default: return false;
+      }
+  }
+}
+
+class Parser {
+ public:
+  Parser(SourceFilePtr file, std::vector<Token> tokens) : file_(std::move(file)), toks_(std::move(tokens)) {}
+
+  void parse_into(Module& m);
+
+ private:
+  // Counts expression nesting so a pathological input reports an error instead of overflowing the stack.
+  class NestingGuard {
+   public:
+    explicit NestingGuard(Parser& p) : p_(p) {
+      if (p_.depth_ >= kMaxNesting) p_.fail(p_.peek().range, "expression is too deeply nested");
+      ++p_.depth_;
+    }
+    ~NestingGuard() { --p_.depth_; }
+    NestingGuard(const NestingGuard&) = delete;
+    NestingGuard& operator=(const NestingGuard&) = delete;
+
+   private:
+    Parser& p_;
+  };
+
+  // Token access. toks_ always ends with EndOfFile, and advance() never moves past it.
+  const Token& peek(size_t ahead = 0) const { return toks_[std::min(pos_ + ahead, toks_.size() - 1)]; }
+  bool at(TokenKind k) const { return peek().kind == k; }
+  const Token& advance() {
+    const Token& t = toks_[pos_];
+    if (pos_ + 1 < toks_.size()) ++pos_;
+    return t;
+  }
+  bool accept(TokenKind k) {
+    if (!at(k)) return false;
+    advance();
+    return true;
+  }
+  const Token& expect(TokenKind k, std::string_view context);
+  bool at_statement_end() const {
+    return at(TokenKind::Newline) || at(TokenKind::Semicolon) || at(TokenKind::EndOfFile);
+  }
+  // From the first token of a construct to the last non-layout token consumed.
+  SourceRange span_from(size_t start) const;
+  SourceRange span(size_t first, size_t last) const { return {toks_[first].range.begin, toks_[last].range.end}; }
+  size_t matching_close(size_t open) const;
+
+  void report(SourceRange r, std::string message) { diags_->error(file_, r, std::move(message)); }
+  [[noreturn]] void fail(SourceRange r, std::string message) {
+    report(r, std::move(message));
+    throw SyntaxFailure{};
+  }
+  [[noreturn]] void fail_unexpected(std::string expected);
+
+  // Recovery.
+  void skip_to_line_end();
+  void skip_indented_block();
+  void skip_statement(bool compound);
+  bool is_match_statement(size_t index) const;
+  bool starts_compound(size_t index) const;
+
+  // Module level.
+  void parse_top_level_statement(Module& m);
+  void parse_decorated(Module& m);
+  void parse_function(Module& m, std::vector<ExprPtr> decorators, const Diagnostics& decorator_errors);
+  void parse_import(Module& m);
+  void parse_import_names(std::vector<Import>& out);
+  void parse_from_import(std::vector<Import>& out);
+  std::string parse_dotted_name();
+  std::string expect_name();
+  void parse_global(Module& m);
+
+  // Statements.
+  void parse_params(FunctionDef& fn);
+  Block parse_block(const std::string& owner, const Token& keyword);
+  void parse_statement_recovering(Block& out);
+  void parse_statement(Block& out);
+  void parse_simple_statements(Block& out);
+  StmtPtr parse_small_statement();
+  StmtPtr parse_expr_or_assign();
+  StmtPtr parse_if();
+  StmtPtr parse_for();
+  StmtPtr parse_while();
+  Block parse_else_clause();
+  void check_target(const Expr& e, bool augmented);
+
+  // Expressions, loosest to tightest.
+  ExprPtr parse_testlist_star_expr();
+  ExprPtr parse_target_list();
+  ExprPtr parse_star_or_test();
+  ExprPtr parse_namedexpr_test();
+  ExprPtr parse_test();
+  ExprPtr parse_or_test();
+  ExprPtr parse_and_test();
+  ExprPtr parse_not_test();
+  ExprPtr parse_comparison();
+  bool at_comparison(CmpOpKind* op) const;
+  ExprPtr parse_binary(int level);
+  ExprPtr parse_factor();
+  ExprPtr parse_power();
+  ExprPtr parse_primary();
+  ExprPtr parse_call(ExprPtr func, size_t start);
+  ExprPtr parse_subscript(ExprPtr value, size_t start);
+  ExprPtr parse_subscript_item();
+  ExprPtr parse_atom();
+  ExprPtr parse_paren();
+  [[noreturn]] void fail_display();
+  [[noreturn]] void fail_starred();
+
+  SourceFilePtr file_;
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+  Diagnostics discard_;            // errors in host code nobody compiles
+  Diagnostics* diags_ = &discard_;  // where syntax errors go now
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Helpers
+
+const Token& Parser::expect(TokenKind k, std::string_view context) {
+  if (at(k)) return advance();
+  std::string what = fmt::format("'{}'", spelling(k));
+  if (!context.empty()) what = fmt::format("{} {}", what, context);
+  fail_unexpected(what);
+}
+
+void Parser::fail_unexpected(std::string expected) {
+  const Token& t = peek();
+  if (t.is(TokenKind::ColonEqual)) fail(t.range, kWalrusMessage);
+  fail(t.range, fmt::format("expected {}, found {}", expected, describe(t)));
+}
+
+SourceRange Parser::span_from(size_t start) const {
+  size_t last = pos_ == 0 ? 0 : pos_ - 1;
+  while (last > start && (toks_[last].is(TokenKind::Newline) || toks_[last].is(TokenKind::Indent) ||
+                          toks_[last].is(TokenKind::Dedent))) {
+    --last;
+  }
+  if (last < start) last = start;
+  return span(start, last);
+}
+
+size_t Parser::matching_close(size_t open) const {
+  int depth = 0;
+  for (size_t i = open; i < toks_.size(); ++i) {
+    if (is_opening(toks_[i].kind)) ++depth;
+    if (is_closing(toks_[i].kind) && --depth == 0) return i;
+  }
+  return toks_.size() - 1;
+}
+
+void Parser::skip_to_line_end() {
+  while (!at(TokenKind::Newline) && !at(TokenKind::EndOfFile) && !at(TokenKind::Indent) &&
+         !at(TokenKind::Dedent)) {
+    advance();
+  }
+  accept(TokenKind::Newline);
+}
+
+void Parser::skip_indented_block() {
+  int depth = 0;
+  do {
+    if (at(TokenKind::EndOfFile)) return;
+    if (at(TokenKind::Indent)) ++depth;
+    if (at(TokenKind::Dedent)) --depth;
+    advance();
+  } while (depth > 0);
+}
+
+void Parser::skip_statement(bool compound) {
+  skip_to_line_end();
+  if (at(TokenKind::Indent)) skip_indented_block();
+  if (!compound) return;
+  while (at(TokenKind::KwElif) || at(TokenKind::KwElse) || at(TokenKind::KwExcept) ||
+         at(TokenKind::KwFinally)) {
+    skip_to_line_end();
+    if (at(TokenKind::Indent)) skip_indented_block();
+  }
+}
+
+// `match` is a soft keyword: a statement starting with the name `match` is a match statement when its
+// logical line ends with ':', which no simple statement does.
+bool Parser::is_match_statement(size_t index) const {
+  const Token& t = toks_[index];
+  if (!t.is(TokenKind::Name) || t.text != "match") return false;
+  TokenKind next = toks_[std::min(index + 1, toks_.size() - 1)].kind;
+  if (next == TokenKind::Colon || next == TokenKind::Equal || next == TokenKind::Newline) return false;
+  TokenKind last = TokenKind::Name;
+  for (size_t i = index; i < toks_.size(); ++i) {
+    if (toks_[i].is(TokenKind::Newline) || toks_[i].is(TokenKind::EndOfFile)) break;
+    last = toks_[i].kind;
+  }
+  return last == TokenKind::Colon;
+}
+
+bool Parser::starts_compound(size_t index) const {
+  switch (toks_[index].kind) {
+    case TokenKind::KwIf: case TokenKind::KwWhile: case TokenKind::KwFor: case TokenKind::KwTry:
+    case TokenKind::KwWith: case TokenKind::KwDef: case TokenKind::KwClass: case TokenKind::KwAsync:
+    case TokenKind::At: case TokenKind::KwElif: case TokenKind::KwElse: case TokenKind::KwExcept:
+    case TokenKind::KwFinally:
+      return true;
+    default:
+      return is_match_statement(index);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Module level
+
+void Parser::parse_into(Module& m) {
+  while (!at(TokenKind::EndOfFile)) {
+    size_t before = pos_;
+    try {
+      parse_top_level_statement(m);
+    } catch (SyntaxFailure&) {
+      // Host code that is not Python we understand; it is not ours to report.
+      diags_ = &discard_;
+      skip_statement(starts_compound(before));
+    }
+    if (pos_ == before) advance();
+  }
+}
+
+void Parser::parse_top_level_statement(Module& m) {
+  const Token& t = peek();
+  switch (t.kind) {
+    case TokenKind::Newline: case TokenKind::Dedent:
+      advance();
+      return;
+    case TokenKind::Indent:
+      m.errors.error(file_, peek(1).range, "unexpected indent");
+      skip_indented_block();
+      return;
+    case TokenKind::At:
+      parse_decorated(m);
+      return;
+    case TokenKind::KwDef:
+      parse_function(m, {}, Diagnostics());
+      return;
+    case TokenKind::KwImport: case TokenKind::KwFrom:
+      parse_import(m);
+      return;
+    case TokenKind::Name:
+      if (peek(1).is(TokenKind::Equal) || peek(1).is(TokenKind::Colon)) {
+        parse_global(m);
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  skip_statement(starts_compound(pos_));
+}
+
+void Parser::parse_decorated(Module& m) {
+  std::vector<ExprPtr> decorators;
+  Diagnostics errors;
+  diags_ = &errors;
+  while (at(TokenKind::At)) {
+    advance();
+    try {
+      ExprPtr e = parse_namedexpr_test();
+      if (!at(TokenKind::Newline)) fail_unexpected("end of line after the decorator");
+      advance();
+      decorators.push_back(std::move(e));
+    } catch (SyntaxFailure&) {
+      skip_to_line_end();
+    }
+  }
+  diags_ = &discard_;
+  if (at(TokenKind::KwDef)) {
+    parse_function(m, std::move(decorators), errors);
+  } else {
+    skip_statement(true);  // a decorated class or async def: host code
+  }
+}
+
+void Parser::parse_function(Module& m, std::vector<ExprPtr> decorators, const Diagnostics& decorator_errors) {
+  size_t start = pos_;
+  const Token& def = advance();
+  if (!at(TokenKind::Name)) {
+    m.errors.error(file_, peek().range,
+                   fmt::format("expected a function name after 'def', found {}", describe(peek())));
+    skip_statement(true);
+    return;
+  }
+  auto fn = std::make_unique<FunctionDef>();
+  fn->file = file_;
+  fn->decorators = std::move(decorators);
+  fn->errors.append(decorator_errors);
+  const Token& name = advance();
+  fn->name = name.text;
+  fn->name_range = name.range;
+  diags_ = &fn->errors;
+  try {
+    parse_params(*fn);
+    if (accept(TokenKind::Arrow)) parse_test();  // a return annotation is accepted and ignored
+    expect(TokenKind::Colon, "after the function signature");
+    fn->body = parse_block("function definition", def);
+  } catch (SyntaxFailure&) {
+    skip_statement(true);
+  }
+  diags_ = &discard_;
+  if (!fn->body.empty()) {
+    if (const auto* stmt = fn->body.front()->as<ExprStmt>()) {
+      if (const auto* doc = stmt->value->as<StringLitExpr>()) {
+        fn->docstring = doc->value;
+        fn->body.erase(fn->body.begin());
+      }
+    }
+  }
+  fn->range = span_from(start);
+  m.functions.push_back(std::move(fn));
+}
+
+// Imports are host code as much as kernel context, so a malformed one is skipped, not reported.
+void Parser::parse_import(Module& m) {
+  std::vector<Import> found;
+  try {
+    if (at(TokenKind::KwImport)) {
+      parse_import_names(found);
+    } else {
+      parse_from_import(found);
+    }
+    if (at_statement_end()) {
+      for (Import& i : found) m.imports.push_back(std::move(i));
+    }
+  } catch (SyntaxFailure&) {
+  }
+  skip_to_line_end();
+}
+
+void Parser::parse_import_names(std::vector<Import>& out) {
+  advance();  // import
+  do {
+    size_t start = pos_;
+    Import i;
+    i.module = parse_dotted_name();
+    i.alias = i.module.substr(0, i.module.find('.'));  // `import a.b` binds `a`
+    if (accept(TokenKind::KwAs)) i.alias = expect_name();
+    i.range = span_from(start);
+    out.push_back(std::move(i));
+  } while (accept(TokenKind::Comma));
+}
+
+void Parser::parse_from_import(std::vector<Import>& out) {
+  advance();  // from
+  std::string module;
+  for (;; advance()) {
+    if (at(TokenKind::Dot)) {
+      module += ".";
+    } else if (at(TokenKind::Ellipsis)) {
+      module += "...";
+    } else {
+      break;
+    }
+  }
+  if (at(TokenKind::Name)) module += parse_dotted_name();
+  if (module.empty()) fail_unexpected("a module name");
+  expect(TokenKind::KwImport, "");
+  if (accept(TokenKind::Star)) return;  // binds names we cannot know
+  bool parenthesized = accept(TokenKind::LParen);
+  do {
+    if (parenthesized && at(TokenKind::RParen)) break;
+    size_t start = pos_;
+    Import i;
+    i.module = module;
+    i.name = expect_name();
+    i.alias = accept(TokenKind::KwAs) ? expect_name() : i.name;
+    i.range = span_from(start);
+    out.push_back(std::move(i));
+  } while (accept(TokenKind::Comma));
+  if (parenthesized) expect(TokenKind::RParen, "");
+}
+
+std::string Parser::parse_dotted_name() {
+  std::string name = expect_name();
+  while (accept(TokenKind::Dot)) {
+    name += '.';
+    name += expect_name();
+  }
+  return name;
+}
+
+std::string Parser::expect_name() {
+  if (!at(TokenKind::Name)) fail_unexpected("a name");
+  return advance().text;
+}
+
+// NAME = expr, or NAME: annotation = expr. A value outside the kernel subset leaves the global with a null
+// value and no error: it is host data unless a kernel uses it.
+void Parser::parse_global(Module& m) {
+  size_t start = pos_;
+  GlobalAssign g;
+  g.name = advance().text;
+  bool declared_only = false;
+  try {
+    if (accept(TokenKind::Colon)) {
+      parse_test();
+      declared_only = !at(TokenKind::Equal);
+    }
+    if (!declared_only) {
+      advance();  // '='
+      ExprPtr value = parse_testlist_star_expr();
+      if (at_statement_end()) g.value = std::move(value);
+    }
+  } catch (SyntaxFailure&) {
+  }
+  skip_to_line_end();
+  g.range = span_from(start);
+  if (!declared_only) m.globals.push_back(std::move(g));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Statements
+
+void Parser::parse_params(FunctionDef& fn) {
+  expect(TokenKind::LParen, "after the function name");
+  while (!at(TokenKind::RParen)) {
+    size_t start = pos_;
+    const Token& t = peek();
+    if (t.is(TokenKind::Star) || t.is(TokenKind::DoubleStar)) {
+      advance();
+      if (at(TokenKind::Name)) {
+        const Token& name = advance();
+        report(span(start, pos_ - 1), fmt::format("'{}{}' parameters are not supported in kernels", t.text, name.text));
+        if (accept(TokenKind::Colon)) parse_test();
+      } else {
+        report(t.range, "keyword-only parameters are not supported in kernels");
+      }
+    } else if (t.is(TokenKind::Slash)) {
+      advance();  // the positional-only marker changes nothing: kernel parameters are all positional
+    } else if (t.is(TokenKind::Name)) {
+      advance();
+      if (accept(TokenKind::Colon)) parse_test();  // an annotation is accepted and ignored
+      if (accept(TokenKind::Equal)) {
+        size_t value_start = pos_;
+        parse_test();
+        report(span_from(value_start),
+               fmt::format("default value for parameter '{}' is not supported in kernels", t.text));
+      }
+      for (const Param& p : fn.params) {
+        if (p.name == t.text) report(t.range, fmt::format("duplicate parameter '{}'", t.text));
+      }
+      fn.params.push_back({t.text, t.range});
+    } else {
+      fail_unexpected("a parameter name");
+    }
+    if (!accept(TokenKind::Comma)) break;
+  }
+  expect(TokenKind::RParen, "to close the parameter list");
+}
+
+Block Parser::parse_block(const std::string& owner, const Token& keyword) {
+  Block block;
+  if (!accept(TokenKind::Newline)) {
+    parse_simple_statements(block);  // `if x: y = 1` on one line
+    return block;
+  }
+  if (!at(TokenKind::Indent)) {
+    report(peek().range,
+           fmt::format("expected an indented block after {} on line {}", owner, keyword.range.begin.line));
+    return block;
+  }
+  advance();
+  while (!at(TokenKind::Dedent) && !at(TokenKind::EndOfFile)) parse_statement_recovering(block);
+  accept(TokenKind::Dedent);
+  return block;
+}
+
+void Parser::parse_statement_recovering(Block& out) {
+  size_t start = pos_;
+  try {
+    parse_statement(out);
+  } catch (SyntaxFailure&) {
+    skip_statement(starts_compound(start));
+  }
+  if (pos_ == start && !at(TokenKind::Dedent)) advance();
+}
+
+void Parser::parse_statement(Block& out) {
+  const Token& t = peek();
+  switch (t.kind) {
+    case TokenKind::Newline:
+      advance();
+      return;
+    case TokenKind::Indent:
+      report(peek(1).range, "unexpected indent");
+      skip_indented_block();
+      return;
+    case TokenKind::KwIf: out.push_back(parse_if()); return;
+    case TokenKind::KwFor: out.push_back(parse_for()); return;
+    case TokenKind::KwWhile: out.push_back(parse_while()); return;
+    case TokenKind::KwDef:
+      fail(t.range, "nested functions are not supported in kernels; define a device function at module level");
+    case TokenKind::KwClass: fail(t.range, "'class' is not supported in kernels");
+    case TokenKind::KwWith: fail(t.range, "'with' is not supported in kernels");
+    case TokenKind::KwTry: fail(t.range, "'try' is not supported in kernels");
+    case TokenKind::KwAsync: fail(t.range, "'async' is not supported in kernels");
+    case TokenKind::KwElif: fail(t.range, "'elif' without a matching 'if'");
+    case TokenKind::KwElse: fail(t.range, "'else' without a matching 'if', 'for' or 'while'");
+    case TokenKind::KwExcept: case TokenKind::KwFinally:
+      fail(t.range, fmt::format("'{}' without a matching 'try'", t.text));
+    case TokenKind::At:
+      while (at(TokenKind::At)) skip_to_line_end();
+      if (!at(TokenKind::KwDef) && !at(TokenKind::KwClass)) {
+        fail(t.range, "a decorator must be followed by a function or class definition");
+      }
+      parse_statement(out);
+      return;
+    default:
+      break;
+  }
+  if (is_match_statement(pos_)) fail(t.range, "'match' is not supported in kernels; use if/elif");
+  parse_simple_statements(out);
+}
+
+void Parser::parse_simple_statements(Block& out) {
+  for (;;) {
+    out.push_back(parse_small_statement());
+    if (!accept(TokenKind::Semicolon) || at(TokenKind::Newline)) break;
+  }
+  if (!accept(TokenKind::Newline)) fail_unexpected("end of statement");
+}
+
+StmtPtr Parser::parse_small_statement() {
+  size_t start = pos_;
+  const Token& t = peek();
+  switch (t.kind) {
+    case TokenKind::KwPass: advance(); return std::make_unique<PassStmt>(t.range);
+    case TokenKind::KwBreak: advance(); return std::make_unique<BreakStmt>(t.range);
+    case TokenKind::KwContinue: advance(); return std::make_unique<ContinueStmt>(t.range);
+    case TokenKind::KwReturn: {
+      advance();
+      ExprPtr value;
+      if (!at_statement_end()) value = parse_testlist_star_expr();
+      return std::make_unique<ReturnStmt>(span_from(start), std::move(value));
+    }
+    case TokenKind::KwGlobal:
+      fail(t.range, "'global' is not supported in kernels; module-level constants can be read without it");
+    case TokenKind::KwNonlocal: fail(t.range, "'nonlocal' is not supported in kernels");
+    case TokenKind::KwDel: fail(t.range, "'del' is not supported in kernels");
+    case TokenKind::KwAssert: fail(t.range, "'assert' is not supported in kernels");
+    case TokenKind::KwRaise: fail(t.range, "'raise' is not supported in kernels");
+    case TokenKind::KwImport: fail(t.range, "'import' is not supported in kernels; import at module level");
+    case TokenKind::KwFrom: fail(t.range, "'from ... import' is not supported in kernels; import at module level");
+    default:
+      return parse_expr_or_assign();
+  }
+}
+
+StmtPtr Parser::parse_expr_or_assign() {
+  size_t start = pos_;
+  ExprPtr first = parse_testlist_star_expr();
+  BinOpKind op;
+  if (at(TokenKind::Equal)) {
+    std::vector<ExprPtr> targets;
+    targets.push_back(std::move(first));
+    while (accept(TokenKind::Equal)) {
+      if (at(TokenKind::KwYield)) fail(peek().range, "'yield' is not supported in kernels");
+      targets.push_back(parse_testlist_star_expr());
+    }
+    ExprPtr value = std::move(targets.back());
+    targets.pop_back();
+    for (const ExprPtr& target : targets) check_target(*target, false);
+    return std::make_unique<AssignStmt>(span_from(start), std::move(targets), std::move(value));
+  }
+  if (at(TokenKind::AtEqual)) fail(peek().range, "the matrix multiplication operator '@=' is not supported in kernels");
+  if (augmented_op(peek().kind, &op)) {
+    advance();
+    check_target(*first, true);
+    if (at(TokenKind::KwYield)) fail(peek().range, "'yield' is not supported in kernels");
+    ExprPtr value = parse_testlist_star_expr();
+    return std::make_unique<AugAssignStmt>(span_from(start), std::move(first), op, std::move(value));
+  }
+  if (at(TokenKind::Colon)) {
+    // x: T = v. The annotation is accepted and ignored: types come from the values.
+    advance();
+    parse_test();
+    if (!accept(TokenKind::Equal)) {
+      fail(span(start, pos_ - 1), "a variable annotation without a value is not supported in kernels; assign a value");
+    }
+    if (first->kind == ExprKind::Tuple) fail(first->range, "only a single target can be annotated");
+    check_target(*first, false);
+    ExprPtr value = parse_testlist_star_expr();
+    std::vector<ExprPtr> targets;
+    targets.push_back(std::move(first));
+    return std::make_unique<AssignStmt>(span_from(start), std::move(targets), std::move(value));
+  }
+  if (at(TokenKind::ColonEqual)) fail(peek().range, kWalrusMessage);
+  return std::make_unique<ExprStmt>(span_from(start), std::move(first));
+}
+
+void Parser::check_target(const Expr& e, bool augmented) {
+  switch (e.kind) {
+    case ExprKind::Name: case ExprKind::Subscript:
+      return;
+    case ExprKind::Tuple:
+      if (augmented) fail(e.range, "augmented assignment to a tuple is not supported; update each element");
+      for (const ExprPtr& elt : e.as<TupleExpr>()->elts) check_target(*elt, false);
+      return;
+    case ExprKind::Attribute:
+      fail(e.range, fmt::format("assignment to attribute '{}' is not supported in kernels; only names and array "
+                                "elements can be assigned",
+                                e.as<AttributeExpr>()->attr));
+    case ExprKind::Call: fail(e.range, "cannot assign to a function call");
+    case ExprKind::IntLit: case ExprKind::FloatLit: case ExprKind::BoolLit: case ExprKind::NoneLit:
+    case ExprKind::StringLit:
+      fail(e.range, "cannot assign to a literal");
+    default:
+      fail(e.range, "cannot assign to an expression");
+  }
+}
+
+StmtPtr Parser::parse_if() {
+  size_t start = pos_;
+  const Token& keyword = advance();  // 'if' or 'elif'
+  ExprPtr test = parse_namedexpr_test();
+  expect(TokenKind::Colon, fmt::format("after the '{}' condition", keyword.text));
+  Block body = parse_block(fmt::format("'{}' statement", keyword.text), keyword);
+  Block orelse;
+  if (at(TokenKind::KwElif)) {
+    orelse.push_back(parse_if());
+  } else {
+    orelse = parse_else_clause();
+  }
+  return std::make_unique<IfStmt>(span_from(start), std::move(test), std::move(body), std::move(orelse));
+}
+
+StmtPtr Parser::parse_for() {
+  size_t start = pos_;
+  const Token& keyword = advance();
+  ExprPtr target = parse_target_list();
+  check_target(*target, false);
+  expect(TokenKind::KwIn, "after the 'for' target");
+  ExprPtr iter = parse_testlist_star_expr();
+  expect(TokenKind::Colon, "after the 'for' iterable");
+  Block body = parse_block("'for' statement", keyword);
+  Block orelse = parse_else_clause();
+  return std::make_unique<ForStmt>(span_from(start), std::move(target), std::move(iter), std::move(body),
+                                   std::move(orelse));
+}
+
+StmtPtr Parser::parse_while() {
+  size_t start = pos_;
+  const Token& keyword = advance();
+  ExprPtr test = parse_namedexpr_test();
+  expect(TokenKind::Colon, "after the 'while' condition");
+  Block body = parse_block("'while' statement", keyword);
+  Block orelse = parse_else_clause();
+  return std::make_unique<WhileStmt>(span_from(start), std::move(test), std::move(body), std::move(orelse));
+}
+
+Block Parser::parse_else_clause() {
+  if (!at(TokenKind::KwElse)) return {};
+  const Token& keyword = advance();
+  expect(TokenKind::Colon, "after 'else'");
+  return parse_block("'else' statement", keyword);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Expressions
+
+// a, b, c as in `x = a, b` or `return a, b`: a tuple when there is a comma (a trailing one included).
+ExprPtr Parser::parse_testlist_star_expr() {
+  size_t start = pos_;
+  ExprPtr first = parse_star_or_test();
+  if (!at(TokenKind::Comma)) return first;
+  std::vector<ExprPtr> elts;
+  elts.push_back(std::move(first));
+  while (accept(TokenKind::Comma) && starts_expression(peek().kind)) elts.push_back(parse_star_or_test());
+  return std::make_unique<TupleExpr>(span_from(start), std::move(elts));
+}
+
+// The target of a for loop: bitwise-or expressions, so that `in` ends it.
+ExprPtr Parser::parse_target_list() {
+  size_t start = pos_;
+  if (at(TokenKind::Star)) fail_starred();
+  ExprPtr first = parse_binary(0);
+  if (!at(TokenKind::Comma)) return first;
+  std::vector<ExprPtr> elts;
+  elts.push_back(std::move(first));
+  while (accept(TokenKind::Comma) && !at(TokenKind::KwIn)) {
+    if (at(TokenKind::Star)) fail_starred();
+    elts.push_back(parse_binary(0));
+  }
+  return std::make_unique<TupleExpr>(span_from(start), std::move(elts));
+}
+
+ExprPtr Parser::parse_star_or_test() {
+  if (at(TokenKind::Star)) fail_starred();
+  return parse_test();
+}
+
+ExprPtr Parser::parse_namedexpr_test() {
+  ExprPtr e = parse_test();
+  if (at(TokenKind::ColonEqual)) fail(peek().range, kWalrusMessage);
+  return e;
+}
+
+ExprPtr Parser::parse_test() {
+  if (at(TokenKind::KwLambda)) fail(peek().range, "'lambda' is not supported in kernels");
+  NestingGuard guard(*this);
+  size_t start = pos_;
+  ExprPtr body = parse_or_test();
+  if (!accept(TokenKind::KwIf)) return body;
+  ExprPtr test = parse_or_test();
+  if (!accept(TokenKind::KwElse)) fail_unexpected("'else' in the conditional expression");
+  ExprPtr orelse = parse_test();
+  return std::make_unique<IfExpExpr>(span_from(start), std::move(test), std::move(body), std::move(orelse));
+}
+
+ExprPtr Parser::parse_or_test() {
+  size_t start = pos_;
+  ExprPtr first = parse_and_test();
+  if (!at(TokenKind::KwOr)) return first;
+  std::vector<ExprPtr> values;
+  values.push_back(std::move(first));
+  while (accept(TokenKind::KwOr)) values.push_back(parse_and_test());
+  return std::make_unique<BoolOpExpr>(span_from(start), BoolOpKind::Or, std::move(values));
+}
+
+ExprPtr Parser::parse_and_test() {
+  size_t start = pos_;
+  ExprPtr first = parse_not_test();
+  if (!at(TokenKind::KwAnd)) return first;
+  std::vector<ExprPtr> values;
+  values.push_back(std::move(first));
+  while (accept(TokenKind::KwAnd)) values.push_back(parse_not_test());
+  return std::make_unique<BoolOpExpr>(span_from(start), BoolOpKind::And, std::move(values));
+}
+
+ExprPtr Parser::parse_not_test() {
+  if (!at(TokenKind::KwNot)) return parse_comparison();
+  NestingGuard guard(*this);
+  size_t start = pos_;
+  advance();
+  ExprPtr operand = parse_not_test();
+  return std::make_unique<UnaryOpExpr>(span_from(start), UnaryOpKind::Not, std::move(operand));
+}
+
+// The comparison operator at the cursor, if any; `not` counts only as the start of `not in`.
+bool Parser::at_comparison(CmpOpKind* op) const {
+  switch (peek().kind) {
+    case TokenKind::Less: *op = CmpOpKind::Lt; return true;
+    case TokenKind::Greater: *op = CmpOpKind::Gt; return true;
+    case TokenKind::LessEqual: *op = CmpOpKind::LtE; return true;
+    case TokenKind::GreaterEqual: *op = CmpOpKind::GtE; return true;
+    case TokenKind::EqEqual: *op = CmpOpKind::Eq; return true;
+    case TokenKind::NotEqual: *op = CmpOpKind::NotEq; return true;
+    case TokenKind::KwIn: *op = CmpOpKind::In; return true;
+    case TokenKind::KwIs: *op = peek(1).is(TokenKind::KwNot) ? CmpOpKind::IsNot : CmpOpKind::Is; return true;
+    case TokenKind::KwNot: *op = CmpOpKind::NotIn; return peek(1).is(TokenKind::KwIn);
+    default: return false;
+  }
+}
+
+ExprPtr Parser::parse_comparison() {
+  size_t start = pos_;
+  ExprPtr left = parse_binary(0);
+  std::vector<CmpOpKind> ops;
+  std::vector<ExprPtr> comparators;
+  CmpOpKind op;
+  while (at_comparison(&op)) {
+    advance();
+    if (op == CmpOpKind::IsNot || op == CmpOpKind::NotIn) advance();
+    ops.push_back(op);
+    comparators.push_back(parse_binary(0));
+  }
+  if (ops.empty()) return left;
+  return std::make_unique<CompareExpr>(span_from(start), std::move(left), std::move(ops), std::move(comparators));
+}
+
+ExprPtr Parser::parse_binary(int level) {
+  if (level == kBinaryLevels) return parse_factor();
+  size_t start = pos_;
+  ExprPtr lhs = parse_binary(level + 1);
+  for (;;) {
+    if (level == kBinaryLevels - 1 && at(TokenKind::At)) {
+      fail(peek().range, "the matrix multiplication operator '@' is not supported in kernels");
+    }
+    BinOpKind op;
+    if (!binary_op(level, peek().kind, &op)) return lhs;
+    const Token& op_token = advance();
+    ExprPtr rhs = parse_binary(level + 1);
+    auto node = std::make_unique<BinOpExpr>(span_from(start), op, std::move(lhs), std::move(rhs));
+    node->op_range = op_token.range;
+    lhs = std::move(node);
+  }
+}
+
+// Unary minus binds looser than ** on its right: -2**2 is -(2**2), and 2**-1 is 2**(-1).
+ExprPtr Parser::parse_factor() {
+  UnaryOpKind op;
+  switch (peek().kind) {
+    case TokenKind::Minus: op = UnaryOpKind::Neg; break;
+    case TokenKind::Plus: op = UnaryOpKind::Pos; break;
+    case TokenKind::Tilde: op = UnaryOpKind::Invert; break;
+    default: return parse_power();
+  }
+  NestingGuard guard(*this);
+  size_t start = pos_;
+  advance();
+  ExprPtr operand = parse_factor();
+  return std::make_unique<UnaryOpExpr>(span_from(start), op, std::move(operand));
+}
+
+ExprPtr Parser::parse_power() {
+  size_t start = pos_;
+  if (at(TokenKind::KwAwait)) fail(peek().range, "'await' is not supported in kernels");
+  ExprPtr base = parse_primary();
+  if (!at(TokenKind::DoubleStar)) return base;
+  const Token& op_token = advance();
+  NestingGuard guard(*this);
+  ExprPtr exponent = parse_factor();
+  auto node = std::make_unique<BinOpExpr>(span_from(start), BinOpKind::Pow, std::move(base), std::move(exponent));
+  node->op_range = op_token.range;
+  return node;
+}
+
+ExprPtr Parser::parse_primary() {
+  size_t start = pos_;
+  ExprPtr e = parse_atom();
+  for (;;) {
+    if (at(TokenKind::LParen)) {
+      e = parse_call(std::move(e), start);
+    } else if (at(TokenKind::LBracket)) {
+      e = parse_subscript(std::move(e), start);
+    } else if (accept(TokenKind::Dot)) {
+      if (!at(TokenKind::Name)) fail_unexpected("an attribute name after '.'");
+      const Token& name = advance();
+      e = std::make_unique<AttributeExpr>(span_from(start), std::move(e), name.text, name.range);
+    } else {
+      return e;
+    }
+  }
+}
+
+ExprPtr Parser::parse_call(ExprPtr func, size_t start) {
+  size_t open = pos_;
+  advance();  // (
+  std::vector<ExprPtr> args;
+  std::vector<Keyword> keywords;
+  while (!at(TokenKind::RParen)) {
+    const Token& t = peek();
+    if (t.is(TokenKind::Star)) fail_starred();
+    if (t.is(TokenKind::DoubleStar)) fail(t.range, "'**' argument unpacking is not supported in kernels");
+    if (t.is(TokenKind::Name) && peek(1).is(TokenKind::Equal)) {
+      advance();
+      advance();
+      ExprPtr value = parse_test();
+      for (const Keyword& k : keywords) {
+        if (k.name == t.text) report(t.range, fmt::format("keyword argument repeated: '{}'", t.text));
+      }
+      keywords.push_back({t.text, t.range, std::move(value)});
+    } else {
+      ExprPtr e = parse_test();
+      if (at(TokenKind::KwFor)) fail(span(open, matching_close(open)), kGeneratorMessage);
+      if (at(TokenKind::ColonEqual)) fail(peek().range, kWalrusMessage);
+      if (at(TokenKind::Equal)) fail(e->range, "a keyword argument name must be a plain name");
+      if (!keywords.empty()) report(e->range, "positional argument follows keyword argument");
+      args.push_back(std::move(e));
+    }
+    if (!accept(TokenKind::Comma)) break;
+  }
+  if (!at(TokenKind::RParen)) fail_unexpected("',' or ')' in the call arguments");
+  advance();
+  return std::make_unique<CallExpr>(span_from(start), std::move(func), std::move(args), std::move(keywords));
+}
+
+// x[i], x[i, j], x[a:b, ::2]: one index, or a tuple of them when there is a comma.
+ExprPtr Parser::parse_subscript(ExprPtr value, size_t start) {
+  advance();  // [
+  size_t items_start = pos_;
+  std::vector<ExprPtr> items;
+  bool comma = false;
+  for (;;) {
+    items.push_back(parse_subscript_item());
+    if (!accept(TokenKind::Comma)) break;
+    comma = true;
+    if (at(TokenKind::RBracket)) break;
+  }
+  if (!at(TokenKind::RBracket)) fail_unexpected("',' or ']' in the subscript");
+  ExprPtr index;
+  if (items.size() == 1 && !comma) {
+    index = std::move(items.front());
+  } else {
+    index = std::make_unique<TupleExpr>(span_from(items_start), std::move(items));
+  }
+  advance();
+  return std::make_unique<SubscriptExpr>(span_from(start), std::move(value), std::move(index));
+}
+
+ExprPtr Parser::parse_subscript_item() {
+  size_t start = pos_;
+  ExprPtr lower;
+  if (!at(TokenKind::Colon)) {
+    if (at(TokenKind::Star)) fail_starred();
+    lower = parse_namedexpr_test();
+    if (!at(TokenKind::Colon)) return lower;
+  }
+  advance();  // ':'
+  auto slice_part_ends = [&] { return at(TokenKind::Colon) || at(TokenKind::Comma) || at(TokenKind::RBracket); };
+  ExprPtr upper, step;
+  if (!slice_part_ends()) upper = parse_test();
+  if (accept(TokenKind::Colon) && !slice_part_ends()) step = parse_test();
+  return std::make_unique<SliceExpr>(span_from(start), std::move(lower), std::move(upper), std::move(step));
+}
+
+ExprPtr Parser::parse_atom() {
+  size_t start = pos_;
+  const Token& t = peek();
+  switch (t.kind) {
+    case TokenKind::Name:
+      advance();
+      return std::make_unique<NameExpr>(t.range, t.text);
+    case TokenKind::Int:
+      advance();
+      if (t.int_overflow) report(t.range, fmt::format("integer literal '{}' does not fit in 64 bits", t.text));
+      return std::make_unique<IntLitExpr>(t.range, t.int_value);
+    case TokenKind::Float:
+      advance();
+      return std::make_unique<FloatLitExpr>(t.range, t.float_value);
+    case TokenKind::Imaginary: fail(t.range, "complex literals are not supported in kernels");
+    case TokenKind::KwTrue: advance(); return std::make_unique<BoolLitExpr>(t.range, true);
+    case TokenKind::KwFalse: advance(); return std::make_unique<BoolLitExpr>(t.range, false);
+    case TokenKind::KwNone: advance(); return std::make_unique<NoneLitExpr>(t.range);
+    case TokenKind::String: case TokenKind::FString: {
+      std::string value;
+      while (at(TokenKind::String) || at(TokenKind::FString)) {
+        const Token& s = peek();
+        if (s.is(TokenKind::FString)) fail(s.range, "f-strings are not supported in kernels");
+        if (s.is_bytes) fail(s.range, "bytes literals are not supported in kernels");
+        value += s.str_value;
+        advance();
+      }
+      return std::make_unique<StringLitExpr>(span_from(start), std::move(value));
+    }
+    case TokenKind::LParen: return parse_paren();
+    case TokenKind::LBracket: case TokenKind::LBrace: fail_display();
+    case TokenKind::Ellipsis: fail(t.range, "'...' (Ellipsis) is not supported in kernels");
+    case TokenKind::KwLambda: fail(t.range, "'lambda' is not supported in kernels");
+    case TokenKind::KwYield: fail(t.range, "'yield' is not supported in kernels");
+    case TokenKind::KwAwait: fail(t.range, "'await' is not supported in kernels");
+    case TokenKind::Star: fail_starred();
+    case TokenKind::DoubleStar: fail(t.range, "'**' unpacking is not supported in kernels");
+    default: fail_unexpected("an expression");
+  }
+}
+
+// ( ) is the empty tuple, (x) is x, (x,) and (x, y) are tuples; (x for ...) is a generator expression.
+ExprPtr Parser::parse_paren() {
+  size_t open = pos_;
+  advance();
+  if (accept(TokenKind::RParen)) return std::make_unique<TupleExpr>(span_from(open), std::vector<ExprPtr>{});
+  if (at(TokenKind::KwYield)) fail(peek().range, "'yield' is not supported in kernels");
+  if (at(TokenKind::Star)) fail_starred();
+  ExprPtr first = parse_namedexpr_test();
+  if (at(TokenKind::KwFor)) fail(span(open, matching_close(open)), kGeneratorMessage);
+  if (accept(TokenKind::RParen)) return first;
+  if (!at(TokenKind::Comma)) fail_unexpected("')'");
+  std::vector<ExprPtr> elts;
+  elts.push_back(std::move(first));
+  while (accept(TokenKind::Comma) && !at(TokenKind::RParen)) {
+    if (at(TokenKind::Star)) fail_starred();
+    elts.push_back(parse_namedexpr_test());
+  }
+  if (!at(TokenKind::RParen)) fail_unexpected("',' or ')' in the tuple");
+  advance();
+  return std::make_unique<TupleExpr>(span_from(open), std::move(elts));
+}
+
+// A list, set or dict display or comprehension, rejected with a range covering the brackets.
+void Parser::fail_display() {
+  size_t open = pos_;
+  size_t close = matching_close(open);
+  bool brace = at(TokenKind::LBrace);
+  bool comprehension = false, dict = brace && close == open + 1;
+  int depth = 0;
+  for (size_t i = open + 1; i < close; ++i) {
+    TokenKind k = toks_[i].kind;
+    if (is_opening(k)) ++depth;
+    if (is_closing(k)) --depth;
+    if (depth != 0) continue;
+    if (k == TokenKind::KwFor) comprehension = true;
+    if (brace && !comprehension && (k == TokenKind::Colon || k == TokenKind::DoubleStar)) dict = true;
+  }
+  const char* message;
+  if (!brace) {
+    message = comprehension ? "list comprehensions are not supported in kernels; use a loop"
+                            : "lists are not supported in kernels; use a tuple or a local array (gpu.local.array)";
+  } else if (dict) {
+    message = comprehension ? "dict comprehensions are not supported in kernels; use a loop"
+                            : "dicts are not supported in kernels";
+  } else {
+    message = comprehension ? "set comprehensions are not supported in kernels; use a loop"
+                            : "sets are not supported in kernels";
+  }
+  fail(span(open, close), message);
+}
+
+void Parser::fail_starred() {
+  size_t star = pos_;
+  size_t last = peek(1).is(TokenKind::Name) ? star + 1 : star;
+  fail(span(star, last), kStarredMessage);
+}
+
+}  // namespace
+
+std::unique_ptr<Module> parse_module(SourceFilePtr file) {
+  auto module = std::make_unique<Module>();
+  module->file = file;
+  std::vector<Token> tokens = tokenize(file, module->errors);
+  if (module->errors.has_errors()) return module;
+  Parser(std::move(file), std::move(tokens)).parse_into(*module);
+  return module;
+}
+
+}  // namespace gpujit

@@ -1,0 +1,343 @@
+// The rows of the builtins table (ir/builtins.h) and the docs renderer.
+//
+// Invariant checked at first use: every BuiltinId has exactly one row, and (scope, name) is unique. The
+// libdevice names are those of CUDA's libdevice.10.bc (float variants end in 'f'; the float64 predicates
+// are __nv_isnand, __nv_isinfd, __nv_isfinited).
+#include "ir/builtins.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "frontend/diagnostics.h"
+
+namespace gpujit {
+
+namespace {
+
+using S = BuiltinScope;
+using T = BuiltinTyping;
+using L = BuiltinLowering;
+using Id = BuiltinId;
+
+BuiltinInfo value(Id id, S scope, const char* name, T typing, L lowering, BuiltinReg reg, uint8_t axis,
+                  const char* doc) {
+  return {id, scope, name, nullptr, false, 0, 0, typing, lowering, nullptr, nullptr, false, reg, axis, 0, true, doc};
+}
+
+BuiltinInfo fn(Id id, S scope, const char* name, int8_t min_args, int8_t max_args, T typing, L lowering,
+               const char* doc, const char* numpy_name = nullptr) {
+  return {id, scope, name, numpy_name, true, min_args, max_args, typing, lowering, nullptr, nullptr, false,
+          BuiltinReg::None, 0, 0, true, doc};
+}
+
+BuiltinInfo math(Id id, const char* name, const char* numpy_name, int8_t nargs, T typing, const char* f32,
+                 const char* f64, bool fp16, const char* doc) {
+  return {id, S::Math, name, numpy_name, true, nargs, nargs, typing, L::Libdevice, f32, f64, fp16,
+          BuiltinReg::None, 0, 0, true, doc};
+}
+
+BuiltinInfo math_inline(Id id, const char* name, const char* numpy_name, const char* doc) {
+  return {id, S::Math, name, numpy_name, true, 1, 1, T::MathUnary, L::Inline, nullptr, nullptr, false,
+          BuiltinReg::None, 0, 0, true, doc};
+}
+
+BuiltinInfo constant(Id id, const char* name, double v, const char* doc) {
+  return {id, S::Math, name, name, false, 0, 0, T::MathConstant, L::Constant, nullptr, nullptr, false,
+          BuiltinReg::None, 0, v, true, doc};
+}
+
+BuiltinInfo later(Id id, S scope, const char* name) {
+  return {id, scope, name, nullptr, true, 0, -1, T::Unsupported, L::None, nullptr, nullptr, false,
+          BuiltinReg::None, 0, 0, false, "not supported yet"};
+}
+
+std::vector<BuiltinInfo> make_rows() {
+  const BuiltinReg kTid = BuiltinReg::ThreadIdx, kBid = BuiltinReg::BlockIdx, kBdim = BuiltinReg::BlockDim,
+                   kGdim = BuiltinReg::GridDim;
+  std::vector<BuiltinInfo> rows = {
+      // Thread indexing.
+      value(Id::ThreadIdxX, S::ThreadIdx, "x", T::Int32Value, L::SpecialRegister, kTid, 0, "thread index in the block along x (int32)"),
+      value(Id::ThreadIdxY, S::ThreadIdx, "y", T::Int32Value, L::SpecialRegister, kTid, 1, "thread index in the block along y (int32)"),
+      value(Id::ThreadIdxZ, S::ThreadIdx, "z", T::Int32Value, L::SpecialRegister, kTid, 2, "thread index in the block along z (int32)"),
+      value(Id::BlockIdxX, S::BlockIdx, "x", T::Int32Value, L::SpecialRegister, kBid, 0, "block index in the grid along x (int32)"),
+      value(Id::BlockIdxY, S::BlockIdx, "y", T::Int32Value, L::SpecialRegister, kBid, 1, "block index in the grid along y (int32)"),
+      value(Id::BlockIdxZ, S::BlockIdx, "z", T::Int32Value, L::SpecialRegister, kBid, 2, "block index in the grid along z (int32)"),
+      value(Id::BlockDimX, S::BlockDim, "x", T::Int32Value, L::SpecialRegister, kBdim, 0, "threads per block along x (int32)"),
+      value(Id::BlockDimY, S::BlockDim, "y", T::Int32Value, L::SpecialRegister, kBdim, 1, "threads per block along y (int32)"),
+      value(Id::BlockDimZ, S::BlockDim, "z", T::Int32Value, L::SpecialRegister, kBdim, 2, "threads per block along z (int32)"),
+      value(Id::GridDimX, S::GridDim, "x", T::Int32Value, L::SpecialRegister, kGdim, 0, "blocks in the grid along x (int32)"),
+      value(Id::GridDimY, S::GridDim, "y", T::Int32Value, L::SpecialRegister, kGdim, 1, "blocks in the grid along y (int32)"),
+      value(Id::GridDimZ, S::GridDim, "z", T::Int32Value, L::SpecialRegister, kGdim, 2, "blocks in the grid along z (int32)"),
+      value(Id::LaneId, S::Kernel, "laneid", T::Int32Value, L::SpecialRegister, BuiltinReg::LaneId, 0, "the thread's lane in its warp (int32)"),
+      value(Id::WarpSize, S::Kernel, "warpsize", T::Int32Value, L::SpecialRegister, BuiltinReg::WarpSize, 0, "threads per warp, 32 (int32)"),
+      fn(Id::Grid, S::Kernel, "grid", 1, 1, T::GridFn, L::Grid,
+         "grid(ndim): the thread's absolute index, int64 for ndim 1, a tuple of ndim int64 for 2 and 3"),
+      fn(Id::GridSize, S::Kernel, "gridsize", 1, 1, T::GridFn, L::Grid,
+         "gridsize(ndim): threads in the whole grid, int64 for ndim 1, a tuple of ndim int64 for 2 and 3"),
+      // Synchronization.
+      fn(Id::SyncThreads, S::Kernel, "syncthreads", 0, 0, T::VoidFn, L::Barrier, "barrier across the threads of a block"),
+      fn(Id::SyncThreadsCount, S::Kernel, "syncthreads_count", 1, 1, T::SyncPredicate, L::Barrier,
+         "barrier; returns how many threads of the block passed a true predicate (int32)"),
+      fn(Id::SyncThreadsAnd, S::Kernel, "syncthreads_and", 1, 1, T::SyncPredicate, L::Barrier,
+         "barrier; returns 1 if the predicate is true in every thread of the block (int32)"),
+      fn(Id::SyncThreadsOr, S::Kernel, "syncthreads_or", 1, 1, T::SyncPredicate, L::Barrier,
+         "barrier; returns 1 if the predicate is true in any thread of the block (int32)"),
+      fn(Id::SyncWarp, S::Kernel, "syncwarp", 0, 1, T::SyncWarp, L::Barrier,
+         "syncwarp(mask=0xffffffff): barrier across the lanes of `mask` in a warp"),
+      fn(Id::ThreadFence, S::Kernel, "threadfence", 0, 0, T::VoidFn, L::Barrier, "memory fence at device scope"),
+      fn(Id::ThreadFenceBlock, S::Kernel, "threadfence_block", 0, 0, T::VoidFn, L::Barrier, "memory fence at block scope"),
+      fn(Id::ThreadFenceSystem, S::Kernel, "threadfence_system", 0, 0, T::VoidFn, L::Barrier, "memory fence at system scope"),
+      // Arrays in shared and local memory.
+      fn(Id::SharedArray, S::Shared, "array", 2, 2, T::ArrayAlloc, L::ArrayAlloc,
+         "shared.array(shape, dtype): a C-order array shared by the block; shape is a constant int or tuple"),
+      fn(Id::LocalArray, S::Local, "array", 2, 2, T::ArrayAlloc, L::ArrayAlloc,
+         "local.array(shape, dtype): a C-order array private to the thread; shape is a constant int or tuple"),
+      later(Id::ConstArrayLike, S::Const, "array_like"),
+      // Atomics: atomic.op(ary, idx, val) returns the old value.
+      fn(Id::AtomicAdd, S::Atomic, "add", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.add(ary, idx, val): ary[idx] += val atomically; returns the old value (int32/64, uint32/64, float32/64)"),
+      fn(Id::AtomicSub, S::Atomic, "sub", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.sub(ary, idx, val): ary[idx] -= val atomically; returns the old value"),
+      fn(Id::AtomicMax, S::Atomic, "max", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.max(ary, idx, val): ary[idx] = max(ary[idx], val) atomically; returns the old value"),
+      fn(Id::AtomicMin, S::Atomic, "min", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.min(ary, idx, val): ary[idx] = min(ary[idx], val) atomically; returns the old value"),
+      fn(Id::AtomicExch, S::Atomic, "exch", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.exch(ary, idx, val): stores val atomically; returns the old value"),
+      fn(Id::AtomicAnd, S::Atomic, "and_", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.and_(ary, idx, val): ary[idx] &= val atomically (integers); returns the old value"),
+      fn(Id::AtomicOr, S::Atomic, "or_", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.or_(ary, idx, val): ary[idx] |= val atomically (integers); returns the old value"),
+      fn(Id::AtomicXor, S::Atomic, "xor", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.xor(ary, idx, val): ary[idx] ^= val atomically (integers); returns the old value"),
+      later(Id::AtomicInc, S::Atomic, "inc"),
+      later(Id::AtomicDec, S::Atomic, "dec"),
+      later(Id::AtomicCas, S::Atomic, "compare_and_swap"),
+      later(Id::AtomicNanMax, S::Atomic, "nanmax"),
+      later(Id::AtomicNanMin, S::Atomic, "nanmin"),
+      // Warp and integer intrinsics of numba-cuda that gpujit does not have yet.
+      later(Id::AllSync, S::Kernel, "all_sync"),
+      later(Id::AnySync, S::Kernel, "any_sync"),
+      later(Id::EqSync, S::Kernel, "eq_sync"),
+      later(Id::BallotSync, S::Kernel, "ballot_sync"),
+      later(Id::ShflSync, S::Kernel, "shfl_sync"),
+      later(Id::ShflUpSync, S::Kernel, "shfl_up_sync"),
+      later(Id::ShflDownSync, S::Kernel, "shfl_down_sync"),
+      later(Id::ShflXorSync, S::Kernel, "shfl_xor_sync"),
+      later(Id::MatchAnySync, S::Kernel, "match_any_sync"),
+      later(Id::MatchAllSync, S::Kernel, "match_all_sync"),
+      later(Id::ActiveMask, S::Kernel, "activemask"),
+      later(Id::LanemaskLt, S::Kernel, "lanemask_lt"),
+      later(Id::Popc, S::Kernel, "popc"),
+      later(Id::Brev, S::Kernel, "brev"),
+      later(Id::Clz, S::Kernel, "clz"),
+      later(Id::Ffs, S::Kernel, "ffs"),
+      later(Id::Fma, S::Kernel, "fma"),
+      later(Id::Cbrt, S::Kernel, "cbrt"),
+      later(Id::Selp, S::Kernel, "selp"),
+      // Array attributes.
+      value(Id::ArrayShape, S::Array, "shape", T::ArrayAttr, L::ArrayAttr, BuiltinReg::None, 0,
+            "the extents, a tuple of ndim int64"),
+      value(Id::ArraySize, S::Array, "size", T::ArrayAttr, L::ArrayAttr, BuiltinReg::None, 0,
+            "the number of elements (int64)"),
+      value(Id::ArrayNdim, S::Array, "ndim", T::ArrayAttr, L::Constant, BuiltinReg::None, 0,
+            "the number of dimensions (int64 constant)"),
+      value(Id::ArrayStrides, S::Array, "strides", T::ArrayAttr, L::ArrayAttr, BuiltinReg::None, 0,
+            "the strides in bytes, a tuple of ndim int64"),
+      value(Id::ArrayDtype, S::Array, "dtype", T::ArrayAttr, L::None, BuiltinReg::None, 0,
+            "the element type, usable as a dtype (local.array(3, a.dtype), a.dtype(0))"),
+      // Python builtins.
+      fn(Id::Len, S::Python, "len", 1, 1, T::Len, L::Inline, "len(a): extent of an array's first axis; len(tuple)"),
+      fn(Id::Range, S::Python, "range", 1, 3, T::Range, L::Range,
+         "range(stop), range(start, stop[, step]): integers, only as a for loop's iterable; the loop variable is int64"),
+      fn(Id::Min, S::Python, "min", 2, -1, T::MinMax, L::Inline, "min(a, b, ...): the smallest of two or more numbers"),
+      fn(Id::Max, S::Python, "max", 2, -1, T::MinMax, L::Inline, "max(a, b, ...): the largest of two or more numbers"),
+      fn(Id::Abs, S::Python, "abs", 1, 1, T::Abs, L::Inline, "abs(x): absolute value, of x's type", "abs"),
+      fn(Id::Int, S::Python, "int", 1, 1, T::ToInt, L::Cast, "int(x): int64, truncating toward zero"),
+      fn(Id::Float, S::Python, "float", 1, 1, T::ToFloat, L::Cast, "float(x): float64"),
+      fn(Id::Bool, S::Python, "bool", 1, 1, T::ToBool, L::Cast, "bool(x): the truth value of x"),
+      fn(Id::Round, S::Python, "round", 1, 1, T::Round, L::Inline,
+         "round(x): nearest integer as int64, halves to even (round(x, ndigits) is not supported)"),
+      later(Id::Print, S::Python, "print"),
+      fn(Id::Cast, S::Python, "<dtype>", 1, 1, T::Cast, L::Cast,
+         "float32(x), np.int32(x), numba.float64(x), gpu.uint8(x): converts a number to that dtype"),
+      // math: unary, float -> float; integers compute in float64.
+      math(Id::Sqrt, "sqrt", "sqrt", 1, T::MathUnary, "__nv_sqrtf", "__nv_sqrt", true, "square root"),
+      math(Id::Exp, "exp", "exp", 1, T::MathUnary, "__nv_expf", "__nv_exp", true, "e ** x"),
+      math(Id::Exp2, "exp2", "exp2", 1, T::MathUnary, "__nv_exp2f", "__nv_exp2", true, "2 ** x"),
+      math(Id::Expm1, "expm1", "expm1", 1, T::MathUnary, "__nv_expm1f", "__nv_expm1", false, "e ** x - 1"),
+      math(Id::Log, "log", "log", 1, T::MathUnary, "__nv_logf", "__nv_log", true, "natural logarithm (one argument)"),
+      math(Id::Log1p, "log1p", "log1p", 1, T::MathUnary, "__nv_log1pf", "__nv_log1p", false, "log(1 + x)"),
+      math(Id::Log2, "log2", "log2", 1, T::MathUnary, "__nv_log2f", "__nv_log2", true, "base-2 logarithm"),
+      math(Id::Log10, "log10", "log10", 1, T::MathUnary, "__nv_log10f", "__nv_log10", true, "base-10 logarithm"),
+      math(Id::Sin, "sin", "sin", 1, T::MathUnary, "__nv_sinf", "__nv_sin", true, "sine"),
+      math(Id::Cos, "cos", "cos", 1, T::MathUnary, "__nv_cosf", "__nv_cos", true, "cosine"),
+      math(Id::Tan, "tan", "tan", 1, T::MathUnary, "__nv_tanf", "__nv_tan", false, "tangent"),
+      math(Id::Asin, "asin", "arcsin", 1, T::MathUnary, "__nv_asinf", "__nv_asin", false, "arc sine"),
+      math(Id::Acos, "acos", "arccos", 1, T::MathUnary, "__nv_acosf", "__nv_acos", false, "arc cosine"),
+      math(Id::Atan, "atan", "arctan", 1, T::MathUnary, "__nv_atanf", "__nv_atan", false, "arc tangent"),
+      math(Id::Atan2, "atan2", "arctan2", 2, T::MathBinary, "__nv_atan2f", "__nv_atan2", false, "atan2(y, x)"),
+      math(Id::Sinh, "sinh", "sinh", 1, T::MathUnary, "__nv_sinhf", "__nv_sinh", false, "hyperbolic sine"),
+      math(Id::Cosh, "cosh", "cosh", 1, T::MathUnary, "__nv_coshf", "__nv_cosh", false, "hyperbolic cosine"),
+      math(Id::Tanh, "tanh", "tanh", 1, T::MathUnary, "__nv_tanhf", "__nv_tanh", false, "hyperbolic tangent"),
+      math(Id::Asinh, "asinh", "arcsinh", 1, T::MathUnary, "__nv_asinhf", "__nv_asinh", false, "inverse hyperbolic sine"),
+      math(Id::Acosh, "acosh", "arccosh", 1, T::MathUnary, "__nv_acoshf", "__nv_acosh", false, "inverse hyperbolic cosine"),
+      math(Id::Atanh, "atanh", "arctanh", 1, T::MathUnary, "__nv_atanhf", "__nv_atanh", false, "inverse hyperbolic tangent"),
+      math(Id::Erf, "erf", nullptr, 1, T::MathUnary, "__nv_erff", "__nv_erf", false, "error function"),
+      math(Id::Erfc, "erfc", nullptr, 1, T::MathUnary, "__nv_erfcf", "__nv_erfc", false, "complementary error function"),
+      math(Id::Gamma, "gamma", nullptr, 1, T::MathUnary, "__nv_tgammaf", "__nv_tgamma", false, "gamma function"),
+      math(Id::Lgamma, "lgamma", nullptr, 1, T::MathUnary, "__nv_lgammaf", "__nv_lgamma", false, "log of the absolute gamma function"),
+      math(Id::Pow, "pow", "power", 2, T::MathBinary, "__nv_powf", "__nv_pow", false, "pow(x, y): x ** y in floating point"),
+      math(Id::Floor, "floor", "floor", 1, T::MathUnary, "__nv_floorf", "__nv_floor", true,
+           "largest integral value <= x, as a float (numba-cuda; CPU numba gives int64)"),
+      math(Id::Ceil, "ceil", "ceil", 1, T::MathUnary, "__nv_ceilf", "__nv_ceil", true,
+           "smallest integral value >= x, as a float (numba-cuda)"),
+      math(Id::Trunc, "trunc", "trunc", 1, T::MathUnary, "__nv_truncf", "__nv_trunc", true,
+           "x rounded toward zero, as a float (numba-cuda)"),
+      math(Id::Fabs, "fabs", "fabs", 1, T::MathUnary, "__nv_fabsf", "__nv_fabs", true, "absolute value as a float"),
+      math(Id::Hypot, "hypot", "hypot", 2, T::MathBinary, "__nv_hypotf", "__nv_hypot", false, "sqrt(x*x + y*y)"),
+      math(Id::Copysign, "copysign", "copysign", 2, T::MathBinary, "__nv_copysignf", "__nv_copysign", false,
+           "copysign(x, y): |x| with the sign of y"),
+      math(Id::Fmod, "fmod", "fmod", 2, T::MathBinary, "__nv_fmodf", "__nv_fmod", false,
+           "fmod(x, y): remainder with the sign of x (C's fmod)"),
+      math(Id::Remainder, "remainder", nullptr, 2, T::MathBinary, "__nv_remainderf", "__nv_remainder", false,
+           "remainder(x, y): IEEE remainder"),
+      math(Id::Ldexp, "ldexp", "ldexp", 2, T::MathLdexp, "__nv_ldexpf", "__nv_ldexp", false,
+           "ldexp(x, i): x * 2 ** i, i an integer (converted to int32)"),
+      math(Id::IsNan, "isnan", "isnan", 1, T::MathPredicate, "__nv_isnanf", "__nv_isnand", false,
+           "whether x is NaN (bool)"),
+      math(Id::IsInf, "isinf", "isinf", 1, T::MathPredicate, "__nv_isinff", "__nv_isinfd", false,
+           "whether x is infinite (bool)"),
+      math(Id::IsFinite, "isfinite", "isfinite", 1, T::MathPredicate, "__nv_finitef", "__nv_isfinited", false,
+           "whether x is neither infinite nor NaN (bool)"),
+      math_inline(Id::Degrees, "degrees", "degrees", "radians to degrees"),
+      math_inline(Id::Radians, "radians", "radians", "degrees to radians"),
+      // math constants.
+      constant(Id::Pi, "pi", std::numbers::pi, "3.141592653589793 (float64 constant)"),
+      constant(Id::E, "e", std::numbers::e, "2.718281828459045 (float64 constant)"),
+      constant(Id::Tau, "tau", 2 * std::numbers::pi, "6.283185307179586 (float64 constant)"),
+      constant(Id::Inf, "inf", HUGE_VAL, "positive infinity (float64 constant)"),
+      constant(Id::Nan, "nan", std::nan(""), "not a number (float64 constant)"),
+  };
+  return rows;
+}
+
+struct Table {
+  std::vector<BuiltinInfo> rows = make_rows();
+  std::vector<const BuiltinInfo*> by_id;
+
+  Table() {
+    size_t count = static_cast<size_t>(BuiltinId::Nan) + 1;
+    by_id.assign(count, nullptr);
+    for (const BuiltinInfo& r : rows) {
+      size_t i = static_cast<size_t>(r.id);
+      if (by_id[i]) throw InternalError(fmt::format("builtin id of '{}' has two rows", r.qualified_name()));
+      by_id[i] = &r;
+      for (const BuiltinInfo& other : rows) {
+        if (&other != &r && other.scope == r.scope && std::string_view(other.name) == r.name) {
+          throw InternalError(fmt::format("builtin '{}' has two rows", r.qualified_name()));
+        }
+      }
+    }
+    for (size_t i = 0; i < count; ++i) {
+      if (!by_id[i]) throw InternalError(fmt::format("builtin id {} has no row", i));
+    }
+  }
+};
+
+const Table& table() {
+  static const Table t;
+  return t;
+}
+
+}  // namespace
+
+const char* scope_prefix(BuiltinScope scope) {
+  switch (scope) {
+    case S::Python: return "";
+    case S::Math: return "math.";
+    case S::Kernel: return "cuda.";
+    case S::ThreadIdx: return "cuda.threadIdx.";
+    case S::BlockIdx: return "cuda.blockIdx.";
+    case S::BlockDim: return "cuda.blockDim.";
+    case S::GridDim: return "cuda.gridDim.";
+    case S::Shared: return "cuda.shared.";
+    case S::Local: return "cuda.local.";
+    case S::Const: return "cuda.const.";
+    case S::Atomic: return "cuda.atomic.";
+    case S::Array: return "array.";
+  }
+  return "";
+}
+
+std::string BuiltinInfo::qualified_name() const { return std::string(scope_prefix(scope)) + name; }
+
+const BuiltinInfo* find_builtin(BuiltinScope scope, std::string_view name) {
+  for (const BuiltinInfo& r : table().rows) {
+    if (r.scope == scope && name == r.name) return &r;
+  }
+  return nullptr;
+}
+
+const BuiltinInfo* find_numpy_builtin(std::string_view name) {
+  for (const BuiltinInfo& r : table().rows) {
+    if (r.numpy_name && name == r.numpy_name) return &r;
+  }
+  if (name == "absolute") return &builtin_info(BuiltinId::Abs);
+  if (name == "minimum") return &builtin_info(BuiltinId::Min);
+  if (name == "maximum") return &builtin_info(BuiltinId::Max);
+  return nullptr;
+}
+
+const BuiltinInfo& builtin_info(BuiltinId id) { return *table().by_id.at(static_cast<size_t>(id)); }
+
+const std::vector<BuiltinInfo>& all_builtins() { return table().rows; }
+
+std::vector<std::string_view> builtin_names(BuiltinScope scope) {
+  std::vector<std::string_view> names;
+  for (const BuiltinInfo& r : table().rows) {
+    if (r.scope == scope && r.id != BuiltinId::Cast) names.push_back(r.name);
+  }
+  return names;
+}
+
+std::string builtins_markdown() {
+  struct Section {
+    const char* title;
+    std::vector<BuiltinScope> scopes;
+  };
+  const Section sections[] = {
+      {"Thread indexing and synchronization (`gpu.*`, `cuda.*`, `numba.cuda.*`)",
+       {S::ThreadIdx, S::BlockIdx, S::BlockDim, S::GridDim, S::Kernel, S::Shared, S::Local, S::Const, S::Atomic}},
+      {"Arrays", {S::Array}},
+      {"Python builtins", {S::Python}},
+      {"math (also `np.*` where listed)", {S::Math}},
+  };
+  std::string md = "# Supported builtins\n\nGenerated from the builtins table (`ir/builtins.cpp`).\n";
+  for (const Section& sec : sections) {
+    md += fmt::format("\n## {}\n\n| name | also | description |\n| --- | --- | --- |\n", sec.title);
+    for (BuiltinScope scope : sec.scopes) {
+      for (const BuiltinInfo& r : table().rows) {
+        if (r.scope != scope || !r.supported) continue;
+        std::string name = r.id == BuiltinId::Cast ? "`float32(x)` ..." : fmt::format("`{}`", r.qualified_name());
+        std::string also;
+        if (r.scope == S::Math && r.f32) also = fmt::format("`{}`/`{}`", r.f32, r.f64);
+        if (r.numpy_name) also = fmt::format("`np.{}`{}{}", r.numpy_name, also.empty() ? "" : ", ", also);
+        md += fmt::format("| {} | {} | {} |\n", name, also, r.doc);
+      }
+    }
+  }
+  md += "\n## Not supported yet\n\n";
+  std::string later;
+  for (const BuiltinInfo& r : table().rows) {
+    if (r.supported) continue;
+    if (!later.empty()) later += ", ";
+    later += fmt::format("`{}`", r.qualified_name());
+  }
+  md += later + "\n";
+  return md;
+}
+
+}  // namespace gpujit

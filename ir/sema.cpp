@@ -1,0 +1,492 @@
+// Semantic analysis, part one: the program (specializations of device functions, recursion, the order of
+// TypedProgram::functions), the per-function driver (inference to a fixpoint, then the checking pass) and
+// statements. Expressions are in sema_expr.cpp, calls and builtins in sema_call.cpp.
+#include "ir/sema.h"
+
+#include <fmt/format.h>
+
+#include "ir/sema_internal.h"
+
+namespace gpujit {
+
+namespace {
+
+// Variable types only widen, so inference converges in a few passes; a type that keeps growing (a tuple
+// that contains itself) would not, and is reported.
+constexpr int kMaxInferencePasses = 32;
+
+uint64_t fnv1a(std::string_view text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// A PTX identifier unique per function and argument types: the file, line and name tell functions apart,
+// the signature tells specializations apart.
+std::string mangle(const FunctionDef& def, const Signature& sig) {
+  std::string key = fmt::format("{}:{}:{}:{}", def.file ? def.file->name() : "", def.range.begin.line, def.name,
+                                sig.str());
+  return fmt::format("_gpujit_{}_{:016x}", def.name, fnv1a(key));
+}
+
+std::string types_str(const std::vector<Type>& types) {
+  std::string s;
+  for (const Type& t : types) s += (s.empty() ? "" : ", ") + t.str();
+  return s;
+}
+
+// Collects the names a function body binds; Python makes each of them local to the whole function.
+void collect_bound_names(const Expr& target, std::set<std::string>& out) {
+  if (const auto* n = target.as<NameExpr>()) out.insert(n->id);
+  if (const auto* t = target.as<TupleExpr>()) {
+    for (const ExprPtr& e : t->elts) collect_bound_names(*e, out);
+  }
+}
+
+void collect_bound_names(const Block& block, std::set<std::string>& out) {
+  for (const StmtPtr& s : block) {
+    if (const auto* a = s->as<AssignStmt>()) {
+      for (const ExprPtr& t : a->targets) collect_bound_names(*t, out);
+    } else if (const auto* a = s->as<AugAssignStmt>()) {
+      collect_bound_names(*a->target, out);
+    } else if (const auto* f = s->as<ForStmt>()) {
+      collect_bound_names(*f->target, out);
+      collect_bound_names(f->body, out);
+      collect_bound_names(f->orelse, out);
+    } else if (const auto* w = s->as<WhileStmt>()) {
+      collect_bound_names(w->body, out);
+      collect_bound_names(w->orelse, out);
+    } else if (const auto* i = s->as<IfStmt>()) {
+      collect_bound_names(i->body, out);
+      collect_bound_names(i->orelse, out);
+    }
+  }
+}
+
+// Whether control can reach the end of `block` (a conservative answer: true unless every path returns or
+// loops forever).
+bool falls_through(const Block& block) {
+  for (const StmtPtr& s : block) {
+    if (s->kind == StmtKind::Return) return false;
+    if (const auto* i = s->as<IfStmt>()) {
+      if (!falls_through(i->body) && !falls_through(i->orelse)) return false;
+    }
+    if (const auto* w = s->as<WhileStmt>()) {
+      const auto* lit = w->test->as<BoolLitExpr>();
+      bool has_break = false;
+      std::vector<const Block*> todo = {&w->body};
+      while (!todo.empty()) {  // a break in a nested loop leaves that loop only
+        const Block* b = todo.back();
+        todo.pop_back();
+        for (const StmtPtr& t : *b) {
+          if (t->kind == StmtKind::Break) has_break = true;
+          if (const auto* ii = t->as<IfStmt>()) todo.push_back(&ii->body), todo.push_back(&ii->orelse);
+        }
+      }
+      if (lit && lit->value && !has_break) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool is_kernel_module(const std::string& canonical) {
+  return canonical == "gpujit" || canonical == "numba.cuda";
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Program
+
+Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::vector<Type>& args, bool is_kernel) {
+  for (const FunctionDef* f : stack_) {
+    if (f == &def) return nullptr;
+  }
+  auto key = std::make_pair(&def, Signature{Type::void_(), args}.str());
+  auto it = specs_.find(key);
+  if (it != specs_.end()) return it->second.get();
+  auto spec = std::make_unique<Specialization>();
+  Specialization* s = spec.get();
+  specs_.emplace(key, std::move(spec));
+  s->fn = std::make_unique<TypedFunction>();
+  stack_.push_back(&def);
+  if (def.errors.has_errors()) {
+    // Syntax errors inside the function: report them (once per function) instead of analysing it.
+    if (syntax_errors_reported_.insert(&def).second) s->diags.append(def.errors);
+    else s->diags.error(def.file, def.name_range, fmt::format("'{}' has syntax errors", def.name));
+    s->fn->def = &def;
+    s->fn->name = def.name;
+    s->fn->is_kernel = is_kernel;
+  } else {
+    FunctionAnalyzer(*this, *s, def, args, is_kernel).run();
+  }
+  stack_.pop_back();
+  s->done = true;
+  return s;
+}
+
+void ProgramAnalyzer::commit(Specialization* s, TypedProgram& out, Diagnostics& diags) {
+  if (s->committed) return;
+  s->committed = true;
+  for (Specialization* c : s->callees) commit(c, out, diags);
+  diags.append(s->diags);
+  out.functions.push_back(std::move(s->fn));
+}
+
+std::unique_ptr<TypedProgram> analyze(const FunctionDef& kernel, const std::vector<Type>& arg_types,
+                                      const GlobalEnv& globals, Diagnostics& diags) {
+  size_t errors_before = diags.error_count();
+  ProgramAnalyzer program(globals);
+  Specialization* s = program.specialize(kernel, arg_types, true);
+  auto out = std::make_unique<TypedProgram>();
+  program.commit(s, *out, diags);
+  if (diags.error_count() > errors_before) return nullptr;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// One function
+
+FunctionAnalyzer::FunctionAnalyzer(ProgramAnalyzer& program, Specialization& spec, const FunctionDef& def,
+                                   const std::vector<Type>& args, bool is_kernel)
+    : program_(program), spec_(spec), fn_(*spec.fn), def_(def), file_(def.file), is_kernel_(is_kernel) {
+  fn_.def = &def;
+  fn_.name = def.name;
+  fn_.is_kernel = is_kernel;
+  fn_.signature.params = args;
+  fn_.signature.ret = Type::void_();
+}
+
+void FunctionAnalyzer::error(SourceRange r, std::string message) {
+  if (checking_) spec_.diags.error(file_, r, std::move(message));
+}
+
+void FunctionAnalyzer::run() {
+  const char* what = is_kernel_ ? "kernel" : "function";
+  if (def_.params.size() != fn_.signature.params.size()) {
+    checking_ = true;
+    error(def_.name_range, fmt::format("{} '{}' takes {} argument{} but was given {} ({})", what, def_.name,
+                                       def_.params.size(), def_.params.size() == 1 ? "" : "s",
+                                       fn_.signature.params.size(), types_str(fn_.signature.params)));
+    return;
+  }
+  bool bad_param = false;
+  for (size_t i = 0; i < def_.params.size(); ++i) {
+    const Param& p = def_.params[i];
+    const Type& t = fn_.signature.params[i];
+    checking_ = true;
+    if (!t.is_valid() || t.is_void() || t.kind == Type::Kind::None) {
+      error(p.range, fmt::format("argument '{}' has no usable type ({})", p.name, t.str()));
+      bad_param = true;
+    } else if (t.is_complex() || (t.is_array() && is_complex(t.scalar))) {
+      error(p.range, fmt::format("argument '{}' is {}; complex numbers are not supported yet", p.name, t.str()));
+      bad_param = true;
+    }
+    checking_ = false;
+    local_names_.insert(p.name);
+    vars_[p.name] = VarInfo{t, p.range, true, static_cast<int>(i)};
+  }
+  if (bad_param) return;
+  collect_bound_names(def_.body, local_names_);
+
+  // Inference: walk until no variable changes type.
+  checking_ = false;
+  int pass = 0;
+  for (;; ++pass) {
+    changed_ = false;
+    block(def_.body);
+    if (!changed_) break;
+    if (pass == kMaxInferencePasses) {
+      checking_ = true;
+      error(def_.name_range, fmt::format("the types of the variables of '{}' do not settle; a variable's type "
+                                         "keeps growing (a tuple that contains itself?)", def_.name));
+      return;
+    }
+  }
+
+  if (!is_kernel_ && return_type_.is_valid()) fn_.signature.ret = return_type_;
+  fn_.mangled_name = mangle(def_, fn_.signature);
+  for (const auto& [n, v] : vars_) {
+    if (v.type.is_valid()) fn_.locals[n] = v.type;
+  }
+
+  // Checking: report errors and record the tables.
+  checking_ = true;
+  loop_depth_ = 0;
+  block(def_.body);
+  if (!is_kernel_ && return_type_.is_valid() && bare_return_.valid()) {
+    error(bare_return_, fmt::format("'{}' returns a value at line {} but nothing here; return a value on every path",
+                                    def_.name, return_origin_.begin.line));
+  } else if (!is_kernel_ && return_type_.is_valid() && falls_through(def_.body)) {
+    error(def_.name_range, fmt::format("'{}' returns a value at line {} but can reach its end without returning "
+                                       "one; add a return statement at the end",
+                                       def_.name, return_origin_.begin.line));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Statements
+
+void FunctionAnalyzer::block(const Block& b) {
+  for (const StmtPtr& s : b) stmt(*s);
+}
+
+void FunctionAnalyzer::check_condition(const Expr& test, const char* construct) {
+  ExprResult r = value(test);
+  if (r.is_value() && !has_truth_value(r.type)) {
+    error(test.range, fmt::format("the condition of '{}' must be a number or a bool, got {}{}", construct,
+                                  r.type.str(), origin_of(test)));
+  }
+}
+
+void FunctionAnalyzer::stmt(const Stmt& s) {
+  switch (s.kind) {
+    case StmtKind::Expr: {
+      const Expr& e = *s.as<ExprStmt>()->value;
+      if (e.kind == ExprKind::StringLit) return;  // a string used as a comment
+      ExprResult r = expr(e);
+      if (r.ok() && !r.is_value()) {
+        error(e.range, fmt::format("'{}' is not a value; this statement does nothing", path_of(e)));
+      }
+      return;
+    }
+    case StmtKind::Assign: return assign(*s.as<AssignStmt>());
+    case StmtKind::AugAssign: return aug_assign(*s.as<AugAssignStmt>());
+    case StmtKind::If: {
+      const auto& i = *s.as<IfStmt>();
+      check_condition(*i.test, "if");
+      block(i.body);
+      block(i.orelse);
+      return;
+    }
+    case StmtKind::For: return for_stmt(*s.as<ForStmt>());
+    case StmtKind::While: {
+      const auto& w = *s.as<WhileStmt>();
+      check_condition(*w.test, "while");
+      ++loop_depth_;
+      block(w.body);
+      --loop_depth_;
+      block(w.orelse);
+      return;
+    }
+    case StmtKind::Break:
+      if (loop_depth_ == 0) error(s.range, "'break' outside loop");
+      return;
+    case StmtKind::Continue:
+      if (loop_depth_ == 0) error(s.range, "'continue' not properly in loop");
+      return;
+    case StmtKind::Return: return return_stmt(*s.as<ReturnStmt>());
+    case StmtKind::Pass: return;
+  }
+}
+
+void FunctionAnalyzer::assign(const AssignStmt& s) {
+  ExprResult v = value(*s.value);
+  if (v.is_value() && v.type.is_void()) {
+    error(s.value->range, fmt::format("'{}' does not return a value", path_of(*s.value)));
+    v = ExprResult::error();
+  }
+  if (v.is_value() && v.type.kind == Type::Kind::None) {
+    error(s.value->range, "cannot assign None; variables hold numbers, arrays or tuples");
+    v = ExprResult::error();
+  }
+  for (const ExprPtr& target : s.targets) {
+    assign_target(*target, v.is_value() ? v.type : Type::invalid(), s.value.get());
+  }
+}
+
+void FunctionAnalyzer::assign_target(const Expr& target, const Type& t, const Expr* value_expr) {
+  if (const auto* n = target.as<NameExpr>()) {
+    auto it = vars_.find(n->id);
+    if (it != vars_.end() && it->second.is_param && it->second.type.is_array()) {
+      error(n->range, fmt::format("cannot assign to array argument '{}'; store into its elements instead "
+                                  "('{}[i] = ...')", n->id, n->id));
+    } else if (t.is_valid()) {
+      bind_var(n->id, t, *n);
+    } else if (checking_) {
+      failed_vars_.insert(n->id);  // its value had an error: reads of it stay quiet
+    }
+    if (checking_) {
+      auto v = vars_.find(n->id);
+      Symbol sym;
+      sym.kind = Symbol::Kind::Local;
+      sym.name = n->id;
+      fn_.symbols[n] = sym;
+      if (v != vars_.end() && v->second.type.is_valid()) fn_.expr_types[n] = v->second.type;
+    }
+    return;
+  }
+  if (const auto* sub = target.as<SubscriptExpr>()) {
+    ExprResult r = subscript(*sub, true);
+    if (!r.is_value() || !t.is_valid()) return;
+    if (!can_convert(t, r.type)) {
+      error(value_expr ? value_expr->range : target.range,
+            fmt::format("cannot store a value of type {} into an element of type {}", t.str(), r.type.str()));
+    }
+    return;
+  }
+  if (const auto* tup = target.as<TupleExpr>()) {
+    if (t.is_valid() && (!t.is_tuple() || t.elements.size() != tup->elts.size())) {
+      error(value_expr ? value_expr->range : target.range,
+            t.is_tuple() ? fmt::format("cannot unpack a tuple of {} values into {} targets", t.elements.size(),
+                                       tup->elts.size())
+                         : fmt::format("cannot unpack a value of type {} into {} targets", t.str(), tup->elts.size()));
+      for (const ExprPtr& e : tup->elts) assign_target(*e, Type::invalid(), nullptr);
+      return;
+    }
+    std::vector<Type> elts;
+    for (size_t i = 0; i < tup->elts.size(); ++i) {
+      assign_target(*tup->elts[i], t.is_valid() ? t.elements[i] : Type::invalid(), nullptr);
+    }
+    if (checking_ && t.is_valid()) fn_.expr_types[tup] = t;
+    return;
+  }
+  if (const auto* a = target.as<AttributeExpr>()) {
+    error(a->attr_range, fmt::format("cannot assign to attribute '{}'", a->attr));
+    return;
+  }
+  error(target.range, "cannot assign to this expression; assign to a name, an array element or a tuple of them");
+}
+
+void FunctionAnalyzer::bind_var(const std::string& name, const Type& t, const NameExpr& target) {
+  auto it = vars_.find(name);
+  if (it == vars_.end() || !it->second.type.is_valid()) {
+    vars_[name] = VarInfo{t, target.range, false, -1};
+    changed_ = true;
+    return;
+  }
+  VarInfo& v = it->second;
+  Type u = unify(v.type, t);
+  if (!u.is_valid()) {
+    if (checking_ && reported_conflicts_.insert(name).second) {
+      std::string first = v.is_param ? "as an argument" : fmt::format("assigned at line {}", v.origin.begin.line);
+      error(target.range, fmt::format("cannot unify the types of variable '{}': {} ({}) and {} (assigned at line {})",
+                                      name, v.type.str(), first, t.str(), target.range.begin.line));
+    }
+    return;
+  }
+  if (u != v.type) {
+    if (checking_) throw InternalError(fmt::format("variable '{}' widened after inference", name));
+    v.type = u;
+    changed_ = true;
+  }
+}
+
+void FunctionAnalyzer::aug_assign(const AugAssignStmt& s) {
+  ExprResult v = value(*s.value);
+  std::string op = std::string(to_string(s.op)) + "=";
+  if (const auto* n = s.target->as<NameExpr>()) {
+    ExprResult cur = name(*n);
+    if (!cur.is_value() || !v.is_value()) {
+      if (cur.ok() && !cur.is_value()) error(n->range, fmt::format("'{}' is not a variable", n->id));
+      if (checking_) failed_vars_.insert(n->id);
+      return;
+    }
+    auto var = vars_.find(n->id);
+    if (var != vars_.end() && var->second.is_param && var->second.type.is_array()) {
+      error(n->range, fmt::format("cannot assign to array argument '{}'; store into its elements instead "
+                                  "('{}[i] {} ...')", n->id, n->id, op));
+      return;
+    }
+    OpTyping t = type_binary(s.op, operand(cur), operand(v));
+    if (!t.ok()) {
+      error(s.range, fmt::format("unsupported operand types for {}: '{}' and '{}'", op, cur.type.str(), v.type.str()));
+      if (checking_) failed_vars_.insert(n->id);
+      return;
+    }
+    if (checking_) fn_.stmt_operand_types[&s] = t.operand;
+    if (!is_local_name(n->id)) return;
+    bind_var(n->id, t.result, *n);
+    return;
+  }
+  if (const auto* sub = s.target->as<SubscriptExpr>()) {
+    ExprResult cur = subscript(*sub, true);
+    if (!cur.is_value() || !v.is_value()) return;
+    OpTyping t = type_binary(s.op, operand(cur), operand(v));
+    if (!t.ok()) {
+      error(s.range, fmt::format("unsupported operand types for {}: '{}' and '{}'", op, cur.type.str(), v.type.str()));
+      return;
+    }
+    if (checking_) fn_.stmt_operand_types[&s] = t.operand;
+    return;
+  }
+  error(s.target->range, fmt::format("cannot use '{}' on this target; use a name or an array element", op));
+}
+
+void FunctionAnalyzer::for_stmt(const ForStmt& s) {
+  Type elem;
+  const auto* call = s.iter->as<CallExpr>();
+  ExprResult callee = call ? expr(*call->func) : ExprResult::error();
+  if (call && callee.what == ExprResult::What::Builtin && callee.builtin->id == BuiltinId::Range) {
+    ExprResult r = range_call(*call);
+    if (r.is_value()) elem = r.type;
+  } else if (call && !callee.ok()) {
+    for (const ExprPtr& a : call->args) value(*a);
+  } else {
+    ExprResult it = value(*s.iter);
+    if (it.is_value()) {
+      error(s.iter->range, fmt::format("for loops can only iterate over range(...); got {}{}", it.type.str(),
+                                       origin_of(*s.iter)));
+    }
+  }
+  const auto* n = s.target->as<NameExpr>();
+  if (n) {
+    assign_target(*n, elem, nullptr);
+    auto v = vars_.find(n->id);
+    // The loop counter is the variable itself, so it must stay an integer.
+    if (checking_ && elem.is_valid() && v != vars_.end() && v->second.type.is_valid() && !v->second.type.is_integer()) {
+      error(n->range, fmt::format("the loop variable '{}' of range() must stay an integer, but other assignments "
+                                  "in the function make it {}", n->id, v->second.type.str()));
+    }
+  } else {
+    error(s.target->range, "the target of a for loop must be a single name");
+  }
+  ++loop_depth_;
+  block(s.body);
+  --loop_depth_;
+  block(s.orelse);
+}
+
+void FunctionAnalyzer::return_stmt(const ReturnStmt& s) {
+  bool has_value = s.value && s.value->kind != ExprKind::NoneLit;
+  if (s.value && !has_value && checking_) fn_.expr_types[s.value.get()] = Type::none();
+  if (is_kernel_) {
+    if (has_value) {
+      value(*s.value);
+      error(s.range, "a kernel cannot return a value; write results into an array argument instead");
+    }
+    return;
+  }
+  if (!has_value) {
+    if (!bare_return_.valid()) bare_return_ = s.range;
+    return;
+  }
+  ExprResult r = value(*s.value);
+  if (!r.is_value()) return;
+  if (r.type.is_void()) {
+    error(s.value->range, fmt::format("'{}' does not return a value", path_of(*s.value)));
+    return;
+  }
+  if (!return_type_.is_valid()) {
+    return_type_ = r.type;
+    return_origin_ = s.range;
+    changed_ = true;
+    return;
+  }
+  Type u = unify(return_type_, r.type);
+  if (!u.is_valid()) {
+    error(s.value->range, fmt::format("'{}' returns {} at line {} and {} here; the return values must unify",
+                                      def_.name, return_type_.str(), return_origin_.begin.line, r.type.str()));
+    return;
+  }
+  if (u != return_type_) {
+    if (checking_) throw InternalError("return type widened after inference");
+    return_type_ = u;
+    changed_ = true;
+  }
+}
+
+}  // namespace gpujit

@@ -1,0 +1,40 @@
+// Semantic analysis: type inference and checking of a kernel and every device function it calls.
+//
+// analyze() specializes the kernel for its argument types. Each function is analysed in two phases: type
+// inference walks the body repeatedly, unifying every assignment into its variable's one type with numba's
+// rules (ir/type_rules.h), until no variable's type changes (loop-carried variables need a second pass);
+// then a checking pass walks the body once more with the final types, reports errors and fills the side
+// tables of TypedFunction. A device function is analysed for the argument types at each call site (one
+// specialization per distinct argument types); its return type is the unification of its return
+// statements. Recursion is reported as an error.
+//
+// Invariants of a program analyze() returns (codegen relies on them and never infers types):
+// - every value expression has a type in expr_types, every name/attribute/callee a symbol;
+// - every conversion codegen must make (to a variable's type, an operand type, an array element's dtype,
+//   a builtin's argument type, a function's return type) passes can_convert();
+// - TypedProgram::functions lists callees before callers and the kernel last.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/diagnostics.h"
+#include "ir/typed_function.h"
+#include "ir/types.h"
+
+namespace gpujit {
+
+/// Analyses `kernel` for `arg_types`. Reports user errors (including the syntax errors stored in the
+/// kernel's and its device functions' FunctionDef::errors) to `diags` and returns nullptr if there were any.
+std::unique_ptr<TypedProgram> analyze(const FunctionDef& kernel, const std::vector<Type>& arg_types,
+                                      const GlobalEnv& globals, Diagnostics& diags);
+
+/// The typed function as text, for `--emit typed` and golden tests: its signature, every variable's type,
+/// then the body with every expression annotated with its type (and conversions written `as T`).
+std::string dump_typed(const TypedFunction& fn);
+/// Every function of the program, callees first, separated by blank lines.
+std::string dump_typed(const TypedProgram& program);
+
+}  // namespace gpujit

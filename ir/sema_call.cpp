@@ -1,0 +1,458 @@
+// Semantic analysis, part three: calls. A call's callee is a dtype (a cast), a builtin from the builtins
+// table (typed by the row's BuiltinTyping), or a device function (specialized for the argument types at the
+// call). operand_types[call] records what each argument converts to, so codegen converts without deciding.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ir/const_eval.h"
+#include "ir/sema_internal.h"
+
+namespace gpujit {
+
+namespace {
+
+std::string arguments_word(int n) { return n == 1 ? "argument" : "arguments"; }
+
+// "takes 1 argument", "takes 1 to 3 arguments", "takes at least 2 arguments", "takes no arguments".
+std::string arity_text(int min_args, int max_args) {
+  if (max_args < 0) return fmt::format("takes at least {} {}", min_args, arguments_word(min_args));
+  if (min_args == max_args) {
+    return min_args == 0 ? "takes no arguments" : fmt::format("takes {} {}", min_args, arguments_word(min_args));
+  }
+  return fmt::format("takes {} to {} arguments", min_args, max_args);
+}
+
+bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex(); }
+
+bool atomic_dtype_ok(BuiltinId id, ScalarKind k) {
+  bool int_kind = k == ScalarKind::Int32 || k == ScalarKind::UInt32 || k == ScalarKind::Int64 || k == ScalarKind::UInt64;
+  if (id == BuiltinId::AtomicAnd || id == BuiltinId::AtomicOr || id == BuiltinId::AtomicXor) return int_kind;
+  return int_kind || k == ScalarKind::Float32 || k == ScalarKind::Float64;
+}
+
+}  // namespace
+
+ExprResult FunctionAnalyzer::call(const CallExpr& e) {
+  ExprResult callee = expr(*e.func);
+  std::string name = path_of(*e.func);
+  if (name.empty()) name = "this function";
+  if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::ArrayAlloc) {
+    return array_alloc(e, *callee.builtin);
+  }
+  if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::Range) {
+    for (const ExprPtr& a : e.args) value(*a);
+    error(e.range, "range() can only be used as the iterable of a for loop");
+    return ExprResult::error();
+  }
+  std::vector<ExprResult> args;
+  bool unknown = callee.what == ExprResult::What::Unknown, failed = !callee.ok();
+  for (const ExprPtr& a : e.args) {
+    args.push_back(value(*a));
+    if (args.back().what == ExprResult::What::Unknown) unknown = true;
+    else if (!args.back().is_value()) failed = true;
+  }
+  // Keywords: only syncwarp(mask=...) among the value-taking builtins accepts one.
+  bool mask_keyword = callee.what == ExprResult::What::Builtin && callee.builtin->id == BuiltinId::SyncWarp;
+  for (const Keyword& k : e.keywords) {
+    ExprResult r = value(*k.value);
+    if (mask_keyword && k.name == "mask" && e.args.empty()) {
+      args.push_back(r);
+      if (r.what == ExprResult::What::Unknown) unknown = true;
+      else if (!r.is_value()) failed = true;
+    } else if (callee.ok()) {
+      error(k.name_range, callee.what == ExprResult::What::Device
+                              ? fmt::format("keyword arguments are not supported in calls to device functions; "
+                                            "pass '{}' by position", k.name)
+                              : fmt::format("{}() got an unexpected keyword argument '{}'", name, k.name));
+      failed = true;
+    }
+  }
+  if (unknown) return ExprResult::unknown();
+  if (failed) return ExprResult::error();
+
+  switch (callee.what) {
+    case ExprResult::What::DType: return cast_call(e, callee.dtype, args);
+    case ExprResult::What::Builtin: {
+      const BuiltinInfo& b = *callee.builtin;
+      int n = static_cast<int>(args.size());
+      if (n < b.min_args || (b.max_args >= 0 && n > b.max_args)) {
+        error(e.range, fmt::format("{}() {}, got {}", name, arity_text(b.min_args, b.max_args), n));
+        return ExprResult::error();
+      }
+      return builtin_call(e, b, args);
+    }
+    case ExprResult::What::Device: return device_call(e, *callee.function, args);
+    case ExprResult::What::Module:
+      error(e.func->range, fmt::format("module '{}' is not callable", callee.module));
+      return ExprResult::error();
+    case ExprResult::What::Namespace:
+      error(e.func->range, fmt::format("'{}' is not callable", name));
+      return ExprResult::error();
+    default:
+      error(e.func->range, fmt::format("'{}' is not callable (it is a value of type {}){}", name, callee.type.str(),
+                                       origin_of(*e.func)));
+      return ExprResult::error();
+  }
+}
+
+ExprResult FunctionAnalyzer::cast_call(const CallExpr& e, ScalarKind dtype, const std::vector<ExprResult>& args) {
+  std::string name = path_of(*e.func);
+  if (args.size() != 1) {
+    error(e.range, fmt::format("{}() takes 1 argument, got {}", name, args.size()));
+    return ExprResult::error();
+  }
+  if (is_complex(dtype)) {
+    error(e.range, "complex numbers are not supported yet");
+    return ExprResult::error();
+  }
+  if (!is_number(args[0].type)) {
+    error(e.args[0]->range, fmt::format("{}() converts a number, got {}{}", name, args[0].type.str(),
+                                        origin_of(*e.args[0])));
+    return ExprResult::error();
+  }
+  Type t = Type::scalar_of(dtype);
+  if (checking_) fn_.operand_types[&e] = {t};
+  if (args[0].value) {
+    if (std::optional<ConstValue> c = fold_cast(*args[0].value, dtype)) return record(e, ExprResult::of_const(*c));
+  }
+  return record(e, ExprResult::of_value(t));
+}
+
+ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args) {
+  std::string name = path_of(*e.func);
+  const Type i64 = Type::scalar_of(ScalarKind::Int64);
+  // Every argument must be a number for the numeric builtins; the message names the argument and its origin.
+  auto require_numbers = [&]() {
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!is_number(args[i].type)) {
+        const Expr& a = i < e.args.size() ? *e.args[i] : *e.keywords[0].value;
+        error(a.range, fmt::format("{}() argument {} must be a number, got {}{}", name, i + 1, args[i].type.str(),
+                                   origin_of(a)));
+        return false;
+      }
+    }
+    return true;
+  };
+  auto done = [&](std::vector<Type> operands, Type result) {
+    if (checking_) fn_.operand_types[&e] = std::move(operands);
+    return record(e, ExprResult::of_value(std::move(result)));
+  };
+  std::vector<Operand> ops;
+  for (const ExprResult& a : args) ops.push_back(operand(a));
+
+  switch (b.typing) {
+    case BuiltinTyping::GridFn: {
+      const ConstValue* c = args[0].constant();
+      if (!c || c->kind != ConstValue::Kind::Int || c->i < 1 || c->i > 3) {
+        error(e.args[0]->range, fmt::format("{}() takes the number of dimensions as the constant 1, 2 or 3", name));
+        return ExprResult::error();
+      }
+      Type result = c->i == 1 ? i64 : Type::tuple_of(std::vector<Type>(static_cast<size_t>(c->i), i64));
+      return done({i64}, result);
+    }
+    case BuiltinTyping::VoidFn: return done({}, Type::void_());
+    case BuiltinTyping::SyncPredicate:
+      if (!has_truth_value(args[0].type)) {
+        error(e.args[0]->range, fmt::format("{}() takes a predicate (a number or bool), got {}{}", name,
+                                            args[0].type.str(), origin_of(*e.args[0])));
+        return ExprResult::error();
+      }
+      return done({Type::scalar_of(ScalarKind::Bool)}, Type::scalar_of(ScalarKind::Int32));
+    case BuiltinTyping::SyncWarp:
+      if (!args.empty() && !args[0].type.is_integer()) {
+        const Expr& a = e.args.empty() ? *e.keywords[0].value : *e.args[0];
+        error(a.range, fmt::format("{}() takes an integer lane mask, got {}{}", name, args[0].type.str(), origin_of(a)));
+        return ExprResult::error();
+      }
+      return done(args.empty() ? std::vector<Type>{} : std::vector<Type>{Type::scalar_of(ScalarKind::UInt32)},
+                  Type::void_());
+    case BuiltinTyping::AtomicRmw: return atomic_call(e, b, args);
+    case BuiltinTyping::MathUnary:
+    case BuiltinTyping::MathBinary: {
+      if (!require_numbers()) return ExprResult::error();
+      ScalarKind k = math_float_kind(ops);
+      if (k == ScalarKind::Float16 && !b.fp16) k = ScalarKind::Float32;
+      Type f = Type::scalar_of(k);
+      return done(std::vector<Type>(args.size(), f), f);
+    }
+    case BuiltinTyping::MathLdexp: {
+      if (!require_numbers()) return ExprResult::error();
+      if (!args[1].type.is_integer() && !args[1].type.is_bool()) {
+        error(e.args[1]->range, fmt::format("{}() argument 2 must be an integer, got {}{}", name, args[1].type.str(),
+                                            origin_of(*e.args[1])));
+        return ExprResult::error();
+      }
+      ScalarKind k = math_float_kind({ops[0]});
+      if (k == ScalarKind::Float16) k = ScalarKind::Float32;
+      return done({Type::scalar_of(k), Type::scalar_of(ScalarKind::Int32)}, Type::scalar_of(k));
+    }
+    case BuiltinTyping::MathPredicate: {
+      if (!require_numbers()) return ExprResult::error();
+      ScalarKind k = math_float_kind(ops);
+      if (k == ScalarKind::Float16) k = ScalarKind::Float32;
+      return done({Type::scalar_of(k)}, Type::scalar_of(ScalarKind::Bool));
+    }
+    case BuiltinTyping::MinMax: {
+      if (!require_numbers()) return ExprResult::error();
+      Type t = common_numeric_type(ops);
+      return done(std::vector<Type>(args.size(), t), t);
+    }
+    case BuiltinTyping::Abs: {
+      if (!require_numbers()) return ExprResult::error();
+      Type t = args[0].type.is_bool() ? i64 : args[0].type;
+      return done({t}, t);
+    }
+    case BuiltinTyping::ToInt:
+    case BuiltinTyping::ToFloat:
+    case BuiltinTyping::ToBool: {
+      if (b.typing == BuiltinTyping::ToBool ? !has_truth_value(args[0].type) : !is_number(args[0].type)) {
+        error(e.args[0]->range, fmt::format("{}() converts a number, got {}{}", name, args[0].type.str(),
+                                            origin_of(*e.args[0])));
+        return ExprResult::error();
+      }
+      ScalarKind k = b.typing == BuiltinTyping::ToInt     ? ScalarKind::Int64
+                     : b.typing == BuiltinTyping::ToFloat ? ScalarKind::Float64
+                                                          : ScalarKind::Bool;
+      if (checking_) fn_.operand_types[&e] = {Type::scalar_of(k)};
+      if (args[0].value) {
+        if (std::optional<ConstValue> c = fold_cast(*args[0].value, k)) return record(e, ExprResult::of_const(*c));
+      }
+      return record(e, ExprResult::of_value(Type::scalar_of(k)));
+    }
+    case BuiltinTyping::Round: {
+      if (!require_numbers()) return ExprResult::error();
+      Type operand_type = args[0].type.is_float() ? args[0].type : i64;
+      return done({operand_type}, i64);
+    }
+    case BuiltinTyping::Len: {
+      const Type& t = args[0].type;
+      if (t.is_tuple()) {
+        if (checking_) fn_.operand_types[&e] = {t};
+        return record(e, ExprResult::of_const(ConstValue::of_int(static_cast<int64_t>(t.elements.size()))));
+      }
+      if (!t.is_array()) {
+        error(e.args[0]->range, fmt::format("object of type '{}' has no len(){}", t.str(), origin_of(*e.args[0])));
+        return ExprResult::error();
+      }
+      return done({t}, i64);
+    }
+    default:
+      throw InternalError(fmt::format("builtin '{}' reached builtin_call with typing {}", b.qualified_name(),
+                                      static_cast<int>(b.typing)));
+  }
+}
+
+ExprResult FunctionAnalyzer::atomic_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args) {
+  std::string name = path_of(*e.func);
+  const Type& ary = args[0].type;
+  if (!ary.is_array()) {
+    error(e.args[0]->range, fmt::format("{}() argument 1 must be an array, got {}{}", name, ary.str(),
+                                        origin_of(*e.args[0])));
+    return ExprResult::error();
+  }
+  if (!atomic_dtype_ok(b.id, ary.scalar)) {
+    error(e.args[0]->range, fmt::format("{}() does not support arrays of {}{}", name, scalar_name(ary.scalar),
+                                        origin_of(*e.args[0])));
+    return ExprResult::error();
+  }
+  const Type& idx = args[1].type;
+  std::vector<Type> parts = idx.is_tuple() ? idx.elements : std::vector<Type>{idx};
+  bool ints = std::all_of(parts.begin(), parts.end(), [](const Type& t) { return t.is_integer(); });
+  if (!ints || parts.size() != ary.ndim) {
+    error(e.args[1]->range, fmt::format("{}() index must be {} for a {}-dimensional array, got {}{}", name,
+                                        ary.ndim == 1 ? "an integer" : fmt::format("a tuple of {} integers", ary.ndim),
+                                        ary.ndim, idx.str(), origin_of(*e.args[1])));
+    return ExprResult::error();
+  }
+  if (!is_number(args[2].type)) {
+    error(e.args[2]->range, fmt::format("{}() value must be a number, got {}{}", name, args[2].type.str(),
+                                        origin_of(*e.args[2])));
+    return ExprResult::error();
+  }
+  const Type i64 = Type::scalar_of(ScalarKind::Int64);
+  Type idx_type = idx.is_tuple() ? Type::tuple_of(std::vector<Type>(ary.ndim, i64)) : i64;
+  Type dtype = Type::scalar_of(ary.scalar);
+  if (checking_) fn_.operand_types[&e] = {ary, idx_type, dtype};
+  return record(e, ExprResult::of_value(dtype));
+}
+
+ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b) {
+  const char* what = b.scope == BuiltinScope::Shared ? "shared.array" : "local.array";
+  const Expr* shape_expr = e.args.size() > 0 ? e.args[0].get() : nullptr;
+  const Expr* dtype_expr = e.args.size() > 1 ? e.args[1].get() : nullptr;
+  if (e.args.size() > 2) {
+    error(e.range, fmt::format("{}() takes 2 arguments (shape, dtype), got {}", what, e.args.size()));
+    return ExprResult::error();
+  }
+  for (const Keyword& k : e.keywords) {
+    const Expr** slot = k.name == "shape" ? &shape_expr : k.name == "dtype" ? &dtype_expr : nullptr;
+    if (!slot) {
+      error(k.name_range, fmt::format("{}() got an unexpected keyword argument '{}'", what, k.name));
+      return ExprResult::error();
+    }
+    if (*slot) {
+      error(k.name_range, fmt::format("{}() got multiple values for argument '{}'", what, k.name));
+      return ExprResult::error();
+    }
+    *slot = k.value.get();
+  }
+  if (!shape_expr || !dtype_expr) {
+    error(e.range, fmt::format("{}() needs a shape and a dtype: {}(shape, dtype)", what, what));
+    return ExprResult::error();
+  }
+  ExprResult shape = expr(*shape_expr);
+  if (shape.ok() && !shape.value) {
+    std::string why = why_not_constant(*shape_expr);
+    error(shape_expr->range, fmt::format("{} shape must be a compile-time constant{}", what,
+                                         why.empty() ? "" : "; " + why));
+    return ExprResult::error();
+  }
+  if (!shape.ok()) {
+    // A local variable with no type yet (still inferring) is not a constant either.
+    if (checking_ && shape.what == ExprResult::What::Error) return shape;
+    std::string why = why_not_constant(*shape_expr);
+    if (!why.empty()) {
+      error(shape_expr->range, fmt::format("{} shape must be a compile-time constant; {}", what, why));
+      return ExprResult::error();
+    }
+    return shape;
+  }
+  std::vector<int64_t> dims;
+  const ConstValue& c = *shape.value;
+  std::vector<ConstValue> items = c.kind == ConstValue::Kind::Tuple ? c.elements : std::vector<ConstValue>{c};
+  for (const ConstValue& d : items) {
+    if (d.kind != ConstValue::Kind::Int) {
+      error(shape_expr->range, fmt::format("{} shape must be an integer or a tuple of integers, got {}", what, c.str()));
+      return ExprResult::error();
+    }
+    if (d.i <= 0 || (is_unsigned(d.scalar) && d.i < 0)) {
+      error(shape_expr->range, fmt::format("{} shape must be positive, got {}", what, c.str()));
+      return ExprResult::error();
+    }
+    dims.push_back(d.i);
+  }
+  if (dims.empty() || dims.size() > 32) {
+    error(shape_expr->range, fmt::format("{} needs 1 to 32 dimensions, got {}", what, c.str()));
+    return ExprResult::error();
+  }
+  ExprResult dt = expr(*dtype_expr);
+  ScalarKind dtype = ScalarKind::Float64;
+  if (dt.what == ExprResult::What::DType) {
+    dtype = dt.dtype;
+  } else if (const auto* s = dtype_expr->as<StringLitExpr>(); s && parse_scalar_name(s->value)) {
+    dtype = *parse_scalar_name(s->value);
+  } else {
+    if (dt.ok()) {
+      error(dtype_expr->range, fmt::format("{} dtype must be a dtype such as np.float32, got {}", what,
+                                           dt.is_value() ? dt.type.str() : path_of(*dtype_expr)));
+    }
+    return dt.what == ExprResult::What::Unknown ? dt : ExprResult::error();
+  }
+  if (is_complex(dtype)) {
+    error(dtype_expr->range, "complex numbers are not supported yet");
+    return ExprResult::error();
+  }
+  if (checking_) fn_.array_shapes[&e] = dims;
+  return record(e, ExprResult::of_value(Type::array_of(dtype, static_cast<unsigned>(dims.size()), Layout::C)));
+}
+
+std::string FunctionAnalyzer::why_not_constant(const Expr& e) {
+  if (const auto* n = e.as<NameExpr>()) {
+    if (is_local_name(n->id)) {
+      auto it = vars_.find(n->id);
+      if (it != vars_.end() && it->second.is_param) return fmt::format("'{}' is an argument", n->id);
+      return fmt::format("'{}' is a local variable", n->id);
+    }
+    return "";
+  }
+  if (e.kind == ExprKind::Call) return "a function call's result is not a constant";
+  std::vector<const Expr*> kids;
+  if (const auto* a = e.as<AttributeExpr>()) kids = {a->value.get()};
+  if (const auto* s = e.as<SubscriptExpr>()) kids = {s->value.get(), s->index.get()};
+  if (const auto* b = e.as<BinOpExpr>()) kids = {b->lhs.get(), b->rhs.get()};
+  if (const auto* u = e.as<UnaryOpExpr>()) kids = {u->operand.get()};
+  if (const auto* t = e.as<TupleExpr>()) {
+    for (const ExprPtr& x : t->elts) kids.push_back(x.get());
+  }
+  for (const Expr* k : kids) {
+    std::string why = why_not_constant(*k);
+    if (!why.empty()) return why;
+  }
+  return "";
+}
+
+ExprResult FunctionAnalyzer::range_call(const CallExpr& e) {
+  if (!e.keywords.empty()) {
+    error(e.keywords[0].name_range, "range() takes no keyword arguments");
+    return ExprResult::error();
+  }
+  std::vector<ExprResult> args;
+  bool unknown = false, failed = false;
+  for (const ExprPtr& a : e.args) {
+    args.push_back(value(*a));
+    if (args.back().what == ExprResult::What::Unknown) unknown = true;
+    else if (!args.back().is_value()) failed = true;
+  }
+  if (e.args.empty() || e.args.size() > 3) {
+    error(e.range, fmt::format("range() takes 1 to 3 arguments, got {}", e.args.size()));
+    return ExprResult::error();
+  }
+  if (unknown) return ExprResult::unknown();
+  if (failed) return ExprResult::error();
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].type.is_integer() && !args[i].type.is_bool()) {
+      error(e.args[i]->range, fmt::format("range() argument {} must be an integer, got {}{}", i + 1,
+                                          args[i].type.str(), origin_of(*e.args[i])));
+      return ExprResult::error();
+    }
+  }
+  if (args.size() == 3 && args[2].value && args[2].value->i == 0) {
+    error(e.args[2]->range, "range() step must not be zero");
+    return ExprResult::error();
+  }
+  const Type i64 = Type::scalar_of(ScalarKind::Int64);
+  if (checking_) fn_.operand_types[&e] = std::vector<Type>(args.size(), i64);
+  return record(e, ExprResult::of_value(i64));
+}
+
+ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& callee,
+                                         const std::vector<ExprResult>& args) {
+  std::vector<Type> types;
+  for (const ExprResult& a : args) types.push_back(a.type);
+  if (callee.params.size() != types.size()) {
+    error(e.range, fmt::format("{}() {}, got {}", callee.name,
+                               arity_text(static_cast<int>(callee.params.size()), static_cast<int>(callee.params.size())),
+                               types.size()));
+    return ExprResult::error();
+  }
+  Specialization* s = program_.specialize(callee, types, false);
+  if (!s) {
+    std::string chain;
+    bool in_cycle = false;
+    for (const FunctionDef* f : program_.stack()) {
+      if (f == &callee) in_cycle = true;
+      if (in_cycle) chain += f->name + " -> ";
+    }
+    error(e.range, fmt::format("recursive calls are not supported: {}{}", chain, callee.name));
+    return ExprResult::error();
+  }
+  if (checking_) {
+    if (std::find(spec_.callees.begin(), spec_.callees.end(), s) == spec_.callees.end()) {
+      spec_.callees.push_back(s);
+      fn_.callees.push_back(s->fn.get());
+    }
+    Symbol sym;
+    sym.kind = Symbol::Kind::DeviceFunction;
+    sym.name = callee.name;
+    sym.callee = s->fn.get();
+    fn_.symbols[e.func.get()] = sym;
+    fn_.operand_types[&e] = types;
+  }
+  const Type& ret = s->fn->signature.ret;
+  if (!s->fn->mangled_name.empty() && ret.is_valid()) return record(e, ExprResult::of_value(ret));
+  // The callee failed before it could be typed; its own errors say why.
+  return ExprResult::error();
+}
+
+}  // namespace gpujit

@@ -1,0 +1,622 @@
+// Semantic analysis, part two: expressions, names and attributes (what a name denotes: a local, a global
+// constant, a module, a dtype, a builtin, a device function), operators with numba's typing rules, tuples
+// and subscripts. Constant expressions are folded here, so shapes and tuple indices are known.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "ir/const_eval.h"
+#include "ir/sema_internal.h"
+
+namespace gpujit {
+
+namespace {
+
+constexpr const char* kNamespaces[] = {"threadIdx", "blockIdx", "blockDim", "gridDim",
+                                       "shared",    "local",    "const",    "atomic"};
+
+BuiltinScope namespace_scope(const std::string& ns) {
+  if (ns == "threadIdx") return BuiltinScope::ThreadIdx;
+  if (ns == "blockIdx") return BuiltinScope::BlockIdx;
+  if (ns == "blockDim") return BuiltinScope::BlockDim;
+  if (ns == "gridDim") return BuiltinScope::GridDim;
+  if (ns == "shared") return BuiltinScope::Shared;
+  if (ns == "local") return BuiltinScope::Local;
+  if (ns == "const") return BuiltinScope::Const;
+  return BuiltinScope::Atomic;
+}
+
+// Edit distance counting an adjacent transposition as one edit (optimal string alignment): typos such as
+// 'valeu' for 'value' are one edit away.
+unsigned edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<unsigned>> d(a.size() + 1, std::vector<unsigned>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = static_cast<unsigned>(i);
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = static_cast<unsigned>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      unsigned cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// "; did you mean 'sqrt'?" for the closest candidate, else "". Short names allow one edit, longer ones two;
+// a one-letter name is never a typo of another.
+std::string suggest(std::string_view wrong, const std::vector<std::string_view>& candidates) {
+  if (wrong.size() < 2) return "";
+  unsigned limit = wrong.size() <= 3 ? 1 : 2;
+  std::string_view best;
+  unsigned best_distance = limit + 1;
+  for (std::string_view c : candidates) {
+    unsigned d = edit_distance(wrong, c);
+    if (d < best_distance && c != wrong) best_distance = d, best = c;
+  }
+  return best.empty() ? "" : fmt::format("; did you mean '{}'?", best);
+}
+
+// NumPy's own dtype spellings where they differ from numba's (np.float_ is float64).
+std::optional<ScalarKind> numpy_dtype(const std::string& name) {
+  if (name == "float_") return ScalarKind::Float64;
+  if (name == "complex_") return ScalarKind::Complex128;
+  return parse_scalar_name(name);
+}
+
+bool allocates(const std::string& numpy_attr) {
+  static const char* kAllocating[] = {"zeros", "ones", "empty", "full", "array", "arange", "zeros_like",
+                                      "ones_like", "empty_like", "full_like", "linspace", "asarray", "copy"};
+  return std::any_of(std::begin(kAllocating), std::end(kAllocating),
+                     [&](const char* n) { return numpy_attr == n; });
+}
+
+std::string plural(size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
+
+}  // namespace
+
+std::string FunctionAnalyzer::path_of(const Expr& e) {
+  if (const auto* n = e.as<NameExpr>()) return n->id;
+  if (const auto* a = e.as<AttributeExpr>()) {
+    std::string base = path_of(*a->value);
+    return base.empty() ? "" : base + "." + a->attr;
+  }
+  if (const auto* c = e.as<CallExpr>()) {
+    std::string f = path_of(*c->func);
+    return f.empty() ? "" : f + "()";
+  }
+  return "";
+}
+
+std::string FunctionAnalyzer::origin_of(const Expr& e) const {
+  const auto* n = e.as<NameExpr>();
+  if (!n || !is_local_name(n->id)) return "";
+  auto it = vars_.find(n->id);
+  if (it == vars_.end()) return "";
+  if (it->second.is_param) return fmt::format(" ('{}' is an argument)", n->id);
+  return fmt::format(" ('{}' was assigned at line {})", n->id, it->second.origin.begin.line);
+}
+
+ExprResult FunctionAnalyzer::record(const Expr& e, ExprResult r) {
+  if (checking_ && r.is_value()) {
+    fn_.expr_types[&e] = r.type;
+    if (r.value) fn_.constants[&e] = *r.value;
+  }
+  return r;
+}
+
+namespace {
+
+Symbol symbol_for(const ExprResult& r, const std::string& name) {
+  Symbol s;
+  s.name = name;
+  switch (r.what) {
+    case ExprResult::What::Module: s.kind = Symbol::Kind::Module; s.name = r.module; break;
+    case ExprResult::What::DType: s.kind = Symbol::Kind::DType; s.dtype = r.dtype; break;
+    case ExprResult::What::Namespace: s.kind = Symbol::Kind::BuiltinNamespace; s.name = r.module; break;
+    case ExprResult::What::Builtin: s.kind = Symbol::Kind::Builtin; s.builtin = r.builtin; break;
+    case ExprResult::What::Device: s.kind = Symbol::Kind::DeviceFunction; break;
+    default:
+      if (r.builtin && r.builtin->typing != BuiltinTyping::MathConstant) {
+        s.kind = Symbol::Kind::Builtin;
+        s.builtin = r.builtin;
+      } else {
+        s.kind = Symbol::Kind::Constant;
+        s.builtin = r.builtin;
+        if (r.value) s.constant = *r.value;
+      }
+  }
+  return s;
+}
+
+}  // namespace
+
+ExprResult FunctionAnalyzer::expr(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Name: return name(*e.as<NameExpr>());
+    case ExprKind::IntLit: {
+      uint64_t v = e.as<IntLitExpr>()->value;
+      // Python ints beyond int64 are typed uint64, as numba types such literals.
+      if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        return record(e, ExprResult::of_const(ConstValue::of_int(static_cast<int64_t>(v), ScalarKind::UInt64)));
+      }
+      return record(e, ExprResult::of_const(ConstValue::of_int(static_cast<int64_t>(v))));
+    }
+    case ExprKind::FloatLit: return record(e, ExprResult::of_const(ConstValue::of_float(e.as<FloatLitExpr>()->value)));
+    case ExprKind::BoolLit: return record(e, ExprResult::of_const(ConstValue::of_bool(e.as<BoolLitExpr>()->value)));
+    case ExprKind::NoneLit: return record(e, ExprResult::of_const(ConstValue()));
+    case ExprKind::StringLit:
+      error(e.range, "strings are not supported in kernels");
+      return ExprResult::error();
+    case ExprKind::UnaryOp: return unary(*e.as<UnaryOpExpr>());
+    case ExprKind::BinOp: return binop(*e.as<BinOpExpr>());
+    case ExprKind::BoolOp: return boolop(*e.as<BoolOpExpr>());
+    case ExprKind::Compare: return compare(*e.as<CompareExpr>());
+    case ExprKind::Call: return call(*e.as<CallExpr>());
+    case ExprKind::Attribute: return attribute(*e.as<AttributeExpr>());
+    case ExprKind::Subscript: return subscript(*e.as<SubscriptExpr>(), false);
+    case ExprKind::Slice:
+      error(e.range, "a slice can only appear as an array index, and slicing arrays is not supported yet");
+      return ExprResult::error();
+    case ExprKind::Tuple: return tuple(*e.as<TupleExpr>());
+    case ExprKind::IfExp: return ifexp(*e.as<IfExpExpr>());
+  }
+  throw InternalError("unknown expression kind");
+}
+
+ExprResult FunctionAnalyzer::value(const Expr& e) {
+  ExprResult r = expr(e);
+  if (!r.ok()) return r;
+  std::string p = path_of(e);
+  switch (r.what) {
+    case ExprResult::What::Value:
+      if (r.type.is_void()) {
+        error(e.range, fmt::format("'{}' does not return a value", p.empty() ? "this call" : p));
+        return ExprResult::error();
+      }
+      return r;
+    case ExprResult::What::Module:
+      error(e.range, fmt::format("module '{}' is not a value", r.module));
+      break;
+    case ExprResult::What::DType:
+      error(e.range, fmt::format("dtype '{}' is not a value; call it to convert a number: {}(x)",
+                                 scalar_name(r.dtype), p.empty() ? scalar_name(r.dtype) : p));
+      break;
+    case ExprResult::What::Namespace:
+      error(e.range, fmt::format("'{}' is not a value; use one of its attributes", p));
+      break;
+    case ExprResult::What::Builtin:
+    case ExprResult::What::Device:
+      error(e.range, fmt::format("'{}' is a function; call it", p));
+      break;
+    default: break;
+  }
+  return ExprResult::error();
+}
+
+ExprResult FunctionAnalyzer::name(const NameExpr& e) {
+  if (is_local_name(e.id)) {
+    auto it = vars_.find(e.id);
+    if (it != vars_.end() && it->second.type.is_valid()) {
+      if (checking_) {
+        Symbol s;
+        s.kind = Symbol::Kind::Local;
+        s.name = e.id;
+        fn_.symbols[&e] = s;
+      }
+      return record(e, ExprResult::of_value(it->second.type));
+    }
+    if (!checking_) return ExprResult::unknown();
+    if (failed_vars_.insert(e.id).second) {  // once per variable
+      error(e.range, fmt::format("local variable '{}' is used before it is assigned a value", e.id));
+    }
+    return ExprResult::error();
+  }
+  auto g = program_.globals().find(e.id);
+  if (g != program_.globals().end()) return global(e.id, g->second, e);
+  if (const BuiltinInfo* b = find_builtin(BuiltinScope::Python, e.id)) {
+    if (!b->supported) {
+      error(e.range, fmt::format("{}() is not supported in kernels yet", e.id));
+      return ExprResult::error();
+    }
+    ExprResult r;
+    r.what = ExprResult::What::Builtin;
+    r.builtin = b;
+    if (checking_) fn_.symbols[&e] = symbol_for(r, e.id);
+    return r;
+  }
+  std::vector<std::string_view> candidates;
+  for (const std::string& n : local_names_) candidates.push_back(n);
+  for (const auto& [n, v] : program_.globals()) candidates.push_back(n);
+  for (std::string_view n : builtin_names(BuiltinScope::Python)) candidates.push_back(n);
+  error(e.range, fmt::format("name '{}' is not defined{}", e.id, suggest(e.id, candidates)));
+  return ExprResult::error();
+}
+
+ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g, const Expr& e) {
+  ExprResult r;
+  switch (g.kind) {
+    case GlobalValue::Kind::Constant:
+      if (g.constant.kind == ConstValue::Kind::String) {
+        error(e.range, fmt::format("global '{}' is a string; strings are not supported in kernels", id));
+        return ExprResult::error();
+      }
+      r = ExprResult::of_const(g.constant);
+      break;
+    case GlobalValue::Kind::Module:
+      r.what = ExprResult::What::Module;
+      r.module = g.module_name;
+      break;
+    case GlobalValue::Kind::DType:
+      r.what = ExprResult::What::DType;
+      r.dtype = g.dtype;
+      break;
+    case GlobalValue::Kind::DeviceFunction:
+      r.what = ExprResult::What::Device;
+      r.function = g.function;
+      return r;  // the call records the symbol with its specialization
+    case GlobalValue::Kind::ConstArray:
+      error(e.range, fmt::format("'{}' is a constant array; constant arrays (const.array_like) are not supported yet", id));
+      return ExprResult::error();
+    case GlobalValue::Kind::ModuleMember:
+      return module_attribute(g.module_name, g.member, e, e.range);
+    case GlobalValue::Kind::Unsupported:
+      error(e.range, fmt::format("global '{}' cannot be used in a kernel: {}", id, g.reason));
+      return ExprResult::error();
+  }
+  if (checking_) fn_.symbols[&e] = symbol_for(r, id);
+  return record(e, r);
+}
+
+ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const std::string& attr, const Expr& e,
+                                              SourceRange attr_range) {
+  ExprResult r;
+  std::string p = path_of(e);
+  auto no_attribute = [&](const std::vector<std::string_view>& candidates) {
+    error(attr_range, fmt::format("module '{}' has no attribute '{}'{}", module, attr, suggest(attr, candidates)));
+    return ExprResult::error();
+  };
+  auto from_row = [&](const BuiltinInfo* b) {
+    if (!b->supported) {
+      error(e.range, fmt::format("'{}' is not supported yet", p));
+      return ExprResult::error();
+    }
+    if (b->typing == BuiltinTyping::MathConstant) {
+      r = ExprResult::of_const(ConstValue::of_float(b->constant));
+    } else if (b->callable) {
+      r.what = ExprResult::What::Builtin;
+    } else {
+      r = ExprResult::of_value(Type::scalar_of(ScalarKind::Int32));
+    }
+    r.builtin = b;
+    return r;
+  };
+
+  if (module == "math") {
+    const BuiltinInfo* b = find_builtin(BuiltinScope::Math, attr);
+    if (!b) return no_attribute(builtin_names(BuiltinScope::Math));
+    r = from_row(b);
+  } else if (module == "numpy") {
+    if (std::optional<ScalarKind> k = numpy_dtype(attr)) {
+      r.what = ExprResult::What::DType;
+      r.dtype = *k;
+    } else if (const BuiltinInfo* b = find_numpy_builtin(attr)) {
+      r = from_row(b);
+    } else if (allocates(attr)) {
+      error(e.range, fmt::format("'numpy.{}' cannot be used in a kernel (it allocates); use cuda.local.array or "
+                                 "cuda.shared.array, or pass the array in as an argument", attr));
+      return ExprResult::error();
+    } else {
+      return no_attribute({});
+    }
+  } else if (is_kernel_module(module)) {
+    if (std::find(std::begin(kNamespaces), std::end(kNamespaces), attr) != std::end(kNamespaces)) {
+      r.what = ExprResult::What::Namespace;
+      r.module = attr;
+    } else if (const BuiltinInfo* b = find_builtin(BuiltinScope::Kernel, attr)) {
+      r = from_row(b);
+    } else if (std::optional<ScalarKind> k = parse_scalar_name(attr)) {
+      r.what = ExprResult::What::DType;
+      r.dtype = *k;
+    } else if (attr == "jit") {
+      error(e.range, fmt::format("'{}' cannot be used inside a kernel", p));
+      return ExprResult::error();
+    } else {
+      std::vector<std::string_view> candidates = builtin_names(BuiltinScope::Kernel);
+      candidates.insert(candidates.end(), std::begin(kNamespaces), std::end(kNamespaces));
+      return no_attribute(candidates);
+    }
+  } else if (module == "numba" || module == "numba.types") {
+    if (module == "numba" && attr == "cuda") {
+      r.what = ExprResult::What::Module;
+      r.module = "numba.cuda";
+    } else if (module == "numba" && attr == "types") {
+      r.what = ExprResult::What::Module;
+      r.module = "numba.types";
+    } else if (std::optional<ScalarKind> k = parse_scalar_name(attr)) {
+      r.what = ExprResult::What::DType;
+      r.dtype = *k;
+    } else {
+      return no_attribute({});
+    }
+  } else if (module == "cmath") {
+    error(e.range, "module 'cmath' is not supported yet (complex numbers)");
+    return ExprResult::error();
+  } else {
+    error(e.range, fmt::format("module '{}' cannot be used in a kernel", module));
+    return ExprResult::error();
+  }
+  if (checking_) fn_.symbols[&e] = symbol_for(r, p);
+  return record(e, r);
+}
+
+ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
+  ExprResult base = expr(*e.value);
+  if (!base.ok()) return base;
+  std::string base_path = path_of(*e.value);
+  ExprResult r;
+  switch (base.what) {
+    case ExprResult::What::Module: return module_attribute(base.module, e.attr, e, e.attr_range);
+    case ExprResult::What::Namespace: {
+      BuiltinScope scope = namespace_scope(base.module);
+      const BuiltinInfo* b = find_builtin(scope, e.attr);
+      if (!b) {
+        error(e.attr_range, fmt::format("'{}' has no attribute '{}'{}", base_path, e.attr,
+                                        suggest(e.attr, builtin_names(scope))));
+        return ExprResult::error();
+      }
+      if (!b->supported) {
+        error(e.range, fmt::format("'{}' is not supported yet", path_of(e)));
+        return ExprResult::error();
+      }
+      if (b->callable) {
+        r.what = ExprResult::What::Builtin;
+      } else {
+        r = ExprResult::of_value(Type::scalar_of(ScalarKind::Int32));
+      }
+      r.builtin = b;
+      break;
+    }
+    case ExprResult::What::Value: {
+      const Type& t = base.type;
+      const BuiltinInfo* b = t.is_array() ? find_builtin(BuiltinScope::Array, e.attr) : nullptr;
+      if (!b) {
+        error(e.attr_range, fmt::format("'{}' has no attribute '{}'{}{}", t.str(), e.attr,
+                                        t.is_array() ? suggest(e.attr, builtin_names(BuiltinScope::Array)) : "",
+                                        origin_of(*e.value)));
+        return ExprResult::error();
+      }
+      std::vector<Type> per_axis(t.ndim, Type::scalar_of(ScalarKind::Int64));
+      switch (b->id) {
+        case BuiltinId::ArrayShape:
+        case BuiltinId::ArrayStrides: r = ExprResult::of_value(Type::tuple_of(per_axis)); break;
+        case BuiltinId::ArraySize: r = ExprResult::of_value(Type::scalar_of(ScalarKind::Int64)); break;
+        case BuiltinId::ArrayNdim: r = ExprResult::of_const(ConstValue::of_int(t.ndim)); break;
+        default:
+          r.what = ExprResult::What::DType;
+          r.dtype = t.scalar;
+          break;
+      }
+      r.builtin = b;
+      break;
+    }
+    default:
+      error(e.attr_range, fmt::format("'{}' has no attribute '{}'", base_path, e.attr));
+      return ExprResult::error();
+  }
+  if (checking_) fn_.symbols[&e] = symbol_for(r, path_of(e));
+  return record(e, r);
+}
+
+ExprResult FunctionAnalyzer::binop(const BinOpExpr& e) {
+  ExprResult l = value(*e.lhs), r = value(*e.rhs);
+  if (!l.is_value() || !r.is_value()) {
+    return l.what == ExprResult::What::Unknown || r.what == ExprResult::What::Unknown ? ExprResult::unknown()
+                                                                                       : ExprResult::error();
+  }
+  OpTyping t = type_binary(e.op, operand(l), operand(r));
+  if (!t.ok()) {
+    error(e.op_range.valid() ? e.op_range : e.range, t.error + origin_of(*e.lhs) + origin_of(*e.rhs));
+    return ExprResult::error();
+  }
+  if (checking_) fn_.operand_types[&e] = {t.operand};
+  if (l.value && r.value) {
+    if (std::optional<ConstValue> c = fold_binary(e.op, *l.value, *r.value)) return record(e, ExprResult::of_const(*c));
+  }
+  return record(e, ExprResult::of_value(t.result));
+}
+
+ExprResult FunctionAnalyzer::unary(const UnaryOpExpr& e) {
+  ExprResult v = value(*e.operand);
+  if (!v.is_value()) return v.what == ExprResult::What::Unknown ? v : ExprResult::error();
+  OpTyping t = type_unary(e.op, v.type);
+  if (!t.ok()) {
+    error(e.range, t.error + origin_of(*e.operand));
+    return ExprResult::error();
+  }
+  if (checking_) fn_.operand_types[&e] = {t.operand};
+  if (v.value) {
+    if (std::optional<ConstValue> c = fold_unary(e.op, *v.value)) return record(e, ExprResult::of_const(*c));
+  }
+  return record(e, ExprResult::of_value(t.result));
+}
+
+ExprResult FunctionAnalyzer::boolop(const BoolOpExpr& e) {
+  Type result;
+  bool unknown = false, failed = false;
+  for (const ExprPtr& v : e.values) {
+    ExprResult r = value(*v);
+    if (r.what == ExprResult::What::Unknown) unknown = true;
+    if (!r.is_value()) {
+      failed = true;
+      continue;
+    }
+    if (!has_truth_value(r.type)) {
+      error(v->range, fmt::format("the operands of '{}' must be numbers or bools, got {}{}", to_string(e.op),
+                                  r.type.str(), origin_of(*v)));
+      failed = true;
+      continue;
+    }
+    result = result.is_valid() ? unify(result, r.type) : r.type;
+  }
+  if (unknown) return ExprResult::unknown();
+  if (failed) return ExprResult::error();
+  return record(e, ExprResult::of_value(result));
+}
+
+ExprResult FunctionAnalyzer::compare(const CompareExpr& e) {
+  ExprResult lhs = value(*e.left);
+  std::vector<Type> operands;
+  bool unknown = lhs.what == ExprResult::What::Unknown, failed = !lhs.is_value();
+  bool all_folded = true, folded_value = true;
+  const Expr* lhs_expr = e.left.get();
+  for (size_t i = 0; i < e.ops.size(); ++i) {
+    ExprResult rhs = value(*e.comparators[i]);
+    if (rhs.what == ExprResult::What::Unknown) unknown = true;
+    if (lhs.is_value() && rhs.is_value()) {
+      OpTyping t = type_compare(e.ops[i], operand(lhs), operand(rhs));
+      if (!t.ok()) {
+        error(e.range, t.error + origin_of(*lhs_expr) + origin_of(*e.comparators[i]));
+        failed = true;
+      } else {
+        operands.push_back(t.operand);
+        std::optional<ConstValue> c;
+        if (lhs.value && rhs.value) c = fold_compare(e.ops[i], *lhs.value, *rhs.value);
+        if (!c) all_folded = false;
+        else if (!c->i) folded_value = false;
+      }
+    } else {
+      failed = true;
+    }
+    lhs = rhs;
+    lhs_expr = e.comparators[i].get();
+  }
+  if (unknown) return ExprResult::unknown();
+  if (failed) return ExprResult::error();
+  if (checking_) fn_.operand_types[&e] = operands;
+  if (all_folded) return record(e, ExprResult::of_const(ConstValue::of_bool(folded_value)));
+  return record(e, ExprResult::of_value(Type::scalar_of(ScalarKind::Bool)));
+}
+
+ExprResult FunctionAnalyzer::ifexp(const IfExpExpr& e) {
+  ExprResult test = value(*e.test);
+  if (test.is_value() && !has_truth_value(test.type)) {
+    error(e.test->range, fmt::format("the condition of a conditional expression must be a number or a bool, got {}",
+                                     test.type.str()));
+  }
+  ExprResult a = value(*e.body), b = value(*e.orelse);
+  if (a.what == ExprResult::What::Unknown || b.what == ExprResult::What::Unknown) return ExprResult::unknown();
+  if (!a.is_value() || !b.is_value()) return ExprResult::error();
+  Type t = unify(a.type, b.type);
+  if (!t.is_valid()) {
+    error(e.range, fmt::format("the two results of the conditional expression have types {} and {}, which do not "
+                               "unify", a.type.str(), b.type.str()));
+    return ExprResult::error();
+  }
+  return record(e, ExprResult::of_value(t));
+}
+
+ExprResult FunctionAnalyzer::tuple(const TupleExpr& e) {
+  std::vector<Type> types;
+  std::vector<ConstValue> values;
+  bool all_const = true, unknown = false, failed = false;
+  for (const ExprPtr& elt : e.elts) {
+    ExprResult r = value(*elt);
+    if (r.what == ExprResult::What::Unknown) unknown = true;
+    if (!r.is_value()) {
+      failed = true;
+      continue;
+    }
+    types.push_back(r.type);
+    if (r.value) values.push_back(*r.value);
+    else all_const = false;
+  }
+  if (unknown) return ExprResult::unknown();
+  if (failed) return ExprResult::error();
+  if (all_const) return record(e, ExprResult::of_const(ConstValue::of_tuple(std::move(values))));
+  return record(e, ExprResult::of_value(Type::tuple_of(std::move(types))));
+}
+
+ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
+  ExprResult base = value(*e.value);
+  bool has_slice = e.index->kind == ExprKind::Slice;
+  if (const auto* t = e.index->as<TupleExpr>()) {
+    for (const ExprPtr& elt : t->elts) has_slice = has_slice || elt->kind == ExprKind::Slice;
+  }
+  if (has_slice) {
+    error(e.index->range, "slicing arrays is not supported yet; index single elements");
+    return ExprResult::error();
+  }
+  ExprResult idx = value(*e.index);
+  if (base.what == ExprResult::What::Unknown || idx.what == ExprResult::What::Unknown) return ExprResult::unknown();
+  if (!base.is_value() || !idx.is_value()) return ExprResult::error();
+  const Type& t = base.type;
+  if (t.is_array()) {
+    if (!array_index(e, t, idx.type)) return ExprResult::error();
+    return record(e, ExprResult::of_value(Type::scalar_of(t.scalar)));
+  }
+  if (t.is_tuple()) {
+    if (is_store) {
+      error(e.range, "tuples are immutable; cannot assign to a tuple element");
+      return ExprResult::error();
+    }
+    if (!idx.type.is_integer() && !idx.type.is_bool()) {
+      error(e.index->range, fmt::format("tuple index must be an integer, got {}{}", idx.type.str(), origin_of(*e.index)));
+      return ExprResult::error();
+    }
+    int64_t n = static_cast<int64_t>(t.elements.size());
+    if (idx.value) {
+      int64_t k = idx.value->i;
+      if (is_unsigned(idx.value->scalar) && k < 0) k = n;  // huge unsigned: out of range below
+      if (k < 0) k += n;
+      if (k < 0 || k >= n) {
+        error(e.index->range, fmt::format("tuple index {} is out of range for a tuple of {}", idx.value->str(),
+                                          plural(static_cast<size_t>(n), "element", "elements")));
+        return ExprResult::error();
+      }
+      if (base.value) return record(e, ExprResult::of_const(base.value->elements[static_cast<size_t>(k)]));
+      return record(e, ExprResult::of_value(t.elements[static_cast<size_t>(k)]));
+    }
+    bool uniform = n > 0 && std::all_of(t.elements.begin(), t.elements.end(),
+                                        [&](const Type& x) { return x == t.elements[0]; });
+    if (!uniform) {
+      error(e.index->range, fmt::format("a tuple of elements of different types ({}) can only be indexed by a constant",
+                                        t.str()));
+      return ExprResult::error();
+    }
+    if (checking_) fn_.operand_types[&e] = {Type::scalar_of(ScalarKind::Int64)};
+    return record(e, ExprResult::of_value(t.elements[0]));
+  }
+  error(e.value->range, fmt::format("'{}' is not subscriptable{}", t.str(), origin_of(*e.value)));
+  return ExprResult::error();
+}
+
+bool FunctionAnalyzer::array_index(const SubscriptExpr& e, const Type& array_type, const Type& index_type) {
+  std::vector<Type> parts = index_type.is_tuple() ? index_type.elements : std::vector<Type>{index_type};
+  for (const Type& p : parts) {
+    if (!p.is_integer()) {
+      error(e.index->range, fmt::format("array index must be an integer{}, got {}{}",
+                                        index_type.is_tuple() ? " or a tuple of integers" : "",
+                                        index_type.str(), origin_of(*e.index)));
+      return false;
+    }
+  }
+  size_t ndim = array_type.ndim;
+  std::string base = path_of(*e.value);
+  std::string what = base.empty() ? "the array" : fmt::format("array '{}'", base);
+  if (parts.size() < ndim) {
+    error(e.index->range, fmt::format("{} has {} but {} given; indexing with fewer indices than dimensions "
+                                      "(array views) is not supported yet", what,
+                                      plural(ndim, "dimension", "dimensions"), plural(parts.size(), "index was", "indices were")));
+    return false;
+  }
+  if (parts.size() > ndim) {
+    error(e.index->range, fmt::format("too many indices: {} has {} but {} given", what,
+                                      plural(ndim, "dimension", "dimensions"), plural(parts.size(), "index was", "indices were")));
+    return false;
+  }
+  if (checking_) fn_.operand_types[&e] = std::vector<Type>(ndim, Type::scalar_of(ScalarKind::Int64));
+  return true;
+}
+
+}  // namespace gpujit

@@ -1,0 +1,173 @@
+// The machinery of semantic analysis shared by sema.cpp (program, statements), sema_expr.cpp (expressions,
+// names, attributes) and sema_call.cpp (calls and builtins); private to ir/.
+//
+// A FunctionAnalyzer analyses one specialization. Its walks run in one of two modes: Infer (silent; unknown
+// types propagate as Unknown and variables widen) and Check (variable types are final; errors are reported
+// and the TypedFunction tables filled). Every expression method returns an ExprResult saying what the
+// expression denotes. Error means an error was reported for it (or, while inferring, would be): callers
+// stay silent about it so one mistake gives one message.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/diagnostics.h"
+#include "ir/builtins.h"
+#include "ir/type_rules.h"
+#include "ir/typed_function.h"
+
+namespace gpujit {
+
+/// What an expression denotes.
+struct ExprResult {
+  enum class What { Value, Module, DType, Namespace, Builtin, Device, Unknown, Error };
+  What what = What::Error;
+  Type type;                        // Value (void for a call that returns nothing)
+  std::optional<ConstValue> value;  // Value: a compile-time constant
+  std::string module;               // Module: canonical name; Namespace: "threadIdx", "shared" ...
+  ScalarKind dtype = ScalarKind::Float64;   // DType
+  const BuiltinInfo* builtin = nullptr;     // Builtin (functions); also set for builtin values
+  const FunctionDef* function = nullptr;    // Device
+
+  bool is_value() const { return what == What::Value; }
+  bool ok() const { return what != What::Unknown && what != What::Error; }
+  const ConstValue* constant() const { return value ? &*value : nullptr; }
+
+  static ExprResult of_value(Type t) { ExprResult r; r.what = What::Value; r.type = std::move(t); return r; }
+  static ExprResult of_const(ConstValue c) {
+    ExprResult r = of_value(c.type());
+    r.value = std::move(c);
+    return r;
+  }
+  static ExprResult unknown() { ExprResult r; r.what = What::Unknown; return r; }
+  static ExprResult error() { return ExprResult(); }
+};
+
+class ProgramAnalyzer;
+
+/// One specialization of a function: its typed function and the diagnostics its analysis produced. Those
+/// diagnostics reach the user only if the specialization is used by the final program.
+struct Specialization {
+  std::unique_ptr<TypedFunction> fn;
+  Diagnostics diags;
+  std::vector<Specialization*> callees;  // in first-call order
+  bool done = false;
+  bool committed = false;
+};
+
+class ProgramAnalyzer {
+ public:
+  ProgramAnalyzer(const GlobalEnv& globals) : globals_(globals) {}
+
+  /// The analysed specialization of `def` for `args` (analysing it on first request), or nullptr when `def`
+  /// is already being analysed further up (recursion).
+  Specialization* specialize(const FunctionDef& def, const std::vector<Type>& args, bool is_kernel);
+  /// Appends `s`, its callees first, to `out` and its diagnostics to `diags` (once each).
+  void commit(Specialization* s, TypedProgram& out, Diagnostics& diags);
+  const GlobalEnv& globals() const { return globals_; }
+  /// The chain of functions being analysed, outermost first (for recursion messages).
+  const std::vector<const FunctionDef*>& stack() const { return stack_; }
+
+ private:
+  const GlobalEnv& globals_;
+  std::map<std::pair<const FunctionDef*, std::string>, std::unique_ptr<Specialization>> specs_;
+  std::vector<const FunctionDef*> stack_;
+  std::set<const FunctionDef*> syntax_errors_reported_;
+};
+
+class FunctionAnalyzer {
+ public:
+  FunctionAnalyzer(ProgramAnalyzer& program, Specialization& spec, const FunctionDef& def,
+                   const std::vector<Type>& args, bool is_kernel);
+  void run();
+
+  // --- statements (sema.cpp)
+  void block(const Block& b);
+  void stmt(const Stmt& s);
+  void assign(const AssignStmt& s);
+  void aug_assign(const AugAssignStmt& s);
+  void for_stmt(const ForStmt& s);
+  void return_stmt(const ReturnStmt& s);
+  /// Binds one assignment target to a value of type `t` coming from `value_expr` (null for a loop).
+  void assign_target(const Expr& target, const Type& t, const Expr* value_expr);
+  void bind_var(const std::string& name, const Type& t, const NameExpr& target);
+  void check_condition(const Expr& test, const char* construct);
+
+  // --- expressions (sema_expr.cpp)
+  ExprResult expr(const Expr& e);
+  /// An expression that must denote a value (not a module, dtype, void call...); Error otherwise.
+  ExprResult value(const Expr& e);
+  ExprResult name(const NameExpr& e);
+  ExprResult global(const std::string& id, const GlobalValue& g, const Expr& e);
+  ExprResult attribute(const AttributeExpr& e);
+  ExprResult module_attribute(const std::string& module, const std::string& attr, const Expr& e,
+                              SourceRange attr_range);
+  ExprResult binop(const BinOpExpr& e);
+  ExprResult unary(const UnaryOpExpr& e);
+  ExprResult boolop(const BoolOpExpr& e);
+  ExprResult compare(const CompareExpr& e);
+  ExprResult ifexp(const IfExpExpr& e);
+  ExprResult tuple(const TupleExpr& e);
+  ExprResult subscript(const SubscriptExpr& e, bool is_store);
+  /// Types the index of an array access; fills operand_types. Returns false after reporting an error.
+  bool array_index(const SubscriptExpr& e, const Type& array_type, const Type& index_type);
+
+  // --- calls and builtins (sema_call.cpp)
+  ExprResult call(const CallExpr& e);
+  ExprResult builtin_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+  ExprResult device_call(const CallExpr& e, const FunctionDef& callee, const std::vector<ExprResult>& args);
+  ExprResult cast_call(const CallExpr& e, ScalarKind dtype, const std::vector<ExprResult>& args);
+  ExprResult array_alloc(const CallExpr& e, const BuiltinInfo& b);
+  ExprResult atomic_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+  ExprResult range_call(const CallExpr& e);
+  /// Why a shape expression is not a compile-time constant ("'n' is an argument"), or "".
+  std::string why_not_constant(const Expr& e);
+
+  // --- helpers
+  bool checking() const { return checking_; }
+  void error(SourceRange r, std::string message);
+  /// Records what analysis learned about `e` (check mode only) and returns `r`.
+  ExprResult record(const Expr& e, ExprResult r);
+  Operand operand(const ExprResult& r) const { return Operand{r.type, r.constant()}; }
+  /// " ('x' is an argument)" / " ('x' was assigned at line 4)" for a Name operand, else "".
+  std::string origin_of(const Expr& e) const;
+  /// The dotted text of a name/attribute chain as the user wrote it ("gpu.shared.array"), or "".
+  static std::string path_of(const Expr& e);
+  bool is_local_name(const std::string& id) const { return local_names_.count(id) != 0; }
+  const std::string& name_of_function() const { return def_.name; }
+
+  struct VarInfo {
+    Type type;
+    SourceRange origin;  // the assignment that first gave the variable its type
+    bool is_param = false;
+    int param_index = -1;
+  };
+
+  ProgramAnalyzer& program_;
+  Specialization& spec_;
+  TypedFunction& fn_;
+  const FunctionDef& def_;
+  SourceFilePtr file_;
+  bool is_kernel_;
+  bool checking_ = false;
+  bool changed_ = false;
+  int loop_depth_ = 0;
+  std::set<std::string> local_names_;          // every name the function binds (Python's local scope)
+  std::map<std::string, VarInfo> vars_;
+  std::set<std::string> failed_vars_;          // a binding's value had an error: stay quiet about reads
+  std::set<std::string> reported_conflicts_;
+  // Device functions: what the return statements return.
+  Type return_type_;
+  SourceRange return_origin_;
+  SourceRange bare_return_;                    // a `return` without value seen (valid if the range is)
+};
+
+/// The canonical module names the kernel namespace is reached through.
+bool is_kernel_module(const std::string& canonical);
+
+}  // namespace gpujit

@@ -1,0 +1,296 @@
+// numba's scalar typing rules (see ir/type_rules.h for the rules and their sources).
+#include "ir/type_rules.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+namespace gpujit {
+
+namespace {
+
+ScalarKind signed_of_size(unsigned bytes) {
+  switch (bytes) {
+    case 1: return ScalarKind::Int8;
+    case 2: return ScalarKind::Int16;
+    case 4: return ScalarKind::Int32;
+    default: return ScalarKind::Int64;
+  }
+}
+
+// The smallest float that holds every value of an integer kind, as NumPy picks it.
+ScalarKind float_for_int(ScalarKind k) {
+  unsigned size = scalar_size(k);
+  if (k == ScalarKind::Bool || size == 1) return ScalarKind::Float16;
+  if (size == 2) return ScalarKind::Float32;
+  return ScalarKind::Float64;
+}
+
+ScalarKind max_kind(ScalarKind a, ScalarKind b) { return a < b ? b : a; }
+
+// Integer arithmetic runs at 64 bits at least (numba's choose_result_int); bool arithmetic is int64.
+ScalarKind widen_int(ScalarKind k) {
+  if (k == ScalarKind::Bool || is_signed(k)) return ScalarKind::Int64;
+  if (is_unsigned(k)) return ScalarKind::UInt64;
+  return k;
+}
+
+bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex(); }
+
+bool fits_unsigned(int64_t v, ScalarKind k) {
+  if (v < 0) return false;
+  unsigned bits = scalar_size(k) * 8;
+  return bits >= 64 || static_cast<uint64_t>(v) < (uint64_t{1} << bits);
+}
+
+double float_max(ScalarKind k) {
+  return k == ScalarKind::Float16 ? 65504.0 : static_cast<double>(std::numeric_limits<float>::max());
+}
+
+// Whether `v` is exactly representable in float kind k (float16 or float32).
+bool exact_in(double v, ScalarKind k) {
+  if (!std::isfinite(v)) return true;
+  if (std::fabs(v) > float_max(k)) return false;
+  float f = static_cast<float>(v);
+  if (static_cast<double>(f) != v) return false;
+  if (k == ScalarKind::Float16) {
+    // float16 has 11 significant bits: v must be a multiple of 2**(exponent - 10).
+    if (v == 0) return true;
+    int exp = 0;
+    std::frexp(v, &exp);
+    double scaled = std::ldexp(v, 11 - exp);
+    return scaled == std::trunc(scaled) && std::fabs(v) >= std::ldexp(1.0, -24);
+  }
+  return true;
+}
+
+// The type a weak constant takes next to `other` (see the header); `self.type` if it does not adapt.
+Type adapt(const Operand& self, const Operand& other, bool exact_only) {
+  if (!self.constant || !is_weak_constant(*self.constant) || !self.type.is_scalar()) return self.type;
+  if (other.constant && is_weak_constant(*other.constant)) return self.type;
+  if (!other.type.is_scalar()) return self.type;
+  ScalarKind ok = other.type.scalar;
+  const ConstValue& c = *self.constant;
+  if (ok == ScalarKind::Float32 || ok == ScalarKind::Float16) {
+    double v = c.kind == ConstValue::Kind::Int ? static_cast<double>(c.i) : c.f;
+    if (exact_only && !exact_in(v, ok)) return self.type;
+    if (!exact_only && std::isfinite(v) && std::fabs(v) > float_max(ok)) return self.type;
+    return Type::scalar_of(ok);
+  }
+  if (is_unsigned(ok) && c.kind == ConstValue::Kind::Int && fits_unsigned(c.i, ok)) return Type::scalar_of(ok);
+  return self.type;
+}
+
+std::string op_types_error(const char* op, const Type& a, const Type& b) {
+  return fmt::format("unsupported operand types for {}: '{}' and '{}'", op, a.str(), b.str());
+}
+
+OpTyping fail(std::string message) {
+  OpTyping t;
+  t.error = std::move(message);
+  return t;
+}
+
+OpTyping same(ScalarKind k) {
+  OpTyping t;
+  t.operand = t.result = Type::scalar_of(k);
+  return t;
+}
+
+}  // namespace
+
+ScalarKind promote_scalars(ScalarKind a, ScalarKind b) {
+  if (a == b) return a;
+  if (a == ScalarKind::Bool) return b;
+  if (b == ScalarKind::Bool) return a;
+  if (is_integer(a) && is_integer(b)) {
+    if (is_signed(a) == is_signed(b)) return max_kind(a, b);
+    ScalarKind s = is_signed(a) ? a : b;
+    ScalarKind u = is_signed(a) ? b : a;
+    if (scalar_size(u) < scalar_size(s)) return s;
+    if (u == ScalarKind::UInt64) return ScalarKind::Float64;
+    return signed_of_size(scalar_size(u) * 2);
+  }
+  if (is_complex(a) || is_complex(b)) {
+    ScalarKind c = is_complex(a) ? a : b;
+    ScalarKind o = is_complex(a) ? b : a;
+    ScalarKind need = is_complex(o) ? o
+                      : is_float(o) ? (o == ScalarKind::Float64 ? ScalarKind::Complex128 : ScalarKind::Complex64)
+                                    : (scalar_size(o) >= 4 ? ScalarKind::Complex128 : ScalarKind::Complex64);
+    return max_kind(c, need);
+  }
+  if (is_float(a) && is_float(b)) return max_kind(a, b);
+  ScalarKind f = is_float(a) ? a : b;
+  ScalarKind i = is_float(a) ? b : a;
+  return max_kind(f, float_for_int(i));
+}
+
+Type unify(const Type& a, const Type& b) {
+  if (!a.is_valid() || !b.is_valid()) return Type::invalid();
+  if (a == b) return a;
+  if (a.is_scalar() && b.is_scalar()) return Type::scalar_of(promote_scalars(a.scalar, b.scalar));
+  if (a.is_array() && b.is_array()) {
+    if (a.scalar != b.scalar || a.ndim != b.ndim) return Type::invalid();
+    return Type::array_of(a.scalar, a.ndim, Layout::Any);
+  }
+  if (a.is_tuple() && b.is_tuple()) {
+    if (a.elements.size() != b.elements.size()) return Type::invalid();
+    std::vector<Type> elts;
+    for (size_t i = 0; i < a.elements.size(); ++i) {
+      Type u = unify(a.elements[i], b.elements[i]);
+      if (!u.is_valid()) return Type::invalid();
+      elts.push_back(std::move(u));
+    }
+    return Type::tuple_of(std::move(elts));
+  }
+  return Type::invalid();
+}
+
+bool is_weak_constant(const ConstValue& c) {
+  return (c.kind == ConstValue::Kind::Int && c.scalar == ScalarKind::Int64) ||
+         (c.kind == ConstValue::Kind::Float && c.scalar == ScalarKind::Float64);
+}
+
+OpTyping type_binary(BinOpKind op, const Operand& lhs, const Operand& rhs) {
+  const char* sym = to_string(op);
+  if (!is_number(lhs.type) || !is_number(rhs.type)) {
+    if (lhs.type.is_complex() || rhs.type.is_complex()) return fail("complex numbers are not supported yet");
+    return fail(op_types_error(sym, lhs.type, rhs.type));
+  }
+  ScalarKind a = adapt(lhs, rhs, false).scalar;
+  ScalarKind b = adapt(rhs, lhs, false).scalar;
+  ScalarKind c = promote_scalars(a, b);
+  switch (op) {
+    case BinOpKind::Add:
+    case BinOpKind::Sub:
+    case BinOpKind::Mul:
+    case BinOpKind::FloorDiv:
+    case BinOpKind::Mod:
+      return same(widen_int(c));
+    case BinOpKind::Div:
+      return same(is_float(c) ? c : ScalarKind::Float64);
+    case BinOpKind::Pow:
+      // numba: float ** int keeps the float type (float32 ** 2 stays float32).
+      if (is_float(a) && !is_float(b)) return same(a);
+      return same(widen_int(c));
+    case BinOpKind::LShift:
+    case BinOpKind::RShift:
+      if (is_float(a) || is_float(b)) return fail(op_types_error(sym, lhs.type, rhs.type));
+      return same(is_unsigned(a) ? ScalarKind::UInt64 : ScalarKind::Int64);
+    case BinOpKind::BitAnd:
+    case BinOpKind::BitOr:
+    case BinOpKind::BitXor:
+      if (is_float(a) || is_float(b)) return fail(op_types_error(sym, lhs.type, rhs.type));
+      if (a == ScalarKind::Bool && b == ScalarKind::Bool) return same(ScalarKind::Bool);
+      return same(widen_int(c));
+  }
+  return fail(op_types_error(sym, lhs.type, rhs.type));
+}
+
+OpTyping type_unary(UnaryOpKind op, const Type& operand) {
+  if (op == UnaryOpKind::Not) {
+    if (!has_truth_value(operand)) {
+      return fail(fmt::format("'{}' has no truth value; 'not' needs a number or a bool", operand.str()));
+    }
+    OpTyping t;
+    t.operand = operand;
+    t.result = Type::scalar_of(ScalarKind::Bool);
+    return t;
+  }
+  std::string bad = fmt::format("bad operand type for unary {}: '{}'", to_string(op), operand.str());
+  if (operand.is_complex()) return fail("complex numbers are not supported yet");
+  if (!is_number(operand)) return fail(bad);
+  ScalarKind k = operand.scalar;
+  if (op == UnaryOpKind::Invert) {
+    if (is_float(k)) return fail(bad);
+    return same(k == ScalarKind::Bool ? k : widen_int(k));
+  }
+  return same(is_float(k) ? k : widen_int(k));
+}
+
+OpTyping type_compare(CmpOpKind op, const Operand& lhs, const Operand& rhs) {
+  switch (op) {
+    case CmpOpKind::Is:
+    case CmpOpKind::IsNot:
+      return fail(fmt::format("'{}' comparisons are not supported; use '==' or '!='", to_string(op)));
+    case CmpOpKind::In:
+    case CmpOpKind::NotIn:
+      return fail(fmt::format("'{}' is not supported yet; compare with '==' instead", to_string(op)));
+    default:
+      break;
+  }
+  if (lhs.type.is_complex() || rhs.type.is_complex()) return fail("complex numbers are not supported yet");
+  if (!is_number(lhs.type) || !is_number(rhs.type)) {
+    return fail(fmt::format("cannot compare '{}' and '{}' with '{}'", lhs.type.str(), rhs.type.str(), to_string(op)));
+  }
+  ScalarKind a = adapt(lhs, rhs, true).scalar;
+  ScalarKind b = adapt(rhs, lhs, true).scalar;
+  OpTyping t;
+  t.operand = Type::scalar_of(promote_scalars(a, b));
+  t.result = Type::scalar_of(ScalarKind::Bool);
+  return t;
+}
+
+Type common_numeric_type(const std::vector<Operand>& operands) {
+  Type strong;
+  for (const Operand& o : operands) {
+    if (!is_number(o.type)) return Type::invalid();
+    if (o.constant && is_weak_constant(*o.constant)) continue;
+    strong = strong.is_valid() ? unify(strong, o.type) : o.type;
+  }
+  if (!strong.is_valid()) {
+    Type all;
+    for (const Operand& o : operands) all = all.is_valid() ? unify(all, o.type) : o.type;
+    return all;
+  }
+  Type result = strong;
+  Operand strong_operand{strong, nullptr};
+  for (const Operand& o : operands) {
+    if (o.constant && is_weak_constant(*o.constant)) result = unify(result, adapt(o, strong_operand, false));
+  }
+  return result;
+}
+
+bool has_truth_value(const Type& t) { return t.is_scalar() && !t.is_complex(); }
+
+bool can_convert(const Type& from, const Type& to) {
+  if (from.is_scalar() && to.is_scalar()) return true;
+  if (from.is_array() && to.is_array()) {
+    return from.scalar == to.scalar && from.ndim == to.ndim && (to.layout == Layout::Any || from.layout == to.layout);
+  }
+  if (from.is_tuple() && to.is_tuple()) {
+    if (from.elements.size() != to.elements.size()) return false;
+    for (size_t i = 0; i < from.elements.size(); ++i) {
+      if (!can_convert(from.elements[i], to.elements[i])) return false;
+    }
+    return true;
+  }
+  return from.is_valid() && from == to;
+}
+
+ScalarKind math_float_kind(const std::vector<Operand>& operands) {
+  bool any_float = false;
+  ScalarKind floats = ScalarKind::Float16;
+  ScalarKind int_need = ScalarKind::Float16;
+  bool any_int = false;
+  for (const Operand& o : operands) {
+    if (!o.type.is_scalar()) continue;
+    ScalarKind k = o.type.scalar;
+    if (o.constant && is_weak_constant(*o.constant)) continue;
+    if (is_float(k)) {
+      any_float = true;
+      floats = max_kind(floats, k);
+    } else {
+      any_int = true;
+      // Beside a float argument a small integer converts safely to float32 (numba picks the float32 case);
+      // an int32/int64 argument needs float64.
+      int_need = max_kind(int_need, scalar_size(k) <= 2 ? ScalarKind::Float32 : ScalarKind::Float64);
+    }
+  }
+  if (!any_float) return ScalarKind::Float64;
+  if (any_int) return max_kind(max_kind(floats, int_need), ScalarKind::Float32);
+  return floats;
+}
+
+}  // namespace gpujit

@@ -1,0 +1,83 @@
+// numba's typing rules for scalars: unification, the result and operand types of operators, truthiness and
+// which conversions happen implicitly.
+//
+// The rules, and where they come from:
+// - unify() (a variable assigned two types, the branches of `a if c else b`, min/max arguments) is NumPy's
+//   promote_types: int32|int64 -> int64, int64|float32 -> float64, int16|float32 -> float32, uint64|int64
+//   -> float64, bool|int8 -> int8. Arrays unify when dtype and ndim agree (C and any layout give any);
+//   tuples unify elementwise.
+// - Arithmetic (+ - * // % ** & | ^) on integers runs at 64 bits at least, as numba's integer_binop_cases:
+//   int32 + int32 -> int64, uint8 + uint8 -> uint64, uint32 + int32 -> int64, and bool arithmetic gives
+//   int64. A mix of uint64 and a signed integer goes to float64 (numba's conversion ratings, as NumPy).
+// - `/` is true division: integers give float64, float32 / float32 stays float32.
+// - `**`: int ** int -> int64 (uint64 if both unsigned), float ** int keeps the float type (numba's
+//   float32 ** int -> float32), otherwise the promoted float.
+// - << and >> give int64 for a signed left operand and uint64 for an unsigned one; both operands run in it.
+// - & | ^ on two bools stay bool; ~bool is `not` (numba follows NumPy there, not Python).
+// - Comparisons run in unify(lhs, rhs) (no widening) and give bool.
+// - Weak literals (a deliberate gpujit choice; numba itself promotes these to float64): a Python int or
+//   float constant (a literal, a folded constant expression of them, a module constant, math.pi) mixed
+//   with a float16/float32 operand takes that operand's type in arithmetic, min/max and math functions,
+//   so `0.5 * x` stays float32 on the GPU. A non-negative int constant mixed with an unsigned integer takes
+//   the unsigned type, so `u + 1` stays unsigned. In comparisons a constant only adapts where the value is
+//   exact in the other type, so `x == 0.1` still compares in float64 as Python does.
+#pragma once
+
+#include <string>
+
+#include "frontend/ast.h"
+#include "ir/typed_function.h"
+#include "ir/types.h"
+
+namespace gpujit {
+
+/// NumPy's promote_types for two scalar kinds (bool, integers, floats, complex).
+ScalarKind promote_scalars(ScalarKind a, ScalarKind b);
+
+/// The type a variable gets when assigned both `a` and `b`; invalid if they do not unify.
+Type unify(const Type& a, const Type& b);
+
+/// Whether a Python int/float constant is "weak" (adapts to the other operand's type; see above).
+bool is_weak_constant(const ConstValue& c);
+
+/// A typed operand: its type and, if it is a compile-time constant, its value (nullptr otherwise).
+struct Operand {
+  Type type;
+  const ConstValue* constant = nullptr;
+};
+
+/// The outcome of typing an operation: the type operands are converted to, the result type, or an error
+/// (then both types are invalid).
+struct OpTyping {
+  Type operand;
+  Type result;
+  std::string error;
+  bool ok() const { return error.empty(); }
+};
+
+/// Types `lhs op rhs`. The error message names the operator and both types.
+OpTyping type_binary(BinOpKind op, const Operand& lhs, const Operand& rhs);
+/// Types `op operand` (-x, +x, ~x, not x).
+OpTyping type_unary(UnaryOpKind op, const Type& operand);
+/// Types one comparison `lhs op rhs` (==, !=, <, <=, >, >=); result bool.
+OpTyping type_compare(CmpOpKind op, const Operand& lhs, const Operand& rhs);
+
+/// The common type several operands are converted to (min, max, math functions of two arguments):
+/// unify() with weak constants adapting. Invalid if the operands are not all numbers.
+Type common_numeric_type(const std::vector<Operand>& operands);
+
+/// Whether a value of type t has a truth value (`if t:`, `while t:`, `not t`, `and`/`or` operands).
+bool has_truth_value(const Type& t);
+
+/// Whether `from` converts implicitly to `to` where the destination's type is fixed: an array element
+/// store (float64 -> float32 casts), an argument converted to a builtin's parameter type, a returned value.
+/// Scalars convert to any scalar; arrays only to an array of the same dtype and ndim whose layout is any
+/// or matches; tuples elementwise. An array never converts to a scalar nor a scalar to an array.
+bool can_convert(const Type& from, const Type& to);
+
+/// The float type math functions compute in for these arguments: float32 when every argument is float32
+/// (or a weak constant, or a small integer beside a float32 argument), float16 likewise, else float64.
+/// numba-cuda's Math_unary cases: int64 -> float64, float32 -> float32, float64 -> float64.
+ScalarKind math_float_kind(const std::vector<Operand>& operands);
+
+}  // namespace gpujit

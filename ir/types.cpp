@@ -1,0 +1,396 @@
+// Scalar names, type printing in numba's spelling, and the parser for type and signature strings.
+//
+// The printer and the parser are inverses for every type the parser accepts: parse_type(t.str()) == t for
+// scalars, arrays of ndim >= 1 and tuples (tuples print as "(int64, int64)", which parse_type reads back).
+// Parse errors are lowercase, name the offending text and its column, and suggest the nearest dtype name.
+#include "ir/types.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cctype>
+
+namespace gpujit {
+
+namespace {
+
+struct ScalarInfo {
+  ScalarKind kind;
+  const char* name;
+  unsigned size;
+};
+
+constexpr std::array<ScalarInfo, 14> kScalars = {{
+    {ScalarKind::Bool, "bool", 1},
+    {ScalarKind::Int8, "int8", 1},
+    {ScalarKind::Int16, "int16", 2},
+    {ScalarKind::Int32, "int32", 4},
+    {ScalarKind::Int64, "int64", 8},
+    {ScalarKind::UInt8, "uint8", 1},
+    {ScalarKind::UInt16, "uint16", 2},
+    {ScalarKind::UInt32, "uint32", 4},
+    {ScalarKind::UInt64, "uint64", 8},
+    {ScalarKind::Float16, "float16", 2},
+    {ScalarKind::Float32, "float32", 4},
+    {ScalarKind::Float64, "float64", 8},
+    {ScalarKind::Complex64, "complex64", 8},
+    {ScalarKind::Complex128, "complex128", 16},
+}};
+
+// Spellings other than the canonical name. numba's own aliases win where NumPy disagrees: numba's
+// `float_` is float32 (NumPy's np.float_ is float64; the numpy namespace handles that one itself).
+struct Alias {
+  const char* name;
+  ScalarKind kind;
+};
+constexpr Alias kAliases[] = {
+    {"bool_", ScalarKind::Bool},     {"boolean", ScalarKind::Bool},    {"b1", ScalarKind::Bool},
+    {"i1", ScalarKind::Int8},        {"byte", ScalarKind::Int8},       {"int8_t", ScalarKind::Int8},
+    {"i2", ScalarKind::Int16},       {"short", ScalarKind::Int16},     {"int16_t", ScalarKind::Int16},
+    {"i4", ScalarKind::Int32},       {"intc", ScalarKind::Int32},      {"int32_t", ScalarKind::Int32},
+    {"i8", ScalarKind::Int64},       {"int_", ScalarKind::Int64},      {"intp", ScalarKind::Int64},
+    {"long", ScalarKind::Int64},     {"longlong", ScalarKind::Int64},  {"int64_t", ScalarKind::Int64},
+    {"u1", ScalarKind::UInt8},       {"ubyte", ScalarKind::UInt8},     {"uint8_t", ScalarKind::UInt8},
+    {"u2", ScalarKind::UInt16},      {"ushort", ScalarKind::UInt16},   {"uint16_t", ScalarKind::UInt16},
+    {"u4", ScalarKind::UInt32},      {"uintc", ScalarKind::UInt32},    {"uint32_t", ScalarKind::UInt32},
+    {"u8", ScalarKind::UInt64},      {"uintp", ScalarKind::UInt64},    {"ulonglong", ScalarKind::UInt64},
+    {"uint", ScalarKind::UInt64},    {"uint64_t", ScalarKind::UInt64}, {"f2", ScalarKind::Float16},
+    {"half", ScalarKind::Float16},   {"f4", ScalarKind::Float32},      {"single", ScalarKind::Float32},
+    {"float_", ScalarKind::Float32}, {"float32_t", ScalarKind::Float32}, {"f8", ScalarKind::Float64},
+    {"double", ScalarKind::Float64}, {"float64_t", ScalarKind::Float64}, {"c8", ScalarKind::Complex64},
+    {"csingle", ScalarKind::Complex64}, {"c16", ScalarKind::Complex128}, {"cdouble", ScalarKind::Complex128},
+    {"complex_", ScalarKind::Complex128},
+};
+
+const ScalarInfo& info(ScalarKind k) { return kScalars[static_cast<size_t>(k)]; }
+
+unsigned edit_distance(std::string_view a, std::string_view b) {
+  std::vector<unsigned> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<unsigned>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    unsigned diag = row[0];
+    row[0] = static_cast<unsigned>(i);
+    for (size_t j = 1; j <= b.size(); ++j) {
+      unsigned up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string suggest_scalar(std::string_view name) {
+  std::string best;
+  unsigned best_distance = 3;  // farther than two edits is a different word, not a typo
+  for (const ScalarInfo& s : kScalars) {
+    unsigned d = edit_distance(name, s.name);
+    if (d < best_distance) best_distance = d, best = s.name;
+  }
+  return best.empty() ? std::string() : fmt::format("; did you mean '{}'?", best);
+}
+
+// A recursive-descent reader over a type string. `pos_` is a byte offset; columns in messages are 1-based.
+class TypeReader {
+ public:
+  explicit TypeReader(std::string_view text) : text_(text) {}
+
+  Type read_type() {
+    skip_space();
+    if (peek() == '(') return read_paren_tuple();
+    size_t start = pos_;
+    std::string_view word = read_word();
+    if (word.empty()) return fail(start, fmt::format("expected a type, found {}", describe_here()));
+    if (word == "UniTuple") return read_unituple();
+    if (word == "Tuple") return read_tuple_call();
+    if (word == "array") return read_array_call(start);
+    if (word == "void" || word == "none") return Type::void_();
+    std::optional<ScalarKind> k = parse_scalar_name(word);
+    if (!k) return fail(start, fmt::format("unknown type '{}'{}", word, suggest_scalar(word)));
+    skip_space();
+    if (peek() != '[') return Type::scalar_of(*k);
+    return read_array_dims(*k);
+  }
+
+  bool failed() const { return !error_.empty(); }
+  const std::string& error() const { return error_; }
+  bool at_end() { skip_space(); return pos_ >= text_.size(); }
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  size_t pos() const { return pos_; }
+  void advance() { ++pos_; }
+  void skip_space() { while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_; }
+
+  Type fail(size_t at, std::string message) {
+    if (error_.empty()) error_ = fmt::format("{} (column {})", message, at + 1);
+    return Type::invalid();
+  }
+  std::string describe_here() const {
+    if (pos_ >= text_.size()) return "end of text";
+    return fmt::format("'{}'", text_[pos_]);
+  }
+  bool expect(char c) {
+    skip_space();
+    if (peek() == c) { ++pos_; return true; }
+    fail(pos_, fmt::format("expected '{}', found {}", c, describe_here()));
+    return false;
+  }
+
+ private:
+  std::string_view read_word() {
+    size_t start = pos_;
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+
+  // "[:]", "[::1]", "[:, :]", "[:, ::1]": one ':' per axis; '::1' marks C order and may only be on the last.
+  Type read_array_dims(ScalarKind dtype) {
+    ++pos_;  // '['
+    unsigned ndim = 0;
+    bool c_order = false;
+    for (;;) {
+      skip_space();
+      size_t axis_start = pos_;
+      if (peek() != ':') return fail(pos_, fmt::format("expected ':' for an array axis, found {}", describe_here()));
+      ++pos_;
+      ++ndim;
+      if (peek() == ':') {
+        ++pos_;
+        if (peek() != '1') return fail(pos_, fmt::format("expected '1' after '::', found {}", describe_here()));
+        ++pos_;
+        if (c_order) return fail(axis_start, "'::1' may appear on one axis only");
+        c_order = true;
+        skip_space();
+        if (peek() != ']') {
+          return fail(axis_start, ndim == 1 ? "fortran-order arrays ('::1' on the first axis) are not supported; "
+                                              "use C order ('::1' on the last axis)"
+                                            : "'::1' must be on the last axis (C order)");
+        }
+      }
+      skip_space();
+      if (peek() == ']') { ++pos_; break; }
+      if (peek() != ',') return fail(pos_, fmt::format("expected ',' or ']' in array type, found {}", describe_here()));
+      ++pos_;
+    }
+    if (ndim > 32) return fail(0, "arrays have at most 32 dimensions");
+    return Type::array_of(dtype, ndim, c_order ? Layout::C : Layout::Any);
+  }
+
+  // "UniTuple(int64, 2)"; numba's repr "UniTuple(int64 x 2)" is accepted too.
+  Type read_unituple() {
+    if (!expect('(')) return Type::invalid();
+    Type elt = read_type();
+    if (failed()) return elt;
+    skip_space();
+    if (peek() == ',' || peek() == 'x') ++pos_;
+    else return fail(pos_, fmt::format("expected ',' and a count in UniTuple, found {}", describe_here()));
+    skip_space();
+    size_t start = pos_;
+    while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
+    if (start == pos_) return fail(pos_, fmt::format("expected a tuple length, found {}", describe_here()));
+    int count = std::stoi(std::string(text_.substr(start, pos_ - start)));
+    if (count > 64) return fail(start, "tuples have at most 64 elements");
+    if (!expect(')')) return Type::invalid();
+    return Type::tuple_of(std::vector<Type>(static_cast<size_t>(count), elt));
+  }
+
+  Type read_tuple_call() {
+    if (!expect('(')) return Type::invalid();
+    return read_elements_until_paren();
+  }
+
+  // "(int64, float32)", "(int64,)", "()".
+  Type read_paren_tuple() {
+    ++pos_;
+    return read_elements_until_paren();
+  }
+
+  Type read_elements_until_paren() {
+    std::vector<Type> elts;
+    skip_space();
+    if (peek() == ')') { ++pos_; return Type::tuple_of({}); }
+    for (;;) {
+      Type t = read_type();
+      if (failed()) return t;
+      if (t.is_void()) return fail(pos_, "a tuple cannot hold void");
+      elts.push_back(std::move(t));
+      skip_space();
+      if (peek() == ')') { ++pos_; break; }
+      if (peek() != ',') return fail(pos_, fmt::format("expected ',' or ')' in tuple type, found {}", describe_here()));
+      ++pos_;
+      skip_space();
+      if (peek() == ')') { ++pos_; break; }
+    }
+    return Type::tuple_of(std::move(elts));
+  }
+
+  // numba's repr of arrays: "array(float32, 2d, C)" / "array(float32, 1d, A)".
+  Type read_array_call(size_t start) {
+    if (!expect('(')) return Type::invalid();
+    skip_space();
+    size_t dstart = pos_;
+    std::string_view dname = read_word();
+    std::optional<ScalarKind> dtype = parse_scalar_name(dname);
+    if (!dtype) return fail(dstart, fmt::format("unknown type '{}'{}", dname, suggest_scalar(dname)));
+    if (!expect(',')) return Type::invalid();
+    skip_space();
+    size_t nstart = pos_;
+    while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
+    if (nstart == pos_ || peek() != 'd') return fail(nstart, "expected the number of dimensions like '2d'");
+    unsigned ndim = static_cast<unsigned>(std::stoi(std::string(text_.substr(nstart, pos_ - nstart))));
+    ++pos_;
+    if (!expect(',')) return Type::invalid();
+    skip_space();
+    size_t lstart = pos_;
+    std::string_view layout = read_word();
+    if (layout != "C" && layout != "A") {
+      return fail(lstart, layout == "F" ? "fortran-order arrays are not supported; use C order"
+                                        : "expected array layout 'C' or 'A'");
+    }
+    if (!expect(')')) return Type::invalid();
+    if (ndim == 0 || ndim > 32) return fail(start, "arrays have between 1 and 32 dimensions");
+    return Type::array_of(*dtype, ndim, layout == "C" ? Layout::C : Layout::Any);
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  std::string error_;
+};
+
+}  // namespace
+
+const char* scalar_name(ScalarKind k) { return info(k).name; }
+
+std::optional<ScalarKind> parse_scalar_name(std::string_view name) {
+  for (const ScalarInfo& s : kScalars) {
+    if (name == s.name) return s.kind;
+  }
+  for (const Alias& a : kAliases) {
+    if (name == a.name) return a.kind;
+  }
+  return std::nullopt;
+}
+
+unsigned scalar_size(ScalarKind k) { return info(k).size; }
+
+bool is_integer(ScalarKind k) { return k >= ScalarKind::Int8 && k <= ScalarKind::UInt64; }
+bool is_signed(ScalarKind k) { return k >= ScalarKind::Int8 && k <= ScalarKind::Int64; }
+bool is_unsigned(ScalarKind k) { return k >= ScalarKind::UInt8 && k <= ScalarKind::UInt64; }
+bool is_float(ScalarKind k) { return k >= ScalarKind::Float16 && k <= ScalarKind::Float64; }
+bool is_complex(ScalarKind k) { return k == ScalarKind::Complex64 || k == ScalarKind::Complex128; }
+
+std::string Type::str() const {
+  switch (kind) {
+    case Kind::Invalid: return "<invalid>";
+    case Kind::Void: return "void";
+    case Kind::None: return "none";
+    case Kind::Scalar: return scalar_name(scalar);
+    case Kind::Array: {
+      if (ndim == 0) return fmt::format("array({}, 0d, {})", scalar_name(scalar), layout == Layout::C ? "C" : "A");
+      std::string s = fmt::format("{}[", scalar_name(scalar));
+      for (unsigned i = 0; i < ndim; ++i) {
+        if (i) s += ", ";
+        s += (layout == Layout::C && i + 1 == ndim) ? "::1" : ":";
+      }
+      return s + "]";
+    }
+    case Kind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < elements.size(); ++i) {
+        if (i) s += ", ";
+        s += elements[i].str();
+      }
+      if (elements.size() == 1) s += ",";
+      return s + ")";
+    }
+  }
+  return "<invalid>";
+}
+
+bool operator==(const Type& a, const Type& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Type::Kind::Scalar: return a.scalar == b.scalar;
+    case Type::Kind::Array: return a.scalar == b.scalar && a.ndim == b.ndim && a.layout == b.layout;
+    case Type::Kind::Tuple: return a.elements == b.elements;
+    default: return true;
+  }
+}
+
+std::string Signature::str() const {
+  std::string s = ret.str() + "(";
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (i) s += ", ";
+    s += params[i].str();
+  }
+  return s + ")";
+}
+
+Type parse_type(std::string_view text, std::string* error) {
+  TypeReader reader(text);
+  Type t = reader.read_type();
+  if (!reader.failed() && !reader.at_end()) {
+    reader.fail(reader.pos(), fmt::format("unexpected {} after the type", reader.describe_here()));
+  }
+  if (reader.failed()) {
+    if (error) *error = fmt::format("invalid type '{}': {}", text, reader.error());
+    return Type::invalid();
+  }
+  return t;
+}
+
+std::optional<Signature> parse_signature(std::string_view text, std::string* error) {
+  TypeReader reader(text);
+  Signature sig;
+  auto fail = [&]() -> std::optional<Signature> {
+    if (error) *error = fmt::format("invalid signature '{}': {}", text, reader.error());
+    return std::nullopt;
+  };
+  if (reader.at_end()) return sig;  // "" is a function of no arguments
+  Type first = reader.read_type();
+  if (reader.failed()) return fail();
+  reader.skip_space();
+  bool has_ret = reader.peek() == '(';
+  if (has_ret) {
+    sig.ret = first;
+    reader.advance();
+    reader.skip_space();
+    if (reader.peek() == ')') {
+      reader.advance();
+    } else {
+      for (;;) {
+        Type t = reader.read_type();
+        if (reader.failed()) return fail();
+        sig.params.push_back(std::move(t));
+        reader.skip_space();
+        if (reader.peek() == ')') { reader.advance(); break; }
+        if (reader.peek() != ',') {
+          reader.fail(reader.pos(), fmt::format("expected ',' or ')' in the argument list, found {}",
+                                                reader.describe_here()));
+          return fail();
+        }
+        reader.advance();
+      }
+    }
+  } else {
+    sig.params.push_back(std::move(first));
+    while (reader.peek() == ',') {
+      reader.advance();
+      Type t = reader.read_type();
+      if (reader.failed()) return fail();
+      sig.params.push_back(std::move(t));
+      reader.skip_space();
+    }
+  }
+  if (!reader.at_end()) {
+    reader.fail(reader.pos(), fmt::format("unexpected {} after the signature", reader.describe_here()));
+    return fail();
+  }
+  for (const Type& p : sig.params) {
+    if (p.is_void()) {
+      reader.fail(0, "an argument cannot be void");
+      return fail();
+    }
+  }
+  return sig;
+}
+
+}  // namespace gpujit

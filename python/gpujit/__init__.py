@@ -1,0 +1,120 @@
+"""gpujit: a JIT compiler from a Python kernel language to PTX, with numba-cuda's API.
+
+    import gpujit as gpu          # or: import gpujit as cuda, for numba-cuda code
+
+    @gpu.jit
+    def saxpy(a, x, y, out):
+        i = gpu.grid(1)
+        if i < out.size:
+            out[i] = a * x[i] + y[i]
+
+    saxpy[blocks, threads](2.0, x, y, out)
+
+Importing gpujit loads its C++ core but neither NumPy nor the CUDA driver; both load on first use.
+"""
+
+from . import _core
+from ._dispatcher import Dispatcher, jit
+from ._kernel_api import build as _build_kernel_api
+from ._types import ArrayType, DType, Signature, make_dtypes as _make_dtypes, void
+from .errors import CompileError, CudaAPIError, CudaError, CudaSupportError, LaunchError
+
+__version__ = "0.1.0"
+
+_core._set_error_classes(CompileError, CudaSupportError, CudaAPIError, LaunchError)
+
+globals().update(_make_dtypes())
+globals().update(_build_kernel_api(_core.kernel_builtins()))
+
+DeviceArray = _core.DeviceArray
+DeviceNDArray = _core.DeviceArray  # numba's name
+Stream = _core.Stream
+Event = _core.Event
+
+to_device = _core.to_device
+device_array = _core.device_array
+as_cuda_array = _core.as_cuda_array
+is_cuda_array = _core.is_cuda_array
+from_dlpack = _core.from_dlpack
+stream = _core.stream
+default_stream = _core.default_stream
+external_stream = _core.external_stream
+event = _core.event
+event_elapsed_time = _core.event_elapsed_time
+synchronize = _core.synchronize
+select_device = _core.select_device
+get_current_device = _core.get_current_device
+list_devices = _core.list_devices
+is_available = _core.is_available
+empty_cache = _core.empty_cache
+allocator_stats = _core.allocator_stats
+
+
+def device_array_like(ary, stream=0):
+    """An uninitialized device array with the shape, dtype and layout of `ary`."""
+    fortran = bool(getattr(ary, "flags", None) is not None and ary.flags.f_contiguous and not ary.flags.c_contiguous)
+    if isinstance(ary, DeviceArray):
+        fortran = ary.is_f_contiguous() and not ary.is_c_contiguous()
+    return _core._device_array_like(ary.shape, ary.dtype, fortran, stream)
+
+
+def pinned_array(shape, dtype=float, strides=None, order="C"):
+    """A NumPy array in page-locked host memory: copies to and from it are faster and can be asynchronous."""
+    import numpy as np
+
+    dt = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    count = 1
+    for s in shape:
+        count *= s
+    buf = _core._pinned_buffer(max(count * dt.itemsize, 1))
+    flat = np.frombuffer(buf, dtype=dt, count=count)
+    return flat.reshape(shape, order=order)
+
+
+def pinned_array_like(ary):
+    return pinned_array(ary.shape, ary.dtype, order="F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C")
+
+
+def current_context(devnum=None):
+    """numba's cuda.current_context(): here the device, which has get_memory_info() and synchronize()."""
+    if devnum is not None:
+        return select_device(devnum)
+    return get_current_device()
+
+
+def get_context(devnum=None):
+    return current_context(devnum)
+
+
+def detect():
+    """Prints the devices found, as numba's cuda.detect(); returns True if there is at least one."""
+    try:
+        devices = list_devices()
+    except CudaError as e:
+        print(f"no CUDA devices: {e}")
+        return False
+    print(f"Found {len(devices)} CUDA device{'s' if len(devices) != 1 else ''}")
+    for d in devices:
+        print(f"id {d.id} {d.name!r:>30} compute capability {d.compute_capability[0]}.{d.compute_capability[1]}")
+    return bool(devices)
+
+
+class _Gpus:
+    """numba's cuda.gpus: the devices, indexable and iterable; `len(gpus)` is the count."""
+
+    def __getitem__(self, i):
+        return list_devices()[i]
+
+    def __iter__(self):
+        return iter(list_devices())
+
+    def __len__(self):
+        return _core.device_count()
+
+    @property
+    def current(self):
+        return get_current_device()
+
+
+gpus = _Gpus()

@@ -1,0 +1,143 @@
+"""Type objects for signatures and dtypes: gpujit.float32, gpujit.float32[:], gpujit.void(...).
+
+They mirror numba's so that numba-cuda code written against `import gpujit as cuda` (or `numba.float32`
+style names re-exported here) works: a dtype names an element type (usable wherever NumPy takes a dtype,
+e.g. device_array(n, gpu.float32)), indexing it makes an array type (float32[:], float32[:, ::1]) and
+calling it with types makes a signature (void(float32[:], float32)). Inside kernels these names are compiled,
+never called; called on the host, a dtype converts a number like NumPy's scalar types do.
+"""
+
+
+class DType:
+    """A scalar element type."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    @property
+    def _gpujit_dtype(self):
+        return self.name
+
+    @property
+    def dtype(self):
+        # numpy.dtype(obj) reads obj.dtype, so NumPy accepts gpujit dtypes directly.
+        import numpy
+
+        return numpy.dtype(self.name)
+
+    def __getitem__(self, axes):
+        return ArrayType.from_index(self, axes)
+
+    def __call__(self, *args):
+        if args and all(isinstance(a, (DType, ArrayType)) for a in args):
+            return Signature(self, args)
+        if len(args) != 1:
+            raise TypeError(f"{self.name}() takes one value")
+        import numpy
+
+        return numpy.dtype(self.name).type(args[0])
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"gpujit.{self.name}"
+
+    def __eq__(self, other):
+        return isinstance(other, DType) and other.name == self.name
+
+    def __hash__(self):
+        return hash(("gpujit.dtype", self.name))
+
+
+class ArrayType:
+    """An array type: dtype, number of dimensions and layout ('C' or 'A')."""
+
+    __slots__ = ("dtype", "ndim", "layout")
+
+    def __init__(self, dtype, ndim, layout):
+        self.dtype, self.ndim, self.layout = dtype, ndim, layout
+
+    @classmethod
+    def from_index(cls, dtype, axes):
+        if not isinstance(axes, tuple):
+            axes = (axes,)
+        if not axes or not all(isinstance(a, slice) and a.start is None and a.stop is None for a in axes):
+            raise TypeError(f"array types are written {dtype.name}[:], {dtype.name}[:, :] or {dtype.name}[:, ::1]")
+        steps = [a.step for a in axes]
+        if any(s not in (None, 1) for s in steps) or any(s == 1 for s in steps[:-1]):
+            raise TypeError("only the last axis may be marked contiguous (::1)")
+        return cls(dtype, len(axes), "C" if steps[-1] == 1 else "A")
+
+    def __call__(self, *args):
+        return Signature(self, args)
+
+    def __str__(self):
+        axes = [":"] * self.ndim
+        if self.layout == "C":
+            axes[-1] = "::1"
+        return f"{self.dtype.name}[{', '.join(axes)}]"
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return isinstance(other, ArrayType) and str(other) == str(self)
+
+    def __hash__(self):
+        return hash(str(self))
+
+
+class VoidType:
+    """The return type of kernels: void(float32[:], ...) is a kernel signature."""
+
+    def __call__(self, *args):
+        return Signature(self, args)
+
+    def __str__(self):
+        return "void"
+
+    __repr__ = __str__
+
+
+class Signature:
+    """A function signature: return type and argument types."""
+
+    __slots__ = ("return_type", "args")
+
+    def __init__(self, return_type, args):
+        self.return_type, self.args = return_type, tuple(args)
+
+    def __str__(self):
+        return f"{self.return_type}({', '.join(str(a) for a in self.args)})"
+
+    __repr__ = __str__
+
+
+void = VoidType()
+
+SCALAR_NAMES = (
+    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+)
+
+# numba's aliases: boolean is bool_, the C names are the fixed-width ones on LP64 Linux.
+ALIASES = {
+    "boolean": "bool", "b1": "bool", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
+    "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64", "f2": "float16", "f4": "float32",
+    "f8": "float64", "c8": "complex64", "c16": "complex128", "intp": "int64", "uintp": "uint64",
+    "int_": "int64", "float_": "float64", "double": "float64", "half": "float16", "byte": "int8",
+    "short": "int16", "intc": "int32", "long_": "int64", "longlong": "int64", "ulonglong": "uint64",
+    "complex_": "complex128",
+}
+
+
+def make_dtypes():
+    """The dtype objects by every name gpujit exports."""
+    out = {}
+    for name in SCALAR_NAMES:
+        out[name] = DType("bool" if name == "bool_" else name)
+    for alias, target in ALIASES.items():
+        out[alias] = out["bool_"] if target == "bool" else out[target]
+    return out

@@ -1,0 +1,39 @@
+"""The exceptions gpujit raises.
+
+CompileError carries the position of the first error in the user's file and, as its message, every
+diagnostic rendered clang-style (file:line:col, the source line, a caret). The runtime's errors follow
+numba-cuda's names: CudaSupportError when no CUDA driver can be used, CudaAPIError when a driver call fails
+(with the driver function and the CUDA error's name), LaunchError for a launch refused before the driver
+is called (a bad grid or block, too much shared memory).
+"""
+
+
+class CompileError(Exception):
+    """A kernel could not be compiled: `.filename`, `.lineno`, `.col` locate the first error."""
+
+    def __init__(self, message, filename=None, lineno=None, col=None):
+        super().__init__(message)
+        self.message = message
+        self.filename = filename
+        self.lineno = lineno
+        self.col = col
+
+
+class CudaError(RuntimeError):
+    """Base class of the runtime's CUDA errors."""
+
+
+class CudaSupportError(CudaError):
+    """No usable CUDA driver or device here ("no CUDA driver found")."""
+
+
+class CudaAPIError(CudaError):
+    """A CUDA driver call failed; `.function`, `.code` and `.name` say which and how."""
+
+    function = None
+    code = None
+    name = None
+
+
+class LaunchError(ValueError):
+    """A launch configuration the device cannot run, refused before any driver call."""

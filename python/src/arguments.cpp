@@ -1,0 +1,384 @@
+// Argument classification, packing and NumPy copy-back for one launch (see arguments.h).
+#include "arguments.h"
+
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "dlpack.h"
+#include "dtypes.h"
+#include "runtime/device_array.h"
+
+namespace gpujit::py {
+namespace {
+
+PyTypeObject* g_ndarray_type = nullptr;
+// NumPy scalar types seen so far and their kinds; a handful at most, so a vector beats a hash map.
+std::vector<std::pair<PyTypeObject*, ScalarKind>> g_numpy_scalars;
+
+ScalarKind kind_of(rt::ArgCode code) { return ScalarKind((code >> 2) & 0xF); }
+
+uint16_t float_to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  int32_t exp = int32_t((x >> 23) & 0xFF) - 127 + 15;
+  uint32_t mant = x & 0x7FFFFFu;
+  if (((x >> 23) & 0xFF) == 0xFF) return uint16_t(sign | 0x7C00u | (mant ? 0x200u : 0));  // inf, nan
+  if (exp >= 31) return uint16_t(sign | 0x7C00u);                                           // overflow
+  if (exp <= 0) {
+    if (exp < -10) return uint16_t(sign);
+    mant |= 0x800000u;
+    uint32_t shift = uint32_t(14 - exp);
+    uint32_t half = mant >> shift;
+    uint32_t rest = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rest > mid || (rest == mid && (half & 1))) ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t half = sign | (uint32_t(exp) << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1))) ++half;
+  return uint16_t(half);
+}
+
+float half_to_float(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1F, mant = h & 0x3FFu;
+  float f;
+  if (exp == 0) {
+    f = std::ldexp(float(mant), -24);
+    return sign ? -f : f;
+  }
+  uint32_t x = exp == 31 ? (sign | 0x7F800000u | (mant << 13)) : (sign | ((exp + 112) << 23) | (mant << 13));
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+/// A scalar's value in the widest form of its family.
+struct Wide {
+  bool is_float = false, is_unsigned = false;
+  double f = 0, imag = 0;
+  int64_t i = 0;
+};
+
+Wide read_scalar(const unsigned char* p, ScalarKind k) {
+  Wide w;
+  auto get = [&](auto t) {
+    decltype(t) v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+  };
+  switch (k) {
+    case ScalarKind::Bool: w.i = p[0] != 0; break;
+    case ScalarKind::Int8: w.i = get(int8_t{}); break;
+    case ScalarKind::Int16: w.i = get(int16_t{}); break;
+    case ScalarKind::Int32: w.i = get(int32_t{}); break;
+    case ScalarKind::Int64: w.i = get(int64_t{}); break;
+    case ScalarKind::UInt8: w.i = get(uint8_t{}); break;
+    case ScalarKind::UInt16: w.i = get(uint16_t{}); break;
+    case ScalarKind::UInt32: w.i = get(uint32_t{}); break;
+    case ScalarKind::UInt64: w.i = int64_t(get(uint64_t{})); w.is_unsigned = true; break;
+    case ScalarKind::Float16: w.is_float = true; w.f = half_to_float(get(uint16_t{})); break;
+    case ScalarKind::Float32: w.is_float = true; w.f = get(float{}); break;
+    case ScalarKind::Float64: w.is_float = true; w.f = get(double{}); break;
+    case ScalarKind::Complex64: {
+      float parts[2];
+      std::memcpy(parts, p, 8);
+      w.is_float = true, w.f = parts[0], w.imag = parts[1];
+      break;
+    }
+    case ScalarKind::Complex128: {
+      double parts[2];
+      std::memcpy(parts, p, 16);
+      w.is_float = true, w.f = parts[0], w.imag = parts[1];
+      break;
+    }
+  }
+  return w;
+}
+
+void write_scalar(const Wide& w, ScalarKind k, unsigned char* out) {
+  double f = w.is_float ? w.f : (w.is_unsigned ? double(uint64_t(w.i)) : double(w.i));
+  // Float to integer truncates toward zero, as a C cast and numba do.
+  int64_t i = w.is_float ? int64_t(w.f) : w.i;
+  auto put = [&](auto v) { std::memcpy(out, &v, sizeof(v)); };
+  switch (k) {
+    case ScalarKind::Bool: out[0] = w.is_float ? (w.f != 0 || w.imag != 0) : (w.i != 0); break;
+    case ScalarKind::Int8: put(int8_t(i)); break;
+    case ScalarKind::Int16: put(int16_t(i)); break;
+    case ScalarKind::Int32: put(int32_t(i)); break;
+    case ScalarKind::Int64: put(int64_t(i)); break;
+    case ScalarKind::UInt8: put(uint8_t(i)); break;
+    case ScalarKind::UInt16: put(uint16_t(i)); break;
+    case ScalarKind::UInt32: put(uint32_t(i)); break;
+    case ScalarKind::UInt64: put(w.is_float ? uint64_t(w.f) : uint64_t(w.i)); break;
+    case ScalarKind::Float16: put(float_to_half(float(f))); break;
+    case ScalarKind::Float32: put(float(f)); break;
+    case ScalarKind::Float64: put(f); break;
+    case ScalarKind::Complex64: {
+      float parts[2] = {float(f), float(w.imag)};
+      std::memcpy(out, parts, 8);
+      break;
+    }
+    case ScalarKind::Complex128: {
+      double parts[2] = {f, w.imag};
+      std::memcpy(out, parts, 16);
+      break;
+    }
+  }
+}
+
+/// Reads a NumPy (or other number-protocol) scalar of a known kind into `out`.
+void read_number(PyObject* obj, ScalarKind k, unsigned char* out) {
+  Wide w;
+  if (is_complex(k)) {
+    Py_complex c = PyComplex_AsCComplex(obj);
+    if (c.real == -1.0 && PyErr_Occurred()) throw pybind11::error_already_set();
+    w.is_float = true, w.f = c.real, w.imag = c.imag;
+  } else if (is_float(k)) {
+    w.is_float = true;
+    w.f = PyFloat_AsDouble(obj);
+    if (w.f == -1.0 && PyErr_Occurred()) throw pybind11::error_already_set();
+  } else if (k == ScalarKind::Bool) {
+    int t = PyObject_IsTrue(obj);
+    if (t < 0) throw pybind11::error_already_set();
+    w.i = t;
+  } else {
+    PyObject* index = PyNumber_Index(obj);
+    if (!index) throw pybind11::error_already_set();
+    if (k == ScalarKind::UInt64) {
+      w.i = int64_t(PyLong_AsUnsignedLongLong(index));
+      w.is_unsigned = true;
+    } else {
+      w.i = PyLong_AsLongLong(index);
+    }
+    Py_DECREF(index);
+    if (PyErr_Occurred()) throw pybind11::error_already_set();
+  }
+  write_scalar(w, k, out);
+}
+
+std::string describe(const std::string& kernel, const std::string& param, size_t index) {
+  return "kernel '" + kernel + "': argument '" + param + "' (position " + std::to_string(index + 1) + ")";
+}
+
+}  // namespace
+
+void Arguments::reset(size_t n) {
+  codes_.resize(n);
+  values_.resize(n);
+  views_.clear();
+  views_.reserve(n);
+  copies_.clear();
+}
+
+rt::ArrayView& Arguments::own_view() {
+  views_.emplace_back();
+  return views_.back();
+}
+
+void Arguments::classify(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
+                         rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
+  Value& v = values_[i];
+  v.array = nullptr;
+  PyTypeObject* type = Py_TYPE(obj);
+  if (type == g_device_array_type) {
+    const rt::ArrayView* view = device_array_view(obj);
+    if (view->device != &device && view->device) {
+      throw pybind11::type_error(describe(kernel, param, i) + " is an array on device " +
+                                 std::to_string(view->device->ordinal()) + " but the launch is on device " +
+                                 std::to_string(device.ordinal()));
+    }
+    v.array = view;
+    codes_[i] = rt::array_code(view->dtype, unsigned(view->ndim), view->layout());
+    return;
+  }
+  if (type == &PyFloat_Type) {
+    double d = PyFloat_AS_DOUBLE(obj);
+    std::memcpy(v.bytes, &d, 8);
+    codes_[i] = rt::scalar_code(ScalarKind::Float64);
+    return;
+  }
+  if (type == &PyLong_Type) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow == 0) {
+      std::memcpy(v.bytes, &x, 8);
+      codes_[i] = rt::scalar_code(ScalarKind::Int64);
+      return;
+    }
+    unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(obj) : 0;
+    if (overflow < 0 || PyErr_Occurred()) {
+      PyErr_Clear();
+      throw pybind11::value_error(describe(kernel, param, i) + " is an int too large for int64 and uint64");
+    }
+    std::memcpy(v.bytes, &u, 8);
+    codes_[i] = rt::scalar_code(ScalarKind::UInt64);
+    return;
+  }
+  if (type == &PyBool_Type) {
+    v.bytes[0] = obj == Py_True;
+    codes_[i] = rt::scalar_code(ScalarKind::Bool);
+    return;
+  }
+  if (type == g_ndarray_type) {
+    host_array(obj, i, device, stream);
+    return;
+  }
+  for (const auto& [t, kind] : g_numpy_scalars) {
+    if (t == type) {
+      read_number(obj, kind, v.bytes);
+      codes_[i] = rt::scalar_code(kind);
+      return;
+    }
+  }
+  classify_slow(obj, i, kernel, param, device, stream);
+}
+
+void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
+                              rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
+  Value& v = values_[i];
+  PyTypeObject* type = Py_TYPE(obj);
+  const char* name = type->tp_name;
+  if (std::strcmp(name, "numpy.ndarray") == 0) {
+    g_ndarray_type = type;
+    host_array(obj, i, device, stream);
+    return;
+  }
+  if (std::strncmp(name, "numpy.", 6) == 0) {
+    // A NumPy scalar type not seen before: its 0-d buffer says which kind it is.
+    HostBuffer probe(obj, std::nothrow);
+    if (probe.ok() && probe.buffer().ndim == 0) {
+      g_numpy_scalars.emplace_back(type, probe.kind());
+      read_number(obj, probe.kind(), v.bytes);
+      codes_[i] = rt::scalar_code(probe.kind());
+      return;
+    }
+  }
+  if (PyObject_TypeCheck(obj, g_device_array_type)) {
+    v.array = device_array_view(obj);
+    codes_[i] = rt::array_code(v.array->dtype, unsigned(v.array->ndim), v.array->layout());
+    return;
+  }
+  if (g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type)) {
+    host_array(obj, i, device, stream);
+    return;
+  }
+  if (PyComplex_Check(obj)) {
+    read_number(obj, ScalarKind::Complex128, v.bytes);
+    codes_[i] = rt::scalar_code(ScalarKind::Complex128);
+    return;
+  }
+  std::string cai_error, dlpack_error;
+  rt::ArrayView& view = own_view();
+  bool found = view_from_cuda_array_interface(obj, &view, &cai_error);
+  if (!found && cai_error.find("no __cuda_array_interface__") != std::string::npos) {
+    found = view_from_dlpack(obj, &view, &dlpack_error);
+  }
+  if (found) {
+    view.device = &device;
+    v.array = &view;
+    codes_[i] = rt::array_code(view.dtype, unsigned(view.ndim), view.layout());
+    return;
+  }
+  views_.pop_back();
+  std::string why = dlpack_error.empty() ? cai_error : dlpack_error;
+  if (why.find("neither") != std::string::npos) {
+    throw pybind11::type_error(describe(kernel, param, i) + " has unsupported type '" + name +
+                               "'; pass a device array, a NumPy array, a number, or an object with "
+                               "__cuda_array_interface__ or __dlpack__");
+  }
+  throw pybind11::type_error(describe(kernel, param, i) + " of type '" + name + "' cannot be passed: " + why);
+}
+
+void Arguments::host_array(PyObject* obj, size_t i, rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
+  HostCopy copy;
+  copy.original = obj;
+  copy.buffer = std::make_unique<HostBuffer>(obj);
+  rt::ArrayView hv = copy.buffer->view();
+  if (!hv.is_c_contiguous() && !hv.is_f_contiguous()) {
+    copy.contiguous = numpy().attr("ascontiguousarray")(pybind11::handle(obj));
+    copy.buffer = std::make_unique<HostBuffer>(copy.contiguous.ptr());
+    hv = copy.buffer->view();
+  }
+  rt::StreamHandle handle = stream ? stream->handle() : nullptr;
+  copy.device = std::make_shared<rt::DeviceBuffer>(device, size_t(hv.nbytes()), stream);
+  device.copy_to_device(copy.device->ptr(), copy.buffer->buffer().buf, size_t(hv.nbytes()), handle);
+  copy.write_back = !copy.buffer->buffer().readonly;
+  rt::ArrayView& view = own_view();
+  view = hv;
+  view.data = copy.device->ptr();
+  view.device = &device;
+  values_[i].array = &view;
+  codes_[i] = rt::array_code(view.dtype, unsigned(view.ndim), view.layout());
+  copies_.push_back(std::move(copy));
+}
+
+void** Arguments::pack(const rt::ArgCode* targets) {
+  size_t n = codes_.size();
+  params_.begin(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Value& v = values_[i];
+    if (v.array) {
+      const rt::ArrayView& a = *v.array;
+      params_.reserve_more(1 + 2 * size_t(a.ndim));
+      params_.push_u64(a.data);
+      for (int d = 0; d < a.ndim; ++d) params_.push_u64(uint64_t(a.shape[d]));
+      for (int d = 0; d < a.ndim; ++d) params_.push_u64(uint64_t(a.strides[d]));
+      continue;
+    }
+    ScalarKind from = kind_of(codes_[i]);
+    ScalarKind to = targets ? kind_of(targets[i]) : from;
+    const unsigned char* bytes = v.bytes;
+    alignas(8) unsigned char converted[16];
+    if (to != from) {
+      write_scalar(read_scalar(v.bytes, from), to, converted);
+      bytes = converted;
+    }
+    params_.reserve_more(2);
+    if (is_complex(to)) {
+      unsigned half = scalar_size(to) / 2;
+      params_.push_bytes(bytes, half);
+      params_.push_bytes(bytes + half, half);
+    } else {
+      params_.push_bytes(bytes, scalar_size(to));
+    }
+  }
+  return params_.pointers();
+}
+
+void Arguments::finish(rt::Device& device, rt::StreamHandle stream) {
+  if (copies_.empty()) return;
+  for (HostCopy& c : copies_) {
+    if (c.write_back) device.copy_to_host(c.buffer->buffer().buf, c.device->ptr(), size_t(c.buffer->buffer().len), stream);
+  }
+  device.synchronize_stream(stream);
+  for (HostCopy& c : copies_) {
+    if (c.write_back && c.contiguous) numpy().attr("copyto")(pybind11::handle(c.original), c.contiguous);
+  }
+  copies_.clear();
+}
+
+namespace {
+thread_local Arguments tl_arguments;
+thread_local bool tl_in_use = false;
+}  // namespace
+
+ArgumentScope::ArgumentScope(size_t n) {
+  if (tl_in_use) {
+    nested_ = std::make_unique<Arguments>();
+    args_ = nested_.get();
+  } else {
+    tl_in_use = true;
+    args_ = &tl_arguments;
+  }
+  args_->reset(n);
+}
+
+ArgumentScope::~ArgumentScope() {
+  // Drops temporaries (device copies, foreign views) even when the launch failed half-way.
+  args_->reset(0);
+  if (!nested_) tl_in_use = false;
+}
+
+}  // namespace gpujit::py

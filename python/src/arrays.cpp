@@ -1,0 +1,568 @@
+// DeviceArray, Stream, Event and the memory functions of the gpujit package (see arrays.h).
+#include "arrays.h"
+
+#include <cstring>
+#include <vector>
+
+#include <pybind11/stl.h>
+
+#include "dtypes.h"
+#include "runtime/runtime.h"
+
+namespace gpujit::py {
+
+PyTypeObject* g_device_array_type = nullptr;
+
+// ---------------------------------------------------------------------------------------------------------
+// Host buffers
+
+HostBuffer::HostBuffer(PyObject* obj, bool writable) {
+  int flags = writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO;
+  if (PyObject_GetBuffer(obj, &buf_, flags) != 0) throw pyb::error_already_set();
+  ok_ = true;
+  auto kind = kind_from_format(buf_.format);
+  if (!kind || scalar_size(*kind) != unsigned(buf_.itemsize) || buf_.ndim > rt::kMaxDims) {
+    std::string format = buf_.format ? buf_.format : "B";
+    throw pyb::type_error("cannot use a host array with element format '" + format + "' and " +
+                          std::to_string(buf_.ndim) + " dimensions: gpujit supports booleans, integers, "
+                          "floats and complex numbers in native byte order, up to " +
+                          std::to_string(rt::kMaxDims) + " dimensions");
+  }
+  kind_ = *kind;
+}
+
+HostBuffer::HostBuffer(PyObject* obj, std::nothrow_t) {
+  if (!PyObject_CheckBuffer(obj) || PyObject_GetBuffer(obj, &buf_, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    return;
+  }
+  ok_ = true;
+  auto kind = kind_from_format(buf_.format);
+  if (!kind || scalar_size(*kind) != unsigned(buf_.itemsize) || buf_.ndim > rt::kMaxDims) {
+    PyBuffer_Release(&buf_);
+    ok_ = false;
+    return;
+  }
+  kind_ = *kind;
+}
+
+HostBuffer::~HostBuffer() {
+  if (ok_) PyBuffer_Release(&buf_);
+}
+
+rt::ArrayView HostBuffer::view() const {
+  rt::ArrayView v;
+  v.data = rt::DevicePtr(reinterpret_cast<uintptr_t>(buf_.buf));
+  v.dtype = kind_;
+  v.ndim = buf_.ndim;
+  for (int i = 0; i < v.ndim; ++i) {
+    v.shape[i] = buf_.shape[i];
+    v.strides[i] = buf_.strides ? buf_.strides[i] : 0;
+  }
+  if (!buf_.strides) v.set_c_strides();
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Foreign device arrays
+
+bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::string* error) {
+  PyObject* raw = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+  if (!raw) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw pyb::error_already_set();
+    PyErr_Clear();
+    *error = "it has no __cuda_array_interface__";
+    return false;
+  }
+  pyb::object cai = pyb::reinterpret_steal<pyb::object>(raw);
+  if (!PyDict_Check(raw)) {
+    *error = "its __cuda_array_interface__ is not a dict";
+    return false;
+  }
+  PyObject* shape = PyDict_GetItemString(raw, "shape");
+  PyObject* typestr = PyDict_GetItemString(raw, "typestr");
+  PyObject* data = PyDict_GetItemString(raw, "data");
+  PyObject* strides = PyDict_GetItemString(raw, "strides");
+  PyObject* mask = PyDict_GetItemString(raw, "mask");
+  if (!shape || !PyTuple_Check(shape) || !typestr || !PyUnicode_Check(typestr) || !data || !PyTuple_Check(data) ||
+      PyTuple_GET_SIZE(data) < 1) {
+    *error = "its __cuda_array_interface__ lacks shape, typestr or data";
+    return false;
+  }
+  if (mask && mask != Py_None) {
+    *error = "masked arrays are not supported";
+    return false;
+  }
+  auto kind = kind_from_typestr(PyUnicode_AsUTF8(typestr));
+  if (!kind) {
+    *error = std::string("its element type '") + PyUnicode_AsUTF8(typestr) + "' is not supported";
+    return false;
+  }
+  Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
+  if (ndim > rt::kMaxDims) {
+    *error = "it has more than " + std::to_string(rt::kMaxDims) + " dimensions";
+    return false;
+  }
+  out->dtype = *kind;
+  out->ndim = int(ndim);
+  for (Py_ssize_t i = 0; i < ndim; ++i) out->shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+  if (strides && strides != Py_None) {
+    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != ndim) {
+      *error = "its strides do not match its shape";
+      return false;
+    }
+    for (Py_ssize_t i = 0; i < ndim; ++i) out->strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i));
+  } else {
+    out->set_c_strides();
+  }
+  out->data = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
+  if (PyErr_Occurred()) throw pyb::error_already_set();
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Streams
+
+std::shared_ptr<rt::Stream> stream_from_python(pyb::handle obj, rt::Device& device) {
+  if (obj.is_none()) return nullptr;
+  uint64_t handle = 0;
+  if (PyLong_Check(obj.ptr())) {
+    handle = PyLong_AsUnsignedLongLong(obj.ptr());
+    if (PyErr_Occurred()) throw pyb::error_already_set();
+  } else if (pyb::isinstance<PyStream>(obj)) {
+    const auto& s = obj.cast<const PyStream&>().stream;
+    return s->handle() ? s : nullptr;
+  } else if (pyb::hasattr(obj, "__cuda_stream__")) {
+    handle = pyb::cast<uint64_t>(obj.attr("__cuda_stream__")()[pyb::int_(1)]);
+  } else if (pyb::hasattr(obj, "cuda_stream")) {  // torch.cuda.Stream
+    handle = pyb::cast<uint64_t>(obj.attr("cuda_stream"));
+  } else if (pyb::hasattr(obj, "ptr")) {  // cupy.cuda.Stream
+    handle = pyb::cast<uint64_t>(obj.attr("ptr"));
+  } else {
+    throw pyb::type_error("stream must be 0, a gpujit stream or another library's CUDA stream, not " +
+                          pyb::repr(obj).cast<std::string>());
+  }
+  if (handle == 0) return nullptr;
+  return rt::Stream::borrow(device, reinterpret_cast<rt::StreamHandle>(uintptr_t(handle)));
+}
+
+static rt::StreamHandle handle_of(const std::shared_ptr<rt::Stream>& s) { return s ? s->handle() : nullptr; }
+
+// ---------------------------------------------------------------------------------------------------------
+// Device arrays
+
+pyb::object wrap_device_array(rt::ArrayView view, std::shared_ptr<rt::Stream> stream) {
+  return pyb::cast(PyDeviceArray{std::move(view), std::move(stream)});
+}
+
+static std::vector<int64_t> shape_from_python(pyb::handle shape) {
+  std::vector<int64_t> out;
+  if (PyLong_Check(shape.ptr())) {
+    out.push_back(shape.cast<int64_t>());
+  } else {
+    for (pyb::handle d : shape) out.push_back(pyb::int_(pyb::reinterpret_borrow<pyb::object>(d)).cast<int64_t>());
+  }
+  if (out.size() > size_t(rt::kMaxDims)) {
+    throw pyb::value_error("arrays have at most " + std::to_string(rt::kMaxDims) + " dimensions");
+  }
+  for (int64_t d : out) {
+    if (d < 0) throw pyb::value_error("negative dimensions are not allowed");
+  }
+  return out;
+}
+
+/// A new, uninitialized device array on the current device.
+static PyDeviceArray allocate_array(const std::vector<int64_t>& shape, ScalarKind dtype, bool fortran,
+                                    std::shared_ptr<rt::Stream> stream) {
+  rt::Device& device = rt::Runtime::get().current_device();
+  PyDeviceArray a;
+  a.view.dtype = dtype;
+  a.view.ndim = int(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) a.view.shape[i] = shape[i];
+  a.view.set_c_strides();
+  if (fortran) {
+    int64_t stride = a.view.itemsize();
+    for (int i = 0; i < a.view.ndim; ++i) {
+      a.view.strides[i] = stride;
+      stride *= shape[size_t(i)] > 0 ? shape[size_t(i)] : 1;
+    }
+  }
+  auto buffer = std::make_shared<rt::DeviceBuffer>(device, size_t(a.view.nbytes()), stream);
+  a.view.data = buffer->ptr();
+  a.view.device = &device;
+  a.view.owner = buffer;
+  a.stream = std::move(stream);
+  return a;
+}
+
+pyb::object host_to_device(PyObject* host, std::shared_ptr<rt::Stream> stream) {
+  pyb::object holder = pyb::reinterpret_borrow<pyb::object>(host);
+  HostBuffer probe(host, std::nothrow);
+  rt::ArrayView hv;
+  bool contiguous = false;
+  if (probe.ok()) {
+    hv = probe.view();
+    contiguous = hv.is_c_contiguous() || hv.is_f_contiguous();
+  }
+  if (!contiguous) {
+    // Lists, scalars and strided arrays: let NumPy make a contiguous copy first.
+    holder = numpy().attr("ascontiguousarray")(holder);
+  }
+  HostBuffer buf(holder.ptr());
+  hv = buf.view();
+  std::vector<int64_t> shape(hv.shape, hv.shape + hv.ndim);
+  PyDeviceArray a = allocate_array(shape, hv.dtype, !hv.is_c_contiguous() && hv.is_f_contiguous(), stream);
+  a.view.device->copy_to_device(a.view.data, buf.buffer().buf, size_t(a.view.nbytes()), handle_of(stream));
+  if (!stream) a.view.device->synchronize_stream(nullptr);  // the host buffer may change right after we return
+  return wrap_device_array(std::move(a.view), std::move(stream));
+}
+
+pyb::object device_to_host(const PyDeviceArray& array, pyb::handle into, const std::shared_ptr<rt::Stream>& stream) {
+  const rt::ArrayView& v = array.view;
+  rt::Device& device = v.device ? *v.device : rt::Runtime::get().current_device();
+  bool c = v.is_c_contiguous(), f = v.is_f_contiguous();
+  pyb::tuple shape(v.ndim);
+  for (int i = 0; i < v.ndim; ++i) shape[size_t(i)] = pyb::int_(v.shape[i]);
+  pyb::object out;
+  if (into.is_none()) {
+    out = numpy().attr("empty")(shape, numpy_dtype(v.dtype), pyb::arg("order") = (!c && f) ? "F" : "C");
+  } else {
+    out = pyb::reinterpret_borrow<pyb::object>(into);
+  }
+  HostBuffer dst(out.ptr(), true);
+  rt::ArrayView hv = dst.view();
+  bool same_shape = hv.ndim == v.ndim && std::equal(v.shape, v.shape + v.ndim, hv.shape);
+  if (!same_shape || hv.dtype != v.dtype) {
+    throw pyb::value_error("copy_to_host: the host array's shape or dtype differs from the device array's");
+  }
+  bool same_layout = (c && hv.is_c_contiguous()) || (f && hv.is_f_contiguous());
+  if (same_layout) {
+    device.copy_to_host(dst.buffer().buf, v.data, size_t(v.nbytes()), handle_of(stream));
+    if (!stream) device.synchronize_stream(nullptr);
+    return out;
+  }
+  // A strided device array (or a differently laid-out target): bring the bytes it spans over and let NumPy
+  // pick the elements out.
+  int64_t lo = 0, hi = 0;
+  v.extent(&lo, &hi);
+  pyb::object raw = numpy().attr("empty")(hi - lo, numpy_dtype(ScalarKind::UInt8));
+  {
+    HostBuffer rb(raw.ptr(), true);
+    device.copy_to_host(rb.buffer().buf, rt::DevicePtr(int64_t(v.data) + lo), size_t(hi - lo), handle_of(stream));
+  }
+  device.synchronize_stream(handle_of(stream));
+  pyb::tuple strides(v.ndim);
+  for (int i = 0; i < v.ndim; ++i) strides[size_t(i)] = pyb::int_(v.strides[i]);
+  pyb::object strided = numpy().attr("ndarray")(shape, numpy_dtype(v.dtype), pyb::arg("buffer") = raw,
+                                                pyb::arg("offset") = -lo, pyb::arg("strides") = strides);
+  numpy().attr("copyto")(out, strided);
+  return out;
+}
+
+/// Copies host data (or another device array) into `dst`, which must have the same shape and dtype.
+static void copy_into_device(PyDeviceArray& dst, pyb::handle src, const std::shared_ptr<rt::Stream>& stream) {
+  rt::ArrayView& v = dst.view;
+  rt::Device& device = *v.device;
+  if (Py_TYPE(src.ptr()) == g_device_array_type) {
+    const rt::ArrayView& s = *device_array_view(src.ptr());
+    if (s.nbytes() != v.nbytes() || s.dtype != v.dtype || !s.is_c_contiguous() || !v.is_c_contiguous()) {
+      throw pyb::value_error("copy_to_device: both device arrays must be C-contiguous with equal size and dtype");
+    }
+    device.copy_on_device(v.data, s.data, size_t(v.nbytes()), handle_of(stream));
+    return;
+  }
+  pyb::object holder = numpy().attr("ascontiguousarray")(src, numpy_dtype(v.dtype));
+  HostBuffer buf(holder.ptr());
+  if (int64_t(buf.buffer().len) != v.nbytes()) {
+    throw pyb::value_error("copy_to_device: the host array has " + std::to_string(buf.buffer().len) +
+                           " bytes, the device array " + std::to_string(v.nbytes()));
+  }
+  if (!v.is_c_contiguous()) throw pyb::value_error("copy_to_device: the device array is not contiguous");
+  device.copy_to_device(v.data, buf.buffer().buf, size_t(v.nbytes()), handle_of(stream));
+  if (!stream) device.synchronize_stream(nullptr);
+}
+
+/// Applies a basic index (ints, slices, Ellipsis, in a tuple or alone) to a view.
+static rt::ArrayView index_view(const rt::ArrayView& base, pyb::handle key, bool* all_ints) {
+  std::vector<pyb::handle> items;
+  if (PyTuple_Check(key.ptr())) {
+    for (pyb::handle h : pyb::reinterpret_borrow<pyb::tuple>(key)) items.push_back(h);
+  } else {
+    items.push_back(key);
+  }
+  size_t consumed = 0;
+  for (pyb::handle h : items) consumed += h.ptr() == Py_Ellipsis ? 0 : 1;
+  if (consumed > size_t(base.ndim)) throw pyb::index_error("too many indices for the device array");
+  rt::ArrayView v = base;
+  int axis = 0;
+  *all_ints = consumed == size_t(base.ndim);
+  for (pyb::handle h : items) {
+    if (h.ptr() == Py_Ellipsis) {
+      axis += int(size_t(base.ndim) - consumed);
+      *all_ints = false;
+    } else if (PySlice_Check(h.ptr())) {
+      Py_ssize_t start, stop, step;
+      if (PySlice_Unpack(h.ptr(), &start, &stop, &step) < 0) throw pyb::error_already_set();
+      Py_ssize_t length = PySlice_AdjustIndices(Py_ssize_t(v.shape[axis]), &start, &stop, step);
+      v = v.sliced(axis, start, step, length);
+      ++axis;
+      *all_ints = false;
+    } else if (PyIndex_Check(h.ptr())) {
+      Py_ssize_t i = PyNumber_AsSsize_t(h.ptr(), PyExc_IndexError);
+      if (i == -1 && PyErr_Occurred()) throw pyb::error_already_set();
+      try {
+        v = v.indexed(axis, i);
+      } catch (const std::out_of_range& e) {
+        throw pyb::index_error(e.what());
+      }
+    } else {
+      throw pyb::type_error("device arrays support integer, slice and ... indices, not " +
+                            pyb::repr(pyb::type::handle_of(h)).cast<std::string>());
+    }
+  }
+  return v;
+}
+
+static pyb::dict cuda_array_interface(const PyDeviceArray& a) {
+  const rt::ArrayView& v = a.view;
+  pyb::tuple shape(v.ndim);
+  for (int i = 0; i < v.ndim; ++i) shape[size_t(i)] = pyb::int_(v.shape[i]);
+  pyb::object strides = pyb::none();
+  if (!v.is_c_contiguous()) {
+    pyb::tuple s(v.ndim);
+    for (int i = 0; i < v.ndim; ++i) s[size_t(i)] = pyb::int_(v.strides[i]);
+    strides = s;
+  }
+  pyb::dict d;
+  d["shape"] = shape;
+  d["strides"] = strides;
+  d["typestr"] = typestr_of(v.dtype);
+  d["data"] = pyb::make_tuple(pyb::int_(v.size() ? v.data : 0), false);
+  d["version"] = 3;
+  // The legacy default stream is 1 in the interface; consumers order their work after it.
+  d["stream"] = a.stream ? pyb::int_(reinterpret_cast<uintptr_t>(a.stream->handle())) : pyb::int_(1);
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Registration
+
+void register_dlpack(pyb::module_& m, pyb::class_<PyDeviceArray>& cls);  // dlpack.cpp
+
+void register_arrays(pyb::module_& m) {
+  pyb::class_<PyStream>(m, "Stream")
+      .def("synchronize", [](PyStream& s) {
+        pyb::gil_scoped_release release;
+        s.stream->synchronize();
+      })
+      .def("query", [](PyStream& s) { return s.stream->query(); })
+      .def_property_readonly("handle", [](PyStream& s) { return reinterpret_cast<uintptr_t>(s.stream->handle()); })
+      .def("__int__", [](PyStream& s) { return reinterpret_cast<uintptr_t>(s.stream->handle()); })
+      .def("__cuda_stream__", [](PyStream& s) {
+        return pyb::make_tuple(0, reinterpret_cast<uintptr_t>(s.stream->handle()));
+      })
+      .def("__repr__", [](PyStream& s) {
+        if (!s.stream->handle()) return std::string("<gpujit default stream>");
+        return "<gpujit stream 0x" + pyb::str(pyb::int_(reinterpret_cast<uintptr_t>(s.stream->handle())))
+                                         .format()
+                                         .cast<std::string>() +
+               ">";
+      });
+
+  m.def("stream", [] { return PyStream{rt::Stream::create(rt::Runtime::get().current_device())}; },
+        "A new stream on the current device.");
+  m.def("default_stream", [] { return PyStream{rt::Stream::borrow(rt::Runtime::get().current_device(), nullptr)}; },
+        "The current device's default (legacy) stream.");
+  m.def("external_stream", [](uint64_t handle) {
+    return PyStream{rt::Stream::borrow(rt::Runtime::get().current_device(),
+                                       reinterpret_cast<rt::StreamHandle>(uintptr_t(handle)))};
+  }, pyb::arg("ptr"), "Wraps a CUDA stream handle made by another library; gpujit never destroys it.");
+
+  pyb::class_<PyEvent>(m, "Event")
+      .def("record", [](PyEvent& e, pyb::handle stream) {
+        auto s = stream_from_python(stream, e.event->device());
+        e.event->record(handle_of(s));
+      }, pyb::arg("stream") = 0)
+      .def("synchronize", [](PyEvent& e) {
+        pyb::gil_scoped_release release;
+        e.event->synchronize();
+      })
+      .def("wait", [](PyEvent& e, pyb::handle stream) {
+        auto s = stream_from_python(stream, e.event->device());
+        e.event->wait(handle_of(s));
+      }, pyb::arg("stream") = 0)
+      .def("query", [](PyEvent& e) { return e.event->query(); })
+      .def("elapsed_time", [](PyEvent& start, PyEvent& end) { return rt::Event::elapsed_ms(*start.event, *end.event); });
+  m.def("event", [](bool timing) {
+    return PyEvent{std::make_shared<rt::Event>(rt::Runtime::get().current_device(), timing)};
+  }, pyb::arg("timing") = true, "A new event on the current device.");
+  m.def("event_elapsed_time", [](PyEvent& start, PyEvent& end) {
+    return rt::Event::elapsed_ms(*start.event, *end.event);
+  }, "Milliseconds between two recorded events.");
+
+  auto cls = pyb::class_<PyDeviceArray>(m, "DeviceArray", "An array in device memory (numba's DeviceNDArray).");
+  g_device_array_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  cls.def_property_readonly("shape", [](const PyDeviceArray& a) {
+       pyb::tuple t(a.view.ndim);
+       for (int i = 0; i < a.view.ndim; ++i) t[size_t(i)] = pyb::int_(a.view.shape[i]);
+       return t;
+     })
+      .def_property_readonly("strides", [](const PyDeviceArray& a) {
+        pyb::tuple t(a.view.ndim);
+        for (int i = 0; i < a.view.ndim; ++i) t[size_t(i)] = pyb::int_(a.view.strides[i]);
+        return t;
+      })
+      .def_property_readonly("dtype", [](const PyDeviceArray& a) { return numpy_dtype(a.view.dtype); })
+      .def_property_readonly("ndim", [](const PyDeviceArray& a) { return a.view.ndim; })
+      .def_property_readonly("size", [](const PyDeviceArray& a) { return a.view.size(); })
+      .def_property_readonly("nbytes", [](const PyDeviceArray& a) { return a.view.nbytes(); })
+      .def_property_readonly("itemsize", [](const PyDeviceArray& a) { return a.view.itemsize(); })
+      .def_property_readonly("device_ctypes_pointer", [](const PyDeviceArray& a) {
+        return pyb::module_::import("ctypes").attr("c_void_p")(a.view.data);
+      })
+      .def_property_readonly("stream", [](const PyDeviceArray& a) -> pyb::object {
+        if (!a.stream) return pyb::int_(0);
+        return pyb::cast(PyStream{a.stream});
+      })
+      .def_property_readonly("__cuda_array_interface__", &cuda_array_interface)
+      .def("is_c_contiguous", [](const PyDeviceArray& a) { return a.view.is_c_contiguous(); })
+      .def("is_f_contiguous", [](const PyDeviceArray& a) { return a.view.is_f_contiguous(); })
+      .def("__len__", [](const PyDeviceArray& a) {
+        if (a.view.ndim == 0) throw pyb::type_error("len() of a 0-d device array");
+        return a.view.shape[0];
+      })
+      .def("copy_to_host", [](const PyDeviceArray& a, pyb::handle ary, pyb::handle stream) {
+        return device_to_host(a, ary, stream_from_python(stream, *a.view.device));
+      }, pyb::arg("ary") = pyb::none(), pyb::arg("stream") = 0,
+         "Copies to a new NumPy array, or into `ary`. With a stream the copy is asynchronous.")
+      .def("copy_to_device", [](PyDeviceArray& a, pyb::handle ary, pyb::handle stream) {
+        copy_into_device(a, ary, stream_from_python(stream, *a.view.device));
+      }, pyb::arg("ary"), pyb::arg("stream") = 0)
+      .def("__getitem__", [](const PyDeviceArray& a, pyb::handle key) -> pyb::object {
+        bool all_ints = false;
+        rt::ArrayView v = index_view(a.view, key, &all_ints);
+        if (all_ints) {
+          // One element: numba returns it as a host scalar.
+          pyb::object host = device_to_host(PyDeviceArray{v, a.stream}, pyb::none(), a.stream);
+          if (a.stream) a.stream->synchronize();
+          return host[pyb::tuple()];
+        }
+        return wrap_device_array(std::move(v), a.stream);
+      })
+      .def("__setitem__", [](PyDeviceArray& a, pyb::handle key, pyb::handle value) {
+        bool all_ints = false;
+        PyDeviceArray target{index_view(a.view, key, &all_ints), a.stream};
+        // Read-modify-write through the host keeps strided targets right; contiguous ones skip the read.
+        pyb::object host = target.view.is_c_contiguous()
+                               ? numpy().attr("empty")(pyb::cast(target).attr("shape"), numpy_dtype(target.view.dtype))
+                               : device_to_host(target, pyb::none(), a.stream);
+        host[pyb::reinterpret_borrow<pyb::object>(Py_Ellipsis)] = value;
+        if (target.view.is_c_contiguous()) {
+          copy_into_device(target, host, a.stream);
+        } else {
+          int64_t lo = 0, hi = 0;
+          target.view.extent(&lo, &hi);
+          pyb::object raw = numpy().attr("empty")(hi - lo, numpy_dtype(ScalarKind::UInt8));
+          HostBuffer rb(raw.ptr(), true);
+          rt::Device& d = *target.view.device;
+          d.copy_to_host(rb.buffer().buf, rt::DevicePtr(int64_t(target.view.data) + lo), size_t(hi - lo),
+                         handle_of(a.stream));
+          d.synchronize_stream(handle_of(a.stream));
+          pyb::tuple shape(target.view.ndim), strides(target.view.ndim);
+          for (int i = 0; i < target.view.ndim; ++i) {
+            shape[size_t(i)] = pyb::int_(target.view.shape[i]);
+            strides[size_t(i)] = pyb::int_(target.view.strides[i]);
+          }
+          pyb::object window = numpy().attr("ndarray")(shape, numpy_dtype(target.view.dtype), pyb::arg("buffer") = raw,
+                                                       pyb::arg("offset") = -lo, pyb::arg("strides") = strides);
+          numpy().attr("copyto")(window, host);
+          d.copy_to_device(rt::DevicePtr(int64_t(target.view.data) + lo), rb.buffer().buf, size_t(hi - lo),
+                           handle_of(a.stream));
+          d.synchronize_stream(handle_of(a.stream));
+        }
+      })
+      .def("reshape", [](const PyDeviceArray& a, pyb::args shape_args) {
+        std::vector<int64_t> shape_v =
+            shape_from_python(shape_args.size() == 1 ? pyb::object(shape_args[0]) : pyb::object(shape_args));
+        int64_t n = 1;
+        for (int64_t d : shape_v) n *= d;
+        if (n != a.view.size()) throw pyb::value_error("cannot reshape a device array to a different size");
+        if (!a.view.is_c_contiguous()) throw pyb::value_error("only C-contiguous device arrays can be reshaped");
+        rt::ArrayView v = a.view;
+        v.ndim = int(shape_v.size());
+        for (int i = 0; i < v.ndim; ++i) v.shape[i] = shape_v[size_t(i)];
+        v.set_c_strides();
+        return wrap_device_array(std::move(v), a.stream);
+      })
+      .def("ravel", [](const PyDeviceArray& a) {
+        if (!a.view.is_c_contiguous()) throw pyb::value_error("only C-contiguous device arrays can be raveled");
+        rt::ArrayView v = a.view;
+        v.ndim = 1;
+        v.shape[0] = a.view.size();
+        v.set_c_strides();
+        return wrap_device_array(std::move(v), a.stream);
+      })
+      .def("__repr__", [](const PyDeviceArray& a) {
+        std::string shape;
+        for (int i = 0; i < a.view.ndim; ++i) shape += (i ? ", " : "") + std::to_string(a.view.shape[i]);
+        if (a.view.ndim == 1) shape += ",";
+        return "<gpujit.DeviceArray shape=(" + shape + ") dtype=" + scalar_name(a.view.dtype) + ">";
+      });
+  register_dlpack(m, cls);
+
+  m.def("to_device", [](pyb::handle obj, pyb::handle stream, bool copy, pyb::handle to) -> pyb::object {
+    rt::Device& device = rt::Runtime::get().current_device();
+    auto s = stream_from_python(stream, device);
+    if (!to.is_none()) {
+      copy_into_device(to.cast<PyDeviceArray&>(), obj, s);
+      return pyb::reinterpret_borrow<pyb::object>(to);
+    }
+    if (Py_TYPE(obj.ptr()) == g_device_array_type) return pyb::reinterpret_borrow<pyb::object>(obj);
+    return host_to_device(obj.ptr(), s);
+  }, pyb::arg("obj"), pyb::arg("stream") = 0, pyb::arg("copy") = true, pyb::arg("to") = pyb::none(),
+     "Copies a host array to a new device array (or into `to`).");
+
+  m.def("device_array", [](pyb::handle shape, pyb::handle dtype, pyb::handle stream, const std::string& order) {
+    ScalarKind kind = dtype.is_none() ? ScalarKind::Float64 : kind_from_dtype_like(dtype);
+    rt::Device& device = rt::Runtime::get().current_device();
+    PyDeviceArray a = allocate_array(shape_from_python(shape), kind, order == "F", stream_from_python(stream, device));
+    return wrap_device_array(std::move(a.view), std::move(a.stream));
+  }, pyb::arg("shape"), pyb::arg("dtype") = pyb::none(), pyb::arg("stream") = 0, pyb::arg("order") = "C",
+     "A new uninitialized device array.");
+
+  m.def("_device_array_like", [](pyb::handle shape, pyb::handle dtype, bool fortran, pyb::handle stream) {
+    rt::Device& device = rt::Runtime::get().current_device();
+    PyDeviceArray a = allocate_array(shape_from_python(shape), kind_from_dtype_like(dtype), fortran,
+                                     stream_from_python(stream, device));
+    return wrap_device_array(std::move(a.view), std::move(a.stream));
+  });
+
+  m.def("as_cuda_array", [](pyb::handle obj) -> pyb::object {
+    if (Py_TYPE(obj.ptr()) == g_device_array_type) return pyb::reinterpret_borrow<pyb::object>(obj);
+    rt::ArrayView v;
+    std::string error;
+    if (!view_from_cuda_array_interface(obj.ptr(), &v, &error)) {
+      throw pyb::type_error("as_cuda_array: " + pyb::repr(obj).cast<std::string>() + " is not a CUDA array: " + error);
+    }
+    v.device = &rt::Runtime::get().current_device();
+    PyObject* keep = obj.ptr();
+    Py_INCREF(keep);
+    v.owner = std::shared_ptr<void>(keep, [](void* p) { Py_DECREF(static_cast<PyObject*>(p)); });
+    return wrap_device_array(std::move(v), nullptr);
+  }, pyb::arg("obj"), "A DeviceArray sharing the memory of an object with __cuda_array_interface__.");
+  m.def("is_cuda_array", [](pyb::handle obj) {
+    return Py_TYPE(obj.ptr()) == g_device_array_type || pyb::hasattr(obj, "__cuda_array_interface__");
+  });
+
+  pyb::class_<rt::CachingAllocator::Stats>(m, "AllocatorStats")
+      .def_readonly("backend_allocations", &rt::CachingAllocator::Stats::backend_allocations)
+      .def_readonly("cache_hits", &rt::CachingAllocator::Stats::cache_hits)
+      .def_readonly("bytes_in_use", &rt::CachingAllocator::Stats::bytes_in_use)
+      .def_readonly("bytes_cached", &rt::CachingAllocator::Stats::bytes_cached);
+  m.def("allocator_stats", [] { return rt::Runtime::get().current_device().allocator().stats(); },
+        "The current device's caching-allocator counters.");
+  m.def("empty_cache", [] { rt::Runtime::get().current_device().allocator().release_cached(); },
+        "Gives the current device's cached free blocks back to the driver.");
+}
+
+}  // namespace gpujit::py

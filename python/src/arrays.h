@@ -1,0 +1,86 @@
+// Device arrays, streams and events as Python objects, and reading arrays other libraries hand us.
+//
+// DeviceArray is gpujit's array in device memory (numba's DeviceNDArray): an rt::ArrayView plus the stream
+// it was made for. The launch path reads it without any Python call (device_array_view()). Arrays from other
+// libraries come in through __cuda_array_interface__ (CuPy, PyTorch, numba) or __dlpack__, zero-copy; host
+// arrays (NumPy and anything with the buffer protocol) through HostBuffer.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <pybind11/pybind11.h>
+
+#include "runtime/device_array.h"
+#include "runtime/stream.h"
+
+namespace gpujit::py {
+
+namespace pyb = pybind11;
+
+struct PyDeviceArray {
+  rt::ArrayView view;
+  std::shared_ptr<rt::Stream> stream;  // the stream it was allocated for; null: the default stream
+};
+
+/// A stream as Python sees it. `stream` is never null; the default stream borrows handle 0.
+struct PyStream {
+  std::shared_ptr<rt::Stream> stream;
+};
+
+struct PyEvent {
+  std::shared_ptr<rt::Event> event;
+};
+
+/// The registered DeviceArray type (set by register_arrays).
+extern PyTypeObject* g_device_array_type;
+
+/// The view of a DeviceArray object, without any Python call; `obj` must be of exactly the DeviceArray type.
+inline rt::ArrayView* device_array_view(PyObject* obj) {
+  auto* inst = reinterpret_cast<pyb::detail::instance*>(obj);
+  return &static_cast<PyDeviceArray*>(inst->get_value_and_holder().value_ptr())->view;
+}
+
+/// A host array read through the buffer protocol (NumPy arrays and scalars, array.array, memoryview).
+class HostBuffer {
+ public:
+  /// Acquires `obj`'s buffer; throws TypeError if it has none or its element type is unsupported.
+  explicit HostBuffer(PyObject* obj, bool writable = false);
+  /// Tries to acquire; ok() says whether it worked (no Python error is left set).
+  HostBuffer(PyObject* obj, std::nothrow_t);
+  ~HostBuffer();
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+
+  bool ok() const { return ok_; }
+  const Py_buffer& buffer() const { return buf_; }
+  ScalarKind kind() const { return kind_; }
+  /// The buffer's shape and strides as a view (data is the host address; no device, no owner).
+  rt::ArrayView view() const;
+
+ private:
+  Py_buffer buf_{};
+  bool ok_ = false;
+  ScalarKind kind_ = ScalarKind::UInt8;
+};
+
+/// Reads `obj.__cuda_array_interface__` into a view (no keep-alive). Returns false with *error set if the
+/// object has no such attribute or it is malformed; Python errors raised by the attribute propagate.
+bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::string* error);
+
+/// The stream a Python `stream=` argument names: 0 or None is the default stream (null result), a gpujit
+/// Stream, or another library's stream (anything with __cuda_stream__, .cuda_stream or .ptr).
+std::shared_ptr<rt::Stream> stream_from_python(pyb::handle obj, rt::Device& device);
+
+/// A new DeviceArray object holding `array` (made for `stream`).
+pyb::object wrap_device_array(rt::ArrayView view, std::shared_ptr<rt::Stream> stream);
+
+/// Copies a host buffer into a new device array on the current device.
+pyb::object host_to_device(PyObject* host, std::shared_ptr<rt::Stream> stream);
+/// Copies the device array into a new NumPy array, or into `into` if given; waits for the copy when the
+/// stream is the default one.
+pyb::object device_to_host(const PyDeviceArray& array, pyb::handle into, const std::shared_ptr<rt::Stream>& stream);
+
+void register_arrays(pyb::module_& m);
+
+}  // namespace gpujit::py

@@ -1,0 +1,553 @@
+// The dispatcher, the launch configuration object and the launch path (see dispatcher.h).
+#include "dispatcher.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <structmember.h>
+
+#include "arguments.h"
+#include "arrays.h"
+#include "errors.h"
+#include "kernel_source.h"
+#include "runtime/kernel_cache.h"
+#include "runtime/runtime_error.h"
+#include "runtime/runtime.h"
+
+namespace gpujit::py {
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------
+// State
+
+struct DispatcherState {
+  std::string name;
+  std::vector<std::string> param_names;
+  bool device = false;
+  CompileOptions options;
+  /// Signatures given at decoration; when non-empty the dispatcher compiles nothing else and converts
+  /// scalar arguments to the closest one (numba's behaviour for explicit signatures).
+  std::vector<std::vector<rt::ArgCode>> signatures;
+  std::shared_ptr<const KernelSource> source;
+  bool building_source = false;
+  rt::KernelCache cache;
+};
+
+struct DispatcherObject {
+  PyObject_HEAD
+  DispatcherState* state;
+};
+
+struct LaunchSpec {
+  rt::LaunchConfig config;
+  std::shared_ptr<rt::Stream> stream;  // keeps a gpujit stream alive while the launcher exists
+};
+
+struct LauncherObject {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  PyObject* dispatcher;
+  LaunchSpec spec;
+};
+
+PyTypeObject* g_dispatcher_type = nullptr;
+PyTypeObject* g_launcher_type = nullptr;
+
+DispatcherState& state_of(PyObject* self) { return *reinterpret_cast<DispatcherObject*>(self)->state; }
+
+std::string describe_key(const std::vector<rt::ArgCode>& key) {
+  std::string s = "(";
+  for (size_t i = 0; i < key.size(); ++i) s += (i ? ", " : "") + rt::type_of_code(key[i]).str();
+  return s + ")";
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Source and compilation
+
+std::shared_ptr<const KernelSource> source_of(PyObject* self);
+
+std::shared_ptr<const KernelSource> resolve_device_function(PyObject* obj) {
+  if (!PyObject_TypeCheck(obj, g_dispatcher_type)) {
+    throw pyb::type_error("a ('function', ...) free name must be a gpujit dispatcher");
+  }
+  return source_of(obj);
+}
+
+std::shared_ptr<const KernelSource> source_of(PyObject* self) {
+  DispatcherState& st = state_of(self);
+  if (st.source) return st.source;
+  if (st.building_source) {
+    throw pyb::type_error("device function '" + st.name + "' reaches itself through the functions it calls; "
+                          "recursion is not supported");
+  }
+  st.building_source = true;
+  struct Reset {
+    DispatcherState& s;
+    ~Reset() { s.building_source = false; }
+  } reset{st};
+  PyObject* raw = PyObject_CallMethod(self, "_source_args", nullptr);
+  if (!raw) {
+    strip_traceback();
+    throw pyb::error_already_set();
+  }
+  auto args = pyb::reinterpret_steal<pyb::tuple>(raw);
+  st.source = build_kernel_source(args[0].cast<std::string>(), args[1].cast<std::string>(),
+                                  args[2].cast<unsigned>(), args[3].cast<std::string>(), args[4],
+                                  &resolve_device_function);
+  return st.source;
+}
+
+/// The device compiles go to, or null when no backend can run here (compiling still works then).
+rt::Device* compile_device() {
+  try {
+    return &rt::Runtime::get().current_device();
+  } catch (const rt::NoDriverError&) {
+    return nullptr;
+  }
+}
+
+std::string target_key(const CompileOptions& o) { return o.target == TargetKind::Host ? "host" : o.arch; }
+
+struct Keep {
+  bool llvm = false, typed = false;
+};
+
+std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vector<rt::ArgCode>& key,
+                                                 rt::Device* device, Keep keep = {}) {
+  DispatcherState& st = state_of(self);
+  std::shared_ptr<const KernelSource> src = source_of(self);
+  CompileRequest req;
+  req.module = src->module;
+  req.kernel_name = src->name;
+  for (rt::ArgCode c : key) req.arg_types.push_back(rt::type_of_code(c));
+  req.globals = src->globals;
+  req.extra_modules = src->extra_modules;
+  req.options = st.options;
+  if (device) device->configure_compile(req.options);
+  bool plain = !keep.llvm && !keep.typed;
+  if (plain) {
+    if (auto cached = st.cache.find_compiled(key, target_key(req.options))) return cached;
+  }
+  req.options.keep_llvm = keep.llvm;
+  req.options.keep_typed = keep.typed;
+  auto result = std::make_shared<CompileResult>();
+  {
+    pyb::gil_scoped_release release;
+    *result = compile(req);
+  }
+  if (!result->ok) raise_compile_error(result->diagnostics);
+  std::string mismatch = rt::check_param_layout(*result);
+  if (!mismatch.empty()) throw InternalError("kernel '" + st.name + "': " + mismatch);
+  if (plain) st.cache.add_compiled(key, target_key(req.options), result);
+  return result;
+}
+
+rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, rt::Device& device) {
+  DispatcherState& st = state_of(self);
+  if (rt::LoadedKernel* k = st.cache.find(key.data(), key.size(), &device)) return k;
+  auto result = compile_key(self, key, &device);
+  std::shared_ptr<rt::LoadedKernel> kernel = device.load_kernel(*result, st.name);
+  rt::LoadedKernel* raw = kernel.get();
+  st.cache.add_loaded(key, &device, std::move(kernel));
+  return raw;
+}
+
+/// Whether arguments of types `args` can be passed to a kernel compiled for `sig` (explicit signatures):
+/// arrays of the same dtype and rank (a C array fits an any-layout parameter), numbers to numbers.
+bool convertible(const rt::ArgCode* args, size_t n, const std::vector<rt::ArgCode>& sig) {
+  if (sig.size() != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    Type a = rt::type_of_code(args[i]), p = rt::type_of_code(sig[i]);
+    if (a.is_array() != p.is_array()) return false;
+    if (a.is_array()) {
+      if (a.scalar != p.scalar || a.ndim != p.ndim || (p.layout == Layout::C && a.layout != Layout::C)) return false;
+    } else if (is_complex(a.scalar) && !is_complex(p.scalar)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Finds or makes the kernel for a launch whose argument types missed the cache. Sets *targets to the
+/// signature the arguments must be converted to (explicit signatures), else leaves it null.
+rt::LoadedKernel* specialize(PyObject* self, rt::Device& device, const rt::ArgCode* codes, size_t n,
+                             const rt::ArgCode** targets) {
+  DispatcherState& st = state_of(self);
+  if (st.signatures.empty()) return load_key(self, std::vector<rt::ArgCode>(codes, codes + n), device);
+  for (const auto& sig : st.signatures) {
+    if (convertible(codes, n, sig)) {
+      *targets = sig.data();
+      return load_key(self, sig, device);
+    }
+  }
+  std::string sigs;
+  for (const auto& sig : st.signatures) sigs += "\n  " + describe_key(sig);
+  throw pyb::type_error("kernel '" + st.name + "' has no signature for arguments " +
+                        describe_key(std::vector<rt::ArgCode>(codes, codes + n)) + "; its signatures are:" + sigs);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Launch
+
+void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
+  DispatcherState& st = state_of(dispatcher);
+  if (st.device) {
+    throw pyb::type_error("'" + st.name + "' is a device function; call it from a kernel instead of launching it");
+  }
+  if (nargs != st.param_names.size()) {
+    throw pyb::type_error("kernel '" + st.name + "' takes " + std::to_string(st.param_names.size()) + " argument" +
+                          (st.param_names.size() == 1 ? "" : "s") + " but " + std::to_string(nargs) +
+                          (nargs == 1 ? " was" : " were") + " given");
+  }
+  rt::Device& device = rt::Runtime::get().current_device();
+  ArgumentScope scope(nargs);
+  Arguments& a = scope.get();
+  for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);
+  const rt::ArgCode* targets = nullptr;
+  rt::LoadedKernel* kernel = st.cache.find(a.codes(), nargs, &device);
+  if (!kernel) kernel = specialize(dispatcher, device, a.codes(), nargs, &targets);
+  rt::validate_launch(spec.config, device.properties(), *kernel);
+  void** params = a.pack(targets);
+  device.launch(*kernel, spec.config, params);
+  a.finish(device, spec.config.stream);
+}
+
+PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  auto* l = reinterpret_cast<LauncherObject*>(self);
+  try {
+    if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
+      throw pyb::type_error("kernel '" + state_of(l->dispatcher).name + "' takes positional arguments only");
+    }
+    launch(l->dispatcher, l->spec, args, PyVectorcall_NARGS(nargsf));
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+void launcher_dealloc(PyObject* self) {
+  auto* l = reinterpret_cast<LauncherObject*>(self);
+  PyTypeObject* tp = Py_TYPE(self);
+  l->spec.~LaunchSpec();
+  Py_XDECREF(l->dispatcher);
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
+PyMemberDef launcher_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(LauncherObject, vectorcall), READONLY, nullptr},
+    {nullptr, 0, 0, 0, nullptr},
+};
+
+PyType_Slot launcher_slots[] = {
+    {Py_tp_dealloc, reinterpret_cast<void*>(launcher_dealloc)},
+    {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+    {Py_tp_members, launcher_members},
+    {Py_tp_doc, const_cast<char*>("A kernel with its launch configuration; call it with the kernel's arguments.")},
+    {0, nullptr},
+};
+
+PyType_Spec launcher_spec = {"gpujit._core.Launcher", sizeof(LauncherObject), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL, launcher_slots};
+
+/// Reads a grid or block: an int or a sequence of one to three ints.
+rt::Dim3 parse_dims(PyObject* obj, const char* what) {
+  rt::Dim3 d;
+  uint32_t* axes[3] = {&d.x, &d.y, &d.z};
+  auto read = [&](PyObject* v, int axis) {
+    long long x = PyLong_AsLongLong(v);
+    if (x == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw pyb::type_error(std::string(what) + " dimensions must be integers, not " + Py_TYPE(v)->tp_name);
+    }
+    if (x < 0 || x > 0xFFFFFFFFLL) {
+      throw rt::LaunchError(std::string(what) + " dimension " + "xyz"[axis] + " is " + std::to_string(x) +
+                            "; it must be between 1 and the device's limit");
+    }
+    *axes[axis] = uint32_t(x);
+  };
+  if (PyLong_Check(obj)) {
+    read(obj, 0);
+  } else if (PyTuple_Check(obj) || PyList_Check(obj)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+    if (n < 1 || n > 3) {
+      throw rt::LaunchError(std::string(what) + " must have 1 to 3 dimensions, got " + std::to_string(n));
+    }
+    PyObject** items = PySequence_Fast_ITEMS(obj);
+    for (Py_ssize_t i = 0; i < n; ++i) read(items[i], int(i));
+  } else {
+    throw pyb::type_error(std::string(what) + " must be an int or a tuple of up to 3 ints, not " + Py_TYPE(obj)->tp_name);
+  }
+  rt::validate_dims(d, what);
+  return d;
+}
+
+PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
+  try {
+    PyObject* const* items = &key;
+    Py_ssize_t n = 1;
+    if (PyTuple_Check(key)) {
+      items = &PyTuple_GET_ITEM(key, 0);
+      n = PyTuple_GET_SIZE(key);
+    }
+    if (n < 2 || n > 4) {
+      throw pyb::type_error("launch configuration must be [blocks, threads], [blocks, threads, stream] or "
+                            "[blocks, threads, stream, dynamic_shared_bytes]");
+    }
+    LaunchSpec spec;
+    spec.config.grid = parse_dims(items[0], "grid");
+    spec.config.block = parse_dims(items[1], "block");
+    if (n >= 3 && !(PyLong_CheckExact(items[2]) && PyLong_AsLong(items[2]) == 0) && items[2] != Py_None) {
+      spec.stream = stream_from_python(items[2], rt::Runtime::get().current_device());
+      spec.config.stream = spec.stream ? spec.stream->handle() : nullptr;
+    }
+    if (n == 4) {
+      long long shared = PyLong_AsLongLong(items[3]);
+      if (shared == -1 && PyErr_Occurred()) throw pyb::error_already_set();
+      if (shared < 0 || shared > 0x7FFFFFFF) {
+        throw rt::LaunchError("dynamic shared memory must be between 0 and 2^31 bytes, not " + std::to_string(shared));
+      }
+      spec.config.shared_bytes = uint32_t(shared);
+    }
+    auto* l = reinterpret_cast<LauncherObject*>(PyType_GenericAlloc(g_launcher_type, 0));
+    if (!l) return nullptr;
+    l->vectorcall = launcher_vectorcall;
+    Py_INCREF(self);
+    l->dispatcher = self;
+    new (&l->spec) LaunchSpec(std::move(spec));
+    return reinterpret_cast<PyObject*>(l);
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Dispatcher type
+
+PyObject* dispatcher_new(PyTypeObject* type, PyObject*, PyObject*) {
+  PyObject* self = type->tp_alloc(type, 0);
+  if (!self) return nullptr;
+  reinterpret_cast<DispatcherObject*>(self)->state = new DispatcherState();
+  return self;
+}
+
+int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
+  static const char* keywords[] = {"name", "params", "device", "fastmath", "opt", nullptr};
+  const char* name = nullptr;
+  PyObject* params = nullptr;
+  int device = 0, fastmath = 0, opt = 3;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppi", const_cast<char**>(keywords), &name, &params, &device,
+                                   &fastmath, &opt)) {
+    return -1;
+  }
+  try {
+    DispatcherState& st = state_of(self);
+    st.name = name;
+    st.param_names.clear();
+    for (pyb::handle p : pyb::reinterpret_borrow<pyb::object>(params)) st.param_names.push_back(p.cast<std::string>());
+    st.device = device != 0;
+    st.options.fastmath = fastmath != 0;
+    st.options.opt_level = opt;
+  } catch (...) {
+    set_error_from_current_exception();
+    return -1;
+  }
+  return 0;
+}
+
+void dispatcher_dealloc(PyObject* self) {
+  PyTypeObject* tp = Py_TYPE(self);
+  delete reinterpret_cast<DispatcherObject*>(self)->state;
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
+PyObject* dispatcher_call(PyObject* self, PyObject*, PyObject*) {
+  const DispatcherState& st = state_of(self);
+  std::string msg = st.device ? "'" + st.name + "' is a device function; call it from a kernel"
+                              : "kernel '" + st.name + "' needs a launch configuration: " + st.name +
+                                    "[blocks, threads](...)";
+  PyErr_SetString(PyExc_TypeError, msg.c_str());
+  return nullptr;
+}
+
+/// A signature argument as text: a str as it is, anything else through gpujit._signature.signature_text.
+std::string signature_text(PyObject* sig) {
+  if (PyUnicode_Check(sig)) return PyUnicode_AsUTF8(sig);
+  return pyb::module_::import("gpujit._signature").attr("signature_text")(pyb::handle(sig)).cast<std::string>();
+}
+
+std::vector<rt::ArgCode> key_of_signature(const DispatcherState& st, const std::string& text) {
+  std::string error;
+  auto sig = parse_signature(text, &error);
+  if (!sig) throw pyb::type_error("invalid signature '" + text + "' for '" + st.name + "': " + error);
+  std::vector<rt::ArgCode> key;
+  for (const Type& t : sig->params) {
+    rt::ArgCode c = rt::code_of_type(t);
+    if (c == rt::kArgInvalid) {
+      throw pyb::type_error("signature '" + text + "': parameters of type '" + t.str() + "' are not supported");
+    }
+    key.push_back(c);
+  }
+  if (key.size() != st.param_names.size()) {
+    throw pyb::type_error("signature '" + text + "' has " + std::to_string(key.size()) + " parameters but '" +
+                          st.name + "' takes " + std::to_string(st.param_names.size()));
+  }
+  return key;
+}
+
+/// _compile(signature): compiles an explicit signature now and restricts the dispatcher to its signatures.
+PyObject* dispatcher_compile(PyObject* self, PyObject* sig) {
+  try {
+    DispatcherState& st = state_of(self);
+    std::vector<rt::ArgCode> key = key_of_signature(st, signature_text(sig));
+    if (!st.device) compile_key(self, key, compile_device());
+    st.signatures.push_back(std::move(key));
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+enum class Inspect { Ptx, Llvm, Typed };
+
+std::string inspect_text(const CompileResult& r, Inspect what) {
+  switch (what) {
+    case Inspect::Ptx: return r.ptx;
+    case Inspect::Llvm: return r.llvm_ir;
+    case Inspect::Typed: return r.typed;
+  }
+  return {};
+}
+
+PyObject* inspect(PyObject* self, PyObject* args, PyObject* kwargs, Inspect what) {
+  static const char* keywords[] = {"signature", nullptr};
+  PyObject* sig = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O", const_cast<char**>(keywords), &sig)) return nullptr;
+  try {
+    DispatcherState& st = state_of(self);
+    rt::Device* device = compile_device();
+    Keep keep{what == Inspect::Llvm, what == Inspect::Typed};
+    if (sig != Py_None) {
+      auto r = compile_key(self, key_of_signature(st, signature_text(sig)), device, keep);
+      return pyb::str(inspect_text(*r, what)).release().ptr();
+    }
+    // Every signature compiled so far (explicit ones included), keyed by its text.
+    std::vector<std::vector<rt::ArgCode>> keys = st.signatures;
+    for (const auto& c : st.cache.compiled()) {
+      if (std::find(keys.begin(), keys.end(), c.key) == keys.end()) keys.push_back(c.key);
+    }
+    pyb::dict out;
+    for (const auto& key : keys) {
+      auto r = compile_key(self, key, device, keep);
+      out[pyb::str(describe_key(key))] = pyb::str(inspect_text(*r, what));
+    }
+    return out.release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+PyObject* inspect_ptx(PyObject* self, PyObject* args, PyObject* kw) { return inspect(self, args, kw, Inspect::Ptx); }
+PyObject* inspect_llvm(PyObject* self, PyObject* args, PyObject* kw) { return inspect(self, args, kw, Inspect::Llvm); }
+PyObject* inspect_types(PyObject* self, PyObject* args, PyObject* kw) { return inspect(self, args, kw, Inspect::Typed); }
+
+PyObject* signatures_get(PyObject* self, void*) {
+  try {
+    const DispatcherState& st = state_of(self);
+    std::vector<std::vector<rt::ArgCode>> keys = st.signatures;
+    for (const auto& c : st.cache.compiled()) {
+      if (std::find(keys.begin(), keys.end(), c.key) == keys.end()) keys.push_back(c.key);
+    }
+    pyb::list out;
+    for (const auto& k : keys) out.append(pyb::str(describe_key(k)));
+    return out.release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+PyObject* stats_get(PyObject* self, void*) {
+  const DispatcherState& st = state_of(self);
+  pyb::dict d;
+  d["compiled"] = st.cache.compiled().size();
+  d["loaded"] = st.cache.loaded_count();
+  d["source_parsed"] = bool(st.source);
+  return d.release().ptr();
+}
+
+PyMethodDef dispatcher_methods[] = {
+    {"_compile", reinterpret_cast<PyCFunction>(dispatcher_compile), METH_O,
+     "Compiles an explicit signature now; the dispatcher then accepts only its explicit signatures."},
+    {"inspect_ptx", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_ptx)), METH_VARARGS | METH_KEYWORDS,
+     "PTX of one signature, or a dict of every compiled signature's PTX."},
+    {"inspect_asm", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_ptx)), METH_VARARGS | METH_KEYWORDS,
+     "The same as inspect_ptx (numba's name)."},
+    {"inspect_llvm", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_llvm)), METH_VARARGS | METH_KEYWORDS,
+     "Optimized LLVM IR of one signature, or a dict for every compiled signature."},
+    {"inspect_types", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_types)),
+     METH_VARARGS | METH_KEYWORDS, "The typed dump of one signature, or a dict for every compiled signature."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyGetSetDef dispatcher_getset[] = {
+    {"signatures", signatures_get, nullptr, "Signatures compiled or declared, as text.", nullptr},
+    {"_stats", stats_get, nullptr, "Cache counters, for tests.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyType_Slot dispatcher_slots[] = {
+    {Py_tp_new, reinterpret_cast<void*>(dispatcher_new)},
+    {Py_tp_init, reinterpret_cast<void*>(dispatcher_init)},
+    {Py_tp_dealloc, reinterpret_cast<void*>(dispatcher_dealloc)},
+    {Py_tp_call, reinterpret_cast<void*>(dispatcher_call)},
+    {Py_mp_subscript, reinterpret_cast<void*>(dispatcher_subscript)},
+    {Py_tp_methods, dispatcher_methods},
+    {Py_tp_getset, dispatcher_getset},
+    {Py_tp_doc, const_cast<char*>("The C++ half of a gpujit kernel: specializations, caches and the launch path.")},
+    {0, nullptr},
+};
+
+PyType_Spec dispatcher_spec = {"gpujit._core.Dispatcher", sizeof(DispatcherObject), 0,
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, dispatcher_slots};
+
+}  // namespace
+
+void register_dispatcher(pyb::module_& m) {
+  g_dispatcher_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&dispatcher_spec));
+  if (!g_dispatcher_type) throw pyb::error_already_set();
+  g_launcher_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&launcher_spec));
+  if (!g_launcher_type) throw pyb::error_already_set();
+  m.attr("Dispatcher") = pyb::handle(reinterpret_cast<PyObject*>(g_dispatcher_type));
+  m.attr("Launcher") = pyb::handle(reinterpret_cast<PyObject*>(g_launcher_type));
+
+  // The decorator for explicit signatures: a C++ callable, so a CompileError at decoration shows the user's
+  // decorator line and no gpujit frame.
+  struct EagerDecorator {
+    pyb::object factory;
+    std::vector<pyb::object> signatures;
+  };
+  pyb::class_<EagerDecorator>(m, "EagerDecorator")
+      .def(pyb::init([](pyb::object factory, std::vector<pyb::object> sigs) {
+        return EagerDecorator{std::move(factory), std::move(sigs)};
+      }))
+      .def("__call__", [](EagerDecorator& d, pyb::object pyfunc) {
+        pyb::object dispatcher = d.factory(pyfunc);
+        for (const pyb::object& sig : d.signatures) {
+          PyObject* r = dispatcher_compile(dispatcher.ptr(), sig.ptr());
+          if (!r) throw pyb::error_already_set();
+          Py_DECREF(r);
+        }
+        return dispatcher;
+      });
+}
+
+}  // namespace gpujit::py

@@ -1,0 +1,39 @@
+// Element types at the Python boundary: buffer-protocol formats, __cuda_array_interface__ typestrs, DLPack
+// codes and NumPy dtypes, all mapped to and from gpujit's ScalarKind.
+//
+// NumPy is never imported here unless a NumPy object must be made (numpy_dtype(), empty arrays): `import
+// gpujit` stays cheap, and NumPy arrays are read through the buffer protocol, which needs no NumPy headers.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <pybind11/pybind11.h>
+
+#include "ir/types.h"
+
+namespace gpujit::py {
+
+namespace pyb = pybind11;
+
+/// The kind of a buffer-protocol format ("f", "<d", "Zf", "?"); nullopt if unsupported (big-endian,
+/// records, pointers).
+std::optional<ScalarKind> kind_from_format(const char* format);
+/// The kind of an array-interface typestr ("<f4", "|b1", "<c8"); nullopt if unsupported.
+std::optional<ScalarKind> kind_from_typestr(std::string_view typestr);
+/// The typestr of a kind: "<f4", "|b1", "<c16".
+std::string typestr_of(ScalarKind kind);
+/// DLPack (code, bits) of a kind, and back.
+void dlpack_type_of(ScalarKind kind, uint8_t* code, uint8_t* bits);
+std::optional<ScalarKind> kind_from_dlpack(uint8_t code, uint8_t bits, uint16_t lanes);
+
+/// The kind a dtype-like object names: a gpujit dtype, a NumPy dtype or scalar type, a numba type, a string
+/// ("float32", "f4"), or Python's float/int/bool/complex. Throws TypeError naming the object.
+ScalarKind kind_from_dtype_like(pyb::handle obj);
+/// numpy.dtype for a kind (imports NumPy on first use).
+pyb::object numpy_dtype(ScalarKind kind);
+/// The numpy module, imported on first use.
+pyb::module_& numpy();
+
+}  // namespace gpujit::py

@@ -1,0 +1,106 @@
+// Error translation between the runtime/compiler and Python (see errors.h).
+#include "errors.h"
+
+#include <stdexcept>
+
+#include "runtime/runtime_error.h"
+
+namespace gpujit::py {
+namespace {
+
+// The package's exception classes; RuntimeError until the package registers its own.
+PyObject* g_compile_error = nullptr;
+PyObject* g_support_error = nullptr;
+PyObject* g_api_error = nullptr;
+PyObject* g_launch_error = nullptr;
+
+PyObject* or_default(PyObject* cls, PyObject* fallback) { return cls ? cls : fallback; }
+
+}  // namespace
+
+void set_error_from_current_exception() {
+  try {
+    throw;
+  } catch (pyb::error_already_set& e) {
+    e.restore();
+  } catch (const pyb::builtin_exception& e) {
+    e.set_error();
+  } catch (const rt::NoDriverError& e) {
+    PyErr_SetString(or_default(g_support_error, PyExc_RuntimeError), e.what());
+  } catch (const rt::DriverError& e) {
+    PyObject* cls = or_default(g_api_error, PyExc_RuntimeError);
+    PyObject* err = PyObject_CallFunction(cls, "s", e.what());
+    if (!err) return;
+    PyObject_SetAttrString(err, "function", pyb::str(e.function()).ptr());
+    PyObject_SetAttrString(err, "code", pyb::int_(e.code()).ptr());
+    PyObject_SetAttrString(err, "name", pyb::str(e.error_name()).ptr());
+    PyErr_SetObject(cls, err);
+    Py_DECREF(err);
+  } catch (const rt::LaunchError& e) {
+    PyErr_SetString(or_default(g_launch_error, PyExc_ValueError), e.what());
+  } catch (const InternalError& e) {
+    PyErr_SetString(PyExc_RuntimeError, (std::string("internal gpujit error (please report it): ") + e.what()).c_str());
+  } catch (const std::out_of_range& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::invalid_argument& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+}
+
+void raise_compile_error(const Diagnostics& diags) {
+  const Diagnostic* first = diags.first_error();
+  std::string text = diags.render();
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  pyb::object filename = pyb::none(), lineno = pyb::none(), col = pyb::none();
+  if (first && first->file) filename = pyb::str(first->file->name());
+  if (first && first->range.valid()) {
+    lineno = pyb::int_(first->range.begin.line);
+    col = pyb::int_(first->range.begin.col);
+  }
+  PyObject* cls = or_default(g_compile_error, PyExc_RuntimeError);
+  pyb::object err = pyb::reinterpret_steal<pyb::object>(
+      PyObject_CallFunctionObjArgs(cls, pyb::str(text).ptr(), filename.ptr(), lineno.ptr(), col.ptr(), nullptr));
+  if (!err) throw pyb::error_already_set();
+  PyErr_SetObject(cls, err.ptr());
+  throw pyb::error_already_set();
+}
+
+void strip_traceback() {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (value) PyException_SetTraceback(value, Py_None);
+  Py_XDECREF(tb);
+  PyErr_Restore(type, value, nullptr);
+}
+
+void register_errors(pyb::module_& m) {
+  m.def("_set_error_classes", [](pyb::object compile, pyb::object support, pyb::object api, pyb::object launch) {
+    g_compile_error = compile.release().ptr();
+    g_support_error = support.release().ptr();
+    g_api_error = api.release().ptr();
+    g_launch_error = launch.release().ptr();
+  });
+  pyb::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const rt::NoDriverError&) {
+      set_error_from_current_exception();
+    } catch (const rt::DriverError&) {
+      set_error_from_current_exception();
+    } catch (const rt::LaunchError&) {
+      set_error_from_current_exception();
+    } catch (const InternalError&) {
+      set_error_from_current_exception();
+    } catch (const std::out_of_range&) {
+      // A device ordinal or similar argument out of range: a ValueError, as numba raises.
+      set_error_from_current_exception();
+    }
+  });
+}
+
+}  // namespace gpujit::py

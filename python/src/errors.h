@@ -1,0 +1,29 @@
+// How C++ errors reach Python.
+//
+// The exception classes live in the Python package (gpujit/errors.py) and are handed to the module at
+// import (_core._set_error_classes). Runtime errors map as: rt::NoDriverError -> gpujit.CudaSupportError,
+// rt::DriverError -> gpujit.CudaAPIError (with .function, .code, .name), rt::LaunchError ->
+// gpujit.LaunchError (a ValueError), std::invalid_argument/out_of_range -> ValueError, InternalError ->
+// RuntimeError naming it a gpujit bug. A compile's diagnostics become gpujit.CompileError with .filename,
+// .lineno, .col of the first error and the rendered clang-style text as its message. Errors are raised from
+// C++ directly, so a user's traceback holds no frames from inside gpujit.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include "frontend/diagnostics.h"
+
+namespace gpujit::py {
+
+namespace pyb = pybind11;
+
+/// Sets the Python error for the C++ exception being handled; call only inside a catch block.
+void set_error_from_current_exception();
+/// Raises gpujit.CompileError for the diagnostics (throws pyb::error_already_set).
+[[noreturn]] void raise_compile_error(const Diagnostics& diags);
+/// Drops the traceback of the pending Python error so it reads as raised from the caller's frame.
+void strip_traceback();
+
+void register_errors(pyb::module_& m);
+
+}  // namespace gpujit::py

@@ -1,0 +1,87 @@
+// Building a kernel's compile input from the Python shim's description (see kernel_source.h).
+#include "kernel_source.h"
+
+#include "dtypes.h"
+#include "errors.h"
+
+namespace gpujit::py {
+namespace {
+
+ScalarKind dtype_named(pyb::handle name) {
+  auto k = parse_scalar_name(name.cast<std::string>());
+  if (!k) throw pyb::value_error("unknown dtype name " + pyb::repr(name).cast<std::string>());
+  return *k;
+}
+
+ConstValue constant_of(const pyb::tuple& d) {
+  std::string tag = d[0].cast<std::string>();
+  if (tag == "int") {
+    ScalarKind k = d[2].is_none() ? ScalarKind::Int64 : dtype_named(d[2]);
+    // Unsigned values keep their bits in the int64 (ConstValue's convention).
+    int64_t v = is_unsigned(k) ? int64_t(d[1].cast<uint64_t>()) : d[1].cast<int64_t>();
+    return ConstValue::of_int(v, k);
+  }
+  if (tag == "float") {
+    return ConstValue::of_float(d[1].cast<double>(), d[2].is_none() ? ScalarKind::Float64 : dtype_named(d[2]));
+  }
+  if (tag == "bool") return ConstValue::of_bool(d[1].cast<bool>());
+  if (tag == "none") return ConstValue{};
+  if (tag == "tuple") {
+    std::vector<ConstValue> elts;
+    for (pyb::handle e : d[1]) elts.push_back(constant_of(pyb::reinterpret_borrow<pyb::tuple>(e)));
+    return ConstValue::of_tuple(std::move(elts));
+  }
+  throw pyb::value_error("not a constant description: " + pyb::repr(d).cast<std::string>());
+}
+
+}  // namespace
+
+std::shared_ptr<const KernelSource> build_kernel_source(const std::string& text, const std::string& filename,
+                                                        unsigned first_line, const std::string& name,
+                                                        pyb::handle globals, SourceResolver resolve) {
+  auto src = std::make_shared<KernelSource>();
+  src->name = name;
+  src->module = parse_source(filename, text, first_line);
+  if (src->module->errors.has_errors()) raise_compile_error(src->module->errors);
+  const FunctionDef* fn = src->module->find_function(name);
+  if (!fn) throw pyb::value_error("the source of '" + name + "' does not define it");
+
+  std::vector<std::shared_ptr<const KernelSource>> callees;
+  for (pyb::handle item : globals) {
+    auto pair = pyb::reinterpret_borrow<pyb::tuple>(item);
+    std::string gname = pair[0].cast<std::string>();
+    auto d = pyb::reinterpret_borrow<pyb::tuple>(pair[1]);
+    std::string tag = d[0].cast<std::string>();
+    GlobalValue g;
+    if (tag == "module") {
+      g = GlobalValue::of_module(d[1].cast<std::string>());
+    } else if (tag == "member") {
+      g = GlobalValue::of_member(d[1].cast<std::string>(), d[2].cast<std::string>());
+    } else if (tag == "dtype") {
+      g = GlobalValue::of_dtype(dtype_named(d[1]));
+    } else if (tag == "unsupported") {
+      g = GlobalValue::of_unsupported(d[1].cast<std::string>());
+    } else if (tag == "function") {
+      std::shared_ptr<const KernelSource> callee = resolve(d[1].ptr());
+      g = GlobalValue::of_function(callee->module->find_function(callee->name));
+      callees.push_back(std::move(callee));
+    } else if (tag == "array") {
+      g.kind = GlobalValue::Kind::ConstArray;
+      g.dtype = dtype_named(d[1]);
+      for (pyb::handle s : d[2]) g.shape.push_back(s.cast<int64_t>());
+      std::string bytes = d[3].cast<std::string>();
+      g.bytes.assign(bytes.begin(), bytes.end());
+    } else {
+      g = GlobalValue::of_constant(constant_of(d));
+    }
+    src->globals[gname] = std::move(g);
+  }
+  for (const auto& callee : callees) {
+    src->extra_modules.push_back(callee->module);
+    src->extra_modules.insert(src->extra_modules.end(), callee->extra_modules.begin(), callee->extra_modules.end());
+    for (const auto& [n, v] : callee->globals) src->globals.emplace(n, v);
+  }
+  return src;
+}
+
+}  // namespace gpujit::py

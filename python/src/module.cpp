@@ -1,0 +1,166 @@
+// gpujit._core: the binding module. Devices, the pieces of the other binding files, and the few queries the
+// Python package makes of the compiler (the kernel builtins, for gpujit's namespace objects).
+//
+// Importing it loads the core library but touches neither the CUDA driver nor NumPy; both load on first use.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "arrays.h"
+#include "dispatcher.h"
+#include "dtypes.h"
+#include "errors.h"
+#include "ir/builtins.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/runtime.h"
+
+namespace gpujit::py {
+namespace {
+
+/// A device as numba's `cuda.get_current_device()` shows it.
+struct PyDevice {
+  rt::Device* device;
+};
+
+// numba spells device attributes in upper case (dev.MULTIPROCESSOR_COUNT); these are the ones we read.
+pyb::object device_attribute(const PyDevice& d, const std::string& name) {
+  const rt::DeviceProperties& p = d.device->properties();
+  if (name == "MULTIPROCESSOR_COUNT") return pyb::int_(p.multiprocessors);
+  if (name == "MAX_THREADS_PER_BLOCK") return pyb::int_(p.max_threads_per_block);
+  if (name == "MAX_BLOCK_DIM_X") return pyb::int_(p.max_block_dim[0]);
+  if (name == "MAX_BLOCK_DIM_Y") return pyb::int_(p.max_block_dim[1]);
+  if (name == "MAX_BLOCK_DIM_Z") return pyb::int_(p.max_block_dim[2]);
+  if (name == "MAX_GRID_DIM_X") return pyb::int_(p.max_grid_dim[0]);
+  if (name == "MAX_GRID_DIM_Y") return pyb::int_(p.max_grid_dim[1]);
+  if (name == "MAX_GRID_DIM_Z") return pyb::int_(p.max_grid_dim[2]);
+  if (name == "MAX_SHARED_MEMORY_PER_BLOCK") return pyb::int_(p.max_shared_per_block);
+  if (name == "WARP_SIZE") return pyb::int_(p.warp_size);
+  if (name == "COMPUTE_CAPABILITY_MAJOR") return pyb::int_(p.cc_major);
+  if (name == "COMPUTE_CAPABILITY_MINOR") return pyb::int_(p.cc_minor);
+  if (name == "PCI_BUS_ID") return pyb::int_(p.pci_bus_id);
+  throw pyb::attribute_error("device has no attribute '" + name + "'");
+}
+
+/// Host memory for a pinned array; NumPy views it through the buffer protocol and keeps it alive.
+struct PinnedBuffer {
+  PinnedBuffer(rt::Device& d, size_t n) : device(&d), data(d.allocate_pinned(n)), bytes(n) {}
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  rt::Device* device;
+  void* data;
+  size_t bytes;
+  ~PinnedBuffer() {
+    try {
+      device->deallocate_pinned(data);
+    } catch (const std::exception&) {
+    }
+  }
+};
+
+}  // namespace
+
+void register_dlpack(pyb::module_& m, pyb::class_<PyDeviceArray>& cls);
+
+}  // namespace gpujit::py
+
+PYBIND11_MODULE(_core, m) {
+  using namespace gpujit;
+  using namespace gpujit::py;
+  m.doc() = "gpujit's C++ core: devices, memory, the dispatcher and the launch path.";
+
+  register_errors(m);
+  register_arrays(m);
+  register_dispatcher(m);
+
+  pyb::class_<PyDevice>(m, "Device")
+      .def_property_readonly("id", [](const PyDevice& d) { return d.device->ordinal(); })
+      .def_property_readonly("name", [](const PyDevice& d) { return d.device->properties().name; })
+      .def_property_readonly("compute_capability", [](const PyDevice& d) {
+        return pyb::make_tuple(d.device->properties().cc_major, d.device->properties().cc_minor);
+      })
+      .def_property_readonly("total_memory", [](const PyDevice& d) { return d.device->properties().total_memory; })
+      .def_property_readonly("backend", [](const PyDevice& d) {
+        return d.device->backend() == rt::BackendKind::Cuda ? "cuda" : "cpu";
+      })
+      .def("get_memory_info", [](const PyDevice& d) {
+        auto [free, total] = d.device->memory_info();
+        return pyb::make_tuple(free, total);
+      }, "Free and total device memory in bytes.")
+      .def("synchronize", [](const PyDevice& d) {
+        pyb::gil_scoped_release release;
+        d.device->synchronize();
+      })
+      .def("__getattr__", &device_attribute)
+      .def("__eq__", [](const PyDevice& a, const PyDevice& b) { return a.device == b.device; })
+      .def("__hash__", [](const PyDevice& d) { return reinterpret_cast<uintptr_t>(d.device); })
+      .def("__repr__", [](const PyDevice& d) {
+        const auto& p = d.device->properties();
+        return "<gpujit device " + std::to_string(p.ordinal) + " '" + p.name + "' (compute capability " +
+               std::to_string(p.cc_major) + "." + std::to_string(p.cc_minor) + ")>";
+      });
+
+  m.def("select_device", [](int ordinal) { return PyDevice{&rt::Runtime::get().select_device(ordinal)}; },
+        pyb::arg("device_id"), "Makes a device current for the calling thread and returns it.");
+  m.def("get_current_device", [] { return PyDevice{&rt::Runtime::get().current_device()}; },
+        "The calling thread's current device (device 0 unless select_device chose another).");
+  m.def("device_count", [] { return rt::Runtime::get().backend().device_count(); });
+  m.def("list_devices", [] {
+    pyb::list out;
+    rt::Backend& b = rt::Runtime::get().backend();
+    for (int i = 0, n = b.device_count(); i < n; ++i) out.append(PyDevice{&b.device(i)});
+    return out;
+  });
+  m.def("synchronize", [] {
+    rt::Device& d = rt::Runtime::get().current_device();
+    pyb::gil_scoped_release release;
+    d.synchronize();
+  }, "Waits for all work on the current device.");
+  m.def("is_available", [] {
+    try {
+      return rt::Runtime::get().backend().device_count() > 0;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }, "True if a device can run kernels here.");
+  m.def("driver_info", [] {
+    pyb::dict d;
+    d["backend"] = rt::Runtime::get().backend_name();
+    if (cuda::CudaDriver::available()) {
+      d["cuda_driver"] = cuda::CudaDriver::get().path();
+      d["cuda_version"] = cuda::CudaDriver::get().version();
+    } else {
+      d["cuda_error"] = cuda::CudaDriver::load_error();
+    }
+    return d;
+  });
+  m.def("_set_backend", [](const std::string& name) { rt::Runtime::get().set_backend(name); });
+
+  pyb::class_<PinnedBuffer>(m, "PinnedBuffer", pyb::buffer_protocol())
+      .def_buffer([](PinnedBuffer& b) {
+        return pyb::buffer_info(b.data, 1, "B", 1, {pyb::ssize_t(b.bytes)}, {pyb::ssize_t(1)});
+      });
+  m.def("_pinned_buffer", [](size_t bytes) {
+    return std::make_unique<PinnedBuffer>(rt::Runtime::get().current_device(), bytes);
+  }, "Page-locked host memory of `bytes` bytes (gpujit.pinned_array wraps it in a NumPy array).");
+
+  m.def("kernel_builtins", [] {
+    // (namespace, name, callable): the rows of the compiler's builtins table reachable through `gpujit.`.
+    pyb::list out;
+    for (const BuiltinInfo& b : all_builtins()) {
+      const char* scope = nullptr;
+      switch (b.scope) {
+        case BuiltinScope::Kernel: scope = ""; break;
+        case BuiltinScope::ThreadIdx: scope = "threadIdx"; break;
+        case BuiltinScope::BlockIdx: scope = "blockIdx"; break;
+        case BuiltinScope::BlockDim: scope = "blockDim"; break;
+        case BuiltinScope::GridDim: scope = "gridDim"; break;
+        case BuiltinScope::Shared: scope = "shared"; break;
+        case BuiltinScope::Local: scope = "local"; break;
+        case BuiltinScope::Const: scope = "const"; break;
+        case BuiltinScope::Atomic: scope = "atomic"; break;
+        default: break;
+      }
+      if (scope) out.append(pyb::make_tuple(scope, b.name, b.callable, b.supported));
+    }
+    return out;
+  }, "The kernel-side names (gpujit.grid, gpujit.threadIdx.x, ...) from the compiler's builtins table.");
+}

@@ -1,0 +1,67 @@
+// The caching allocator's free lists (see caching_allocator.h).
+#include "runtime/caching_allocator.h"
+
+#include "runtime/cuda_api.h"
+#include "runtime/device.h"
+#include "runtime/runtime_error.h"
+
+namespace gpujit::rt {
+
+size_t CachingAllocator::round_size(size_t bytes) {
+  constexpr size_t kGranule = 512;
+  return (bytes + kGranule - 1) / kGranule * kGranule;
+}
+
+CachingAllocator::Block CachingAllocator::allocate(size_t bytes, void* stream) {
+  if (bytes == 0) return {0, 0, stream};
+  size_t size = round_size(bytes);
+  auto it = cache_.lower_bound({stream, size});
+  if (it != cache_.end() && it->first.first == stream && it->first.second - size <= size / 8) {
+    uint64_t ptr = it->second;
+    size_t block = it->first.second;
+    cache_.erase(it);
+    stats_.cache_hits++;
+    stats_.bytes_cached -= block;
+    stats_.bytes_in_use += block;
+    return {ptr, block, stream};
+  }
+  uint64_t ptr = 0;
+  try {
+    ptr = device_.allocate(size);
+  } catch (const DriverError& e) {
+    if (e.code() != cuda::CUDA_ERROR_OUT_OF_MEMORY || cache_.empty()) throw;
+    release_cached();
+    ptr = device_.allocate(size);
+  }
+  stats_.backend_allocations++;
+  stats_.bytes_in_use += size;
+  return {ptr, size, stream};
+}
+
+void CachingAllocator::free(const Block& block) {
+  if (block.ptr == 0) return;
+  stats_.bytes_in_use -= block.size;
+  stats_.bytes_cached += block.size;
+  cache_.emplace(Key{block.stream, block.size}, block.ptr);
+}
+
+void CachingAllocator::release_cached() {
+  if (cache_.empty()) return;
+  device_.synchronize();
+  for (auto& [key, ptr] : cache_) device_.deallocate(ptr);
+  cache_.clear();
+  stats_.bytes_cached = 0;
+}
+
+void CachingAllocator::forget_stream(void* stream) {
+  if (stream == nullptr) return;
+  auto first = cache_.lower_bound({stream, 0});
+  auto last = first;
+  while (last != cache_.end() && last->first.first == stream) ++last;
+  if (first == last) return;
+  device_.synchronize_stream(stream);
+  for (auto it = first; it != last; ++it) cache_.emplace(Key{nullptr, it->first.second}, it->second);
+  cache_.erase(first, last);
+}
+
+}  // namespace gpujit::rt

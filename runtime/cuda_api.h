@@ -1,0 +1,122 @@
+// The slice of the CUDA Driver API that gpujit uses, declared by us.
+//
+// gpujit never includes <cuda.h>: the core library and the Python binding build on machines with no CUDA
+// toolkit, and the driver (libcuda.so.1) is opened with dlopen at first use (runtime/cuda_driver.h). This
+// header declares the handful of opaque handle types, enum values and entry points we call, with the ABI of
+// the driver's C interface. Values are copied from the CUDA 12/13 driver API and are stable across driver
+// versions; where the driver exports a versioned symbol (`cuMemAlloc_v2`) the list names that symbol, since
+// the unversioned one is the old 32-bit-size ABI.
+//
+// GPUJIT_CUDA_FUNCTIONS is the one list of entry points: each X(name, symbol, parameter list) becomes a
+// function-pointer member of CudaDriver, resolved from `symbol`. The fake driver the tests build
+// (tests/unit/runtime/fake_driver) implements exactly this list.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gpujit::cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+struct CUevent_st;
+using CUcontext = CUctx_st*;
+using CUmodule = CUmod_st*;
+using CUfunction = CUfunc_st*;
+using CUstream = CUstream_st*;
+using CUevent = CUevent_st*;
+
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
+constexpr CUresult CUDA_ERROR_NOT_READY = 600;
+
+// CUdevice_attribute values we read.
+enum CUdevice_attribute : int {
+  CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y = 3,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z = 4,
+  CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5,
+  CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6,
+  CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7,
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+  CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+};
+
+// CUfunction_attribute values we read or set.
+enum CUfunction_attribute : int {
+  CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+  CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+  CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+};
+
+// CUjit_option values for cuModuleLoadDataEx: where to put the PTX JIT's error log.
+enum CUjit_option : int {
+  CU_JIT_INFO_LOG_BUFFER = 3,
+  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+  CU_JIT_ERROR_LOG_BUFFER = 5,
+  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+};
+
+constexpr unsigned CU_EVENT_DEFAULT = 0;
+constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
+constexpr unsigned CU_STREAM_DEFAULT = 0;
+constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 1;
+
+// X(member name, exported symbol, parameter list). Keep in sync with the fake driver.
+#define GPUJIT_CUDA_FUNCTIONS(X)                                                                              \
+  X(cuInit, "cuInit", (unsigned flags))                                                                     \
+  X(cuDriverGetVersion, "cuDriverGetVersion", (int* version))                                               \
+  X(cuGetErrorName, "cuGetErrorName", (CUresult error, const char** name))                                  \
+  X(cuGetErrorString, "cuGetErrorString", (CUresult error, const char** text))                              \
+  X(cuDeviceGetCount, "cuDeviceGetCount", (int* count))                                                     \
+  X(cuDeviceGet, "cuDeviceGet", (CUdevice * device, int ordinal))                                           \
+  X(cuDeviceGetName, "cuDeviceGetName", (char* name, int len, CUdevice device))                             \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", (int* value, CUdevice_attribute attr, CUdevice device))   \
+  X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", (size_t * bytes, CUdevice device))                             \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext * ctx, CUdevice device))               \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                                    \
+  X(cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext * ctx))                                                  \
+  X(cuCtxSynchronize, "cuCtxSynchronize", ())                                                               \
+  X(cuMemGetInfo, "cuMemGetInfo_v2", (size_t * free, size_t * total))                                       \
+  X(cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr * ptr, size_t bytes))                                         \
+  X(cuMemFree, "cuMemFree_v2", (CUdeviceptr ptr))                                                           \
+  X(cuMemHostAlloc, "cuMemHostAlloc", (void** ptr, size_t bytes, unsigned flags))                           \
+  X(cuMemFreeHost, "cuMemFreeHost", (void* ptr))                                                            \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", (CUdeviceptr dst, const void* src, size_t n, CUstream s))    \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void* dst, CUdeviceptr src, size_t n, CUstream s))          \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s))    \
+  X(cuMemsetD8Async, "cuMemsetD8Async", (CUdeviceptr dst, unsigned char value, size_t n, CUstream s))       \
+  X(cuStreamCreate, "cuStreamCreate", (CUstream * stream, unsigned flags))                                  \
+  X(cuStreamDestroy, "cuStreamDestroy_v2", (CUstream stream))                                               \
+  X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream stream))                                          \
+  X(cuStreamQuery, "cuStreamQuery", (CUstream stream))                                                      \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent", (CUstream stream, CUevent event, unsigned flags))               \
+  X(cuEventCreate, "cuEventCreate", (CUevent * event, unsigned flags))                                      \
+  X(cuEventDestroy, "cuEventDestroy_v2", (CUevent event))                                                   \
+  X(cuEventRecord, "cuEventRecord", (CUevent event, CUstream stream))                                       \
+  X(cuEventSynchronize, "cuEventSynchronize", (CUevent event))                                              \
+  X(cuEventQuery, "cuEventQuery", (CUevent event))                                                          \
+  X(cuEventElapsedTime, "cuEventElapsedTime", (float* ms, CUevent start, CUevent end))                      \
+  X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                               \
+    (CUmodule * module, const void* image, unsigned num_options, CUjit_option* options, void** values))     \
+  X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * function, CUmodule module, const char* name)) \
+  X(cuFuncGetAttribute, "cuFuncGetAttribute", (int* value, CUfunction_attribute attr, CUfunction function)) \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction function, CUfunction_attribute attr, int value))  \
+  X(cuLaunchKernel, "cuLaunchKernel",                                                                       \
+    (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,            \
+     unsigned shared_bytes, CUstream stream, void** params, void** extra))
+
+}  // namespace gpujit::cuda

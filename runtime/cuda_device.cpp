@@ -1,0 +1,244 @@
+// CUDA devices, memory, streams, events, module loading and launch (see cuda_device.h).
+#include "runtime/cuda_device.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "runtime/cuda_driver.h"
+#include "runtime/runtime_error.h"
+
+namespace gpujit::cuda {
+namespace {
+
+CUstream as_stream(rt::StreamHandle s) { return static_cast<CUstream>(s); }
+CUevent as_event(rt::EventHandle e) { return static_cast<CUevent>(e); }
+
+rt::DeviceProperties read_properties(CudaDriver& d, CUdevice dev, int ordinal) {
+  rt::DeviceProperties p;
+  p.ordinal = ordinal;
+  char name[256] = {};
+  GPUJIT_CU(d, cuDeviceGetName, name, sizeof(name) - 1, dev);
+  p.name = name;
+  auto attr = [&](CUdevice_attribute a) {
+    int v = 0;
+    GPUJIT_CU(d, cuDeviceGetAttribute, &v, a, dev);
+    return v;
+  };
+  p.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  p.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  p.multiprocessors = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  p.warp_size = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+  p.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  p.max_block_dim[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+  p.max_block_dim[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+  p.max_block_dim[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+  p.max_grid_dim[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+  p.max_grid_dim[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+  p.max_grid_dim[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+  p.max_shared_per_block = uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+  p.max_shared_per_block_optin = uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+  if (p.max_shared_per_block_optin < p.max_shared_per_block) p.max_shared_per_block_optin = p.max_shared_per_block;
+  p.pci_bus_id = attr(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+  size_t total = 0;
+  GPUJIT_CU(d, cuDeviceTotalMem, &total, dev);
+  p.total_memory = total;
+  return p;
+}
+
+}  // namespace
+
+std::string arch_for_compute_capability(int major, int minor) {
+  // The architectures LLVM 22's NVPTX backend accepts, oldest first (llc -march=nvptx64 -mcpu=help).
+  static constexpr int kKnown[] = {75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121};
+  int cc = major * 10 + minor;
+  int chosen = kKnown[0];
+  for (int sm : kKnown) {
+    if (sm <= cc) chosen = sm;
+  }
+  return fmt::format("sm_{}", chosen);
+}
+
+CudaDevice::CudaDevice(CudaDriver& driver, int ordinal) : rt::Device({}), driver_(driver) {
+  GPUJIT_CU(driver_, cuDeviceGet, &device_, ordinal);
+  props_ = read_properties(driver_, device_, ordinal);
+  GPUJIT_CU(driver_, cuDevicePrimaryCtxRetain, &context_, device_);
+}
+
+void CudaDevice::bind() {
+  CUcontext current = nullptr;
+  GPUJIT_CU(driver_, cuCtxGetCurrent, &current);
+  if (current != context_) GPUJIT_CU(driver_, cuCtxSetCurrent, context_);
+}
+
+void CudaDevice::activate() { bind(); }
+
+rt::DevicePtr CudaDevice::allocate(size_t bytes) {
+  if (bytes == 0) return 0;
+  CUdeviceptr ptr = 0;
+  GPUJIT_CU(driver_, cuMemAlloc, &ptr, bytes);
+  return ptr;
+}
+
+void CudaDevice::deallocate(rt::DevicePtr ptr) {
+  if (ptr) GPUJIT_CU(driver_, cuMemFree, ptr);
+}
+
+void* CudaDevice::allocate_pinned(size_t bytes) {
+  void* ptr = nullptr;
+  GPUJIT_CU(driver_, cuMemHostAlloc, &ptr, bytes == 0 ? 1 : bytes, CU_MEMHOSTALLOC_PORTABLE);
+  return ptr;
+}
+
+void CudaDevice::deallocate_pinned(void* ptr) {
+  if (ptr) GPUJIT_CU(driver_, cuMemFreeHost, ptr);
+}
+
+void CudaDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) {
+  if (bytes) GPUJIT_CU(driver_, cuMemcpyHtoDAsync, dst, src, bytes, as_stream(stream));
+}
+
+void CudaDevice::copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
+  if (bytes) GPUJIT_CU(driver_, cuMemcpyDtoHAsync, dst, src, bytes, as_stream(stream));
+}
+
+void CudaDevice::copy_on_device(rt::DevicePtr dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
+  if (bytes) GPUJIT_CU(driver_, cuMemcpyDtoDAsync, dst, src, bytes, as_stream(stream));
+}
+
+void CudaDevice::fill_bytes(rt::DevicePtr dst, uint8_t value, size_t bytes, rt::StreamHandle stream) {
+  if (bytes) GPUJIT_CU(driver_, cuMemsetD8Async, dst, value, bytes, as_stream(stream));
+}
+
+std::pair<size_t, size_t> CudaDevice::memory_info() {
+  size_t free = 0, total = 0;
+  GPUJIT_CU(driver_, cuMemGetInfo, &free, &total);
+  return {free, total};
+}
+
+rt::StreamHandle CudaDevice::create_stream() {
+  CUstream s = nullptr;
+  GPUJIT_CU(driver_, cuStreamCreate, &s, CU_STREAM_DEFAULT);
+  return s;
+}
+
+void CudaDevice::destroy_stream(rt::StreamHandle stream) {
+  if (stream) GPUJIT_CU(driver_, cuStreamDestroy, as_stream(stream));
+}
+
+void CudaDevice::synchronize_stream(rt::StreamHandle stream) {
+  GPUJIT_CU(driver_, cuStreamSynchronize, as_stream(stream));
+}
+
+bool CudaDevice::query_stream(rt::StreamHandle stream) {
+  CUresult r = driver_.cuStreamQuery(as_stream(stream));
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  driver_.check(r, "cuStreamQuery");
+  return true;
+}
+
+rt::EventHandle CudaDevice::create_event(bool timing) {
+  CUevent e = nullptr;
+  GPUJIT_CU(driver_, cuEventCreate, &e, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
+  return e;
+}
+
+void CudaDevice::destroy_event(rt::EventHandle event) {
+  if (event) GPUJIT_CU(driver_, cuEventDestroy, as_event(event));
+}
+
+void CudaDevice::record_event(rt::EventHandle event, rt::StreamHandle stream) {
+  GPUJIT_CU(driver_, cuEventRecord, as_event(event), as_stream(stream));
+}
+
+void CudaDevice::synchronize_event(rt::EventHandle event) {
+  GPUJIT_CU(driver_, cuEventSynchronize, as_event(event));
+}
+
+bool CudaDevice::query_event(rt::EventHandle event) {
+  CUresult r = driver_.cuEventQuery(as_event(event));
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  driver_.check(r, "cuEventQuery");
+  return true;
+}
+
+void CudaDevice::stream_wait_event(rt::StreamHandle stream, rt::EventHandle event) {
+  GPUJIT_CU(driver_, cuStreamWaitEvent, as_stream(stream), as_event(event), 0);
+}
+
+float CudaDevice::elapsed_ms(rt::EventHandle start, rt::EventHandle end) {
+  float ms = 0;
+  GPUJIT_CU(driver_, cuEventElapsedTime, &ms, as_event(start), as_event(end));
+  return ms;
+}
+
+void CudaDevice::synchronize() { GPUJIT_CU(driver_, cuCtxSynchronize); }
+
+void CudaDevice::configure_compile(CompileOptions& options) const {
+  options.arch = arch_for_compute_capability(props_.cc_major, props_.cc_minor);
+}
+
+std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& result, const std::string& name) {
+  bind();
+  auto kernel = std::make_shared<CudaKernel>();
+  kernel->name = name;
+  char error_log[8192] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {error_log, reinterpret_cast<void*>(uintptr_t(sizeof(error_log) - 1))};
+  CUresult r = driver_.cuModuleLoadDataEx(&kernel->module, result.ptx.c_str(), 2, options, values);
+  if (r != CUDA_SUCCESS) {
+    try {
+      driver_.throw_error(r, "cuModuleLoadData");
+    } catch (const rt::DriverError& e) {
+      // The JIT's log says which PTX line it rejected; without it the error is hard to act on.
+      throw rt::DriverError(e.function(), e.code(), e.error_name(),
+                            fmt::format("{}; loading kernel '{}' for {}{}{}", e.what(), name, props_.name,
+                                        error_log[0] ? ": " : "", error_log));
+    }
+  }
+  GPUJIT_CU(driver_, cuModuleGetFunction, &kernel->function, kernel->module, result.entry_name.c_str());
+  int value = 0;
+  GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel->function);
+  kernel->max_threads_per_block = value;
+  GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel->function);
+  kernel->static_shared_bytes = uint32_t(value);
+  return kernel;
+}
+
+void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) {
+  auto& k = static_cast<const CudaKernel&>(kernel);
+  if (config.shared_bytes > k.shared_optin &&
+      config.shared_bytes + k.static_shared_bytes > props_.max_shared_per_block) {
+    // More than 48 KiB of shared memory needs the kernel's opt-in, once per size increase.
+    GPUJIT_CU(driver_, cuFuncSetAttribute, k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+              int(config.shared_bytes));
+    k.shared_optin = config.shared_bytes;
+  }
+  GPUJIT_CU(driver_, cuLaunchKernel, k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x,
+            config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream), params, nullptr);
+}
+
+int CudaBackend::device_count() {
+  CudaDriver& d = CudaDriver::get();
+  int count = 0;
+  GPUJIT_CU(d, cuDeviceGetCount, &count);
+  return count;
+}
+
+rt::Device& CudaBackend::device(int ordinal) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  CudaDriver& d = CudaDriver::get();
+  if (devices_.empty()) {
+    int count = 0;
+    GPUJIT_CU(d, cuDeviceGetCount, &count);
+    devices_.resize(size_t(count));
+  }
+  if (ordinal < 0 || size_t(ordinal) >= devices_.size()) {
+    throw std::out_of_range(fmt::format("no CUDA device {}: there are {}", ordinal, devices_.size()));
+  }
+  auto& slot = devices_[size_t(ordinal)];
+  if (!slot) slot = std::make_unique<CudaDevice>(d, ordinal);
+  return *slot;
+}
+
+}  // namespace gpujit::cuda

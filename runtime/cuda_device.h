@@ -1,0 +1,91 @@
+// The CUDA backend: devices driven through the CUDA Driver API (runtime/cuda_driver.h).
+//
+// Each CudaDevice uses the device's primary context (shared with CuPy, PyTorch and numba in the same
+// process), retained when the device is first used and kept for the life of the process. Kernels are PTX
+// loaded with cuModuleLoadData, which JIT-compiles it for the device; the PTX is compiled for the device's own
+// architecture, capped at the newest one LLVM's NVPTX backend knows (the driver runs older PTX on newer GPUs).
+// Module and function handles are never unloaded: a kernel lives as long as the process.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "runtime/cuda_api.h"
+#include "runtime/device.h"
+
+namespace gpujit::cuda {
+
+class CudaDriver;
+
+/// A kernel function loaded on one CUDA device.
+class CudaKernel final : public rt::LoadedKernel {
+ public:
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  /// Dynamic shared memory the function was opted in for beyond the default 48 KiB (raised at launch).
+  mutable uint32_t shared_optin = 0;
+};
+
+class CudaDevice final : public rt::Device {
+ public:
+  CudaDevice(CudaDriver& driver, int ordinal);
+
+  rt::BackendKind backend() const override { return rt::BackendKind::Cuda; }
+  void activate() override;
+
+  rt::DevicePtr allocate(size_t bytes) override;
+  void deallocate(rt::DevicePtr ptr) override;
+  void* allocate_pinned(size_t bytes) override;
+  void deallocate_pinned(void* ptr) override;
+  void copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) override;
+  void copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) override;
+  void copy_on_device(rt::DevicePtr dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) override;
+  void fill_bytes(rt::DevicePtr dst, uint8_t value, size_t bytes, rt::StreamHandle stream) override;
+  std::pair<size_t, size_t> memory_info() override;
+
+  rt::StreamHandle create_stream() override;
+  void destroy_stream(rt::StreamHandle stream) override;
+  void synchronize_stream(rt::StreamHandle stream) override;
+  bool query_stream(rt::StreamHandle stream) override;
+  rt::EventHandle create_event(bool timing) override;
+  void destroy_event(rt::EventHandle event) override;
+  void record_event(rt::EventHandle event, rt::StreamHandle stream) override;
+  void synchronize_event(rt::EventHandle event) override;
+  bool query_event(rt::EventHandle event) override;
+  void stream_wait_event(rt::StreamHandle stream, rt::EventHandle event) override;
+  float elapsed_ms(rt::EventHandle start, rt::EventHandle end) override;
+  void synchronize() override;
+
+  void configure_compile(CompileOptions& options) const override;
+  std::shared_ptr<rt::LoadedKernel> load_kernel(const CompileResult& result, const std::string& name) override;
+  void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;
+
+  CUcontext context() const { return context_; }
+
+ private:
+  /// Binds the context to the calling thread if another one is current there.
+  void bind();
+
+  CudaDriver& driver_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+};
+
+class CudaBackend final : public rt::Backend {
+ public:
+  rt::BackendKind kind() const override { return rt::BackendKind::Cuda; }
+  const char* name() const override { return "cuda"; }
+  int device_count() override;
+  rt::Device& device(int ordinal) override;
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<CudaDevice>> devices_;
+};
+
+/// The PTX target for a compute capability: "sm_90" for 9.0, the newest architecture LLVM's NVPTX backend
+/// knows that is not newer than the device (so sm_120 for a future 13.0 device).
+std::string arch_for_compute_capability(int major, int minor);
+
+}  // namespace gpujit::cuda

@@ -1,0 +1,59 @@
+// The CUDA driver, opened with dlopen at first use.
+//
+// CudaDriver holds one function pointer per entry of GPUJIT_CUDA_FUNCTIONS (runtime/cuda_api.h). The library
+// is `libcuda.so.1`, or the file named by the environment variable GPUJIT_CUDA_DRIVER (the tests point it at
+// a fake driver). Loading happens once per process, on the first call of CudaDriver::get(); a machine with no
+// driver gets a NoDriverError from every get() with the reason, and everything that does not run kernels
+// (importing, compiling, inspecting PTX) never calls get().
+//
+// Every call goes through check(): a failing result throws DriverError naming the function and the CUDA
+// error (cuGetErrorName/cuGetErrorString).
+#pragma once
+
+#include <string>
+
+#include "runtime/cuda_api.h"
+#include "runtime/runtime_error.h"
+
+namespace gpujit::cuda {
+
+class CudaDriver {
+ public:
+  /// The process's driver, loaded and cuInit'ed on first use. Throws NoDriverError if it cannot be.
+  static CudaDriver& get();
+  /// True if get() would succeed; never throws.
+  static bool available();
+  /// Why the driver could not be loaded ("" if it was, or was not tried yet).
+  static std::string load_error();
+
+  /// Throws DriverError for a failing result of `function`.
+  void check(CUresult result, const char* function) const {
+    if (result != CUDA_SUCCESS) throw_error(result, function);
+  }
+  [[noreturn]] void throw_error(CUresult result, const char* function) const;
+  /// "CUDA_ERROR_OUT_OF_MEMORY", or "CUDA_ERROR_<code>" if the driver does not know it.
+  std::string error_name(CUresult result) const;
+
+  /// The path dlopen() was given.
+  const std::string& path() const { return path_; }
+  /// The driver's CUDA version, 13000 for 13.0.
+  int version() const { return version_; }
+
+#define GPUJIT_CUDA_MEMBER(name, symbol, params) CUresult(*name) params = nullptr;
+  GPUJIT_CUDA_FUNCTIONS(GPUJIT_CUDA_MEMBER)
+#undef GPUJIT_CUDA_MEMBER
+
+ private:
+  CudaDriver() = default;
+  /// Opens the library and resolves every entry; returns "" or the reason it failed.
+  std::string load();
+
+  void* handle_ = nullptr;
+  std::string path_;
+  int version_ = 0;
+};
+
+}  // namespace gpujit::cuda
+
+/// Calls driver function `fn` with the given arguments and checks its result.
+#define GPUJIT_CU(driver, fn, ...) (driver).check((driver).fn(__VA_ARGS__), #fn)

@@ -1,0 +1,161 @@
+// The backend interface: what the runtime needs from a device, whatever runs the kernels.
+//
+// A Backend (CUDA today, the host CPU later) enumerates Devices. A Device owns memory, streams, events and
+// loaded kernels and launches them; everything above it (the caching allocator, device arrays, the Python
+// launch path) is written against this interface alone, so a backend that runs kernels on host threads plugs
+// in by implementing Backend and Device and registering itself with the Runtime (runtime/runtime.h).
+//
+// Conventions:
+// - DevicePtr is an address in the device's space (a CUdeviceptr on CUDA, a host address on the CPU).
+// - StreamHandle/EventHandle are the backend's own handles; a null StreamHandle is the device's default
+//   stream (CUDA's legacy default stream, which orders itself with every other blocking stream).
+// - Copies are enqueued on the given stream; a caller that needs the data on the host synchronizes.
+// - Every failure throws (rt::DriverError, rt::LaunchError, rt::NoDriverError); nothing returns codes.
+// - The raw allocate()/deallocate() go to the backend every time; code allocates through allocator(), which
+//   caches freed blocks per stream (runtime/caching_allocator.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "codegen/compiler.h"
+#include "runtime/caching_allocator.h"
+
+namespace gpujit::rt {
+
+using DevicePtr = uint64_t;
+using StreamHandle = void*;
+using EventHandle = void*;
+
+enum class BackendKind : uint8_t { Cuda, Host };
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+};
+
+/// A launch's shape: grid and block dimensions, dynamic shared memory and the stream it goes to.
+struct LaunchConfig {
+  Dim3 grid;
+  Dim3 block;
+  uint32_t shared_bytes = 0;
+  StreamHandle stream = nullptr;
+};
+
+/// What a device is and its launch limits, read once when the device is first used.
+struct DeviceProperties {
+  std::string name;
+  int ordinal = 0;
+  int cc_major = 0, cc_minor = 0;  // compute capability; 0.0 on the host backend
+  int multiprocessors = 0;
+  uint64_t total_memory = 0;
+  int warp_size = 32;
+  int max_threads_per_block = 1024;
+  int max_block_dim[3] = {1024, 1024, 64};
+  int64_t max_grid_dim[3] = {2147483647, 65535, 65535};
+  uint32_t max_shared_per_block = 48 * 1024;        // without opting in
+  uint32_t max_shared_per_block_optin = 48 * 1024;  // with cuFuncSetAttribute
+  int pci_bus_id = 0;
+};
+
+/// A kernel loaded on one device, ready to launch. Backends subclass it with their handles.
+class LoadedKernel {
+ public:
+  virtual ~LoadedKernel() = default;
+  /// The kernel's Python name, for messages.
+  std::string name;
+  /// The largest block this kernel can be launched with (its register use may lower the device's limit).
+  int max_threads_per_block = 1024;
+  /// Static shared memory the kernel declares, in bytes.
+  uint32_t static_shared_bytes = 0;
+};
+
+class Device {
+ public:
+  explicit Device(DeviceProperties props) : props_(std::move(props)), allocator_(*this) {}
+  virtual ~Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  virtual BackendKind backend() const = 0;
+  const DeviceProperties& properties() const { return props_; }
+  int ordinal() const { return props_.ordinal; }
+  /// The caching allocator every device allocation should go through.
+  CachingAllocator& allocator() { return allocator_; }
+
+  /// Makes the device current for the calling thread (CUDA: binds its primary context).
+  virtual void activate() = 0;
+
+  // Memory. allocate() returns 0 only for 0 bytes.
+  virtual DevicePtr allocate(size_t bytes) = 0;
+  virtual void deallocate(DevicePtr ptr) = 0;
+  /// Page-locked host memory, for fast and asynchronous copies.
+  virtual void* allocate_pinned(size_t bytes) = 0;
+  virtual void deallocate_pinned(void* ptr) = 0;
+  virtual void copy_to_device(DevicePtr dst, const void* src, size_t bytes, StreamHandle stream) = 0;
+  virtual void copy_to_host(void* dst, DevicePtr src, size_t bytes, StreamHandle stream) = 0;
+  virtual void copy_on_device(DevicePtr dst, DevicePtr src, size_t bytes, StreamHandle stream) = 0;
+  virtual void fill_bytes(DevicePtr dst, uint8_t value, size_t bytes, StreamHandle stream) = 0;
+  /// Free and total device memory in bytes.
+  virtual std::pair<size_t, size_t> memory_info() = 0;
+
+  // Streams and events.
+  virtual StreamHandle create_stream() = 0;
+  virtual void destroy_stream(StreamHandle stream) = 0;
+  virtual void synchronize_stream(StreamHandle stream) = 0;
+  /// True if all work on the stream has finished.
+  virtual bool query_stream(StreamHandle stream) = 0;
+  virtual EventHandle create_event(bool timing) = 0;
+  virtual void destroy_event(EventHandle event) = 0;
+  virtual void record_event(EventHandle event, StreamHandle stream) = 0;
+  virtual void synchronize_event(EventHandle event) = 0;
+  virtual bool query_event(EventHandle event) = 0;
+  /// Makes later work on `stream` wait until `event` has happened.
+  virtual void stream_wait_event(StreamHandle stream, EventHandle event) = 0;
+  /// Milliseconds between two recorded, completed timing events.
+  virtual float elapsed_ms(EventHandle start, EventHandle end) = 0;
+  /// Waits for all work on the device.
+  virtual void synchronize() = 0;
+
+  // Code.
+  /// Points a compile at this device (CUDA: options.arch = the device's sm_XY, capped at what LLVM knows).
+  virtual void configure_compile(CompileOptions& options) const = 0;
+  /// Loads a compiled kernel onto the device. `result.ok` must be true.
+  virtual std::shared_ptr<LoadedKernel> load_kernel(const CompileResult& result, const std::string& name) = 0;
+  /// Launches; `params` is cuLaunchKernel's kernelParams (one pointer per flattened parameter). The config
+  /// must have passed validate_launch() for this kernel.
+  virtual void launch(const LoadedKernel& kernel, const LaunchConfig& config, void** params) = 0;
+
+ protected:
+  DeviceProperties props_;
+
+ private:
+  CachingAllocator allocator_;
+};
+
+/// A family of devices that run kernels the same way.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  /// "cuda" or "cpu".
+  virtual const char* name() const = 0;
+  /// Number of devices; throws NoDriverError when the backend cannot run here at all.
+  virtual int device_count() = 0;
+  /// The device with this ordinal, created on first use; throws std::out_of_range for a bad ordinal.
+  virtual Device& device(int ordinal) = 0;
+};
+
+/// Checks a launch against the device's and the kernel's limits before any driver call; throws LaunchError
+/// naming the kernel, the offending dimension and the limit.
+void validate_launch(const LaunchConfig& config, const DeviceProperties& props, const LoadedKernel& kernel);
+
+/// Checks a grid or block dimension tuple for zeros and the limits every CUDA device shares (1024 threads
+/// per block, blocks of at most 1024 x 1024 x 64, grids of at most 2^31-1 x 65535 x 65535); `what` is
+/// "grid" or "block". Throws LaunchError.
+void validate_dims(const Dim3& dims, const char* what);
+
+}  // namespace gpujit::rt

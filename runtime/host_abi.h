@@ -1,0 +1,80 @@
+// The contract between kernels compiled for the host CPU (codegen/host_target.cpp) and the host executor
+// (runtime/host_executor.cpp): the per-thread context struct and the runtime entry points generated code calls.
+//
+// This is the one place the layout is written down. Codegen reads fields at offsetof() of this struct, so a
+// field added here is picked up by both sides at once; the static_asserts below pin the layout generated code
+// was written against. The header is LLVM-free and C-compatible (plain fields, fixed widths).
+//
+// How a kernel runs on the host:
+// - Every lowered function (the kernel and each device function) takes a trailing hidden argument,
+//   `HostThreadContext* ctx`, which the lowering passes on at every call.
+// - Special registers (threadIdx, blockIdx, blockDim, gridDim, laneid, warpsize) are loads from ctx.
+// - shared.array with a constant shape lives in the block's static shared buffer at a byte offset chosen at
+//   compile time (HostKernel::static_shared_bytes in total); shared.array(0, ...) is `dynamic_shared`.
+// - Barriers call gpujit_host_syncthreads*(ctx) and gpujit_host_syncwarp(ctx, mask); when a kernel has
+//   any, its compile records `uses_barrier`, and only then does the executor run the block's threads as
+//   fibers.
+// - The JIT also emits a wrapper with one calling convention for every kernel, HostEntryFn: `params[i]`
+//   points at the value of the kernel's i-th flattened parameter (the layout of CompileResult::params, the same
+//   array cuLaunchKernel takes as kernelParams).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gpujit {
+
+/// The executor's per-block state (barrier bookkeeping, fibers). Opaque to generated code.
+struct HostBlockState;
+
+/// What one kernel thread sees. The executor owns it; generated code only reads it (the fields stay fixed
+/// for the thread's whole run) and hands it back to the runtime entry points.
+struct HostThreadContext {
+  uint32_t tid[3];     // threadIdx.x, .y, .z
+  uint32_t ntid[3];    // blockDim
+  uint32_t ctaid[3];   // blockIdx
+  uint32_t nctaid[3];  // gridDim
+  uint32_t laneid;     // linear thread index within the block, modulo warpsize
+  uint32_t warpsize;   // kHostWarpSize
+  uint8_t* shared;          // this block's static shared memory, 16-byte aligned
+  uint8_t* dynamic_shared;  // this block's dynamic shared memory (launch's shared_mem_bytes), 16-byte aligned
+  HostBlockState* block;    // for the runtime entry points below
+};
+
+/// The warp size the host backend reports (gpu.warpsize), as on NVIDIA hardware.
+constexpr uint32_t kHostWarpSize = 32;
+
+/// Alignment of the shared buffers and of each shared array placed in the static one.
+constexpr size_t kHostSharedAlign = 16;
+
+static_assert(offsetof(HostThreadContext, tid) == 0);
+static_assert(offsetof(HostThreadContext, ntid) == 12);
+static_assert(offsetof(HostThreadContext, ctaid) == 24);
+static_assert(offsetof(HostThreadContext, nctaid) == 36);
+static_assert(offsetof(HostThreadContext, laneid) == 48);
+static_assert(offsetof(HostThreadContext, warpsize) == 52);
+static_assert(offsetof(HostThreadContext, shared) == 56);
+static_assert(offsetof(HostThreadContext, dynamic_shared) == 64);
+static_assert(offsetof(HostThreadContext, block) == 72);
+static_assert(sizeof(HostThreadContext) == 80);
+
+/// The uniform entry every host-compiled kernel gets: `params` as cuLaunchKernel's kernelParams.
+using HostEntryFn = void (*)(void** params, HostThreadContext* ctx);
+
+}  // namespace gpujit
+
+// Entry points generated code calls; C names so the JIT can bind them by symbol. All block until every live
+// thread of the block has arrived. The *_count/_and/_or variants reduce `predicate` (nonzero = true) over
+// the block, as CUDA's __syncthreads_count/_and/_or.
+extern "C" {
+__attribute__((visibility("default"))) void gpujit_host_syncthreads(gpujit::HostThreadContext* ctx);
+__attribute__((visibility("default"))) int32_t gpujit_host_syncthreads_count(gpujit::HostThreadContext* ctx,
+                                                                             int32_t predicate);
+__attribute__((visibility("default"))) int32_t gpujit_host_syncthreads_and(gpujit::HostThreadContext* ctx,
+                                                                           int32_t predicate);
+__attribute__((visibility("default"))) int32_t gpujit_host_syncthreads_or(gpujit::HostThreadContext* ctx,
+                                                                          int32_t predicate);
+/// syncwarp(mask): waits until every lane of the caller's warp named in `mask` has reached a syncwarp()
+/// (or returned).
+__attribute__((visibility("default"))) void gpujit_host_syncwarp(gpujit::HostThreadContext* ctx, uint32_t mask);
+}

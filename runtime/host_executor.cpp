@@ -1,0 +1,448 @@
+// The host executor (see host_executor.h): the worker pool, the per-block thread loop, the fiber scheduler
+// for blocks with barriers, and the barrier entry points generated code calls (host_abi.h).
+//
+// The fiber scheduler runs in passes. One pass resumes every live fiber once, in index order; each runs until
+// it arrives at a barrier or returns, then switches to the next (the last one back to the scheduler). After a pass every live fiber is therefore waiting at a barrier, so either all have
+// returned (the block is done), none has (release the barrier: publish the predicate count and start the next
+// pass), or some have and the rest wait for threads that will never come: a deadlock, reported by name.
+// Every barrier call site counts as the same barrier, as bar.sync 0 does on the GPU. syncwarp() is a barrier of
+// the lanes its mask names, within the warp (32 consecutive linear thread indices): its waiters run again
+// once every named lane waits at a syncwarp() or has returned; warp barriers are released before the block
+// barrier is considered, since lanes freed by one may go on to the other.
+#include "runtime/host_executor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/host_fiber.h"
+
+namespace gpujit {
+
+namespace {
+
+enum class FiberState : uint8_t { Running, AtBarrier, AtWarpBarrier, Done };
+
+/// One kernel thread run as a fiber. The context comes first, so the context pointer generated code passes
+/// to the barrier entry points is the fiber's address.
+struct Fiber {
+  HostThreadContext ctx;
+  void* sp = nullptr;
+  FiberState state = FiberState::Running;
+  uint32_t index = 0;      // linear thread index in the block
+  uint32_t warp_mask = 0;  // AtWarpBarrier: the lanes it waits for
+  HostEntryFn entry = nullptr;
+  void** params = nullptr;
+};
+static_assert(std::is_standard_layout_v<Fiber> && offsetof(Fiber, ctx) == 0);
+
+}  // namespace
+
+/// Barrier bookkeeping of the block a worker is running. Touched only by that worker's OS thread.
+struct HostBlockState {
+  void* scheduler_sp = nullptr;  // where the last fiber of a pass switches to
+  Fiber* fibers = nullptr;       // the block's threads, when they run as fibers
+  uint32_t threads = 0;          // threads in the block
+  uint32_t live = 0;             // fibers that have not returned
+  int32_t arrived_true = 0;      // nonzero predicates at the barrier being filled
+  int32_t released_true = 0;     // nonzero predicates at the barrier last released
+  int32_t released_threads = 0;  // threads that took part in the barrier last released
+  bool misused = false;          // a barrier was reached in a block run as a plain loop
+};
+
+namespace {
+
+/// Ends `fiber`'s turn in the pass: switches straight to the next fiber of the block that can run, or back
+/// to the scheduler after the last one. Going fiber to fiber takes one switch per thread and barrier where
+/// a round trip through the scheduler would take two.
+void pass_on(Fiber* fiber) {
+  HostBlockState* block = fiber->ctx.block;
+  for (uint32_t j = fiber->index + 1; j < block->threads; ++j) {
+    Fiber& next = block->fibers[j];
+    if (next.state == FiberState::Running) {
+      fiber_switch(&fiber->sp, next.sp);
+      return;
+    }
+  }
+  fiber_switch(&fiber->sp, block->scheduler_sp);
+}
+
+[[noreturn]] void fiber_main(void* arg) {
+  auto* fiber = static_cast<Fiber*>(arg);
+  fiber->entry(fiber->params, &fiber->ctx);
+  fiber->state = FiberState::Done;
+  --fiber->ctx.block->live;
+  pass_on(fiber);
+  __builtin_unreachable();
+}
+
+/// Arrives at the block's barrier with `predicate` and returns the number of threads whose predicate was
+/// nonzero once every thread has arrived.
+int32_t barrier_arrive(HostThreadContext* ctx, int32_t predicate) {
+  HostBlockState* block = ctx->block;
+  if (block->fibers == nullptr) {
+    // A plain loop cannot wait for the other threads; with one thread there is nothing to wait for.
+    if (block->threads > 1) block->misused = true;
+    block->released_threads = 1;
+    return predicate != 0 ? 1 : 0;
+  }
+  auto* fiber = reinterpret_cast<Fiber*>(ctx);
+  fiber->state = FiberState::AtBarrier;
+  block->arrived_true += predicate != 0 ? 1 : 0;
+  pass_on(fiber);
+  return block->released_true;
+}
+
+/// Releases every warp whose lanes waiting at syncwarp() have been joined by all the lanes their masks name
+/// (lanes that returned count as arrived). Returns whether any fiber can run again.
+bool release_warp_barriers(Fiber* fibers, uint32_t n) {
+  bool released = false;
+  for (uint32_t first = 0; first < n; first += kHostWarpSize) {
+    uint32_t lanes = std::min(kHostWarpSize, n - first);
+    uint32_t waiting = 0, wanted = 0, arrived = 0;
+    for (uint32_t lane = 0; lane < lanes; ++lane) {
+      const Fiber& f = fibers[first + lane];
+      if (f.state == FiberState::AtWarpBarrier) {
+        waiting |= 1u << lane;
+        wanted |= f.warp_mask;
+      }
+      if (f.state == FiberState::AtWarpBarrier || f.state == FiberState::Done) arrived |= 1u << lane;
+    }
+    uint32_t present = lanes == 32 ? ~0u : (1u << lanes) - 1;
+    if (waiting == 0 || (wanted & present & ~arrived) != 0) continue;
+    for (uint32_t lane = 0; lane < lanes; ++lane) {
+      if (waiting & (1u << lane)) fibers[first + lane].state = FiberState::Running;
+    }
+    released = true;
+  }
+  return released;
+}
+
+/// Aligned, reusable scratch memory for a block's shared arrays.
+class SharedBuffer {
+ public:
+  ~SharedBuffer() { std::free(data_); }
+  uint8_t* reserve(size_t bytes) {
+    if (bytes > capacity_) {
+      std::free(data_);
+      capacity_ = (bytes + kHostSharedAlign - 1) / kHostSharedAlign * kHostSharedAlign;
+      data_ = static_cast<uint8_t*>(std::aligned_alloc(kHostSharedAlign, capacity_));
+      if (data_ == nullptr) {
+        capacity_ = 0;
+        throw std::bad_alloc();
+      }
+    }
+    return data_;
+  }
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+/// What one OS thread of the pool keeps between blocks and launches.
+struct Worker {
+  SharedBuffer shared;
+  std::vector<std::unique_ptr<FiberStack>> stacks;
+  std::vector<Fiber> fibers;
+  HostBlockState block;
+};
+
+size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+unsigned threads_from_environment() {
+  if (const char* s = std::getenv("GPUJIT_CPU_THREADS")) {
+    char* end = nullptr;
+    long n = std::strtol(s, &end, 10);
+    if (end != s && *end == '\0' && n > 0 && n <= 4096) return static_cast<unsigned>(n);
+  }
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+}  // namespace
+
+struct HostExecutor::Impl {
+  unsigned num_threads = 1;
+  std::vector<std::unique_ptr<Worker>> workers;  // [0] is the launching thread's
+  std::vector<std::thread> threads;
+
+  std::mutex launch_mutex;  // one launch at a time
+
+  std::mutex mutex;  // guards generation, pending, stop
+  std::condition_variable start_cv, done_cv;
+  uint64_t generation = 0;
+  unsigned pending = 0;
+  bool stop = false;
+
+  // The launch in progress.
+  const HostLaunch* job = nullptr;
+  uint64_t total_blocks = 0;
+  std::atomic<uint64_t> next_block{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::string error;
+
+  void worker_loop(unsigned index);
+  void run_blocks(Worker& worker);
+  void run_block(Worker& worker, uint64_t linear_block);
+  void run_block_loop(Worker& worker, HostThreadContext& ctx);
+  void run_block_fibers(Worker& worker, const HostThreadContext& proto);
+  void fail(std::string message);
+};
+
+void HostExecutor::Impl::fail(std::string message) {
+  std::lock_guard<std::mutex> lock(error_mutex);
+  if (!failed.load(std::memory_order_relaxed)) error = std::move(message);
+  failed.store(true, std::memory_order_release);
+}
+
+void HostExecutor::Impl::worker_loop(unsigned index) {
+  uint64_t seen = 0;
+  for (;;) {
+    std::unique_lock<std::mutex> lock(mutex);
+    start_cv.wait(lock, [&] { return stop || generation != seen; });
+    if (stop) return;
+    seen = generation;
+    lock.unlock();
+    run_blocks(*workers[index]);
+    lock.lock();
+    if (--pending == 0) done_cv.notify_one();
+  }
+}
+
+void HostExecutor::Impl::run_blocks(Worker& worker) {
+  try {
+    while (!failed.load(std::memory_order_acquire)) {
+      uint64_t b = next_block.fetch_add(1, std::memory_order_relaxed);
+      if (b >= total_blocks) break;
+      run_block(worker, b);
+    }
+  } catch (const std::exception& e) {
+    fail(fmt::format("kernel '{}' failed on the cpu backend: {}", job->kernel_name, e.what()));
+  }
+}
+
+void HostExecutor::Impl::run_block(Worker& worker, uint64_t linear_block) {
+  const HostLaunch& l = *job;
+  HostThreadContext ctx{};
+  for (int d = 0; d < 3; ++d) {
+    ctx.ntid[d] = l.block[d];
+    ctx.nctaid[d] = l.grid[d];
+  }
+  ctx.ctaid[0] = static_cast<uint32_t>(linear_block % l.grid[0]);
+  ctx.ctaid[1] = static_cast<uint32_t>(linear_block / l.grid[0] % l.grid[1]);
+  ctx.ctaid[2] = static_cast<uint32_t>(linear_block / l.grid[0] / l.grid[1]);
+  ctx.warpsize = kHostWarpSize;
+  size_t dynamic_offset = align_up(l.static_shared_bytes, kHostSharedAlign);
+  uint8_t* shared = worker.shared.reserve(std::max<size_t>(dynamic_offset + l.dynamic_shared_bytes, 1));
+  ctx.shared = shared;
+  ctx.dynamic_shared = shared + dynamic_offset;
+  ctx.block = &worker.block;
+  worker.block = HostBlockState{};
+  worker.block.threads = l.block[0] * l.block[1] * l.block[2];
+  if (l.uses_barrier && worker.block.threads > 1) {
+    run_block_fibers(worker, ctx);
+  } else {
+    run_block_loop(worker, ctx);
+  }
+}
+
+void HostExecutor::Impl::run_block_loop(Worker& worker, HostThreadContext& ctx) {
+  const HostLaunch& l = *job;
+  uint32_t linear = 0;
+  for (uint32_t z = 0; z < l.block[2]; ++z) {
+    for (uint32_t y = 0; y < l.block[1]; ++y) {
+      for (uint32_t x = 0; x < l.block[0]; ++x, ++linear) {
+        ctx.tid[0] = x;
+        ctx.tid[1] = y;
+        ctx.tid[2] = z;
+        ctx.laneid = linear % kHostWarpSize;
+        l.entry(l.params, &ctx);
+      }
+    }
+  }
+  if (worker.block.misused) {
+    fail(fmt::format("kernel '{}' reached syncthreads() but was compiled without barriers; this is a gpujit bug",
+                     l.kernel_name));
+  }
+}
+
+void HostExecutor::Impl::run_block_fibers(Worker& worker, const HostThreadContext& proto) {
+  const HostLaunch& l = *job;
+  HostBlockState& block = worker.block;
+  uint32_t n = block.threads;
+  while (worker.stacks.size() < n) worker.stacks.push_back(std::make_unique<FiberStack>(kHostFiberStackBytes));
+  if (worker.fibers.size() < n) worker.fibers.resize(n);
+  Fiber* fibers = worker.fibers.data();
+  block.fibers = fibers;
+  block.live = n;
+  uint32_t linear = 0;
+  for (uint32_t z = 0; z < l.block[2]; ++z) {
+    for (uint32_t y = 0; y < l.block[1]; ++y) {
+      for (uint32_t x = 0; x < l.block[0]; ++x, ++linear) {
+        Fiber& f = fibers[linear];
+        f.ctx = proto;
+        f.ctx.tid[0] = x;
+        f.ctx.tid[1] = y;
+        f.ctx.tid[2] = z;
+        f.ctx.laneid = linear % kHostWarpSize;
+        f.index = linear;
+        f.entry = l.entry;
+        f.params = l.params;
+        f.state = FiberState::Running;
+        f.sp = fiber_prepare(*worker.stacks[linear], fiber_main, &f);
+      }
+    }
+  }
+  for (;;) {
+    // One pass: the fibers that can run, in index order, each passing on to the next (pass_on).
+    for (uint32_t i = 0; i < n; ++i) {
+      if (fibers[i].state == FiberState::Running) {
+        fiber_switch(&block.scheduler_sp, fibers[i].sp);
+        break;
+      }
+    }
+    if (block.live == 0) return;
+    // No fiber is running now. Warp barriers first: they may free lanes that go on to the block barrier.
+    if (release_warp_barriers(fibers, n)) continue;
+    uint32_t at_block_barrier = 0;
+    for (uint32_t i = 0; i < n; ++i) at_block_barrier += fibers[i].state == FiberState::AtBarrier ? 1 : 0;
+    if (at_block_barrier == n) {
+      block.released_true = block.arrived_true;
+      block.released_threads = static_cast<int32_t>(n);
+      block.arrived_true = 0;
+      for (uint32_t i = 0; i < n; ++i) fibers[i].state = FiberState::Running;
+      continue;
+    }
+    // The fibers still waiting are abandoned; their stacks are reused by the next block.
+    if (at_block_barrier == block.live) {
+      fail(fmt::format(
+          "kernel '{}' deadlocked in block ({}, {}, {}): {} of {} threads wait at syncthreads() while the other "
+          "{} returned without reaching it; every thread of a block must reach each syncthreads() (do not "
+          "return early before a barrier)",
+          l.kernel_name, proto.ctaid[0], proto.ctaid[1], proto.ctaid[2], block.live, n, n - block.live));
+    } else {
+      fail(fmt::format(
+          "kernel '{}' deadlocked in block ({}, {}, {}): {} threads wait at syncthreads() and {} at syncwarp() "
+          "for lanes that never arrive; every lane in a syncwarp() mask must reach the same syncwarp()",
+          l.kernel_name, proto.ctaid[0], proto.ctaid[1], proto.ctaid[2], at_block_barrier,
+          block.live - at_block_barrier));
+    }
+    return;
+  }
+}
+
+HostExecutor::HostExecutor(unsigned num_threads) : impl_(std::make_unique<Impl>()) {
+  impl_->num_threads = num_threads == 0 ? threads_from_environment() : num_threads;
+  for (unsigned i = 0; i < impl_->num_threads; ++i) impl_->workers.push_back(std::make_unique<Worker>());
+  for (unsigned i = 1; i < impl_->num_threads; ++i) {
+    impl_->threads.emplace_back([this, i] { impl_->worker_loop(i); });
+  }
+}
+
+HostExecutor::~HostExecutor() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->stop = true;
+  }
+  impl_->start_cv.notify_all();
+  for (std::thread& t : impl_->threads) t.join();
+}
+
+HostExecutor& HostExecutor::instance() {
+  // Never destroyed: worker threads must not be joined during static destruction, when a launch from
+  // another static destructor could still arrive.
+  static HostExecutor* executor = new HostExecutor();
+  return *executor;
+}
+
+unsigned HostExecutor::num_threads() const { return impl_->num_threads; }
+
+void HostExecutor::launch(const HostLaunch& launch) {
+  if (launch.entry == nullptr) throw HostExecutionError("host launch of '" + launch.kernel_name + "' has no entry");
+  uint64_t threads_per_block = 1, total_blocks = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (launch.grid[d] == 0 || launch.block[d] == 0) {
+      throw HostExecutionError(fmt::format(
+          "kernel '{}' launched with an empty grid or block: grid ({}, {}, {}), block ({}, {}, {})",
+          launch.kernel_name, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0], launch.block[1],
+          launch.block[2]));
+    }
+    threads_per_block *= launch.block[d];
+    total_blocks *= launch.grid[d];
+  }
+  if (threads_per_block > kHostMaxThreadsPerBlock) {
+    throw HostExecutionError(fmt::format("kernel '{}' launched with {} threads per block; the limit is {}",
+                                         launch.kernel_name, threads_per_block, kHostMaxThreadsPerBlock));
+  }
+  if (launch.uses_barrier && threads_per_block > 1 && !host_fibers_supported()) {
+    throw HostExecutionError(fmt::format(
+        "kernel '{}' uses syncthreads(), which the cpu backend supports only on x86-64 and aarch64 linux",
+        launch.kernel_name));
+  }
+
+  std::lock_guard<std::mutex> launch_lock(impl_->launch_mutex);
+  Impl& s = *impl_;
+  s.job = &launch;
+  s.total_blocks = total_blocks;
+  s.next_block.store(0, std::memory_order_relaxed);
+  s.failed.store(false, std::memory_order_relaxed);
+  s.error.clear();
+  bool use_pool = !s.threads.empty() && total_blocks > 1;
+  if (use_pool) {
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.pending = static_cast<unsigned>(s.threads.size());
+      ++s.generation;
+    }
+    s.start_cv.notify_all();
+  }
+  s.run_blocks(*s.workers[0]);
+  if (use_pool) {
+    std::unique_lock<std::mutex> lock(s.mutex);
+    s.done_cv.wait(lock, [&] { return s.pending == 0; });
+  }
+  s.job = nullptr;
+  if (s.failed.load(std::memory_order_acquire)) throw HostExecutionError(s.error);
+}
+
+}  // namespace gpujit
+
+extern "C" {
+
+void gpujit_host_syncthreads(gpujit::HostThreadContext* ctx) { gpujit::barrier_arrive(ctx, 0); }
+
+int32_t gpujit_host_syncthreads_count(gpujit::HostThreadContext* ctx, int32_t predicate) {
+  return gpujit::barrier_arrive(ctx, predicate);
+}
+
+int32_t gpujit_host_syncthreads_and(gpujit::HostThreadContext* ctx, int32_t predicate) {
+  int32_t count = gpujit::barrier_arrive(ctx, predicate);
+  return count == ctx->block->released_threads ? 1 : 0;
+}
+
+int32_t gpujit_host_syncthreads_or(gpujit::HostThreadContext* ctx, int32_t predicate) {
+  return gpujit::barrier_arrive(ctx, predicate) != 0 ? 1 : 0;
+}
+
+void gpujit_host_syncwarp(gpujit::HostThreadContext* ctx, uint32_t mask) {
+  gpujit::HostBlockState* block = ctx->block;
+  if (block->fibers == nullptr) {
+    if (block->threads > 1) block->misused = true;
+    return;
+  }
+  auto* fiber = reinterpret_cast<gpujit::Fiber*>(ctx);
+  fiber->state = gpujit::FiberState::AtWarpBarrier;
+  fiber->warp_mask = mask;
+  gpujit::pass_on(fiber);
+}
+
+}  // extern "C"

@@ -1,0 +1,73 @@
+// The host executor: runs a kernel's grid on the CPU.
+//
+// Blocks are spread over a pool of OS threads (the launching thread works too) that take block indices from an
+// atomic counter. Within a block, a kernel without barriers runs its threads one after the other in a plain
+// loop (threadIdx.x fastest). A kernel that uses syncthreads() runs each thread as a fiber (host_fiber.h) on
+// the worker's OS thread; a barrier switches back to the block's scheduler, which resumes every fiber once all
+// live ones have arrived. When every thread still running waits at a barrier while others have returned, the
+// block can never finish: the launch fails with an error naming the kernel and the block instead of hanging.
+//
+// Launches are synchronous and serialized: launch() returns when the whole grid has run. Each block gets its
+// own static and dynamic shared memory, 16-byte aligned and not cleared (as on a GPU). Every fiber has its own
+// stack, so per-thread local arrays (allocas in generated code) are private to their thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "runtime/host_abi.h"
+
+namespace gpujit {
+
+/// A launch that cannot run or did not finish: a bad configuration, or a deadlock at a barrier.
+class HostExecutionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Everything one launch needs. `params` must stay valid until launch() returns.
+struct HostLaunch {
+  HostEntryFn entry = nullptr;
+  std::string kernel_name;       // for error messages
+  uint32_t grid[3] = {1, 1, 1};  // gridDim
+  uint32_t block[3] = {1, 1, 1}; // blockDim
+  void** params = nullptr;       // as cuLaunchKernel's kernelParams
+  size_t static_shared_bytes = 0;
+  size_t dynamic_shared_bytes = 0;
+  bool uses_barrier = false;     // run the threads of a block as fibers
+};
+
+/// The largest block the executor accepts, as CUDA's limit.
+constexpr uint32_t kHostMaxThreadsPerBlock = 1024;
+
+/// Stack size of each fiber. Reserved, not committed: only touched pages cost memory.
+constexpr size_t kHostFiberStackBytes = 256 * 1024;
+
+class HostExecutor {
+ public:
+  /// A pool of `num_threads` OS threads in all, the caller's included; 0 means the GPUJIT_CPU_THREADS
+  /// environment variable if set, else the number of hardware threads.
+  explicit HostExecutor(unsigned num_threads = 0);
+  ~HostExecutor();
+  HostExecutor(const HostExecutor&) = delete;
+  HostExecutor& operator=(const HostExecutor&) = delete;
+
+  /// The process-wide executor, created on first use.
+  static HostExecutor& instance();
+
+  /// Runs every block and thread of the grid; returns when all are done. Throws HostExecutionError for a
+  /// bad configuration or a deadlocked block (the other blocks stop early; memory they wrote stays written).
+  void launch(const HostLaunch& launch);
+
+  /// Number of OS threads that run blocks, the launching thread included.
+  unsigned num_threads() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpujit

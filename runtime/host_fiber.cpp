@@ -1,0 +1,179 @@
+// The stack switch and fiber stacks (see host_fiber.h).
+//
+// The switch is a leaf function in assembly: push the callee-saved registers on the running stack, store the
+// stack pointer, load the other one, pop its registers, return. A fresh fiber's stack is laid out as if it
+// had been suspended inside gpujit_fiber_switch: its saved registers carry fn and arg, and its return address
+// is a trampoline that moves arg into the first argument register and calls fn with an aligned stack. Only
+// ELF targets are handled (the symbols carry no underscore prefix).
+#include "runtime/host_fiber.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+
+#if defined(__x86_64__) && defined(__ELF__)
+#define GPUJIT_FIBER_X86_64 1
+// Saved frame, from the stack pointer up: r15 r14 r13 r12 rbx rbp, then the return address.
+asm(R"(
+  .text
+  .globl gpujit_fiber_switch
+  .type gpujit_fiber_switch, @function
+  .p2align 4
+gpujit_fiber_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size gpujit_fiber_switch, .-gpujit_fiber_switch
+
+  .globl gpujit_fiber_trampoline
+  .hidden gpujit_fiber_trampoline
+  .type gpujit_fiber_trampoline, @function
+  .p2align 4
+gpujit_fiber_trampoline:
+  movq %r12, %rdi
+  callq *%r13
+  ud2
+  .size gpujit_fiber_trampoline, .-gpujit_fiber_trampoline
+)");
+#elif defined(__aarch64__) && defined(__ELF__)
+#define GPUJIT_FIBER_AARCH64 1
+// Saved frame, 160 bytes from the stack pointer up: x19..x30 (x29 frame pointer, x30 return address), d8..d15.
+asm(R"(
+  .text
+  .globl gpujit_fiber_switch
+  .type gpujit_fiber_switch, %function
+  .p2align 4
+gpujit_fiber_switch:
+  sub sp, sp, #160
+  stp x19, x20, [sp, #0]
+  stp x21, x22, [sp, #16]
+  stp x23, x24, [sp, #32]
+  stp x25, x26, [sp, #48]
+  stp x27, x28, [sp, #64]
+  stp x29, x30, [sp, #80]
+  stp d8, d9, [sp, #96]
+  stp d10, d11, [sp, #112]
+  stp d12, d13, [sp, #128]
+  stp d14, d15, [sp, #144]
+  mov x9, sp
+  str x9, [x0]
+  mov sp, x1
+  ldp x19, x20, [sp, #0]
+  ldp x21, x22, [sp, #16]
+  ldp x23, x24, [sp, #32]
+  ldp x25, x26, [sp, #48]
+  ldp x27, x28, [sp, #64]
+  ldp x29, x30, [sp, #80]
+  ldp d8, d9, [sp, #96]
+  ldp d10, d11, [sp, #112]
+  ldp d12, d13, [sp, #128]
+  ldp d14, d15, [sp, #144]
+  add sp, sp, #160
+  ret
+  .size gpujit_fiber_switch, .-gpujit_fiber_switch
+
+  .globl gpujit_fiber_trampoline
+  .hidden gpujit_fiber_trampoline
+  .type gpujit_fiber_trampoline, %function
+  .p2align 4
+gpujit_fiber_trampoline:
+  mov x0, x19
+  blr x20
+  brk #0
+  .size gpujit_fiber_trampoline, .-gpujit_fiber_trampoline
+)");
+#else
+// No switch for this platform: host_fibers_supported() says so and the executor refuses barrier kernels
+// before it would get here.
+extern "C" void gpujit_fiber_switch(void**, void*) {
+  std::fputs("gpujit: fibers are not supported on this platform\n", stderr);
+  std::abort();
+}
+#endif
+
+#if defined(GPUJIT_FIBER_X86_64) || defined(GPUJIT_FIBER_AARCH64)
+extern "C" void gpujit_fiber_trampoline();
+#endif
+
+namespace gpujit {
+
+bool host_fibers_supported() {
+#if defined(GPUJIT_FIBER_X86_64) || defined(GPUJIT_FIBER_AARCH64)
+  return true;
+#else
+  return false;
+#endif
+}
+
+FiberStack::FiberStack(size_t size) {
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_ = (size + page - 1) / page * page;
+  mapped_ = size_ + page;
+  // MAP_NORESERVE: a thousand fibers reserve their stacks but commit only the pages they touch.
+  void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  if (mprotect(p, page, PROT_NONE) != 0) {
+    munmap(p, mapped_);
+    throw std::bad_alloc();
+  }
+  base_ = p;
+  // Stacks are page-aligned, so their tops would all fall into the same cache sets: a switch between two
+  // hundred fibers then misses in L1 every time. Each stack starts at a different offset (a multiple of 17
+  // cache lines, cycling through 16 KiB) to spread them over the sets. The 16 bytes always kept above the
+  // first frame stop stack walks from reading past the mapping.
+  static std::atomic<unsigned> next_color{0};
+  size_t color = (next_color.fetch_add(1, std::memory_order_relaxed) * 17 * 64) % (16 * 1024);
+  top_ = static_cast<uint8_t*>(p) + mapped_ - 16 - color;
+}
+
+FiberStack::~FiberStack() {
+  if (base_ != nullptr) munmap(base_, mapped_);
+}
+
+void* fiber_prepare(const FiberStack& stack, void (*fn)(void*), void* arg) {
+  auto* top = static_cast<uintptr_t*>(stack.top());
+#if defined(GPUJIT_FIBER_X86_64)
+  // Return address at top-8, so the trampoline starts with a 16-byte aligned stack and its call leaves the
+  // callee the alignment the SysV ABI promises. Below it rbp, rbx, r12 (arg), r13 (fn), r14, r15.
+  uintptr_t* sp = top - 7;
+  sp[6] = reinterpret_cast<uintptr_t>(&gpujit_fiber_trampoline);
+  sp[5] = 0;  // rbp: ends frame-pointer walks
+  sp[4] = 0;  // rbx
+  sp[3] = reinterpret_cast<uintptr_t>(arg);  // r12
+  sp[2] = reinterpret_cast<uintptr_t>(fn);   // r13
+  sp[1] = 0;  // r14
+  sp[0] = 0;  // r15
+  return sp;
+#elif defined(GPUJIT_FIBER_AARCH64)
+  uintptr_t* sp = top - 20;  // the 160-byte frame; sp stays 16-byte aligned
+  for (int i = 0; i < 20; ++i) sp[i] = 0;
+  sp[0] = reinterpret_cast<uintptr_t>(arg);  // x19
+  sp[1] = reinterpret_cast<uintptr_t>(fn);   // x20
+  sp[11] = reinterpret_cast<uintptr_t>(&gpujit_fiber_trampoline);  // x30
+  return sp;
+#else
+  (void)top;
+  (void)fn;
+  (void)arg;
+  return nullptr;
+#endif
+}
+
+}  // namespace gpujit

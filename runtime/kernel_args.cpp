@@ -1,0 +1,52 @@
+// Argument codes and the parameter-layout check (see kernel_args.h).
+#include "runtime/kernel_args.h"
+
+#include <fmt/format.h>
+
+namespace gpujit::rt {
+
+Type type_of_code(ArgCode code) {
+  auto kind = ScalarKind((code >> 2) & 0xF);
+  switch (code & 3u) {
+    case 1: return Type::scalar_of(kind);
+    case 2: return Type::array_of(kind, (code >> 6) & 0xF, (code >> 10) & 1 ? Layout::C : Layout::Any);
+    default: return Type::invalid();
+  }
+}
+
+ArgCode code_of_type(const Type& t) {
+  if (t.is_scalar()) return scalar_code(t.scalar);
+  if (t.is_array()) return array_code(t.scalar, t.ndim, t.layout);
+  return kArgInvalid;
+}
+
+void append_param_sizes(const Type& t, std::vector<unsigned>* sizes) {
+  if (t.is_array()) {
+    sizes->insert(sizes->end(), 1 + 2 * size_t(t.ndim), 8u);
+  } else if (t.is_tuple()) {
+    for (const Type& e : t.elements) append_param_sizes(e, sizes);
+  } else if (t.is_complex()) {
+    unsigned half = scalar_size(t.scalar) / 2;
+    sizes->push_back(half);
+    sizes->push_back(half);
+  } else if (t.is_scalar()) {
+    sizes->push_back(scalar_size(t.scalar));
+  }
+}
+
+std::string check_param_layout(const CompileResult& result) {
+  unsigned next = 0;
+  for (const ParamLayout& p : result.params) {
+    std::vector<unsigned> sizes;
+    append_param_sizes(p.type, &sizes);
+    if (p.first != next || p.count != sizes.size()) {
+      return fmt::format("the compiler passes an argument of type '{}' as {} parameters from {}, the launch path "
+                         "as {} from {}",
+                         p.type.str(), p.count, p.first, sizes.size(), next);
+    }
+    next += p.count;
+  }
+  return {};
+}
+
+}  // namespace gpujit::rt

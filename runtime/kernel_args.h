@@ -1,0 +1,87 @@
+// Kernel arguments on the launch path: a compact code per argument type, and the parameter buffer.
+//
+// The launch path classifies each argument once and, in the same pass, writes its flattened parameters (the
+// ABI of DESIGN.md, as codegen/lowering.cpp flattens them: an array is its data pointer, ndim int64 shapes
+// and ndim int64 byte strides; bool is one byte; complex is two parameters, real then imaginary; a tuple is
+// its elements in order). Because every argument is passed as exactly the type it is specialized on, the
+// bytes written do not depend on which specialization is chosen, so classification, packing and the
+// specialization key are one pass; check_param_layout() verifies once per compile that codegen flattened the
+// same way.
+//
+// ArgCode packs one argument type into 16 bits (kind, dtype, ndim, layout) so a key of argument types is a
+// short array compared with memcmp.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "codegen/compiler.h"
+#include "ir/types.h"
+
+namespace gpujit::rt {
+
+using ArgCode = uint16_t;
+
+constexpr ArgCode kArgInvalid = 0;
+
+inline ArgCode scalar_code(ScalarKind k) { return ArgCode(1u | (unsigned(k) << 2)); }
+inline ArgCode array_code(ScalarKind dtype, unsigned ndim, Layout layout) {
+  return ArgCode(2u | (unsigned(dtype) << 2) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u));
+}
+/// The type an ArgCode stands for.
+Type type_of_code(ArgCode code);
+/// The ArgCode of a scalar or array type; kArgInvalid for others (tuples are not encoded).
+ArgCode code_of_type(const Type& t);
+
+/// Appends the byte size of each flattened parameter of an argument of type `t`.
+void append_param_sizes(const Type& t, std::vector<unsigned>* sizes);
+/// Checks that the compiler laid out each parameter as the launch path packs it; returns "" or a message.
+std::string check_param_layout(const CompileResult& result);
+
+/// Parameter values for one launch, and cuLaunchKernel's array of pointers to them. Reused across launches:
+/// begin() keeps the storage. Each parameter gets its own 8-byte slot (none is wider: a complex value is two
+/// parameters); narrower values are zero-extended in their slot.
+class ParamBuffer {
+ public:
+  /// Starts a launch with room for at least `max_params` parameters.
+  void begin(size_t max_params) {
+    if (slots_.size() < max_params) {
+      slots_.resize(max_params);
+      pointers_.resize(max_params);
+    }
+    count_ = 0;
+  }
+  void push_u64(uint64_t v) {
+    slots_[count_] = v;
+    pointers_[count_] = &slots_[count_];
+    ++count_;
+  }
+  /// A scalar of `size` bytes (at most 8).
+  void push_bytes(const void* bytes, unsigned size) {
+    uint64_t v = 0;
+    std::memcpy(&v, bytes, size);
+    push_u64(v);
+  }
+  /// Room left for parameters without reallocation.
+  size_t capacity_left() const { return slots_.size() - count_; }
+  void reserve_more(size_t n) {
+    if (capacity_left() < n) {
+      slots_.resize(count_ + n);
+      pointers_.resize(count_ + n);
+      for (size_t i = 0; i < count_; ++i) pointers_[i] = &slots_[i];
+    }
+  }
+
+  size_t count() const { return count_; }
+  void** pointers() { return pointers_.data(); }
+  const uint64_t* slots() const { return slots_.data(); }
+
+ private:
+  std::vector<uint64_t> slots_;
+  std::vector<void*> pointers_;
+  size_t count_ = 0;
+};
+
+}  // namespace gpujit::rt

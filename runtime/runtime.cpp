@@ -1,0 +1,150 @@
+// Backend registry and per-thread current device (see runtime.h), and the launch-limit checks of device.h.
+#include "runtime/runtime.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "runtime/cuda_device.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/host_backend.h"
+#include "runtime/runtime_error.h"
+
+namespace gpujit::rt {
+
+thread_local Device* Runtime::tl_current_ = nullptr;
+
+namespace {
+
+/// The default backend: CUDA when its driver loads and sees a GPU, else the CPU backend, so kernels run
+/// (slowly, but correctly) on machines without a GPU.
+const char* default_backend() {
+  if (!cuda::CudaDriver::available()) return "cpu";
+  int count = 0;
+  cuda::CudaDriver& driver = cuda::CudaDriver::get();
+  if (driver.cuDeviceGetCount(&count) != cuda::CUDA_SUCCESS || count == 0) return "cpu";
+  return "cuda";
+}
+
+}  // namespace
+
+Runtime::Runtime() {
+  factories_["cuda"] = [] { return std::make_unique<cuda::CudaBackend>(); };
+  factories_["cpu"] = [] { return std::make_unique<host::HostBackend>(); };
+}
+
+Runtime& Runtime::get() {
+  static Runtime* runtime = new Runtime();  // never destroyed, see runtime.h
+  return *runtime;
+}
+
+void Runtime::register_backend(const std::string& name, BackendFactory factory) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  factories_[name] = std::move(factory);
+}
+
+void Runtime::set_backend(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!factories_.count(name)) throw std::invalid_argument(fmt::format("unknown backend '{}'", name));
+  if (backend_ && name != backend_->name()) {
+    throw std::logic_error(fmt::format("backend '{}' is already in use; choose the backend before the first "
+                                       "launch or allocation",
+                                       backend_->name()));
+  }
+  chosen_ = name;
+}
+
+std::string Runtime::backend_name() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (backend_) return backend_->name();
+  if (!chosen_.empty()) return chosen_;
+  const char* env = std::getenv("GPUJIT_BACKEND");
+  return env && *env ? env : default_backend();
+}
+
+Backend& Runtime::backend() {
+  std::string name = backend_name();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!backend_) {
+    auto it = factories_.find(name);
+    if (it == factories_.end()) {
+      throw std::invalid_argument(fmt::format("unknown backend '{}' (GPUJIT_BACKEND)", name));
+    }
+    backend_ = it->second();
+  }
+  return *backend_;
+}
+
+Device& Runtime::select_device(int ordinal) {
+  Backend& b = backend();
+  int count = b.device_count();
+  if (ordinal < 0 || ordinal >= count) {
+    throw std::out_of_range(fmt::format("no device {}: the {} backend has {} device{}", ordinal, b.name(),
+                                        count, count == 1 ? "" : "s"));
+  }
+  Device& device = b.device(ordinal);
+  device.activate();
+  tl_current_ = &device;
+  return device;
+}
+
+void validate_dims(const Dim3& dims, const char* what) {
+  static constexpr char kAxis[] = {'x', 'y', 'z'};
+  const uint32_t values[3] = {dims.x, dims.y, dims.z};
+  bool block = what[0] == 'b';
+  const uint64_t limits_block[3] = {1024, 1024, 64};
+  const uint64_t limits_grid[3] = {2147483647, 65535, 65535};
+  for (int i = 0; i < 3; ++i) {
+    if (values[i] == 0) {
+      throw LaunchError(fmt::format("{} dimension {} is 0; every dimension must be at least 1", what, kAxis[i]));
+    }
+    uint64_t limit = block ? limits_block[i] : limits_grid[i];
+    if (values[i] > limit) {
+      throw LaunchError(fmt::format("{} dimension {} is {}, more than the limit of {}", what, kAxis[i],
+                                    values[i], limit));
+    }
+  }
+  if (block && dims.count() > 1024) {
+    throw LaunchError(fmt::format("a block of {}x{}x{} = {} threads is more than the limit of 1024", dims.x,
+                                  dims.y, dims.z, dims.count()));
+  }
+}
+
+void validate_launch(const LaunchConfig& config, const DeviceProperties& props, const LoadedKernel& kernel) {
+  static constexpr char kAxis[] = {'x', 'y', 'z'};
+  const uint32_t block[3] = {config.block.x, config.block.y, config.block.z};
+  const uint32_t grid[3] = {config.grid.x, config.grid.y, config.grid.z};
+  for (int i = 0; i < 3; ++i) {
+    if (block[i] == 0 || grid[i] == 0) {
+      throw LaunchError(fmt::format("kernel '{}': {} dimension {} is 0", kernel.name,
+                                    block[i] == 0 ? "block" : "grid", kAxis[i]));
+    }
+    if (block[i] > uint32_t(props.max_block_dim[i])) {
+      throw LaunchError(fmt::format("kernel '{}': block dimension {} is {}, more than {}'s limit of {}",
+                                    kernel.name, kAxis[i], block[i], props.name, props.max_block_dim[i]));
+    }
+    if (grid[i] > props.max_grid_dim[i]) {
+      throw LaunchError(fmt::format("kernel '{}': grid dimension {} is {}, more than {}'s limit of {}",
+                                    kernel.name, kAxis[i], grid[i], props.name, props.max_grid_dim[i]));
+    }
+  }
+  uint64_t threads = config.block.count();
+  if (threads > uint64_t(kernel.max_threads_per_block)) {
+    bool device_limit = kernel.max_threads_per_block >= props.max_threads_per_block;
+    throw LaunchError(fmt::format(
+        "kernel '{}': a block of {} threads is more than {}{}", kernel.name, threads,
+        device_limit ? fmt::format("{}'s limit of ", props.name) : "this kernel's limit of ",
+        device_limit ? std::to_string(props.max_threads_per_block)
+                     : fmt::format("{} (set by its register use)", kernel.max_threads_per_block)));
+  }
+  uint64_t shared = uint64_t(config.shared_bytes) + kernel.static_shared_bytes;
+  if (shared > props.max_shared_per_block_optin) {
+    throw LaunchError(fmt::format("kernel '{}': {} bytes of shared memory ({} dynamic + {} static) is more "
+                                  "than {}'s limit of {}",
+                                  kernel.name, shared, config.shared_bytes, kernel.static_shared_bytes,
+                                  props.name, props.max_shared_per_block_optin));
+  }
+}
+
+}  // namespace gpujit::rt

@@ -1,0 +1,42 @@
+// Errors the runtime raises, kept apart from the compiler's (user diagnostics, InternalError).
+//
+// - NoDriverError: there is no CUDA driver on this machine (or GPUJIT_CUDA_DRIVER names a file that will not
+//   load). Compiling still works; only running needs a driver.
+// - DriverError: a driver call returned an error; the message names the function, the CUDA error's name and
+//   its text, e.g. "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
+// - LaunchError: a launch the runtime refuses before calling the driver (a zero or oversized grid or block,
+//   too much shared memory) or an argument it cannot pass. The message names the kernel and the limit.
+// The Python binding maps them to gpujit.CudaSupportError, gpujit.CudaAPIError and ValueError.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace gpujit::rt {
+
+class NoDriverError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class DriverError : public std::runtime_error {
+ public:
+  DriverError(std::string function, int code, std::string name, std::string text);
+
+  const std::string& function() const { return function_; }
+  int code() const { return code_; }
+  /// The CUDA error's name, "CUDA_ERROR_OUT_OF_MEMORY".
+  const std::string& error_name() const { return name_; }
+
+ private:
+  std::string function_;
+  int code_;
+  std::string name_;
+};
+
+class LaunchError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+}  // namespace gpujit::rt

@@ -1,0 +1,109 @@
+"""Which CUDA driver the Python tests run against, and fixtures to look inside the fake one.
+
+A test session uses one driver for the whole process (the runtime loads it once):
+- a real GPU when libcuda.so.1 loads and has a device, unless GPUJIT_TEST_FAKE_DRIVER=1;
+- otherwise the fake driver (tests/unit/runtime/fake_driver/fake_cuda.cpp), built here with g++ on first
+  use (or taken from GPUJIT_FAKE_CUDA_LIB) and loaded through GPUJIT_CUDA_DRIVER. It runs no kernels but
+  records every launch, so the launch path (argument classification, packing, caching, errors) is tested
+  on machines without a GPU.
+Tests marked `gpu` need the real driver and are skipped with the reason otherwise; tests marked
+`fake_driver` need the fake one. scripts/gpu-test runs the suite both ways on a GPU machine.
+"""
+
+import ctypes
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKE_SOURCE = ROOT / "tests" / "unit" / "runtime" / "fake_driver" / "fake_cuda.cpp"
+
+
+def _real_gpu_present():
+    if os.environ.get("GPUJIT_TEST_FAKE_DRIVER") == "1":
+        return False
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return lib.cuInit(0) == 0 and lib.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+
+
+def build_fake_driver():
+    """Path of libfakecuda.so, compiled from its source when missing or older than the source."""
+    prebuilt = os.environ.get("GPUJIT_FAKE_CUDA_LIB")
+    if prebuilt:
+        return Path(prebuilt)
+    out = ROOT / "build" / "fakecuda" / "libfakecuda.so"
+    sources = [FAKE_SOURCE, ROOT / "runtime" / "cuda_api.h"]
+    if not out.exists() or out.stat().st_mtime < max(s.stat().st_mtime for s in sources):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(f".{os.getpid()}.tmp")
+        subprocess.run(["g++", "-std=c++17", "-O1", "-shared", "-fPIC", f"-I{ROOT}", str(FAKE_SOURCE), "-o", str(tmp)],
+                       check=True)
+        tmp.replace(out)
+    return out
+
+
+REAL_GPU = _real_gpu_present()
+FAKE_LIB = None
+if not REAL_GPU and "GPUJIT_CUDA_DRIVER" not in os.environ:
+    FAKE_LIB = build_fake_driver()
+    os.environ["GPUJIT_CUDA_DRIVER"] = str(FAKE_LIB)
+elif os.environ.get("GPUJIT_CUDA_DRIVER", "").endswith("libfakecuda.so"):
+    FAKE_LIB = Path(os.environ["GPUJIT_CUDA_DRIVER"])
+
+
+def pytest_collection_modifyitems(config, items):
+    no_gpu = pytest.mark.skip(reason="no CUDA GPU here (the fake driver is in use); scripts/gpu-test runs these on a GPU machine")
+    no_fake = pytest.mark.skip(reason="a real CUDA driver is in use; GPUJIT_TEST_FAKE_DRIVER=1 runs these against the fake driver")
+    for item in items:
+        if "gpu" in item.keywords and not REAL_GPU:
+            item.add_marker(no_gpu)
+        if "fake_driver" in item.keywords and FAKE_LIB is None:
+            item.add_marker(no_fake)
+
+
+class FakeDriver:
+    """ctypes access to the fake driver's counters and last launch."""
+
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(str(path))
+        self.lib.fakecuda_calls.restype = ctypes.c_long
+        self.lib.fakecuda_calls.argtypes = [ctypes.c_char_p]
+        self.lib.fakecuda_last_param.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+        self.lib.fakecuda_fail.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+        self.lib.fakecuda_live_allocations.restype = ctypes.c_long
+        self.lib.fakecuda_live_allocations.argtypes = [ctypes.POINTER(ctypes.c_longlong)]
+
+    def calls(self, function):
+        return self.lib.fakecuda_calls(function.encode())
+
+    def fail(self, function, code, after=0):
+        self.lib.fakecuda_fail(function.encode(), code, after)
+
+    def last_launch(self):
+        """(kernel entry, grid, block, shared bytes, stream handle, [parameter bytes])."""
+        name = ctypes.create_string_buffer(256)
+        grid = (ctypes.c_uint * 3)()
+        block = (ctypes.c_uint * 3)()
+        shared = ctypes.c_uint()
+        stream = ctypes.c_void_p()
+        n = self.lib.fakecuda_last_launch(name, 256, grid, block, ctypes.byref(shared), ctypes.byref(stream))
+        assert n >= 0, "no launch recorded"
+        params = []
+        for i in range(n):
+            buf = ctypes.create_string_buffer(256)
+            size = self.lib.fakecuda_last_param(i, buf, 256)
+            params.append(buf.raw[:size])
+        return name.value.decode(), tuple(grid), tuple(block), shared.value, stream.value or 0, params
+
+
+@pytest.fixture
+def fake():
+    if FAKE_LIB is None:
+        pytest.skip("the fake CUDA driver is not in use")
+    return FakeDriver(FAKE_LIB)

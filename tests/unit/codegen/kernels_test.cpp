@@ -1,0 +1,374 @@
+// End-to-end kernels through compile(): each compiles for sm_75, sm_80 and sm_90, its PTX has the entry,
+// the special registers and the arithmetic width it should, and ptxas assembles it for that architecture.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "codegen_test_util.h"
+
+namespace gpujit::test {
+namespace {
+
+const char* const kArchs[] = {"sm_75", "sm_80", "sm_90"};
+
+/// Compiles for every architecture of kArchs and assembles each PTX; returns the sm_80 PTX.
+std::string compile_and_assemble(const std::string& source, const std::string& kernel, const std::string& sig,
+                                 CompileOptions options = {}) {
+  std::string ptx80;
+  for (const char* arch : kArchs) {
+    options.arch = arch;
+    CompileResult r = compile_kernel(source, kernel, sig, options);
+    if (!r.ok) return "";
+    EXPECT_NE(r.ptx.find(std::string(".target ") + arch), std::string::npos) << r.ptx;
+    bool ok = false;
+    std::string log = run_ptxas(r.ptx, arch, &ok);
+    EXPECT_TRUE(ok) << "ptxas -arch=" << arch << " rejected " << kernel << ":\n" << log << "\n" << r.ptx;
+    if (std::string(arch) == "sm_80") ptx80 = r.ptx;
+  }
+  return ptx80;
+}
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+/// Whether the PTX computes in double precision (any .f64 instruction; LLVM 22 keeps floats in %r/%rd).
+bool has_f64(const std::string& ptx) { return contains(ptx, ".f64"); }
+
+/// The entry's name: analysis mangles kernel names (_gpujit_<name>_<hash>) so specializations differ.
+bool has_entry(const std::string& ptx, const std::string& kernel) {
+  return contains(ptx, ".visible .entry _gpujit_" + kernel + "_");
+}
+
+TEST(Kernels, VectorAdd) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def vadd(a, b, out):
+    i = gpu.grid(1)
+    if i < out.size:
+        out[i] = a[i] + b[i]
+)";
+  std::string ptx = compile_and_assemble(src, "vadd", "void(float32[::1], float32[::1], float32[::1])");
+  EXPECT_TRUE(has_entry(ptx, "vadd")) << ptx;
+  EXPECT_TRUE(contains(ptx, "%ctaid.x") && contains(ptx, "%ntid.x") && contains(ptx, "%tid.x")) << ptx;
+  EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(add(\.rn)?\.f32)"))) << ptx;
+  EXPECT_TRUE(contains(ptx, "ld.global")) << ptx;
+  EXPECT_FALSE(has_f64(ptx)) << ptx;
+  // grid(1) from zero-extended registers: the multiply is a widening 32-bit one and no negative-index
+  // wrap survives.
+  EXPECT_TRUE(contains(ptx, "mul.wide.u32")) << ptx;
+  EXPECT_FALSE(contains(ptx, "setp.lt.s64")) << ptx;
+}
+
+TEST(Kernels, VectorAddParamsFollowTheArrayAbi) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def vadd(a, b, out):
+    i = gpu.grid(1)
+    if i < out.size:
+        out[i] = a[i] + b[i]
+)";
+  CompileResult r = compile_kernel(src, "vadd", "void(float32[::1], float32[::1], float32[::1])");
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.entry_name.rfind("_gpujit_vadd_", 0), 0u) << r.entry_name;
+  ASSERT_EQ(r.params.size(), 3u);
+  for (unsigned i = 0; i < 3; ++i) {
+    EXPECT_EQ(r.params[i].first, 3 * i);
+    EXPECT_EQ(r.params[i].count, 3u);  // data, shape, stride
+  }
+  // Nine PTX parameters: .u64 each.
+  std::regex param("\\.param \\.u64 (\\.ptr \\.align 4 )?" + r.entry_name + "_param_\\d+");
+  auto n = std::distance(std::sregex_iterator(r.ptx.begin(), r.ptx.end(), param), std::sregex_iterator());
+  EXPECT_EQ(n, 9) << r.ptx;
+}
+
+TEST(Kernels, SaxpyAnyLayoutReadsStrides) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def saxpy(a, x, y, out):
+    i = gpu.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+)";
+  std::string ptx = compile_and_assemble(src, "saxpy", "void(float32, float32[:], float32[:], float32[:])");
+  EXPECT_TRUE(has_entry(ptx, "saxpy")) << ptx;
+  EXPECT_TRUE(contains(ptx, "fma.rn.f32")) << ptx;
+  EXPECT_FALSE(has_f64(ptx)) << ptx;
+  // A scalar then three arrays of 1 + 1 + 1 parameters.
+  CompileResult r = compile_kernel(src, "saxpy", "void(float32, float32[:], float32[:], float32[:])");
+  ASSERT_EQ(r.params.size(), 4u);
+  EXPECT_EQ(r.params[0].count, 1u);
+  EXPECT_EQ(r.params[1].first, 1u);
+  EXPECT_EQ(r.params[3].first, 7u);
+}
+
+TEST(Kernels, Elementwise2D) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def scale2d(a, out):
+    i, j = gpu.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        out[i, j] = a[i, j] * 2.0 + 1.0
+)";
+  std::string ptx = compile_and_assemble(src, "scale2d", "void(float32[:, ::1], float32[:, ::1])");
+  EXPECT_TRUE(contains(ptx, "%ctaid.y") && contains(ptx, "%tid.y")) << ptx;
+  EXPECT_FALSE(has_f64(ptx)) << ptx;
+}
+
+TEST(Kernels, Grid3D) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def laplacian(u, out):
+    i, j, k = gpu.grid(3)
+    if 0 < i < u.shape[0] - 1 and 0 < j < u.shape[1] - 1 and 0 < k < u.shape[2] - 1:
+        out[i, j, k] = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
+                        + u[i, j, k - 1] + u[i, j, k + 1] - 6 * u[i, j, k])
+)";
+  std::string ptx = compile_and_assemble(src, "laplacian", "void(float32[:, :, ::1], float32[:, :, ::1])");
+  EXPECT_TRUE(contains(ptx, "%ctaid.z") && contains(ptx, "%ntid.z") && contains(ptx, "%tid.z")) << ptx;
+  EXPECT_FALSE(has_f64(ptx)) << ptx;
+}
+
+TEST(Kernels, MandelbrotWhileBreak) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def mandelbrot(image, x_min, x_max, y_min, y_max, max_iter):
+    row, col = gpu.grid(2)
+    height = image.shape[0]
+    width = image.shape[1]
+    if row < height and col < width:
+        c_re = x_min + col * (x_max - x_min) / width
+        c_im = y_min + row * (y_max - y_min) / height
+        z_re = 0.0
+        z_im = 0.0
+        n = 0
+        while n < max_iter:
+            if z_re * z_re + z_im * z_im > 4.0:
+                break
+            z_re, z_im = z_re * z_re - z_im * z_im + c_re, 2.0 * z_re * z_im + c_im
+            n += 1
+        image[row, col] = n
+)";
+  std::string ptx = compile_and_assemble(src, "mandelbrot",
+                                         "void(int32[:, ::1], float64, float64, float64, float64, int32)");
+  EXPECT_TRUE(std::regex_search(ptx, std::regex("setp\\.\\w+\\.f64"))) << ptx;  // the escape test
+  EXPECT_TRUE(contains(ptx, "bra")) << ptx;          // a loop
+}
+
+TEST(Kernels, BlackScholesFloat32UsesLibdevice) {
+  const char* src = R"(
+import math
+import gpujit as gpu
+
+@gpu.jit(device=True)
+def cnd(d):
+    return 0.5 * (1.0 + math.erf(d * 0.7071067811865476))
+
+@gpu.jit
+def black_scholes(call, put, price, strike, years, rate, vol):
+    i = gpu.grid(1)
+    if i < price.size:
+        sqrt_t = math.sqrt(years[i])
+        d1 = (math.log(price[i] / strike[i]) + (rate + 0.5 * vol * vol) * years[i]) / (vol * sqrt_t)
+        d2 = d1 - vol * sqrt_t
+        discount = math.exp(-rate * years[i])
+        call[i] = price[i] * cnd(d1) - strike[i] * discount * cnd(d2)
+        put[i] = strike[i] * discount * (1.0 - cnd(d2)) - price[i] * (1.0 - cnd(d1))
+)";
+  const char* sig = "void(float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32, float32)";
+  std::string ptx = compile_and_assemble(src, "black_scholes", sig);
+  EXPECT_FALSE(has_f64(ptx)) << ptx;
+  EXPECT_TRUE(contains(ptx, "sqrt.rn.f32")) << ptx;
+  // libdevice is linked and inlined: no call to an undefined __nv_ function is left.
+  EXPECT_FALSE(contains(ptx, "__nv_")) << ptx;
+  EXPECT_TRUE(contains(ptx, "ex2.approx")) << ptx;  // inside __nv_expf / __nv_logf
+
+  CompileOptions options;
+  options.keep_llvm = true;
+  CompileResult r = compile_kernel(src, "black_scholes", sig, options);
+  EXPECT_FALSE(contains(r.llvm_ir, "declare float @__nv_")) << r.llvm_ir;
+}
+
+TEST(Kernels, FloatKernelWithoutMathDoesNotLinkLibdevice) {
+  const char* src = R"(
+import math
+import gpujit as gpu
+
+@gpu.jit
+def k(a):
+    i = gpu.grid(1)
+    if i < a.size:
+        a[i] = math.sqrt(a[i]) + math.floor(a[i]) + abs(a[i])
+)";
+  CompileOptions options;
+  options.keep_llvm = true;
+  CompileResult r = compile_kernel(src, "k", "void(float32[::1])", options);
+  ASSERT_TRUE(r.ok);
+  EXPECT_FALSE(contains(r.llvm_ir, "__nv_")) << r.llvm_ir;
+  EXPECT_FALSE(contains(r.llvm_ir, "__nvvm_reflect")) << r.llvm_ir;
+}
+
+TEST(Kernels, IntegerOpsSignedAndUnsigned) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def signed_ops(a, b, out):
+    i = gpu.grid(1)
+    if i < a.size:
+        x = a[i]
+        y = b[i]
+        out[i, 0] = x // y
+        out[i, 1] = x % y
+        out[i, 2] = x << 3
+        out[i, 3] = x >> 2
+        out[i, 4] = (x & y) | (x ^ 0x55)
+        out[i, 5] = ~x
+        out[i, 6] = x ** 3
+
+@gpu.jit
+def unsigned_ops(a, b, out):
+    i = gpu.grid(1)
+    if i < a.size:
+        x = a[i]
+        y = b[i]
+        out[i, 0] = x // y
+        out[i, 1] = x % y
+        out[i, 2] = x << 5
+        out[i, 3] = x >> 3
+        out[i, 4] = (x & y) ^ (x | 0xF0F0)
+        out[i, 5] = ~x
+        out[i, 6] = x ** y
+)";
+  std::string sptx = compile_and_assemble(src, "signed_ops", "void(int32[::1], int32[::1], int32[:, ::1])");
+  EXPECT_TRUE(contains(sptx, "div.s64") || contains(sptx, "div.s32")) << sptx;
+  EXPECT_TRUE(contains(sptx, "shr.s")) << sptx;  // arithmetic shift for signed
+  EXPECT_FALSE(has_f64(sptx)) << sptx;
+  std::string uptx = compile_and_assemble(src, "unsigned_ops", "void(uint32[::1], uint32[::1], uint32[:, ::1])");
+  EXPECT_TRUE(contains(uptx, "div.u64") || contains(uptx, "div.u32")) << uptx;
+  EXPECT_TRUE(contains(uptx, "shr.u")) << uptx;  // logical shift for unsigned
+  EXPECT_FALSE(has_f64(uptx)) << uptx;
+}
+
+TEST(Kernels, DeviceFunctionReturningTuple) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit(device=True)
+def divmod_pair(a, b):
+    return a // b, a % b
+
+@gpu.jit
+def k(a, b, q, r):
+    i = gpu.grid(1)
+    if i < a.size:
+        q[i], r[i] = divmod_pair(a[i], b[i])
+)";
+  std::string ptx = compile_and_assemble(src, "k", "void(int64[::1], int64[::1], int64[::1], int64[::1])");
+  EXPECT_TRUE(has_entry(ptx, "k")) << ptx;
+  // The device function is internal and inlined: only the entry is visible.
+  EXPECT_FALSE(contains(ptx, ".func")) << ptx;
+}
+
+TEST(Kernels, SharedMemoryAtomicsAndBarrier) {
+  const char* src = R"(
+import numpy as np
+import gpujit as gpu
+
+TPB = 128
+
+@gpu.jit
+def block_sum(a, total):
+    tile = gpu.shared.array(TPB, np.float32)
+    i = gpu.grid(1)
+    t = gpu.threadIdx.x
+    tile[t] = a[i] if i < a.size else 0.0
+    gpu.syncthreads()
+    s = 64
+    while s > 0:
+        if t < s:
+            tile[t] += tile[t + s]
+        gpu.syncthreads()
+        s //= 2
+    if t == 0:
+        gpu.atomic.add(total, 0, tile[0])
+)";
+  std::string ptx = compile_and_assemble(src, "block_sum", "void(float32[::1], float32[::1])");
+  EXPECT_TRUE(contains(ptx, ".shared")) << ptx;
+  EXPECT_TRUE(contains(ptx, "bar.sync")) << ptx;
+  EXPECT_TRUE(contains(ptx, "atom.global") || contains(ptx, "red.global")) << ptx;
+  EXPECT_TRUE(contains(ptx, "ld.shared") || contains(ptx, "st.shared")) << ptx;
+}
+
+TEST(Kernels, ForRangeWithNegativeAndRuntimeSteps) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(out, step):
+    i = gpu.grid(1)
+    if i < out.size:
+        acc = 0
+        for j in range(10, 0, -3):
+            acc += j
+        for j in range(0, 20, step):
+            acc += j
+        else:
+            acc += 1000
+        out[i] = acc
+)";
+  compile_and_assemble(src, "k", "void(int64[::1], int64)");
+}
+
+TEST(Kernels, FastmathUsesApproximateDivision) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a, b):
+    i = gpu.grid(1)
+    if i < a.size:
+        a[i] = a[i] / b[i]
+)";
+  CompileOptions options;
+  options.fastmath = true;
+  std::string ptx = compile_and_assemble(src, "k", "void(float32[::1], float32[::1])", options);
+  EXPECT_TRUE(contains(ptx, "div.approx") || contains(ptx, "div.full")) << ptx;
+  std::string precise = compile_and_assemble(src, "k", "void(float32[::1], float32[::1])");
+  EXPECT_TRUE(contains(precise, "div.rn.f32")) << precise;
+}
+
+TEST(Kernels, UnknownArchIsAnError) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a):
+    a[0] = 1.0
+)";
+  CompileRequest request;
+  request.module = parse_source("kernel.py", src);
+  Diagnostics d;
+  request.globals = globals_from_module(*request.module, d);
+  request.kernel_name = "k";
+  request.arg_types = {Type::array_of(ScalarKind::Float32, 1, Layout::C)};
+  request.options.arch = "sm_60";
+  CompileResult r = compile(request);
+  EXPECT_FALSE(r.ok);
+  ASSERT_TRUE(r.diagnostics.has_errors());
+  EXPECT_NE(r.diagnostics.all()[0].message.find("sm_75"), std::string::npos) << r.diagnostics.render();
+}
+
+}  // namespace
+}  // namespace gpujit::test

@@ -1,0 +1,411 @@
+// Python semantics of the lowering, checked by running kernels: each kernel goes through compile() for the
+// host CPU (the same target-independent lowering the GPU gets, with the host target) and runs one thread on
+// the host executor. Inputs come from arrays, so LLVM cannot fold the operations away and the code that runs
+// is the code the lowering emitted. Expected values are CPython's (NumPy's where Python would raise).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "codegen/host_jit.h"
+#include "codegen_test_util.h"
+#include "runtime/host_executor.h"
+
+namespace gpujit::test {
+namespace {
+
+/// One kernel argument: a 1-D contiguous array (data, extent, item size) or a scalar.
+struct Arg {
+  void* data = nullptr;
+  int64_t extent = 0;
+  int64_t itemsize = 0;
+  int64_t i = 0;
+  double f = 0;
+  enum class Kind { Array, Int, Float } kind = Kind::Array;
+
+  template <typename T>
+  static Arg array(std::vector<T>& v) {
+    Arg a;
+    a.data = v.data();
+    a.extent = int64_t(v.size());
+    a.itemsize = sizeof(T);
+    return a;
+  }
+  static Arg int64(int64_t v) { Arg a; a.kind = Kind::Int; a.i = v; return a; }
+};
+
+/// Compiles `kernel` for the host and runs it on a grid of `threads` threads in one block.
+void run_on_host(const std::string& source, const std::string& kernel, const std::string& sig,
+                 std::vector<Arg> args, unsigned threads = 1) {
+  CompileOptions options;
+  options.target = TargetKind::Host;
+  CompileResult r = compile_kernel(source, kernel, sig, options);
+  ASSERT_TRUE(r.ok);
+  ASSERT_TRUE(r.host);
+  std::deque<int64_t> words;  // stable addresses for the flattened parameters
+  std::deque<void*> pointers;
+  std::vector<void*> params;
+  for (Arg& a : args) {
+    switch (a.kind) {
+      case Arg::Kind::Array:
+        pointers.push_back(a.data);
+        params.push_back(&pointers.back());
+        words.push_back(a.extent);
+        params.push_back(&words.back());
+        words.push_back(a.itemsize);
+        params.push_back(&words.back());
+        break;
+      case Arg::Kind::Int: params.push_back(&a.i); break;
+      case Arg::Kind::Float: params.push_back(&a.f); break;
+    }
+  }
+  HostLaunch launch;
+  launch.entry = r.host->entry;
+  launch.kernel_name = kernel;
+  launch.block[0] = threads;
+  launch.params = params.data();
+  launch.static_shared_bytes = r.host->static_shared_bytes;
+  launch.uses_barrier = r.host->uses_barrier;
+  HostExecutor::instance().launch(launch);
+}
+
+TEST(Semantics, SignedFloorDivisionAndModulo) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a, b, q, r):
+    for i in range(a.size):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+)";
+  const int64_t kMin = std::numeric_limits<int64_t>::min();
+  std::vector<int64_t> a = {-7, 7, -7, 7, 0, -1, 5, -5, kMin, kMin};
+  std::vector<int64_t> b = {2, -2, -2, 2, 3, 5, 0, 0, -1, 1};
+  std::vector<int64_t> q(a.size(), 99), r(a.size(), 99);
+  run_on_host(src, "k", "void(int64[::1], int64[::1], int64[::1], int64[::1])",
+              {Arg::array(a), Arg::array(b), Arg::array(q), Arg::array(r)});
+  // By zero gives 0 (NumPy's result); INT_MIN // -1 wraps.
+  EXPECT_EQ(q, (std::vector<int64_t>{-4, -4, 3, 3, 0, -1, 0, 0, kMin, kMin}));
+  EXPECT_EQ(r, (std::vector<int64_t>{1, -1, -1, 1, 0, 4, 0, 0, 0, 0}));
+}
+
+TEST(Semantics, Int32FloorDivisionRunsInTheOperandType) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a, b, q, r):
+    for i in range(a.size):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+)";
+  std::vector<int32_t> a = {-7, 7, 100, -2147483647 - 1};
+  std::vector<int32_t> b = {2, -3, 0, -1};
+  std::vector<int32_t> q(a.size()), r(a.size());
+  run_on_host(src, "k", "void(int32[::1], int32[::1], int32[::1], int32[::1])",
+              {Arg::array(a), Arg::array(b), Arg::array(q), Arg::array(r)});
+  // int32 operands compute in int64 (numba's rules), so INT32_MIN // -1 is 2**31, wrapped on the store.
+  EXPECT_EQ(q, (std::vector<int32_t>{-4, -3, 0, -2147483647 - 1}));
+  EXPECT_EQ(r, (std::vector<int32_t>{1, -2, 0, 0}));
+}
+
+TEST(Semantics, UnsignedDivisionShiftsAndBitOps) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a, b, out):
+    x = a[0]
+    y = b[0]
+    out[0] = x // y
+    out[1] = x % y
+    out[2] = x >> b[1]
+    out[3] = x << b[1]
+    out[4] = ~x
+    out[5] = x // b[2]
+    out[6] = x >> b[3]
+)";
+  std::vector<uint64_t> a = {0xF000000000000007ull};
+  std::vector<uint64_t> b = {2, 4, 0, 64};
+  std::vector<uint64_t> out(7, 99);
+  run_on_host(src, "k", "void(uint64[::1], uint64[::1], uint64[::1])", {Arg::array(a), Arg::array(b), Arg::array(out)});
+  const uint64_t x = a[0];
+  EXPECT_EQ(out[0], x / 2);
+  EXPECT_EQ(out[1], 1u);
+  EXPECT_EQ(out[2], x >> 4);  // logical
+  EXPECT_EQ(out[3], x << 4);
+  EXPECT_EQ(out[4], ~x);
+  EXPECT_EQ(out[5], 0u);  // by zero
+  EXPECT_EQ(out[6], 0u);  // shift by the width
+}
+
+TEST(Semantics, SignedShiftsAndPower) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a, out):
+    x = a[0]
+    out[0] = x << a[1]
+    out[1] = x >> a[2]
+    out[2] = a[3] << a[4]
+    out[3] = x >> a[5]
+    out[4] = a[6] >> a[5]
+    out[5] = a[7] ** a[8]
+    out[6] = x ** a[9]
+    out[7] = a[7] ** a[10]
+    out[8] = a[11] ** a[10]
+    out[9] = a[12] ** a[13]
+    out[10] = a[12] ** a[10]
+    out[11] = x ** 2
+    out[12] = a[7] ** 0
+)";
+  //                       x   <<2 >>1 1  <<64 >>70  7  2  10  3  -1   1  -1  -3
+  std::vector<int64_t> a = {-7, 2, 1, 1, 64, 70, 7, 2, 10, 3, -1, 1, -1, -3};
+  std::vector<int64_t> out(13, 99);
+  run_on_host(src, "k", "void(int64[::1], int64[::1])", {Arg::array(a), Arg::array(out)});
+  EXPECT_EQ(out[0], -28);
+  EXPECT_EQ(out[1], -4);   // arithmetic shift floors
+  EXPECT_EQ(out[2], 0);    // << by the width or more
+  EXPECT_EQ(out[3], -1);   // >> of a negative by the width or more: all sign bits
+  EXPECT_EQ(out[4], 0);
+  EXPECT_EQ(out[5], 1024);
+  EXPECT_EQ(out[6], -343);
+  EXPECT_EQ(out[7], 0);    // 2 ** -1: numba's integer result
+  EXPECT_EQ(out[8], 1);    // 1 ** -1
+  EXPECT_EQ(out[9], -1);   // (-1) ** -3
+  EXPECT_EQ(out[10], -1);  // (-1) ** -1
+  EXPECT_EQ(out[11], 49);
+  EXPECT_EQ(out[12], 1);
+}
+
+TEST(Semantics, FloatFloorDivisionModuloAndPower) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a, b, q, r, p):
+    for i in range(a.size):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+        p[i] = a[i] ** 2.0
+)";
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> a = {-7.5, 7.5, 6.0, -6.0, 6.0, 5.0, 0.5, 1.0, -1.0};
+  std::vector<double> b = {2.0, -2.0, 3.0, 3.0, -3.0, 0.1, -1.0, 0.0, 0.0};
+  std::vector<double> q(a.size()), r(a.size()), p(a.size());
+  run_on_host(src, "k", "void(float64[::1], float64[::1], float64[::1], float64[::1], float64[::1])",
+              {Arg::array(a), Arg::array(b), Arg::array(q), Arg::array(r), Arg::array(p)});
+  std::vector<double> want_q = {-4.0, -4.0, 2.0, -2.0, -2.0, 49.0, -1.0, inf, -inf};
+  std::vector<double> want_r = {0.5, -0.5, 0.0, 0.0, -0.0, 0.09999999999999973, -0.5, NAN, NAN};
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(q[i], want_q[i]) << a[i] << " // " << b[i];
+    if (std::isnan(want_r[i])) {
+      EXPECT_TRUE(std::isnan(r[i])) << a[i] << " % " << b[i];
+    } else {
+      EXPECT_EQ(r[i], want_r[i]) << a[i] << " % " << b[i];
+      EXPECT_EQ(std::signbit(r[i]), std::signbit(want_r[i])) << a[i] << " % " << b[i];
+    }
+    EXPECT_EQ(p[i], a[i] * a[i]);
+  }
+}
+
+TEST(Semantics, ConversionsSaturateWrapAndRound) {
+  const char* src = R"(
+import numpy as np
+import gpujit as gpu
+
+@gpu.jit
+def k(f, i, out, small, flags):
+    out[0] = int(f[0])
+    out[1] = int(f[1])
+    out[2] = int(f[2])
+    out[3] = int(f[3])
+    out[4] = round(f[4])
+    out[5] = round(f[5])
+    out[6] = round(f[6])
+    small[0] = np.int32(i[0])
+    small[1] = i[1]
+    flags[0] = bool(f[7])
+    flags[1] = bool(f[3])
+    flags[2] = not f[7]
+)";
+  std::vector<double> f = {-2.7, 2.7, 1e30, NAN, 2.5, 3.5, -2.5, 0.0};
+  std::vector<int64_t> i = {(int64_t(1) << 31) + 5, -1};
+  std::vector<int64_t> out(7, 99);
+  std::vector<int32_t> small(2, 99);
+  std::vector<uint8_t> flags(3, 99);
+  run_on_host(src, "k", "void(float64[::1], int64[::1], int64[::1], int32[::1], bool[::1])",
+              {Arg::array(f), Arg::array(i), Arg::array(out), Arg::array(small), Arg::array(flags)});
+  EXPECT_EQ(out[0], -2);
+  EXPECT_EQ(out[1], 2);
+  EXPECT_EQ(out[2], std::numeric_limits<int64_t>::max());  // saturates
+  EXPECT_EQ(out[3], 0);                                    // NaN gives 0
+  EXPECT_EQ(out[4], 2);                                    // halves to even
+  EXPECT_EQ(out[5], 4);
+  EXPECT_EQ(out[6], -2);
+  EXPECT_EQ(small[0], -2147483643);  // wraps
+  EXPECT_EQ(small[1], -1);
+  EXPECT_EQ(flags, (std::vector<uint8_t>{0, 1, 1}));  // bool(nan) is True
+}
+
+TEST(Semantics, BoolOpsReturnOperandsAndShortCircuit) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit(device=True)
+def bump(counter, v):
+    gpu.atomic.add(counter, 0, 1)
+    return v
+
+@gpu.jit
+def k(a, out, counter):
+    out[0] = a[0] or a[1]
+    out[1] = a[2] or a[1]
+    out[2] = a[0] and a[1]
+    out[3] = a[2] and a[1]
+    out[4] = a[0] and bump(counter, a[1])
+    out[5] = a[2] or bump(counter, a[1])
+    out[6] = 0 < bump(counter, a[1]) < 10
+    out[7] = a[2] > a[1] > bump(counter, a[0])
+    out[8] = a[1] if a[0] else a[2]
+)";
+  std::vector<int64_t> a = {0, 5, 3};
+  std::vector<int64_t> out(9, 99), counter(1, 0);
+  run_on_host(src, "k", "void(int64[::1], int64[::1], int64[::1])",
+              {Arg::array(a), Arg::array(out), Arg::array(counter)});
+  EXPECT_EQ(out, (std::vector<int64_t>{5, 3, 0, 5, 0, 3, 1, 0, 3}));
+  // bump ran once for out[6] (its value compared twice, evaluated once) and never for the short circuits
+  // or for out[7], whose first comparison 3 > 5 is already false.
+  EXPECT_EQ(counter[0], 1);
+}
+
+TEST(Semantics, RangeLoopsWithNegativeAndRuntimeSteps) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(steps, out):
+    acc = 0
+    for j in range(10, 0, -3):
+        acc += j
+    out[0] = acc
+    for n in range(steps.size):
+        acc = 0
+        for j in range(5, -5, steps[n]):
+            acc += j
+        out[1 + n] = acc
+    acc = 0
+    for j in range(4):
+        j = 100
+        acc += 1
+    out[5] = acc * 1000 + j
+)";
+  std::vector<int64_t> steps = {-2, 3, 0, -20};
+  std::vector<int64_t> out(6, 99);
+  run_on_host(src, "k", "void(int64[::1], int64[::1])", {Arg::array(steps), Arg::array(out)});
+  EXPECT_EQ(out[0], 22);
+  EXPECT_EQ(out[1], 5);    // 5 3 1 -1 -3
+  EXPECT_EQ(out[2], 0);    // positive step, start above stop
+  EXPECT_EQ(out[3], 0);    // a zero step runs nothing
+  EXPECT_EQ(out[4], 5);    // one iteration
+  // Assigning the loop variable does not change the iteration.
+  EXPECT_EQ(out[5], 4100);
+}
+
+TEST(Semantics, LoopElseBreakContinue) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a, out):
+    found = -1
+    for i in range(a.size):
+        if a[i] < 0:
+            continue
+        if a[i] == 7:
+            found = i
+            break
+    else:
+        found = -2
+    out[0] = found
+    n = 0
+    while n < 3:
+        n += 1
+    else:
+        n += 100
+    out[1] = n
+    n = 0
+    while True:
+        n += 1
+        if n == 5:
+            break
+    else:
+        n = -1
+    out[2] = n
+)";
+  std::vector<int64_t> a = {-7, 1, 7, 7};
+  std::vector<int64_t> out(3, 99);
+  run_on_host(src, "k", "void(int64[::1], int64[::1])", {Arg::array(a), Arg::array(out)});
+  EXPECT_EQ(out, (std::vector<int64_t>{2, 103, 5}));
+  std::vector<int64_t> none = {-7, 1};
+  run_on_host(src, "k", "void(int64[::1], int64[::1])", {Arg::array(none), Arg::array(out)});
+  EXPECT_EQ(out[0], -2);
+}
+
+TEST(Semantics, TuplesDeviceFunctionsAndNegativeIndices) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit(device=True)
+def divmod_pair(a, b):
+    return a // b, a % b
+
+@gpu.jit
+def k(a, out):
+    x, y = a[0], a[1]
+    x, y = y, x
+    out[0] = x
+    out[1] = y
+    q, r = divmod_pair(a[0], a[1])
+    out[2] = q
+    out[3] = r
+    t = (a[0], a[1], a[2])
+    out[4] = t[-1]
+    out[5] = a[-1]
+    out[6] = a.shape[0]
+    out[7] = len(a)
+)";
+  std::vector<int64_t> a = {-7, 2, 9};
+  std::vector<int64_t> out(8, 99);
+  run_on_host(src, "k", "void(int64[::1], int64[::1])", {Arg::array(a), Arg::array(out)});
+  EXPECT_EQ(out, (std::vector<int64_t>{2, -7, -4, 1, 9, 9, 3, 3}));
+}
+
+TEST(Semantics, MinMaxKeepTheFirstExtreme) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a, out):
+    out[0] = min(a[0], a[1])
+    out[1] = min(a[1], a[0])
+    out[2] = max(a[2], a[1], a[3])
+    out[3] = abs(a[4])
+)";
+  std::vector<double> a = {NAN, 1.0, 2.0, 5.0, -3.5};
+  std::vector<double> out(4, 99);
+  run_on_host(src, "k", "void(float64[::1], float64[::1])", {Arg::array(a), Arg::array(out)});
+  EXPECT_TRUE(std::isnan(out[0]));  // min(nan, 1.0) is nan in CPython
+  EXPECT_EQ(out[1], 1.0);           // min(1.0, nan) is 1.0
+  EXPECT_EQ(out[2], 5.0);
+  EXPECT_EQ(out[3], 3.5);
+}
+
+}  // namespace
+}  // namespace gpujit::test

@@ -1,0 +1,151 @@
+// Scalar names, Type::str() in numba's spelling, parse_type and parse_signature (ir/types.h).
+#include <gtest/gtest.h>
+
+#include "ir/types.h"
+
+namespace gpujit {
+namespace {
+
+Type parse_ok(const std::string& text) {
+  std::string err;
+  Type t = parse_type(text, &err);
+  EXPECT_TRUE(t.is_valid()) << text << ": " << err;
+  return t;
+}
+
+std::string parse_error(const std::string& text) {
+  std::string err;
+  Type t = parse_type(text, &err);
+  EXPECT_FALSE(t.is_valid()) << text;
+  return err;
+}
+
+TEST(ScalarNames, CanonicalNamesAndAliases) {
+  EXPECT_STREQ(scalar_name(ScalarKind::Bool), "bool");
+  EXPECT_STREQ(scalar_name(ScalarKind::UInt16), "uint16");
+  EXPECT_STREQ(scalar_name(ScalarKind::Complex128), "complex128");
+  struct Case {
+    const char* name;
+    ScalarKind kind;
+  };
+  for (const Case& c : {Case{"float32", ScalarKind::Float32}, Case{"f4", ScalarKind::Float32},
+                        Case{"single", ScalarKind::Float32}, Case{"float_", ScalarKind::Float32},
+                        Case{"double", ScalarKind::Float64}, Case{"f8", ScalarKind::Float64},
+                        Case{"int_", ScalarKind::Int64}, Case{"intp", ScalarKind::Int64},
+                        Case{"intc", ScalarKind::Int32}, Case{"i2", ScalarKind::Int16},
+                        Case{"u1", ScalarKind::UInt8}, Case{"uintp", ScalarKind::UInt64},
+                        Case{"boolean", ScalarKind::Bool}, Case{"b1", ScalarKind::Bool},
+                        Case{"bool_", ScalarKind::Bool}, Case{"half", ScalarKind::Float16},
+                        Case{"c8", ScalarKind::Complex64}}) {
+    std::optional<ScalarKind> k = parse_scalar_name(c.name);
+    ASSERT_TRUE(k.has_value()) << c.name;
+    EXPECT_EQ(*k, c.kind) << c.name;
+  }
+  EXPECT_FALSE(parse_scalar_name("float").has_value());
+  EXPECT_FALSE(parse_scalar_name("flaot32").has_value());
+}
+
+TEST(ScalarNames, SizesAndPredicates) {
+  EXPECT_EQ(scalar_size(ScalarKind::Bool), 1u);
+  EXPECT_EQ(scalar_size(ScalarKind::Int16), 2u);
+  EXPECT_EQ(scalar_size(ScalarKind::Float16), 2u);
+  EXPECT_EQ(scalar_size(ScalarKind::UInt64), 8u);
+  EXPECT_EQ(scalar_size(ScalarKind::Complex128), 16u);
+  EXPECT_TRUE(is_integer(ScalarKind::UInt8));
+  EXPECT_FALSE(is_integer(ScalarKind::Bool));
+  EXPECT_TRUE(is_signed(ScalarKind::Int64));
+  EXPECT_FALSE(is_signed(ScalarKind::UInt64));
+  EXPECT_TRUE(is_unsigned(ScalarKind::UInt32));
+  EXPECT_FALSE(is_unsigned(ScalarKind::Float32));
+  EXPECT_TRUE(is_float(ScalarKind::Float16));
+  EXPECT_FALSE(is_float(ScalarKind::Complex64));
+  EXPECT_TRUE(is_complex(ScalarKind::Complex64));
+}
+
+TEST(TypeStr, NumbaSpelling) {
+  EXPECT_EQ(Type::scalar_of(ScalarKind::Float32).str(), "float32");
+  EXPECT_EQ(Type::array_of(ScalarKind::Float32, 1, Layout::Any).str(), "float32[:]");
+  EXPECT_EQ(Type::array_of(ScalarKind::Float32, 1, Layout::C).str(), "float32[::1]");
+  EXPECT_EQ(Type::array_of(ScalarKind::Float32, 2, Layout::C).str(), "float32[:, ::1]");
+  EXPECT_EQ(Type::array_of(ScalarKind::Int8, 3, Layout::Any).str(), "int8[:, :, :]");
+  Type i64 = Type::scalar_of(ScalarKind::Int64);
+  EXPECT_EQ(Type::tuple_of({i64, i64}).str(), "(int64, int64)");
+  EXPECT_EQ(Type::tuple_of({i64}).str(), "(int64,)");
+  EXPECT_EQ(Type::tuple_of({}).str(), "()");
+  EXPECT_EQ(Type::void_().str(), "void");
+  EXPECT_EQ(Type::none().str(), "none");
+}
+
+TEST(TypeEquality, ComparesTheFieldsOfItsKind) {
+  EXPECT_EQ(Type::array_of(ScalarKind::Float32, 2, Layout::C), Type::array_of(ScalarKind::Float32, 2, Layout::C));
+  EXPECT_NE(Type::array_of(ScalarKind::Float32, 2, Layout::C), Type::array_of(ScalarKind::Float32, 2, Layout::Any));
+  EXPECT_NE(Type::array_of(ScalarKind::Float32, 1, Layout::C), Type::array_of(ScalarKind::Float64, 1, Layout::C));
+  EXPECT_NE(Type::scalar_of(ScalarKind::Int32), Type::scalar_of(ScalarKind::Int64));
+  EXPECT_EQ(Type::void_(), Type::void_());
+  EXPECT_NE(Type::void_(), Type::none());
+}
+
+TEST(ParseType, RoundTripsEveryPrintedType) {
+  for (const char* text : {"float32", "uint8", "bool", "float32[:]", "float32[::1]", "float64[:, ::1]",
+                           "int16[:, :, :]", "(int64, int64)", "(int64,)", "(float32[:], (int32, bool))"}) {
+    EXPECT_EQ(parse_ok(text).str(), text);
+  }
+}
+
+TEST(ParseType, AcceptsNumbaForms) {
+  EXPECT_EQ(parse_ok("UniTuple(int64, 2)").str(), "(int64, int64)");
+  EXPECT_EQ(parse_ok("UniTuple(int64 x 3)").str(), "(int64, int64, int64)");
+  EXPECT_EQ(parse_ok("Tuple(int64, float32)").str(), "(int64, float32)");
+  EXPECT_EQ(parse_ok("array(float32, 2d, C)").str(), "float32[:, ::1]");
+  EXPECT_EQ(parse_ok("array(f8, 1d, A)").str(), "float64[:]");
+  EXPECT_EQ(parse_ok("  f4 [ : ,  ::1 ] ").str(), "float32[:, ::1]");
+  EXPECT_EQ(parse_ok("void"), Type::void_());
+}
+
+TEST(ParseType, ErrorsNameTheProblemAndColumn) {
+  EXPECT_EQ(parse_error("flaot32[:]"), "invalid type 'flaot32[:]': unknown type 'flaot32'; did you mean 'float32'? (column 1)");
+  EXPECT_EQ(parse_error("float32[::1, :]"),
+            "invalid type 'float32[::1, :]': fortran-order arrays ('::1' on the first axis) are not supported; use C "
+            "order ('::1' on the last axis) (column 9)");
+  EXPECT_EQ(parse_error("float32[:"), "invalid type 'float32[:': expected ',' or ']' in array type, found end of text (column 10)");
+  EXPECT_EQ(parse_error("float32 int32"), "invalid type 'float32 int32': unexpected 'i' after the type (column 9)");
+  EXPECT_EQ(parse_error("UniTuple(int64)"),
+            "invalid type 'UniTuple(int64)': expected ',' and a count in UniTuple, found ')' (column 15)");
+  EXPECT_EQ(parse_error(""), "invalid type '': expected a type, found end of text (column 1)");
+}
+
+TEST(ParseSignature, WithAndWithoutReturnType) {
+  std::string err;
+  std::optional<Signature> s = parse_signature("void(float32[:], float32)", &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_EQ(s->ret, Type::void_());
+  ASSERT_EQ(s->params.size(), 2u);
+  EXPECT_EQ(s->str(), "void(float32[:], float32)");
+
+  s = parse_signature("float32[:, ::1], int64", &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_EQ(s->str(), "void(float32[:, ::1], int64)");
+
+  s = parse_signature("UniTuple(int64, 2)(int64, f8)", &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_EQ(s->str(), "(int64, int64)(int64, float64)");
+
+  s = parse_signature("float32()", &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_EQ(s->str(), "float32()");
+}
+
+TEST(ParseSignature, Errors) {
+  std::string err;
+  EXPECT_FALSE(parse_signature("void(float32[:], flot32)", &err));
+  EXPECT_EQ(err, "invalid signature 'void(float32[:], flot32)': unknown type 'flot32'; did you mean 'float32'? (column 18)");
+  EXPECT_FALSE(parse_signature("void(float32 float32)", &err));
+  EXPECT_EQ(err, "invalid signature 'void(float32 float32)': expected ',' or ')' in the argument list, found 'f' (column 14)");
+  EXPECT_FALSE(parse_signature("void(int64) extra", &err));
+  EXPECT_EQ(err, "invalid signature 'void(int64) extra': unexpected 'e' after the signature (column 13)");
+  EXPECT_FALSE(parse_signature("int64, void", &err));
+  EXPECT_EQ(err, "invalid signature 'int64, void': an argument cannot be void (column 1)");
+}
+
+}  // namespace
+}  // namespace gpujit

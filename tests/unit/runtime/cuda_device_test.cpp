@@ -1,0 +1,280 @@
+// The CUDA backend against the fake driver (tests/unit/runtime/fake_driver): device properties, memory,
+// module loading, launches and how driver errors read.
+#include "runtime/cuda_device.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/cuda_driver.h"
+#include "runtime/device_array.h"
+#include "runtime/kernel_args.h"
+#include "runtime/runtime.h"
+#include "runtime/stream.h"
+
+extern "C" {
+using FakeCalls = long (*)(const char*);
+using FakeFail = void (*)(const char*, int, int);
+using FakeLastLaunch = int (*)(char*, int, unsigned*, unsigned*, unsigned*, void**);
+using FakeLastParam = int (*)(int, void*, int);
+}
+
+#include <dlfcn.h>
+
+namespace gpujit::rt {
+namespace {
+
+// The driver is a process-wide singleton: point it at the fake before any test touches it.
+const bool kFakeDriverSet = [] {
+  setenv("GPUJIT_CUDA_DRIVER", GPUJIT_FAKE_CUDA, 1);
+  return true;
+}();
+
+template <typename F>
+F fake(const char* name) {
+  void* h = dlopen(GPUJIT_FAKE_CUDA, RTLD_NOW | RTLD_NOLOAD);
+  if (!h) h = dlopen(GPUJIT_FAKE_CUDA, RTLD_NOW);
+  return reinterpret_cast<F>(dlsym(h, name));
+}
+
+long calls(const char* fn) { return fake<FakeCalls>("fakecuda_calls")(fn); }
+
+constexpr const char* kPtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 a_shape0, .param .u64 a_stride0, .param .f64 x, .param .u8 flag)
+{
+  ret;
+}
+)";
+
+CompileResult compiled(const char* ptx, const char* entry) {
+  CompileResult r;
+  r.ok = true;
+  r.ptx = ptx;
+  r.entry_name = entry;
+  return r;
+}
+
+TEST(CudaDevice, ReadsPropertiesFromTheDriver) {
+  ASSERT_TRUE(kFakeDriverSet);
+  Device& d = Runtime::get().select_device(0);
+  EXPECT_EQ(d.backend(), BackendKind::Cuda);
+  EXPECT_EQ(d.properties().name, "Fake CUDA Device 0");
+  EXPECT_EQ(d.properties().cc_major, 9);
+  EXPECT_EQ(d.properties().multiprocessors, 132);
+  EXPECT_EQ(d.properties().max_block_dim[2], 64);
+  EXPECT_EQ(&Runtime::get().current_device(), &d);
+  CompileOptions options;
+  d.configure_compile(options);
+  EXPECT_EQ(options.arch, "sm_90");
+}
+
+TEST(CudaDevice, ArchitectureIsCappedAtWhatLlvmKnows) {
+  EXPECT_EQ(cuda::arch_for_compute_capability(7, 5), "sm_75");
+  EXPECT_EQ(cuda::arch_for_compute_capability(8, 6), "sm_86");
+  EXPECT_EQ(cuda::arch_for_compute_capability(9, 0), "sm_90");
+  EXPECT_EQ(cuda::arch_for_compute_capability(10, 0), "sm_100");
+  EXPECT_EQ(cuda::arch_for_compute_capability(12, 0), "sm_120");
+  EXPECT_EQ(cuda::arch_for_compute_capability(13, 5), "sm_121");
+  EXPECT_EQ(cuda::arch_for_compute_capability(8, 4), "sm_80");
+}
+
+TEST(CudaDevice, NoSuchDeviceNamesTheCount) {
+  try {
+    Runtime::get().select_device(3);
+    FAIL() << "expected an error";
+  } catch (const std::out_of_range& e) {
+    EXPECT_STREQ(e.what(), "no device 3: the cuda backend has 1 device");
+  }
+}
+
+TEST(CudaDevice, CopiesRoundTrip) {
+  Device& d = Runtime::get().current_device();
+  DeviceBuffer buf(d, 64, nullptr);
+  int32_t in[16], out[16] = {};
+  for (int i = 0; i < 16; ++i) in[i] = i * i;
+  d.copy_to_device(buf.ptr(), in, sizeof(in), nullptr);
+  d.copy_to_host(out, buf.ptr(), sizeof(out), nullptr);
+  EXPECT_EQ(std::memcmp(in, out, sizeof(in)), 0);
+  d.fill_bytes(buf.ptr(), 0, sizeof(in), nullptr);
+  d.copy_to_host(out, buf.ptr(), sizeof(out), nullptr);
+  EXPECT_EQ(out[5], 0);
+}
+
+TEST(CudaDevice, DriverErrorsNameTheFunctionAndTheCudaError) {
+  Device& d = Runtime::get().current_device();
+  fake<FakeFail>("fakecuda_fail")("cuMemFree_v2", 1, 0);
+  DevicePtr p = d.allocate(256);
+  try {
+    d.deallocate(p);
+    FAIL() << "expected an error";
+  } catch (const DriverError& e) {
+    EXPECT_STREQ(e.what(), "cuMemFree failed: CUDA_ERROR_INVALID_VALUE (invalid argument)");
+    EXPECT_EQ(e.code(), 1);
+    EXPECT_EQ(e.error_name(), "CUDA_ERROR_INVALID_VALUE");
+  }
+  d.deallocate(p);
+}
+
+TEST(CudaDevice, ArraysAllocatedInALoopReachTheDriverOnce) {
+  Device& d = Runtime::get().current_device();
+  long before = calls("cuMemAlloc_v2");
+  for (int i = 0; i < 50; ++i) DeviceBuffer buf(d, 12345, nullptr);
+  EXPECT_EQ(calls("cuMemAlloc_v2") - before, 1);
+}
+
+TEST(CudaDevice, StreamsAreDestroyedWithTheirObject) {
+  Device& d = Runtime::get().current_device();
+  long created = calls("cuStreamCreate"), destroyed = calls("cuStreamDestroy_v2");
+  {
+    auto s = Stream::create(d);
+    DeviceBuffer buf(d, 1000, s);
+    s->synchronize();
+    EXPECT_TRUE(s->query());
+  }
+  EXPECT_EQ(calls("cuStreamCreate") - created, 1);
+  EXPECT_EQ(calls("cuStreamDestroy_v2") - destroyed, 1);
+  auto borrowed = Stream::borrow(d, nullptr);
+  borrowed.reset();
+  EXPECT_EQ(calls("cuStreamDestroy_v2") - destroyed, 1);
+}
+
+TEST(CudaDevice, EventsMeasureElapsedTime) {
+  Device& d = Runtime::get().current_device();
+  Event a(d, true), b(d, true);
+  a.record(nullptr);
+  b.record(nullptr);
+  b.synchronize();
+  EXPECT_TRUE(b.query());
+  EXPECT_GE(Event::elapsed_ms(a, b), 0.0f);
+}
+
+TEST(CudaDevice, LoadsPtxAndLaunchesWithPackedParameters) {
+  Device& d = Runtime::get().current_device();
+  auto kernel = d.load_kernel(compiled(kPtx, "k"), "k");
+  EXPECT_EQ(kernel->name, "k");
+  EXPECT_EQ(kernel->max_threads_per_block, 1024);
+
+  ParamBuffer params;
+  params.begin(5);
+  params.push_u64(0x1000);
+  params.push_u64(10);
+  params.push_u64(4);
+  double x = 2.5;
+  params.push_bytes(&x, 8);
+  bool flag = true;
+  params.push_bytes(&flag, 1);
+  LaunchConfig config;
+  config.grid = {3, 2, 1};
+  config.block = {128, 1, 1};
+  validate_launch(config, d.properties(), *kernel);
+  d.launch(*kernel, config, params.pointers());
+
+  char name[32];
+  unsigned grid[3], block[3], shared;
+  void* stream;
+  ASSERT_EQ(fake<FakeLastLaunch>("fakecuda_last_launch")(name, 32, grid, block, &shared, &stream), 5);
+  EXPECT_STREQ(name, "k");
+  EXPECT_EQ(grid[0], 3u);
+  EXPECT_EQ(grid[1], 2u);
+  EXPECT_EQ(block[0], 128u);
+  uint64_t u = 0;
+  auto param = fake<FakeLastParam>("fakecuda_last_param");
+  EXPECT_EQ(param(1, &u, 8), 8);
+  EXPECT_EQ(u, 10u);
+  double got = 0;
+  EXPECT_EQ(param(3, &got, 8), 8);
+  EXPECT_EQ(got, 2.5);
+  unsigned char b = 0;
+  EXPECT_EQ(param(4, &b, 1), 1);
+  EXPECT_EQ(b, 1);
+}
+
+TEST(CudaDevice, ARejectedModuleShowsTheJitLog) {
+  Device& d = Runtime::get().current_device();
+  try {
+    d.load_kernel(compiled("// FAKECUDA_REJECT", "k"), "bad_kernel");
+    FAIL() << "expected an error";
+  } catch (const DriverError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("cuModuleLoadData failed: CUDA_ERROR_INVALID_PTX"), std::string::npos) << what;
+    EXPECT_NE(what.find("loading kernel 'bad_kernel'"), std::string::npos) << what;
+    EXPECT_NE(what.find("fake driver rejected the PTX"), std::string::npos) << what;
+  }
+}
+
+TEST(CudaDevice, BadLaunchConfigurationsAreRefusedBeforeTheDriver) {
+  Device& d = Runtime::get().current_device();
+  auto kernel = d.load_kernel(compiled(kPtx, "k"), "k");
+  long launches = calls("cuLaunchKernel");
+  LaunchConfig config;
+  config.block = {1024, 2, 1};
+  try {
+    validate_launch(config, d.properties(), *kernel);
+    FAIL() << "expected an error";
+  } catch (const LaunchError& e) {
+    EXPECT_STREQ(e.what(), "kernel 'k': a block of 2048 threads is more than Fake CUDA Device 0's limit of 1024");
+  }
+  config.block = {1, 1, 65};
+  EXPECT_THROW(validate_launch(config, d.properties(), *kernel), LaunchError);
+  config.block = {32, 1, 1};
+  config.grid = {1, 70000, 1};
+  try {
+    validate_launch(config, d.properties(), *kernel);
+    FAIL() << "expected an error";
+  } catch (const LaunchError& e) {
+    EXPECT_STREQ(e.what(), "kernel 'k': grid dimension y is 70000, more than Fake CUDA Device 0's limit of 65535");
+  }
+  config.grid = {1, 1, 1};
+  config.shared_bytes = 300 * 1024;
+  EXPECT_THROW(validate_launch(config, d.properties(), *kernel), LaunchError);
+  kernel->max_threads_per_block = 256;
+  config.shared_bytes = 0;
+  config.block = {512, 1, 1};
+  try {
+    validate_launch(config, d.properties(), *kernel);
+    FAIL() << "expected an error";
+  } catch (const LaunchError& e) {
+    EXPECT_STREQ(e.what(), "kernel 'k': a block of 512 threads is more than this kernel's limit of 256 (set by its "
+                           "register use)");
+  }
+  EXPECT_EQ(calls("cuLaunchKernel"), launches);
+}
+
+TEST(CudaDevice, LargeDynamicSharedMemoryIsOptedInOnce) {
+  Device& d = Runtime::get().current_device();
+  auto kernel = d.load_kernel(compiled(kPtx, "k"), "k");
+  long sets = calls("cuFuncSetAttribute");
+  LaunchConfig config;
+  config.shared_bytes = 100 * 1024;
+  ParamBuffer params;
+  params.begin(5);
+  for (int i = 0; i < 5; ++i) params.push_u64(0);
+  validate_launch(config, d.properties(), *kernel);
+  d.launch(*kernel, config, params.pointers());
+  d.launch(*kernel, config, params.pointers());
+  EXPECT_EQ(calls("cuFuncSetAttribute") - sets, 1);
+}
+
+TEST(LaunchDims, ZeroAndOversizedDimensionsAreNamed) {
+  try {
+    validate_dims({0, 1, 1}, "grid");
+    FAIL() << "expected an error";
+  } catch (const LaunchError& e) {
+    EXPECT_STREQ(e.what(), "grid dimension x is 0; every dimension must be at least 1");
+  }
+  try {
+    validate_dims({64, 32, 1}, "block");
+    FAIL() << "expected an error";
+  } catch (const LaunchError& e) {
+    EXPECT_STREQ(e.what(), "a block of 64x32x1 = 2048 threads is more than the limit of 1024");
+  }
+  EXPECT_NO_THROW(validate_dims({2147483647u, 65535, 65535}, "grid"));
+  EXPECT_THROW(validate_dims({1, 65536, 1}, "grid"), LaunchError);
+}
+
+}  // namespace
+}  // namespace gpujit::rt

@@ -1,0 +1,534 @@
+// A fake CUDA driver for tests on machines without a GPU (libfakecuda.so, loaded via GPUJIT_CUDA_DRIVER).
+//
+// It implements every entry point of GPUJIT_CUDA_FUNCTIONS (runtime/cuda_api.h) with host memory: device
+// pointers are malloc'ed host addresses, copies are memcpy, streams and events are tokens, and a launch runs
+// nothing but records what it was given. cuModuleLoadDataEx reads the PTX's `.entry` declarations to learn
+// each kernel's parameter sizes, so cuLaunchKernel copies exactly the bytes a real driver would read; tests
+// then check packing, caching and error paths through the `fakecuda_*` functions below (called with ctypes
+// from Python, or directly from C++).
+//
+// Configuration by environment: FAKECUDA_DEVICES (device count, default 1), FAKECUDA_CC ("9.0"),
+// FAKECUDA_MAX_THREADS (each kernel's max threads per block, default 1024).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/cuda_api.h"
+
+using namespace gpujit::cuda;
+
+namespace {
+
+constexpr CUresult kInvalidValue = 1;
+constexpr CUresult kNotInitialized = 3;
+constexpr CUresult kInvalidDevice = 101;
+constexpr CUresult kInvalidPtx = 218;
+constexpr CUresult kInvalidHandle = 400;
+constexpr CUresult kNotFound = 500;
+
+struct FakeFunction {
+  std::string name;
+  std::vector<unsigned> param_sizes;
+  unsigned shared_bytes = 0;
+  int max_dynamic_shared = 0;
+};
+
+struct FakeModule {
+  std::string ptx;
+  std::map<std::string, FakeFunction> functions;
+};
+
+struct Launch {
+  std::string function;
+  unsigned grid[3], block[3], shared;
+  void* stream;
+  std::vector<std::vector<unsigned char>> params;
+};
+
+struct State {
+  std::mutex mutex;
+  bool initialized = false;
+  std::map<std::string, long> counters;
+  std::map<unsigned long long, size_t> allocations;  // live device allocations: address -> bytes
+  std::set<void*> pinned;
+  std::set<void*> streams;
+  std::map<void*, double> events;  // event -> time recorded (ms since start), -1 if never recorded
+  std::set<void*> modules;
+  std::vector<Launch> launches;
+  std::string fail_function;
+  CUresult fail_code = 0;
+  int fail_after = 0;
+  CUcontext current = nullptr;
+  int devices = 1;
+};
+
+State& state() {
+  static State* s = new State();
+  return *s;
+}
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+// Counts a call and reports whether a planted failure should be returned instead.
+CUresult enter(const char* function) {
+  State& s = state();
+  s.counters[function]++;
+  if (!s.fail_function.empty() && s.fail_function == function) {
+    if (s.fail_after-- <= 0) {
+      s.fail_function.clear();
+      return s.fail_code;
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+#define FAKE_ENTER(name)                                  \
+  std::lock_guard<std::mutex> lock_(state().mutex);       \
+  if (CUresult planted_ = enter(name)) return planted_;   \
+  if (!state().initialized && std::strcmp(name, "cuInit") != 0 && std::strcmp(name, "cuDriverGetVersion") != 0 && \
+      std::strcmp(name, "cuGetErrorName") != 0 && std::strcmp(name, "cuGetErrorString") != 0)                    \
+    return kNotInitialized;
+
+// Reads `.visible .entry name(.param .u64 .ptr .global .align 4 a, .param .align 8 .b8 b[16], ...)`: each
+// comma-separated parameter's size is its first .bN/.uN/.sN/.fN type, times the [N] count if present.
+bool parse_ptx(const std::string& ptx, FakeModule* m) {
+  static const std::regex entry_re(R"(\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\))");
+  static const std::regex type_re(R"(\.[busf](8|16|32|64)\b)");
+  static const std::regex count_re(R"(\[(\d+)\])");
+  static const std::regex shared_re(R"(\.shared\s+(?:\.align\s+\d+\s+)?\.[busf](8|16|32|64)\s+[\w$]+(?:\[(\d+)\])?)");
+  auto size_of = [](const std::string& decl) -> unsigned {
+    std::smatch t, n;
+    if (!std::regex_search(decl, t, type_re)) return 0;
+    unsigned size = unsigned(std::stoul(t[1])) / 8;
+    if (std::regex_search(decl, n, count_re)) size *= unsigned(std::stoul(n[1]));
+    return size;
+  };
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), entry_re); it != std::sregex_iterator(); ++it) {
+    FakeFunction f;
+    f.name = (*it)[1];
+    std::string params = (*it)[2];
+    size_t start = 0;
+    while (params.find(".param", start) != std::string::npos) {
+      size_t comma = params.find(',', start);
+      std::string decl = params.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      unsigned size = size_of(decl);
+      if (size == 0) return false;
+      f.param_sizes.push_back(size);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    // Static shared memory: every .shared declaration in the module counts for every entry (good enough).
+    for (auto s = std::sregex_iterator(ptx.begin(), ptx.end(), shared_re); s != std::sregex_iterator(); ++s) {
+      unsigned size = unsigned(std::stoul((*s)[1])) / 8;
+      if ((*s)[2].matched) size *= unsigned(std::stoul((*s)[2]));
+      f.shared_bytes += size;
+    }
+    m->functions[f.name] = f;
+  }
+  return !m->functions.empty();
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+CUcontext fake_context(int device) { return reinterpret_cast<CUcontext>(uintptr_t(0x1000 + device)); }
+
+}  // namespace
+
+extern "C" {
+
+// ---- the driver entry points ----
+
+CUresult cuInit(unsigned flags) {
+  FAKE_ENTER("cuInit");
+  if (flags != 0) return kInvalidValue;
+  state().initialized = true;
+  state().devices = env_int("FAKECUDA_DEVICES", 1);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDriverGetVersion(int* version) {
+  FAKE_ENTER("cuDriverGetVersion");
+  *version = 13000;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorName(CUresult error, const char** name) {
+  static const std::map<CUresult, const char*> names = {
+      {0, "CUDA_SUCCESS"}, {1, "CUDA_ERROR_INVALID_VALUE"}, {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+      {3, "CUDA_ERROR_NOT_INITIALIZED"}, {101, "CUDA_ERROR_INVALID_DEVICE"}, {218, "CUDA_ERROR_INVALID_PTX"},
+      {400, "CUDA_ERROR_INVALID_HANDLE"}, {500, "CUDA_ERROR_NOT_FOUND"}, {600, "CUDA_ERROR_NOT_READY"},
+      {700, "CUDA_ERROR_ILLEGAL_ADDRESS"}, {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"}};
+  auto it = names.find(error);
+  if (it == names.end()) return kInvalidValue;
+  *name = it->second;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorString(CUresult error, const char** text) {
+  static const std::map<CUresult, const char*> texts = {
+      {0, "no error"}, {1, "invalid argument"}, {2, "out of memory"}, {3, "initialization error"},
+      {101, "invalid device ordinal"}, {218, "a PTX JIT compilation failed"}, {400, "invalid resource handle"},
+      {500, "named symbol not found"}, {600, "device not ready"}, {700, "an illegal memory access was encountered"},
+      {701, "too many resources requested for launch"}};
+  auto it = texts.find(error);
+  if (it == texts.end()) return kInvalidValue;
+  *text = it->second;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetCount(int* count) {
+  FAKE_ENTER("cuDeviceGetCount");
+  *count = state().devices;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice* device, int ordinal) {
+  FAKE_ENTER("cuDeviceGet");
+  if (ordinal < 0 || ordinal >= state().devices) return kInvalidDevice;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetName(char* name, int len, CUdevice device) {
+  FAKE_ENTER("cuDeviceGetName");
+  std::snprintf(name, size_t(len), "Fake CUDA Device %d", device);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attr, CUdevice device) {
+  FAKE_ENTER("cuDeviceGetAttribute");
+  const char* cc = std::getenv("FAKECUDA_CC");
+  int major = 9, minor = 0;
+  if (cc && *cc) std::sscanf(cc, "%d.%d", &major, &minor);
+  switch (attr) {
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: *value = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *value = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *value = 64; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *value = 2147483647; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: *value = 65535; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *value = 65535; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *value = 48 * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *value = 32; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; break;
+    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *value = 16 + device; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = major; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = minor; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = 227 * 1024; break;
+    default: return kInvalidValue;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice) {
+  FAKE_ENTER("cuDeviceTotalMem_v2");
+  *bytes = size_t(80) << 30;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice device) {
+  FAKE_ENTER("cuDevicePrimaryCtxRetain");
+  *ctx = fake_context(device);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetCurrent(CUcontext ctx) {
+  FAKE_ENTER("cuCtxSetCurrent");
+  state().current = ctx;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(CUcontext* ctx) {
+  FAKE_ENTER("cuCtxGetCurrent");
+  *ctx = state().current;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSynchronize() {
+  FAKE_ENTER("cuCtxSynchronize");
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
+  FAKE_ENTER("cuMemGetInfo_v2");
+  size_t used = 0;
+  for (auto& [p, n] : state().allocations) used += n;
+  *total = size_t(80) << 30;
+  *free = *total - used;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
+  FAKE_ENTER("cuMemAlloc_v2");
+  if (bytes == 0) return kInvalidValue;
+  void* p = std::malloc(bytes);
+  if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+  std::memset(p, 0xCD, bytes);  // uninitialized memory is not zero on a GPU either
+  *ptr = CUdeviceptr(uintptr_t(p));
+  state().allocations[*ptr] = bytes;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr ptr) {
+  FAKE_ENTER("cuMemFree_v2");
+  auto it = state().allocations.find(ptr);
+  if (it == state().allocations.end()) return kInvalidValue;
+  std::free(reinterpret_cast<void*>(uintptr_t(ptr)));
+  state().allocations.erase(it);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostAlloc(void** ptr, size_t bytes, unsigned) {
+  FAKE_ENTER("cuMemHostAlloc");
+  *ptr = std::malloc(bytes ? bytes : 1);
+  state().pinned.insert(*ptr);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFreeHost(void* ptr) {
+  FAKE_ENTER("cuMemFreeHost");
+  if (!state().pinned.erase(ptr)) return kInvalidValue;
+  std::free(ptr);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstream) {
+  FAKE_ENTER("cuMemcpyHtoDAsync_v2");
+  std::memcpy(reinterpret_cast<void*>(uintptr_t(dst)), src, n);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream) {
+  FAKE_ENTER("cuMemcpyDtoHAsync_v2");
+  std::memcpy(dst, reinterpret_cast<const void*>(uintptr_t(src)), n);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) {
+  FAKE_ENTER("cuMemcpyDtoDAsync_v2");
+  std::memmove(reinterpret_cast<void*>(uintptr_t(dst)), reinterpret_cast<const void*>(uintptr_t(src)), n);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream) {
+  FAKE_ENTER("cuMemsetD8Async");
+  std::memset(reinterpret_cast<void*>(uintptr_t(dst)), value, n);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamCreate(CUstream* stream, unsigned) {
+  FAKE_ENTER("cuStreamCreate");
+  *stream = reinterpret_cast<CUstream>(new char);
+  state().streams.insert(*stream);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamDestroy_v2(CUstream stream) {
+  FAKE_ENTER("cuStreamDestroy_v2");
+  if (!state().streams.erase(stream)) return kInvalidHandle;
+  delete reinterpret_cast<char*>(stream);
+  return CUDA_SUCCESS;
+}
+
+static bool valid_stream(CUstream s) { return s == nullptr || state().streams.count(s); }
+
+CUresult cuStreamSynchronize(CUstream stream) {
+  FAKE_ENTER("cuStreamSynchronize");
+  return valid_stream(stream) ? CUDA_SUCCESS : kInvalidHandle;
+}
+
+CUresult cuStreamQuery(CUstream stream) {
+  FAKE_ENTER("cuStreamQuery");
+  return valid_stream(stream) ? CUDA_SUCCESS : kInvalidHandle;
+}
+
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned) {
+  FAKE_ENTER("cuStreamWaitEvent");
+  return valid_stream(stream) && state().events.count(event) ? CUDA_SUCCESS : kInvalidHandle;
+}
+
+CUresult cuEventCreate(CUevent* event, unsigned) {
+  FAKE_ENTER("cuEventCreate");
+  *event = reinterpret_cast<CUevent>(new char);
+  state().events[*event] = -1;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy_v2(CUevent event) {
+  FAKE_ENTER("cuEventDestroy_v2");
+  if (!state().events.erase(event)) return kInvalidHandle;
+  delete reinterpret_cast<char*>(event);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+  FAKE_ENTER("cuEventRecord");
+  if (!state().events.count(event) || !valid_stream(stream)) return kInvalidHandle;
+  state().events[event] = now_ms();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventSynchronize(CUevent event) {
+  FAKE_ENTER("cuEventSynchronize");
+  return state().events.count(event) ? CUDA_SUCCESS : kInvalidHandle;
+}
+
+CUresult cuEventQuery(CUevent event) {
+  FAKE_ENTER("cuEventQuery");
+  return state().events.count(event) ? CUDA_SUCCESS : kInvalidHandle;
+}
+
+CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
+  FAKE_ENTER("cuEventElapsedTime");
+  auto& ev = state().events;
+  if (!ev.count(start) || !ev.count(end)) return kInvalidHandle;
+  if (ev[start] < 0 || ev[end] < 0) return kInvalidHandle;
+  *ms = float(ev[end] - ev[start]);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned num_options, CUjit_option* options,
+                            void** values) {
+  FAKE_ENTER("cuModuleLoadDataEx");
+  auto* m = new FakeModule();
+  m->ptx = static_cast<const char*>(image);
+  if (m->ptx.find("FAKECUDA_REJECT") != std::string::npos || !parse_ptx(m->ptx, m)) {
+    for (unsigned i = 0; i < num_options; ++i) {
+      if (options[i] == CU_JIT_ERROR_LOG_BUFFER) {
+        std::snprintf(static_cast<char*>(values[i]), 64, "ptxas fatal: fake driver rejected the PTX");
+      }
+    }
+    delete m;
+    return kInvalidPtx;
+  }
+  *module = reinterpret_cast<CUmodule>(m);
+  state().modules.insert(m);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
+  FAKE_ENTER("cuModuleGetFunction");
+  if (!state().modules.count(module)) return kInvalidHandle;
+  auto* m = reinterpret_cast<FakeModule*>(module);
+  auto it = m->functions.find(name);
+  if (it == m->functions.end()) return kNotFound;
+  *function = reinterpret_cast<CUfunction>(&it->second);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction function) {
+  FAKE_ENTER("cuFuncGetAttribute");
+  auto* f = reinterpret_cast<FakeFunction*>(function);
+  switch (attr) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = env_int("FAKECUDA_MAX_THREADS", 1024); break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = int(f->shared_bytes); break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *value = 16; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = f->max_dynamic_shared; break;
+    default: return kInvalidValue;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attr, int value) {
+  FAKE_ENTER("cuFuncSetAttribute");
+  if (attr != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value > 227 * 1024) return kInvalidValue;
+  reinterpret_cast<FakeFunction*>(function)->max_dynamic_shared = value;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
+  FAKE_ENTER("cuLaunchKernel");
+  auto* f = reinterpret_cast<FakeFunction*>(function);
+  if (extra != nullptr || !valid_stream(stream)) return kInvalidValue;
+  if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0) return kInvalidValue;
+  if (uint64_t(bx) * by * bz > 1024 || bz > 64) return kInvalidValue;
+  int max_dynamic = f->max_dynamic_shared > 48 * 1024 ? f->max_dynamic_shared : 48 * 1024;
+  if (shared + f->shared_bytes > unsigned(max_dynamic)) return 701;
+  if (!f->param_sizes.empty() && params == nullptr) return kInvalidValue;
+  Launch l{f->name, {gx, gy, gz}, {bx, by, bz}, shared, stream, {}};
+  // Only the last few launches are kept: benchmarks launch millions of times.
+  for (size_t i = 0; i < f->param_sizes.size(); ++i) {
+    auto* p = static_cast<const unsigned char*>(params[i]);
+    l.params.emplace_back(p, p + f->param_sizes[i]);
+  }
+  auto& ls = state().launches;
+  if (ls.size() >= 64) ls.erase(ls.begin());
+  ls.push_back(std::move(l));
+  return CUDA_SUCCESS;
+}
+
+// ---- test introspection ----
+
+/// Calls of a driver function so far ("cuMemAlloc_v2", "cuLaunchKernel", ...).
+long fakecuda_calls(const char* function) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  auto it = state().counters.find(function);
+  return it == state().counters.end() ? 0 : it->second;
+}
+
+/// Number of live device allocations and their total bytes.
+long fakecuda_live_allocations(long long* bytes) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  long long total = 0;
+  for (auto& [p, n] : state().allocations) total += (long long)n;
+  if (bytes) *bytes = total;
+  return long(state().allocations.size());
+}
+
+/// Makes `function` return `code` on its call after `after` more successful calls.
+void fakecuda_fail(const char* function, int code, int after) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().fail_function = function;
+  state().fail_code = code;
+  state().fail_after = after;
+}
+
+/// Launches recorded (the last 64 are kept).
+long fakecuda_launch_count() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return long(state().launches.size());
+}
+
+/// The last launch's function name, grid, block, dynamic shared bytes and stream; returns its parameter
+/// count, -1 if there was no launch.
+int fakecuda_last_launch(char* name, int name_len, unsigned* grid, unsigned* block, unsigned* shared,
+                         void** stream) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (state().launches.empty()) return -1;
+  const Launch& l = state().launches.back();
+  if (name) std::snprintf(name, size_t(name_len), "%s", l.function.c_str());
+  for (int i = 0; i < 3; ++i) {
+    if (grid) grid[i] = l.grid[i];
+    if (block) block[i] = l.block[i];
+  }
+  if (shared) *shared = l.shared;
+  if (stream) *stream = l.stream;
+  return int(l.params.size());
+}
+
+/// Copies parameter `index` of the last launch into `out` (at most `cap` bytes); returns its size or -1.
+int fakecuda_last_param(int index, void* out, int cap) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (state().launches.empty()) return -1;
+  const Launch& l = state().launches.back();
+  if (index < 0 || size_t(index) >= l.params.size()) return -1;
+  const auto& p = l.params[size_t(index)];
+  std::memcpy(out, p.data(), p.size() < size_t(cap) ? p.size() : size_t(cap));
+  return int(p.size());
+}
+
+}  // extern "C"

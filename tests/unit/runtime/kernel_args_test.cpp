@@ -1,0 +1,130 @@
+// Argument codes, parameter flattening, the specialization cache and array views.
+#include "runtime/kernel_args.h"
+
+#include <gtest/gtest.h>
+
+#include "runtime/device_array.h"
+#include "runtime/kernel_cache.h"
+
+namespace gpujit::rt {
+namespace {
+
+TEST(ArgCode, RoundTripsScalarAndArrayTypes) {
+  for (Type t : {Type::scalar_of(ScalarKind::Float32), Type::scalar_of(ScalarKind::Bool),
+                 Type::scalar_of(ScalarKind::Complex128), Type::array_of(ScalarKind::Int8, 1, Layout::C),
+                 Type::array_of(ScalarKind::Float64, 8, Layout::Any), Type::array_of(ScalarKind::UInt16, 0, Layout::C)}) {
+    ArgCode code = code_of_type(t);
+    ASSERT_NE(code, kArgInvalid) << t.str();
+    EXPECT_EQ(type_of_code(code), t) << t.str();
+  }
+  EXPECT_EQ(code_of_type(Type::tuple_of({Type::scalar_of(ScalarKind::Int64)})), kArgInvalid);
+  EXPECT_NE(array_code(ScalarKind::Float32, 2, Layout::C), array_code(ScalarKind::Float32, 2, Layout::Any));
+}
+
+TEST(ParamSizes, FollowTheArrayAbi) {
+  std::vector<unsigned> sizes;
+  append_param_sizes(Type::array_of(ScalarKind::Float32, 2, Layout::C), &sizes);
+  EXPECT_EQ(sizes, (std::vector<unsigned>{8, 8, 8, 8, 8}));
+  sizes.clear();
+  append_param_sizes(Type::scalar_of(ScalarKind::Complex64), &sizes);
+  append_param_sizes(Type::scalar_of(ScalarKind::Bool), &sizes);
+  append_param_sizes(Type::scalar_of(ScalarKind::Int16), &sizes);
+  EXPECT_EQ(sizes, (std::vector<unsigned>{4, 4, 1, 2}));
+}
+
+TEST(ParamLayoutCheck, AcceptsTheFlattenedLayoutAndReportsAMismatch) {
+  CompileResult r;
+  r.params.push_back({Type::array_of(ScalarKind::Float32, 1, Layout::C), 0, 3});
+  r.params.push_back({Type::scalar_of(ScalarKind::Complex128), 3, 2});
+  EXPECT_EQ(check_param_layout(r), "");
+  r.params.back().count = 1;
+  EXPECT_NE(check_param_layout(r).find("'complex128' as 1 parameters from 3"), std::string::npos)
+      << check_param_layout(r);
+}
+
+TEST(ParamBuffer, PointsAtEachValueAndGrows) {
+  ParamBuffer p;
+  p.begin(2);
+  p.push_u64(7);
+  float f = 1.5f;
+  p.push_bytes(&f, 4);
+  p.reserve_more(3);
+  for (uint64_t i = 0; i < 3; ++i) p.push_u64(100 + i);
+  ASSERT_EQ(p.count(), 5u);
+  EXPECT_EQ(*static_cast<uint64_t*>(p.pointers()[0]), 7u);
+  EXPECT_EQ(*static_cast<float*>(p.pointers()[1]), 1.5f);
+  EXPECT_EQ(*static_cast<uint64_t*>(p.pointers()[4]), 102u);
+  p.begin(1);
+  EXPECT_EQ(p.count(), 0u);
+}
+
+TEST(KernelCache, FindsByKeyAndDevice) {
+  KernelCache cache;
+  auto* dev_a = reinterpret_cast<const Device*>(0x10);
+  auto* dev_b = reinterpret_cast<const Device*>(0x20);
+  std::vector<ArgCode> key1 = {scalar_code(ScalarKind::Float64)};
+  std::vector<ArgCode> key2 = {scalar_code(ScalarKind::Float32)};
+  auto k1 = std::make_shared<LoadedKernel>();
+  auto k2 = std::make_shared<LoadedKernel>();
+  cache.add_loaded(key1, dev_a, k1);
+  cache.add_loaded(key2, dev_a, k2);
+  EXPECT_EQ(cache.find(key1.data(), 1, dev_a), k1.get());
+  EXPECT_EQ(cache.find(key2.data(), 1, dev_a), k2.get());
+  EXPECT_EQ(cache.find(key1.data(), 1, dev_b), nullptr);
+  EXPECT_EQ(cache.find(key1.data(), 0, dev_a), nullptr);
+  auto result = std::make_shared<CompileResult>();
+  cache.add_compiled(key1, "sm_90", result);
+  EXPECT_EQ(cache.find_compiled(key1, "sm_90"), result);
+  EXPECT_EQ(cache.find_compiled(key1, "sm_80"), nullptr);
+}
+
+ArrayView matrix(int rows, int cols) {
+  ArrayView v;
+  v.data = 0x10000;
+  v.dtype = ScalarKind::Float32;
+  v.ndim = 2;
+  v.shape[0] = rows;
+  v.shape[1] = cols;
+  v.set_c_strides();
+  return v;
+}
+
+TEST(ArrayView, ContiguityAndExtent) {
+  ArrayView m = matrix(3, 4);
+  EXPECT_EQ(m.strides[0], 16);
+  EXPECT_EQ(m.strides[1], 4);
+  EXPECT_TRUE(m.is_c_contiguous());
+  EXPECT_FALSE(m.is_f_contiguous());
+  EXPECT_EQ(m.nbytes(), 48);
+  EXPECT_EQ(m.type(), Type::array_of(ScalarKind::Float32, 2, Layout::C));
+  int64_t lo, hi;
+  m.extent(&lo, &hi);
+  EXPECT_EQ(lo, 0);
+  EXPECT_EQ(hi, 48);
+}
+
+TEST(ArrayView, SlicingMakesStridedViews) {
+  ArrayView m = matrix(3, 4);
+  ArrayView cols = m.sliced(1, 1, 2, 2);  // m[:, 1::2]
+  EXPECT_EQ(cols.data, 0x10004u);
+  EXPECT_EQ(cols.shape[1], 2);
+  EXPECT_EQ(cols.strides[1], 8);
+  EXPECT_FALSE(cols.is_c_contiguous());
+  EXPECT_EQ(cols.layout(), Layout::Any);
+  ArrayView row = m.indexed(0, -1);  // m[-1]
+  EXPECT_EQ(row.ndim, 1);
+  EXPECT_EQ(row.data, 0x10000u + 32);
+  EXPECT_TRUE(row.is_c_contiguous());
+  EXPECT_THROW(m.indexed(1, 4), std::out_of_range);
+  ArrayView reversed = m.sliced(0, 2, -1, 3);  // m[::-1]
+  int64_t lo, hi;
+  reversed.extent(&lo, &hi);
+  EXPECT_EQ(lo, -32);
+  EXPECT_EQ(hi, 16);
+  ArrayView empty = m.sliced(0, 0, 1, 0);
+  EXPECT_EQ(empty.size(), 0);
+  EXPECT_TRUE(empty.is_c_contiguous());
+}
+
+}  // namespace
+}  // namespace gpujit::rt
