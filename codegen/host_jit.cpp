@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <vector>
 
 #include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
 #include <llvm/ExecutionEngine/Orc/Core.h>
@@ -43,9 +44,9 @@ class HostJit {
     return *jit;
   }
 
-  /// Loads an optimized module into a fresh JITDylib and returns the address of `entry_name` in it.
-  HostEntryFn load(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                   const std::string& entry_name, llvm::orc::JITDylib** dylib_out) {
+  /// Loads an optimized module into a fresh JITDylib and returns the addresses of `names` in it.
+  std::vector<HostEntryFn> load(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+                                const std::vector<std::string>& names, llvm::orc::JITDylib** dylib_out) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::string name = "gpujit_kernel_" + std::to_string(next_id_++);
     auto created = jit_->createJITDylib(name);
@@ -57,14 +58,18 @@ class HostJit {
       release_locked(dylib);
       throw InternalError("host JIT: adding a module failed: " + llvm::toString(std::move(e)));
     }
-    auto address = jit_->lookup(dylib, entry_name);
-    if (!address) {
-      std::string message = llvm::toString(address.takeError());
-      release_locked(dylib);
-      throw InternalError("host JIT: linking '" + entry_name + "' failed: " + message);
+    std::vector<HostEntryFn> entries;
+    for (const std::string& name : names) {
+      auto address = jit_->lookup(dylib, name);
+      if (!address) {
+        std::string message = llvm::toString(address.takeError());
+        release_locked(dylib);
+        throw InternalError("host JIT: linking '" + name + "' failed: " + message);
+      }
+      entries.push_back(address->toPtr<HostEntryFn>());
     }
     *dylib_out = &dylib;
-    return address->toPtr<HostEntryFn>();
+    return entries;
   }
 
   void release(llvm::orc::JITDylib* dylib) {
@@ -160,8 +165,13 @@ void compile_typed_for_host(const TypedProgram& program, const CompileRequest& r
   start = std::chrono::steady_clock::now();
   auto code = std::make_shared<HostCode>();
   llvm::orc::JITDylib* dylib = nullptr;
-  code->entry = HostJit::instance().load(std::move(lowered.module), std::move(context), info.entry_name, &dylib);
+  std::vector<std::string> names{info.entry_name};
+  if (!info.block_entry_name.empty()) names.push_back(info.block_entry_name);
+  std::vector<HostEntryFn> entries =
+      HostJit::instance().load(std::move(lowered.module), std::move(context), names, &dylib);
   code->jit_dylib = dylib;
+  code->entry = entries[0];
+  code->block_entry = entries.size() > 1 ? entries[1] : nullptr;
   code->entry_name = info.entry_name;
   code->static_shared_bytes = info.static_shared_bytes;
   code->uses_barrier = info.uses_barrier;

@@ -4,8 +4,9 @@
 // The same typed program the NVPTX path lowers goes through the same lowering with a HostTarget
 // (codegen/host_target.h); the module is optimized for this CPU and handed to one ORC LLJIT per process,
 // each kernel in a JITDylib of its own so that dropping a kernel frees its code. What comes back is a
-// HostCode: the kernel's HostEntryFn (runtime/host_abi.h: `entry(params, ctx)`, with `params` laid out as
-// CompileResult::params says, exactly cuLaunchKernel's kernelParams) plus what the executor needs to run it.
+// HostCode: the kernel's HostEntryFns (runtime/host_abi.h: `entry(params, ctx)`, with `params` laid out as
+// CompileResult::params says, exactly cuLaunchKernel's kernelParams) for one thread and, without barriers,
+// for a whole block, plus what the executor needs to run them.
 // This header is LLVM-free.
 #pragma once
 
@@ -23,8 +24,9 @@ struct TypedProgram;
 /// A kernel compiled for the host and loaded into the process's JIT. The code stays loaded until the last
 /// shared_ptr to this object goes.
 struct GPUJIT_API HostCode {
-  HostEntryFn entry = nullptr;
-  std::string entry_name;          // the wrapper's symbol in the JIT
+  HostEntryFn entry = nullptr;        // runs the one thread ctx->tid names (the executor's fibers use it)
+  HostEntryFn block_entry = nullptr;  // runs every thread of ctx's block; null when the kernel has barriers
+  std::string entry_name;             // `entry`'s symbol in the JIT
   size_t static_shared_bytes = 0;  // per block, for the kernel's shared.array's
   bool uses_barrier = false;       // the kernel reaches syncthreads()/syncwarp(): run its blocks as fibers
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/IR/ConstantRange.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Intrinsics.h>
@@ -33,6 +34,10 @@ namespace gpujit {
 namespace {
 
 constexpr const char* kContextPlaceholder = "gpujit.host.ctx";
+constexpr const char* kThreadIdxPlaceholder = "gpujit.host.tid";  // i32 (i32 axis)
+
+/// The hidden parameters prepare_for_jit() appends to every function: ctx, then threadIdx.x, .y, .z.
+constexpr unsigned kHiddenParams = 4;
 
 void initialize_native_once() {
   static std::once_flag once;
@@ -164,7 +169,33 @@ llvm::Value* HostTarget::call_runtime(llvm::IRBuilder<>& b, const char* name, ll
   return b.CreateCall(fn, args);
 }
 
+llvm::Value* HostTarget::thread_index(llvm::IRBuilder<>& b, unsigned axis) {
+  llvm::Module* module = b.GetInsertBlock()->getModule();
+  llvm::Function* fn = module->getFunction(kThreadIdxPlaceholder);
+  if (fn == nullptr) {
+    fn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), {b.getInt32Ty()}, false),
+                                llvm::GlobalValue::ExternalLinkage, kThreadIdxPlaceholder, module);
+    fn->setDoesNotAccessMemory();
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
+  }
+  return b.CreateCall(fn, {b.getInt32(axis)});
+}
+
 llvm::Value* HostTarget::special_register(llvm::IRBuilder<>& b, SpecialReg reg, unsigned axis) {
+  if (reg == SpecialReg::ThreadIdx) {
+    if (axis > 2) throw InternalError("special register axis out of range");
+    return thread_index(b, axis);
+  }
+  if (reg == SpecialReg::LaneId) {
+    // The linear thread index modulo the warp size, as the executor numbers lanes.
+    llvm::Value* ntid_x = special_register(b, SpecialReg::BlockDim, 0);
+    llvm::Value* ntid_y = special_register(b, SpecialReg::BlockDim, 1);
+    llvm::Value* linear = b.CreateMul(thread_index(b, 2), ntid_y);
+    linear = b.CreateMul(b.CreateAdd(linear, thread_index(b, 1)), ntid_x);
+    linear = b.CreateAdd(linear, thread_index(b, 0));
+    return b.CreateAnd(linear, b.getInt32(kHostWarpSize - 1));
+  }
   RegisterField field = register_field(reg, axis);
   llvm::LoadInst* load = load_context_field(b, context(b), field.offset, b.getInt32Ty());
   load->setMetadata(llvm::LLVMContext::MD_range,
@@ -269,10 +300,18 @@ bool HostTarget::finalize_module(llvm::Module& module, llvm::Function& kernel, s
 
 namespace {
 
-/// Step 1 of prepare_for_jit: a trailing ctx parameter on every defined function. Returns the new kernel.
+/// The range threadIdx's axis can take, as a parameter attribute.
+llvm::Attribute thread_index_range(llvm::LLVMContext& c, unsigned axis) {
+  return llvm::Attribute::get(c, llvm::Attribute::Range,
+                              llvm::ConstantRange(llvm::APInt(32, 0), llvm::APInt(32, axis == 2 ? 64 : 1024)));
+}
+
+/// Step 1 of prepare_for_jit: the hidden parameters (ctx, threadIdx.x/y/z) on every defined function, passed
+/// on at every call; the placeholders become them. Returns the new kernel.
 llvm::Function* thread_context(llvm::Module& m, llvm::Function* kernel) {
   llvm::LLVMContext& c = m.getContext();
   llvm::Type* ptr = llvm::PointerType::get(c, 0);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(c);
   std::vector<llvm::Function*> defined;
   for (llvm::Function& f : m) {
     if (!f.isDeclaration()) defined.push_back(&f);
@@ -281,23 +320,29 @@ llvm::Function* thread_context(llvm::Module& m, llvm::Function* kernel) {
   for (llvm::Function* f : defined) {
     llvm::FunctionType* old_type = f->getFunctionType();
     std::vector<llvm::Type*> params(old_type->param_begin(), old_type->param_end());
-    params.push_back(ptr);
+    params.insert(params.end(), {ptr, i32, i32, i32});
     auto* type = llvm::FunctionType::get(old_type->getReturnType(), params, old_type->isVarArg());
     auto* nf = llvm::Function::Create(type, f->getLinkage(), f->getAddressSpace(), "", &m);
     nf->copyAttributesFrom(f);
     nf->splice(nf->begin(), f);
-    for (unsigned i = 0; i < f->arg_size(); ++i) {
+    unsigned n = f->arg_size();
+    for (unsigned i = 0; i < n; ++i) {
       f->getArg(i)->replaceAllUsesWith(nf->getArg(i));
       nf->getArg(i)->takeName(f->getArg(i));
     }
-    nf->getArg(f->arg_size())->setName("ctx");
+    nf->getArg(n)->setName("ctx");
+    for (unsigned axis = 0; axis < 3; ++axis) {
+      nf->getArg(n + 1 + axis)->setName(std::string("tid.") + "xyz"[axis]);
+      nf->addParamAttr(n + 1 + axis, thread_index_range(c, axis));
+    }
     nf->takeName(f);
     remap[f] = nf;
   }
 
-  llvm::Function* placeholder = m.getFunction(kContextPlaceholder);
+  llvm::Function* ctx_placeholder = m.getFunction(kContextPlaceholder);
+  llvm::Function* tid_placeholder = m.getFunction(kThreadIdxPlaceholder);
   for (auto& [old_fn, nf] : remap) {
-    llvm::Argument* ctx = nf->getArg(nf->arg_size() - 1);
+    unsigned first_hidden = nf->arg_size() - kHiddenParams;
     std::vector<llvm::CallInst*> calls;
     for (llvm::BasicBlock& bb : *nf) {
       for (llvm::Instruction& inst : bb) {
@@ -307,15 +352,20 @@ llvm::Function* thread_context(llvm::Module& m, llvm::Function* kernel) {
     for (llvm::CallInst* call : calls) {
       llvm::Function* callee = call->getCalledFunction();
       if (callee == nullptr) continue;
-      if (callee == placeholder) {
-        call->replaceAllUsesWith(ctx);
+      if (callee == ctx_placeholder || callee == tid_placeholder) {
+        unsigned which = 0;
+        if (callee == tid_placeholder) {
+          auto* axis = llvm::cast<llvm::ConstantInt>(call->getArgOperand(0));
+          which = 1 + unsigned(axis->getZExtValue());
+        }
+        call->replaceAllUsesWith(nf->getArg(first_hidden + which));
         call->eraseFromParent();
         continue;
       }
       auto it = remap.find(callee);
       if (it == remap.end()) continue;
       std::vector<llvm::Value*> args(call->arg_begin(), call->arg_end());
-      args.push_back(ctx);
+      for (unsigned h = 0; h < kHiddenParams; ++h) args.push_back(nf->getArg(first_hidden + h));
       auto* nc = llvm::CallInst::Create(it->second, args, "", call->getIterator());
       nc->takeName(call);
       nc->setCallingConv(call->getCallingConv());
@@ -324,7 +374,7 @@ llvm::Function* thread_context(llvm::Module& m, llvm::Function* kernel) {
       llvm::AttributeList attrs = call->getAttributes();
       std::vector<llvm::AttributeSet> param_attrs;
       for (unsigned i = 0; i < call->arg_size(); ++i) param_attrs.push_back(attrs.getParamAttrs(i));
-      param_attrs.emplace_back();
+      param_attrs.resize(args.size());
       nc->setAttributes(llvm::AttributeList::get(c, attrs.getFnAttrs(), attrs.getRetAttrs(), param_attrs));
       call->replaceAllUsesWith(nc);
       call->eraseFromParent();
@@ -334,8 +384,9 @@ llvm::Function* thread_context(llvm::Module& m, llvm::Function* kernel) {
     if (!old_fn->use_empty()) throw InternalError("host codegen: a function's address is taken: " + nf->getName().str());
     old_fn->eraseFromParent();
   }
-  if (placeholder != nullptr) {
-    if (!placeholder->use_empty()) throw InternalError("host codegen: a context read outside any function");
+  for (llvm::Function* placeholder : {ctx_placeholder, tid_placeholder}) {
+    if (placeholder == nullptr) continue;
+    if (!placeholder->use_empty()) throw InternalError("host codegen: a thread register read outside any function");
     placeholder->eraseFromParent();
   }
   return remap.at(kernel);
@@ -363,7 +414,7 @@ size_t place_shared_arrays(llvm::Module& m) {
     if (base == nullptr) {
       llvm::IRBuilder<> b(p.before);
       size_t offset = dynamic ? offsetof(HostThreadContext, dynamic_shared) : offsetof(HostThreadContext, shared);
-      llvm::LoadInst* load = load_context_field(b, f->getArg(f->arg_size() - 1), offset, b.getPtrTy());
+      llvm::LoadInst* load = load_context_field(b, f->getArg(f->arg_size() - kHiddenParams), offset, b.getPtrTy());
       load->setMetadata(llvm::LLVMContext::MD_align,
                         llvm::MDNode::get(c, llvm::ConstantAsMetadata::get(b.getInt64(kHostSharedAlign))));
       load->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(c, {}));
@@ -412,28 +463,82 @@ size_t place_shared_arrays(llvm::Module& m) {
   return total;
 }
 
-/// Step 3: the HostEntryFn wrapper around `kernel`.
-void make_entry(llvm::Module& m, llvm::Function* kernel, const std::string& name) {
+/// The kernel's own (non-hidden) arguments, loaded from a kernelParams array at the builder's position.
+std::vector<llvm::Value*> load_kernel_arguments(llvm::IRBuilder<>& b, llvm::Function* kernel, llvm::Value* params) {
+  std::vector<llvm::Value*> args;
+  unsigned n = kernel->arg_size() - kHiddenParams;
+  for (unsigned i = 0; i < n; ++i) {
+    llvm::Value* slot = b.CreateLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(b.getPtrTy(), params, i));
+    args.push_back(b.CreateLoad(kernel->getArg(i)->getType(), slot, kernel->getArg(i)->getName()));
+  }
+  return args;
+}
+
+llvm::Function* make_wrapper(llvm::Module& m, const std::string& name) {
   llvm::LLVMContext& c = m.getContext();
   llvm::Type* ptr = llvm::PointerType::get(c, 0);
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr}, false);
-  auto* entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, &m);
-  entry->addFnAttr(llvm::Attribute::NoUnwind);
-  entry->getArg(0)->setName("params");
-  entry->getArg(1)->setName("ctx");
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", entry));
-  std::vector<llvm::Value*> args;
-  unsigned n = kernel->arg_size() - 1;
-  for (unsigned i = 0; i < n; ++i) {
-    llvm::Value* slot = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), i));
-    args.push_back(b.CreateLoad(kernel->getArg(i)->getType(), slot, kernel->getArg(i)->getName()));
+  auto* fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, &m);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  fn->getArg(0)->setName("params");
+  fn->getArg(1)->setName("ctx");
+  return fn;
+}
+
+/// Step 3a: the per-thread HostEntryFn: one thread, its index read from ctx.
+void make_thread_entry(llvm::Module& m, llvm::Function* kernel, const std::string& name) {
+  llvm::Function* entry = make_wrapper(m, name);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.getContext(), "entry", entry));
+  llvm::Value* ctx = entry->getArg(1);
+  std::vector<llvm::Value*> args = load_kernel_arguments(b, kernel, entry->getArg(0));
+  args.push_back(ctx);
+  for (unsigned axis = 0; axis < 3; ++axis) {
+    llvm::LoadInst* tid = load_context_field(b, ctx, offsetof(HostThreadContext, tid) + 4 * axis, b.getInt32Ty());
+    args.push_back(tid);
   }
-  args.push_back(entry->getArg(1));
   b.CreateCall(kernel, args);
   b.CreateRetVoid();
-  kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
-  kernel->setCallingConv(llvm::CallingConv::C);
-  kernel->addFnAttr(llvm::Attribute::AlwaysInline);
+}
+
+/// Step 3b: the per-block HostEntryFn: every thread of the block in a loop nest (x innermost), so that LLVM
+/// sees the threads as loop iterations it may vectorize. Only for kernels without barriers.
+void make_block_entry(llvm::Module& m, llvm::Function* kernel, const std::string& name) {
+  llvm::LLVMContext& c = m.getContext();
+  llvm::Function* entry = make_wrapper(m, name);
+  llvm::Value* ctx = entry->getArg(1);
+  auto* start = llvm::BasicBlock::Create(c, "entry", entry);
+  llvm::IRBuilder<> b(start);
+  std::vector<llvm::Value*> args = load_kernel_arguments(b, kernel, entry->getArg(0));
+  args.push_back(ctx);
+  llvm::Value* extent[3];
+  for (unsigned axis = 0; axis < 3; ++axis) {
+    extent[axis] = load_context_field(b, ctx, offsetof(HostThreadContext, ntid) + 4 * axis, b.getInt32Ty());
+  }
+  // Three do-while loops: every blockDim extent is at least 1.
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(c, "exit", entry);
+  llvm::BasicBlock* header[3];
+  llvm::PHINode* index[3];
+  llvm::BasicBlock* before = start;
+  for (int axis = 2; axis >= 0; --axis) {
+    header[axis] = llvm::BasicBlock::Create(c, std::string("loop.") + "xyz"[axis], entry, exit);
+    b.CreateBr(header[axis]);
+    b.SetInsertPoint(header[axis]);
+    index[axis] = b.CreatePHI(b.getInt32Ty(), 2, std::string("tid.") + "xyz"[axis]);
+    index[axis]->addIncoming(b.getInt32(0), before);
+    before = header[axis];
+  }
+  for (unsigned axis = 0; axis < 3; ++axis) args.push_back(index[axis]);
+  b.CreateCall(kernel, args);
+  for (unsigned axis = 0; axis < 3; ++axis) {
+    llvm::BasicBlock* latch = b.GetInsertBlock();
+    llvm::Value* next = b.CreateNUWAdd(index[axis], b.getInt32(1));
+    index[axis]->addIncoming(next, latch);
+    llvm::BasicBlock* after =
+        axis == 2 ? exit : llvm::BasicBlock::Create(c, std::string("latch.") + "xyz"[axis + 1], entry, exit);
+    b.CreateCondBr(b.CreateICmpULT(next, extent[axis]), header[axis], after);
+    b.SetInsertPoint(after);
+  }
+  b.CreateRetVoid();
 }
 
 }  // namespace
@@ -441,10 +546,18 @@ void make_entry(llvm::Module& m, llvm::Function* kernel, const std::string& name
 HostModuleInfo HostTarget::prepare_for_jit(llvm::Module& module, llvm::Function& kernel) {
   HostModuleInfo info;
   info.uses_barrier = uses_barrier_;
-  info.entry_name = kernel.getName().str() + "_host_entry";
+  std::string name = kernel.getName().str();
+  info.entry_name = name + "_host_thread";
   llvm::Function* threaded = thread_context(module, &kernel);
   info.static_shared_bytes = place_shared_arrays(module);
-  make_entry(module, threaded, info.entry_name);
+  make_thread_entry(module, threaded, info.entry_name);
+  if (!uses_barrier_) {
+    info.block_entry_name = name + "_host_block";
+    make_block_entry(module, threaded, info.block_entry_name);
+  }
+  threaded->setLinkage(llvm::GlobalValue::InternalLinkage);
+  threaded->setCallingConv(llvm::CallingConv::C);
+  threaded->addFnAttr(llvm::Attribute::AlwaysInline);
   return info;
 }
 

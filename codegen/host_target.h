@@ -3,14 +3,19 @@
 // The contract with the host executor is runtime/host_abi.h. While lowering, every thread-dependent value
 // comes from the thread's HostThreadContext, reached through a placeholder call `gpujit.host.ctx()`:
 // special registers are invariant loads from it, barriers call gpujit_host_syncthreads*(ctx), and shared
-// arrays are globals in address space 3. After lowering and finalize_module(), prepare_for_jit() turns that
-// into plain host code:
-//   1. every defined function gains a trailing `ptr ctx` parameter, passed on at every call, and each
-//      placeholder becomes its function's ctx (unused ones vanish in dead-argument elimination);
+// arrays are globals in address space 3. threadIdx is the exception: it reads a placeholder
+// `gpujit.host.tid(axis)` that becomes a parameter, so that a loop over a block's threads can feed it its
+// induction variable (laneid is computed from it). After lowering and finalize_module(), prepare_for_jit()
+// turns all that into plain host code:
+//   1. every defined function gains the hidden trailing parameters `ptr ctx, i32 tid.x, i32 tid.y, i32 tid.z`,
+//      passed on at every call, and each placeholder becomes its function's parameter (unused ones vanish in
+//      dead-argument elimination);
 //   2. each static shared array becomes `ctx->shared + offset` (offsets chosen here, 16-byte aligned), each
 //      dynamic one (shape 0) `ctx->dynamic_shared`;
-//   3. an entry wrapper with the uniform HostEntryFn signature loads each kernel parameter from
-//      `params[i]` and calls the kernel, which becomes internal and always inlined into it.
+//   3. entry wrappers with the uniform HostEntryFn signature load each kernel parameter from `params[i]`
+//      and call the kernel, which becomes internal and always inlined into them: a per-thread one that
+//      reads the thread's index from ctx->tid (for fibers), and, for a kernel without barriers, a per-block
+//      one that loops over the block's threads itself, which LLVM can vectorize across threads.
 // Constant memory is ordinary read-only globals (address space 0), atomics are host atomics at system scope,
 // fences are seq_cst fences, and math functions are LLVM intrinsics or the host's libm (see call_math()).
 #pragma once
@@ -25,7 +30,8 @@ namespace gpujit {
 
 /// What prepare_for_jit() made of a module: what the executor needs to run it.
 struct HostModuleInfo {
-  std::string entry_name;          // the HostEntryFn wrapper's symbol
+  std::string entry_name;          // the per-thread HostEntryFn: runs the thread ctx->tid names
+  std::string block_entry_name;    // the per-block HostEntryFn: runs every thread; empty with barriers
   size_t static_shared_bytes = 0;  // the block's static shared memory, shared arrays laid out in order
   bool uses_barrier = false;       // some function reaches a barrier: run blocks as fibers
 };
@@ -60,8 +66,9 @@ class HostTarget final : public Target {
  private:
   HostTarget(llvm::TargetMachine* machine, bool fastmath) : machine_(machine), fastmath_(fastmath) {}
 
-  /// The placeholder standing for the running function's context until prepare_for_jit().
+  /// The placeholders standing for the running function's context and thread index until prepare_for_jit().
   llvm::Value* context(llvm::IRBuilder<>& b);
+  llvm::Value* thread_index(llvm::IRBuilder<>& b, unsigned axis);
   llvm::Value* call_runtime(llvm::IRBuilder<>& b, const char* name, llvm::Type* ret,
                             llvm::ArrayRef<llvm::Value*> extra_args);
 

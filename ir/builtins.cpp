@@ -23,39 +23,42 @@ using Id = BuiltinId;
 
 BuiltinInfo value(Id id, S scope, const char* name, T typing, L lowering, BuiltinReg reg, uint8_t axis,
                   const char* doc) {
-  return {id, scope, name, nullptr, false, 0, 0, typing, lowering, nullptr, nullptr, false, reg, axis, 0, true, doc};
+  return {id,      scope,   name,  nullptr, false, 0, 0,    typing, lowering,
+          nullptr, nullptr, false, reg,     axis,  0, true, doc};
 }
 
 BuiltinInfo fn(Id id, S scope, const char* name, int8_t min_args, int8_t max_args, T typing, L lowering,
                const char* doc, const char* numpy_name = nullptr) {
-  return {id, scope, name, numpy_name, true, min_args, max_args, typing, lowering, nullptr, nullptr, false,
-          BuiltinReg::None, 0, 0, true, doc};
+  return {id,      scope,   name,  numpy_name,       true, min_args, max_args, typing, lowering,
+          nullptr, nullptr, false, BuiltinReg::None, 0,    0,        true,     doc};
 }
 
 BuiltinInfo math(Id id, const char* name, const char* numpy_name, int8_t nargs, T typing, const char* f32,
                  const char* f64, bool fp16, const char* doc) {
-  return {id, S::Math, name, numpy_name, true, nargs, nargs, typing, L::Libdevice, f32, f64, fp16,
-          BuiltinReg::None, 0, 0, true, doc};
+  return {id,  S::Math, name, numpy_name,       true, nargs, nargs, typing, L::Libdevice,
+          f32, f64,     fp16, BuiltinReg::None, 0,    0,     true,  doc};
 }
 
 BuiltinInfo math_inline(Id id, const char* name, const char* numpy_name, const char* doc) {
-  return {id, S::Math, name, numpy_name, true, 1, 1, T::MathUnary, L::Inline, nullptr, nullptr, false,
-          BuiltinReg::None, 0, 0, true, doc};
+  return {id,      S::Math, name,  numpy_name,       true, 1, 1,    T::MathUnary, L::Inline,
+          nullptr, nullptr, false, BuiltinReg::None, 0,    0, true, doc};
 }
 
 BuiltinInfo constant(Id id, const char* name, double v, const char* doc) {
-  return {id, S::Math, name, name, false, 0, 0, T::MathConstant, L::Constant, nullptr, nullptr, false,
-          BuiltinReg::None, 0, v, true, doc};
+  return {id,    S::Math,          name, name, false, 0,  0, T::MathConstant, L::Constant, nullptr, nullptr,
+          false, BuiltinReg::None, 0,    v,    true,  doc};
 }
 
 BuiltinInfo later(Id id, S scope, const char* name) {
-  return {id, scope, name, nullptr, true, 0, -1, T::Unsupported, L::None, nullptr, nullptr, false,
-          BuiltinReg::None, 0, 0, false, "not supported yet"};
+  return {id,      scope,   name,  nullptr,          true, 0, -1,    T::Unsupported,     L::None,
+          nullptr, nullptr, false, BuiltinReg::None, 0,    0, false, "not supported yet"};
 }
 
 std::vector<BuiltinInfo> make_rows() {
   const BuiltinReg kTid = BuiltinReg::ThreadIdx, kBid = BuiltinReg::BlockIdx, kBdim = BuiltinReg::BlockDim,
                    kGdim = BuiltinReg::GridDim;
+  // One row per line reads as the table it is; clang-format would fold the rows into paragraphs.
+  // clang-format off
   std::vector<BuiltinInfo> rows = {
       // Thread indexing.
       value(Id::ThreadIdxX, S::ThreadIdx, "x", T::Int32Value, L::SpecialRegister, kTid, 0, "thread index in the block along x (int32)"),
@@ -221,6 +224,7 @@ std::vector<BuiltinInfo> make_rows() {
       constant(Id::Inf, "inf", HUGE_VAL, "positive infinity (float64 constant)"),
       constant(Id::Nan, "nan", std::nan(""), "not a number (float64 constant)"),
   };
+  // clang-format on
   return rows;
 }
 
@@ -256,18 +260,30 @@ const Table& table() {
 
 const char* scope_prefix(BuiltinScope scope) {
   switch (scope) {
-    case S::Python: return "";
-    case S::Math: return "math.";
-    case S::Kernel: return "cuda.";
-    case S::ThreadIdx: return "cuda.threadIdx.";
-    case S::BlockIdx: return "cuda.blockIdx.";
-    case S::BlockDim: return "cuda.blockDim.";
-    case S::GridDim: return "cuda.gridDim.";
-    case S::Shared: return "cuda.shared.";
-    case S::Local: return "cuda.local.";
-    case S::Const: return "cuda.const.";
-    case S::Atomic: return "cuda.atomic.";
-    case S::Array: return "array.";
+    case S::Python:
+      return "";
+    case S::Math:
+      return "math.";
+    case S::Kernel:
+      return "cuda.";
+    case S::ThreadIdx:
+      return "cuda.threadIdx.";
+    case S::BlockIdx:
+      return "cuda.blockIdx.";
+    case S::BlockDim:
+      return "cuda.blockDim.";
+    case S::GridDim:
+      return "cuda.gridDim.";
+    case S::Shared:
+      return "cuda.shared.";
+    case S::Local:
+      return "cuda.local.";
+    case S::Const:
+      return "cuda.const.";
+    case S::Atomic:
+      return "cuda.atomic.";
+    case S::Array:
+      return "array.";
   }
   return "";
 }
@@ -310,7 +326,8 @@ std::string builtins_markdown() {
   };
   const Section sections[] = {
       {"Thread indexing and synchronization (`gpu.*`, `cuda.*`, `numba.cuda.*`)",
-       {S::ThreadIdx, S::BlockIdx, S::BlockDim, S::GridDim, S::Kernel, S::Shared, S::Local, S::Const, S::Atomic}},
+       {S::ThreadIdx, S::BlockIdx, S::BlockDim, S::GridDim, S::Kernel, S::Shared, S::Local, S::Const,
+        S::Atomic}},
       {"Arrays", {S::Array}},
       {"Python builtins", {S::Python}},
       {"math (also `np.*` where listed)", {S::Math}},
@@ -321,7 +338,8 @@ std::string builtins_markdown() {
     for (BuiltinScope scope : sec.scopes) {
       for (const BuiltinInfo& r : table().rows) {
         if (r.scope != scope || !r.supported) continue;
-        std::string name = r.id == BuiltinId::Cast ? "`float32(x)` ..." : fmt::format("`{}`", r.qualified_name());
+        std::string name =
+            r.id == BuiltinId::Cast ? "`float32(x)` ..." : fmt::format("`{}`", r.qualified_name());
         std::string also;
         if (r.scope == S::Math && r.f32) also = fmt::format("`{}`/`{}`", r.f32, r.f64);
         if (r.numpy_name) also = fmt::format("`np.{}`{}{}", r.numpy_name, also.empty() ? "" : ", ", also);

@@ -41,35 +41,134 @@ enum class BuiltinScope : uint8_t {
 
 enum class BuiltinId : uint16_t {
   // Thread indexing: values (attributes), int32 as in numba-cuda.
-  ThreadIdxX, ThreadIdxY, ThreadIdxZ,
-  BlockIdxX, BlockIdxY, BlockIdxZ,
-  BlockDimX, BlockDimY, BlockDimZ,
-  GridDimX, GridDimY, GridDimZ,
-  LaneId, WarpSize,
+  ThreadIdxX,
+  ThreadIdxY,
+  ThreadIdxZ,
+  BlockIdxX,
+  BlockIdxY,
+  BlockIdxZ,
+  BlockDimX,
+  BlockDimY,
+  BlockDimZ,
+  GridDimX,
+  GridDimY,
+  GridDimZ,
+  LaneId,
+  WarpSize,
   // Thread indexing: functions.
-  Grid, GridSize,
+  Grid,
+  GridSize,
   // Synchronization and memory.
-  SyncThreads, SyncThreadsCount, SyncThreadsAnd, SyncThreadsOr, SyncWarp,
-  ThreadFence, ThreadFenceBlock, ThreadFenceSystem,
-  SharedArray, LocalArray, ConstArrayLike,
-  AtomicAdd, AtomicSub, AtomicMax, AtomicMin, AtomicExch, AtomicAnd, AtomicOr, AtomicXor,
-  AtomicInc, AtomicDec, AtomicCas, AtomicNanMax, AtomicNanMin,
+  SyncThreads,
+  SyncThreadsCount,
+  SyncThreadsAnd,
+  SyncThreadsOr,
+  SyncWarp,
+  ThreadFence,
+  ThreadFenceBlock,
+  ThreadFenceSystem,
+  SharedArray,
+  LocalArray,
+  ConstArrayLike,
+  AtomicAdd,
+  AtomicSub,
+  AtomicMax,
+  AtomicMin,
+  AtomicExch,
+  AtomicAnd,
+  AtomicOr,
+  AtomicXor,
+  AtomicInc,
+  AtomicDec,
+  AtomicCas,
+  AtomicNanMax,
+  AtomicNanMin,
   // Warp and integer intrinsics (not supported yet).
-  AllSync, AnySync, EqSync, BallotSync, ShflSync, ShflUpSync, ShflDownSync, ShflXorSync, MatchAnySync,
-  MatchAllSync, ActiveMask, LanemaskLt, Popc, Brev, Clz, Ffs, Fma, Cbrt, Selp,
+  AllSync,
+  AnySync,
+  EqSync,
+  BallotSync,
+  ShflSync,
+  ShflUpSync,
+  ShflDownSync,
+  ShflXorSync,
+  MatchAnySync,
+  MatchAllSync,
+  ActiveMask,
+  LanemaskLt,
+  Popc,
+  Brev,
+  Clz,
+  Ffs,
+  Fma,
+  Cbrt,
+  Selp,
   // Array attributes.
-  ArrayShape, ArraySize, ArrayNdim, ArrayStrides, ArrayDtype,
+  ArrayShape,
+  ArraySize,
+  ArrayNdim,
+  ArrayStrides,
+  ArrayDtype,
   // Python builtins.
-  Len, Range, Min, Max, Abs, Int, Float, Bool, Round, Print,
+  Len,
+  Range,
+  Min,
+  Max,
+  Abs,
+  Int,
+  Float,
+  Bool,
+  Round,
+  Print,
   // A dtype called as a function: float32(x), np.int32(x). Resolved through Symbol::DType, listed for docs.
   Cast,
   // math functions.
-  Sqrt, Exp, Exp2, Expm1, Log, Log1p, Log2, Log10,
-  Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh,
-  Erf, Erfc, Gamma, Lgamma, Pow, Floor, Ceil, Trunc, Fabs, Hypot, Copysign, Fmod, Remainder, Ldexp,
-  IsNan, IsInf, IsFinite, Degrees, Radians,
+  Sqrt,
+  Exp,
+  Exp2,
+  Expm1,
+  Log,
+  Log1p,
+  Log2,
+  Log10,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Atan2,
+  Sinh,
+  Cosh,
+  Tanh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Erf,
+  Erfc,
+  Gamma,
+  Lgamma,
+  Pow,
+  Floor,
+  Ceil,
+  Trunc,
+  Fabs,
+  Hypot,
+  Copysign,
+  Fmod,
+  Remainder,
+  Ldexp,
+  IsNan,
+  IsInf,
+  IsFinite,
+  Degrees,
+  Radians,
   // math constants (folded by analysis: their symbol is a Constant).
-  Pi, E, Tau, Inf, Nan,
+  Pi,
+  E,
+  Tau,
+  Inf,
+  Nan,
 };
 
 /// How a builtin's use is typed; semantic analysis switches on this.
@@ -128,14 +227,14 @@ struct BuiltinInfo {
   int8_t max_args;         // callable only; -1: any number
   BuiltinTyping typing;
   BuiltinLowering lowering;
-  const char* f32;         // Libdevice: the function for float32 (and float16, computed in float32) operands
-  const char* f64;         // Libdevice: the function for float64 operands
-  bool fp16;               // math functions numba-cuda also types for float16 (sin, cos, sqrt, exp, log ...)
-  BuiltinReg reg;          // SpecialRegister: which register
-  uint8_t axis;            // SpecialRegister: 0, 1, 2 for x, y, z
-  double constant;         // MathConstant: the value
+  const char* f32;  // Libdevice: the function for float32 (and float16, computed in float32) operands
+  const char* f64;  // Libdevice: the function for float64 operands
+  bool fp16;        // math functions numba-cuda also types for float16 (sin, cos, sqrt, exp, log ...)
+  BuiltinReg reg;   // SpecialRegister: which register
+  uint8_t axis;     // SpecialRegister: 0, 1, 2 for x, y, z
+  double constant;  // MathConstant: the value
   bool supported;
-  const char* doc;         // one line for the docs' table
+  const char* doc;  // one line for the docs' table
 
   /// The name as the docs and messages spell it: "math.sqrt", "cuda.threadIdx.x", "len", "array.shape".
   std::string qualified_name() const;

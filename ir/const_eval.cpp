@@ -23,14 +23,19 @@ int64_t wrap_to(uint64_t bits, ScalarKind k) {
 
 double as_double(const ConstValue& v) {
   switch (v.kind) {
-    case ConstValue::Kind::Float: return v.f;
-    case ConstValue::Kind::Bool: return v.i ? 1.0 : 0.0;
-    default: return is_unsigned(v.scalar) ? static_cast<double>(static_cast<uint64_t>(v.i)) : static_cast<double>(v.i);
+    case ConstValue::Kind::Float:
+      return v.f;
+    case ConstValue::Kind::Bool:
+      return v.i ? 1.0 : 0.0;
+    default:
+      return is_unsigned(v.scalar) ? static_cast<double>(static_cast<uint64_t>(v.i))
+                                   : static_cast<double>(v.i);
   }
 }
 
 bool is_scalar_const(const ConstValue& v) {
-  return v.kind == ConstValue::Kind::Int || v.kind == ConstValue::Kind::Float || v.kind == ConstValue::Kind::Bool;
+  return v.kind == ConstValue::Kind::Int || v.kind == ConstValue::Kind::Float ||
+         v.kind == ConstValue::Kind::Bool;
 }
 
 ConstValue make_float(double f, ScalarKind k) {
@@ -43,9 +48,15 @@ std::optional<ConstValue> fold_int(BinOpKind op, int64_t a, int64_t b, ScalarKin
   const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
   uint64_t r = 0;
   switch (op) {
-    case BinOpKind::Add: r = ua + ub; break;
-    case BinOpKind::Sub: r = ua - ub; break;
-    case BinOpKind::Mul: r = ua * ub; break;
+    case BinOpKind::Add:
+      r = ua + ub;
+      break;
+    case BinOpKind::Sub:
+      r = ua - ub;
+      break;
+    case BinOpKind::Mul:
+      r = ua * ub;
+      break;
     case BinOpKind::FloorDiv:
     case BinOpKind::Mod: {
       if (b == 0) return std::nullopt;
@@ -73,13 +84,22 @@ std::optional<ConstValue> fold_int(BinOpKind op, int64_t a, int64_t b, ScalarKin
     case BinOpKind::LShift:
     case BinOpKind::RShift:
       if ((sign && b < 0) || ub >= 64) return std::nullopt;
-      if (op == BinOpKind::LShift) r = ua << ub;
-      else r = sign ? static_cast<uint64_t>(a >> b) : ua >> ub;
+      if (op == BinOpKind::LShift)
+        r = ua << ub;
+      else
+        r = sign ? static_cast<uint64_t>(a >> b) : ua >> ub;
       break;
-    case BinOpKind::BitAnd: r = ua & ub; break;
-    case BinOpKind::BitOr: r = ua | ub; break;
-    case BinOpKind::BitXor: r = ua ^ ub; break;
-    case BinOpKind::Div: return std::nullopt;
+    case BinOpKind::BitAnd:
+      r = ua & ub;
+      break;
+    case BinOpKind::BitOr:
+      r = ua | ub;
+      break;
+    case BinOpKind::BitXor:
+      r = ua ^ ub;
+      break;
+    case BinOpKind::Div:
+      return std::nullopt;
   }
   return ConstValue::of_int(wrap_to(r, k), k);
 }
@@ -87,9 +107,15 @@ std::optional<ConstValue> fold_int(BinOpKind op, int64_t a, int64_t b, ScalarKin
 std::optional<ConstValue> fold_float(BinOpKind op, double a, double b, ScalarKind k) {
   double r = 0;
   switch (op) {
-    case BinOpKind::Add: r = a + b; break;
-    case BinOpKind::Sub: r = a - b; break;
-    case BinOpKind::Mul: r = a * b; break;
+    case BinOpKind::Add:
+      r = a + b;
+      break;
+    case BinOpKind::Sub:
+      r = a - b;
+      break;
+    case BinOpKind::Mul:
+      r = a * b;
+      break;
     case BinOpKind::Div:
       if (b == 0) return std::nullopt;
       r = a / b;
@@ -103,8 +129,11 @@ std::optional<ConstValue> fold_float(BinOpKind op, double a, double b, ScalarKin
       r = op == BinOpKind::FloorDiv ? std::floor(q + 0.0) : m;
       break;
     }
-    case BinOpKind::Pow: r = std::pow(a, b); break;
-    default: return std::nullopt;
+    case BinOpKind::Pow:
+      r = std::pow(a, b);
+      break;
+    default:
+      return std::nullopt;
   }
   return make_float(r, k);
 }
@@ -113,7 +142,8 @@ std::optional<ConstValue> fold_float(BinOpKind op, double a, double b, ScalarKin
 
 std::optional<ConstValue> fold_cast(const ConstValue& v, ScalarKind k) {
   if (!is_scalar_const(v)) return std::nullopt;
-  if (k == ScalarKind::Bool) return const_truth(v).has_value() ? std::optional(ConstValue::of_bool(*const_truth(v))) : std::nullopt;
+  if (k == ScalarKind::Bool)
+    return const_truth(v).has_value() ? std::optional(ConstValue::of_bool(*const_truth(v))) : std::nullopt;
   if (is_integer(k)) {
     if (v.kind == ConstValue::Kind::Float) {
       double t = std::trunc(v.f);
@@ -135,9 +165,12 @@ std::optional<ConstValue> fold_cast(const ConstValue& v, ScalarKind k) {
 std::optional<bool> const_truth(const ConstValue& v) {
   switch (v.kind) {
     case ConstValue::Kind::Int:
-    case ConstValue::Kind::Bool: return v.i != 0;
-    case ConstValue::Kind::Float: return v.f != 0;
-    default: return std::nullopt;
+    case ConstValue::Kind::Bool:
+      return v.i != 0;
+    case ConstValue::Kind::Float:
+      return v.f != 0;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -150,14 +183,16 @@ std::optional<ConstValue> fold_unary(UnaryOpKind op, const ConstValue& v) {
   if (!x) return std::nullopt;
   ScalarKind k = t.result.scalar;
   switch (op) {
-    case UnaryOpKind::Pos: return x;
+    case UnaryOpKind::Pos:
+      return x;
     case UnaryOpKind::Neg:
       if (x->kind == ConstValue::Kind::Float) return make_float(-x->f, k);
       return ConstValue::of_int(wrap_to(0 - static_cast<uint64_t>(x->i), k), k);
     case UnaryOpKind::Invert:
       if (k == ScalarKind::Bool) return ConstValue::of_bool(x->i == 0);
       return ConstValue::of_int(wrap_to(~static_cast<uint64_t>(x->i), k), k);
-    case UnaryOpKind::Not: break;
+    case UnaryOpKind::Not:
+      break;
   }
   return std::nullopt;
 }
@@ -172,10 +207,14 @@ std::optional<ConstValue> fold_binary(BinOpKind op, const ConstValue& a, const C
   if (k == ScalarKind::Bool) {
     bool p = x->i != 0, q = y->i != 0;
     switch (op) {
-      case BinOpKind::BitAnd: return ConstValue::of_bool(p && q);
-      case BinOpKind::BitOr: return ConstValue::of_bool(p || q);
-      case BinOpKind::BitXor: return ConstValue::of_bool(p != q);
-      default: return std::nullopt;
+      case BinOpKind::BitAnd:
+        return ConstValue::of_bool(p && q);
+      case BinOpKind::BitOr:
+        return ConstValue::of_bool(p || q);
+      case BinOpKind::BitXor:
+        return ConstValue::of_bool(p != q);
+      default:
+        return std::nullopt;
     }
   }
   if (is_integer(k)) return fold_int(op, x->i, y->i, k);
@@ -203,13 +242,26 @@ std::optional<ConstValue> fold_compare(CmpOpKind op, const ConstValue& a, const 
   }
   bool r = false;
   switch (op) {
-    case CmpOpKind::Eq: r = !unordered && cmp == 0; break;
-    case CmpOpKind::NotEq: r = unordered || cmp != 0; break;
-    case CmpOpKind::Lt: r = !unordered && cmp < 0; break;
-    case CmpOpKind::LtE: r = !unordered && cmp <= 0; break;
-    case CmpOpKind::Gt: r = !unordered && cmp > 0; break;
-    case CmpOpKind::GtE: r = !unordered && cmp >= 0; break;
-    default: return std::nullopt;
+    case CmpOpKind::Eq:
+      r = !unordered && cmp == 0;
+      break;
+    case CmpOpKind::NotEq:
+      r = unordered || cmp != 0;
+      break;
+    case CmpOpKind::Lt:
+      r = !unordered && cmp < 0;
+      break;
+    case CmpOpKind::LtE:
+      r = !unordered && cmp <= 0;
+      break;
+    case CmpOpKind::Gt:
+      r = !unordered && cmp > 0;
+      break;
+    case CmpOpKind::GtE:
+      r = !unordered && cmp >= 0;
+      break;
+    default:
+      return std::nullopt;
   }
   return ConstValue::of_bool(r);
 }

@@ -36,7 +36,8 @@ std::optional<GlobalValue> module_member(const std::string& module, const std::s
   const BuiltinInfo* b = nullptr;
   if (module == "math") b = find_builtin(BuiltinScope::Math, attr);
   if (module == "numpy") b = find_numpy_builtin(attr);
-  if (b && b->typing == BuiltinTyping::MathConstant) return GlobalValue::of_constant(ConstValue::of_float(b->constant));
+  if (b && b->typing == BuiltinTyping::MathConstant)
+    return GlobalValue::of_constant(ConstValue::of_float(b->constant));
   return std::nullopt;
 }
 
@@ -57,7 +58,9 @@ std::string dotted(const Expr& e) {
 
 // Folds a module-level right-hand side; nullopt with *why set when it is outside the kernel subset.
 std::optional<GlobalValue> fold(const Expr& e, const GlobalEnv& env, std::string* why) {
-  auto constant = [](ConstValue c) { return std::optional<GlobalValue>(GlobalValue::of_constant(std::move(c))); };
+  auto constant = [](ConstValue c) {
+    return std::optional<GlobalValue>(GlobalValue::of_constant(std::move(c)));
+  };
   auto as_constant = [&](const Expr& sub) -> std::optional<ConstValue> {
     std::optional<GlobalValue> g = fold(sub, env, why);
     if (!g) return std::nullopt;
@@ -73,9 +76,12 @@ std::optional<GlobalValue> fold(const Expr& e, const GlobalEnv& env, std::string
       ScalarKind k = v > static_cast<uint64_t>(INT64_MAX) ? ScalarKind::UInt64 : ScalarKind::Int64;
       return constant(ConstValue::of_int(static_cast<int64_t>(v), k));
     }
-    case ExprKind::FloatLit: return constant(ConstValue::of_float(e.as<FloatLitExpr>()->value));
-    case ExprKind::BoolLit: return constant(ConstValue::of_bool(e.as<BoolLitExpr>()->value));
-    case ExprKind::NoneLit: return constant(ConstValue());
+    case ExprKind::FloatLit:
+      return constant(ConstValue::of_float(e.as<FloatLitExpr>()->value));
+    case ExprKind::BoolLit:
+      return constant(ConstValue::of_bool(e.as<BoolLitExpr>()->value));
+    case ExprKind::NoneLit:
+      return constant(ConstValue());
     case ExprKind::StringLit: {
       ConstValue c;
       c.kind = ConstValue::Kind::String;
@@ -163,12 +169,15 @@ GlobalEnv globals_from_module(const Module& module, Diagnostics& diags) {
     size_t index;
   };
   std::vector<Binding> order;
-  for (size_t i = 0; i < module.imports.size(); ++i) order.push_back({module.imports[i].range.begin, What::Import, i});
-  for (size_t i = 0; i < module.globals.size(); ++i) order.push_back({module.globals[i].range.begin, What::Assign, i});
+  for (size_t i = 0; i < module.imports.size(); ++i)
+    order.push_back({module.imports[i].range.begin, What::Import, i});
+  for (size_t i = 0; i < module.globals.size(); ++i)
+    order.push_back({module.globals[i].range.begin, What::Assign, i});
   for (size_t i = 0; i < module.functions.size(); ++i) {
     order.push_back({module.functions[i]->range.begin, What::Function, i});
   }
-  std::stable_sort(order.begin(), order.end(), [](const Binding& a, const Binding& b) { return a.at < b.at; });
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Binding& a, const Binding& b) { return a.at < b.at; });
 
   GlobalEnv env;
   for (const Binding& b : order) {
@@ -178,7 +187,8 @@ GlobalEnv globals_from_module(const Module& module, Diagnostics& diags) {
         if (!imp.name.empty()) {
           env[imp.alias] = import_from(imp.module, imp.name);
         } else if (imp.alias != imp.module && imp.module.rfind(imp.alias + ".", 0) == 0) {
-          env[imp.alias] = GlobalValue::of_module(canonical_module(imp.alias));  // `import numba.cuda` binds numba
+          env[imp.alias] =
+              GlobalValue::of_module(canonical_module(imp.alias));  // `import numba.cuda` binds numba
         } else {
           env[imp.alias] = GlobalValue::of_module(canonical_module(imp.module));
         }

@@ -27,8 +27,8 @@ uint64_t fnv1a(std::string_view text) {
 // A PTX identifier unique per function and argument types: the file, line and name tell functions apart,
 // the signature tells specializations apart.
 std::string mangle(const FunctionDef& def, const Signature& sig) {
-  std::string key = fmt::format("{}:{}:{}:{}", def.file ? def.file->name() : "", def.range.begin.line, def.name,
-                                sig.str());
+  std::string key =
+      fmt::format("{}:{}:{}:{}", def.file ? def.file->name() : "", def.range.begin.line, def.name, sig.str());
   return fmt::format("_gpujit_{}_{:016x}", def.name, fnv1a(key));
 }
 
@@ -101,7 +101,8 @@ bool is_kernel_module(const std::string& canonical) {
 // ---------------------------------------------------------------------------------------------------------
 // Program
 
-Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::vector<Type>& args, bool is_kernel) {
+Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::vector<Type>& args,
+                                            bool is_kernel) {
   for (const FunctionDef* f : stack_) {
     if (f == &def) return nullptr;
   }
@@ -115,8 +116,10 @@ Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::v
   stack_.push_back(&def);
   if (def.errors.has_errors()) {
     // Syntax errors inside the function: report them (once per function) instead of analysing it.
-    if (syntax_errors_reported_.insert(&def).second) s->diags.append(def.errors);
-    else s->diags.error(def.file, def.name_range, fmt::format("'{}' has syntax errors", def.name));
+    if (syntax_errors_reported_.insert(&def).second)
+      s->diags.append(def.errors);
+    else
+      s->diags.error(def.file, def.name_range, fmt::format("'{}' has syntax errors", def.name));
     s->fn->def = &def;
     s->fn->name = def.name;
     s->fn->is_kernel = is_kernel;
@@ -182,7 +185,8 @@ void FunctionAnalyzer::run() {
       error(p.range, fmt::format("argument '{}' has no usable type ({})", p.name, t.str()));
       bad_param = true;
     } else if (t.is_complex() || (t.is_array() && is_complex(t.scalar))) {
-      error(p.range, fmt::format("argument '{}' is {}; complex numbers are not supported yet", p.name, t.str()));
+      error(p.range,
+            fmt::format("argument '{}' is {}; complex numbers are not supported yet", p.name, t.str()));
       bad_param = true;
     }
     checking_ = false;
@@ -201,8 +205,10 @@ void FunctionAnalyzer::run() {
     if (!changed_) break;
     if (pass == kMaxInferencePasses) {
       checking_ = true;
-      error(def_.name_range, fmt::format("the types of the variables of '{}' do not settle; a variable's type "
-                                         "keeps growing (a tuple that contains itself?)", def_.name));
+      error(def_.name_range,
+            fmt::format("the types of the variables of '{}' do not settle; a variable's type "
+                        "keeps growing (a tuple that contains itself?)",
+                        def_.name));
       return;
     }
   }
@@ -218,12 +224,14 @@ void FunctionAnalyzer::run() {
   loop_depth_ = 0;
   block(def_.body);
   if (!is_kernel_ && return_type_.is_valid() && bare_return_.valid()) {
-    error(bare_return_, fmt::format("'{}' returns a value at line {} but nothing here; return a value on every path",
-                                    def_.name, return_origin_.begin.line));
+    error(bare_return_,
+          fmt::format("'{}' returns a value at line {} but nothing here; return a value on every path",
+                      def_.name, return_origin_.begin.line));
   } else if (!is_kernel_ && return_type_.is_valid() && falls_through(def_.body)) {
-    error(def_.name_range, fmt::format("'{}' returns a value at line {} but can reach its end without returning "
-                                       "one; add a return statement at the end",
-                                       def_.name, return_origin_.begin.line));
+    error(def_.name_range,
+          fmt::format("'{}' returns a value at line {} but can reach its end without returning "
+                      "one; add a return statement at the end",
+                      def_.name, return_origin_.begin.line));
   }
 }
 
@@ -253,8 +261,10 @@ void FunctionAnalyzer::stmt(const Stmt& s) {
       }
       return;
     }
-    case StmtKind::Assign: return assign(*s.as<AssignStmt>());
-    case StmtKind::AugAssign: return aug_assign(*s.as<AugAssignStmt>());
+    case StmtKind::Assign:
+      return assign(*s.as<AssignStmt>());
+    case StmtKind::AugAssign:
+      return aug_assign(*s.as<AugAssignStmt>());
     case StmtKind::If: {
       const auto& i = *s.as<IfStmt>();
       check_condition(*i.test, "if");
@@ -262,7 +272,8 @@ void FunctionAnalyzer::stmt(const Stmt& s) {
       block(i.orelse);
       return;
     }
-    case StmtKind::For: return for_stmt(*s.as<ForStmt>());
+    case StmtKind::For:
+      return for_stmt(*s.as<ForStmt>());
     case StmtKind::While: {
       const auto& w = *s.as<WhileStmt>();
       check_condition(*w.test, "while");
@@ -278,8 +289,10 @@ void FunctionAnalyzer::stmt(const Stmt& s) {
     case StmtKind::Continue:
       if (loop_depth_ == 0) error(s.range, "'continue' not properly in loop");
       return;
-    case StmtKind::Return: return return_stmt(*s.as<ReturnStmt>());
-    case StmtKind::Pass: return;
+    case StmtKind::Return:
+      return return_stmt(*s.as<ReturnStmt>());
+    case StmtKind::Pass:
+      return;
   }
 }
 
@@ -303,7 +316,8 @@ void FunctionAnalyzer::assign_target(const Expr& target, const Type& t, const Ex
     auto it = vars_.find(n->id);
     if (it != vars_.end() && it->second.is_param && it->second.type.is_array()) {
       error(n->range, fmt::format("cannot assign to array argument '{}'; store into its elements instead "
-                                  "('{}[i] = ...')", n->id, n->id));
+                                  "('{}[i] = ...')",
+                                  n->id, n->id));
     } else if (t.is_valid()) {
       bind_var(n->id, t, *n);
     } else if (checking_) {
@@ -331,9 +345,10 @@ void FunctionAnalyzer::assign_target(const Expr& target, const Type& t, const Ex
   if (const auto* tup = target.as<TupleExpr>()) {
     if (t.is_valid() && (!t.is_tuple() || t.elements.size() != tup->elts.size())) {
       error(value_expr ? value_expr->range : target.range,
-            t.is_tuple() ? fmt::format("cannot unpack a tuple of {} values into {} targets", t.elements.size(),
-                                       tup->elts.size())
-                         : fmt::format("cannot unpack a value of type {} into {} targets", t.str(), tup->elts.size()));
+            t.is_tuple()
+                ? fmt::format("cannot unpack a tuple of {} values into {} targets", t.elements.size(),
+                              tup->elts.size())
+                : fmt::format("cannot unpack a value of type {} into {} targets", t.str(), tup->elts.size()));
       for (const ExprPtr& e : tup->elts) assign_target(*e, Type::invalid(), nullptr);
       return;
     }
@@ -348,7 +363,8 @@ void FunctionAnalyzer::assign_target(const Expr& target, const Type& t, const Ex
     error(a->attr_range, fmt::format("cannot assign to attribute '{}'", a->attr));
     return;
   }
-  error(target.range, "cannot assign to this expression; assign to a name, an array element or a tuple of them");
+  error(target.range,
+        "cannot assign to this expression; assign to a name, an array element or a tuple of them");
 }
 
 void FunctionAnalyzer::bind_var(const std::string& name, const Type& t, const NameExpr& target) {
@@ -362,9 +378,11 @@ void FunctionAnalyzer::bind_var(const std::string& name, const Type& t, const Na
   Type u = unify(v.type, t);
   if (!u.is_valid()) {
     if (checking_ && reported_conflicts_.insert(name).second) {
-      std::string first = v.is_param ? "as an argument" : fmt::format("assigned at line {}", v.origin.begin.line);
-      error(target.range, fmt::format("cannot unify the types of variable '{}': {} ({}) and {} (assigned at line {})",
-                                      name, v.type.str(), first, t.str(), target.range.begin.line));
+      std::string first =
+          v.is_param ? "as an argument" : fmt::format("assigned at line {}", v.origin.begin.line);
+      error(target.range,
+            fmt::format("cannot unify the types of variable '{}': {} ({}) and {} (assigned at line {})", name,
+                        v.type.str(), first, t.str(), target.range.begin.line));
     }
     return;
   }
@@ -388,12 +406,14 @@ void FunctionAnalyzer::aug_assign(const AugAssignStmt& s) {
     auto var = vars_.find(n->id);
     if (var != vars_.end() && var->second.is_param && var->second.type.is_array()) {
       error(n->range, fmt::format("cannot assign to array argument '{}'; store into its elements instead "
-                                  "('{}[i] {} ...')", n->id, n->id, op));
+                                  "('{}[i] {} ...')",
+                                  n->id, n->id, op));
       return;
     }
     OpTyping t = type_binary(s.op, operand(cur), operand(v));
     if (!t.ok()) {
-      error(s.range, fmt::format("unsupported operand types for {}: '{}' and '{}'", op, cur.type.str(), v.type.str()));
+      error(s.range,
+            fmt::format("unsupported operand types for {}: '{}' and '{}'", op, cur.type.str(), v.type.str()));
       if (checking_) failed_vars_.insert(n->id);
       return;
     }
@@ -407,7 +427,8 @@ void FunctionAnalyzer::aug_assign(const AugAssignStmt& s) {
     if (!cur.is_value() || !v.is_value()) return;
     OpTyping t = type_binary(s.op, operand(cur), operand(v));
     if (!t.ok()) {
-      error(s.range, fmt::format("unsupported operand types for {}: '{}' and '{}'", op, cur.type.str(), v.type.str()));
+      error(s.range,
+            fmt::format("unsupported operand types for {}: '{}' and '{}'", op, cur.type.str(), v.type.str()));
       return;
     }
     if (checking_) fn_.stmt_operand_types[&s] = t.operand;
@@ -437,9 +458,12 @@ void FunctionAnalyzer::for_stmt(const ForStmt& s) {
     assign_target(*n, elem, nullptr);
     auto v = vars_.find(n->id);
     // The loop counter is the variable itself, so it must stay an integer.
-    if (checking_ && elem.is_valid() && v != vars_.end() && v->second.type.is_valid() && !v->second.type.is_integer()) {
-      error(n->range, fmt::format("the loop variable '{}' of range() must stay an integer, but other assignments "
-                                  "in the function make it {}", n->id, v->second.type.str()));
+    if (checking_ && elem.is_valid() && v != vars_.end() && v->second.type.is_valid() &&
+        !v->second.type.is_integer()) {
+      error(n->range,
+            fmt::format("the loop variable '{}' of range() must stay an integer, but other assignments "
+                        "in the function make it {}",
+                        n->id, v->second.type.str()));
     }
   } else {
     error(s.target->range, "the target of a for loop must be a single name");
@@ -478,8 +502,9 @@ void FunctionAnalyzer::return_stmt(const ReturnStmt& s) {
   }
   Type u = unify(return_type_, r.type);
   if (!u.is_valid()) {
-    error(s.value->range, fmt::format("'{}' returns {} at line {} and {} here; the return values must unify",
-                                      def_.name, return_type_.str(), return_origin_.begin.line, r.type.str()));
+    error(s.value->range,
+          fmt::format("'{}' returns {} at line {} and {} here; the return values must unify", def_.name,
+                      return_type_.str(), return_origin_.begin.line, r.type.str()));
     return;
   }
   if (u != return_type_) {

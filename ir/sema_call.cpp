@@ -18,7 +18,8 @@ std::string arguments_word(int n) { return n == 1 ? "argument" : "arguments"; }
 std::string arity_text(int min_args, int max_args) {
   if (max_args < 0) return fmt::format("takes at least {} {}", min_args, arguments_word(min_args));
   if (min_args == max_args) {
-    return min_args == 0 ? "takes no arguments" : fmt::format("takes {} {}", min_args, arguments_word(min_args));
+    return min_args == 0 ? "takes no arguments"
+                         : fmt::format("takes {} {}", min_args, arguments_word(min_args));
   }
   return fmt::format("takes {} to {} arguments", min_args, max_args);
 }
@@ -26,7 +27,8 @@ std::string arity_text(int min_args, int max_args) {
 bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex(); }
 
 bool atomic_dtype_ok(BuiltinId id, ScalarKind k) {
-  bool int_kind = k == ScalarKind::Int32 || k == ScalarKind::UInt32 || k == ScalarKind::Int64 || k == ScalarKind::UInt64;
+  bool int_kind =
+      k == ScalarKind::Int32 || k == ScalarKind::UInt32 || k == ScalarKind::Int64 || k == ScalarKind::UInt64;
   if (id == BuiltinId::AtomicAnd || id == BuiltinId::AtomicOr || id == BuiltinId::AtomicXor) return int_kind;
   return int_kind || k == ScalarKind::Float32 || k == ScalarKind::Float64;
 }
@@ -49,8 +51,10 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
   bool unknown = callee.what == ExprResult::What::Unknown, failed = !callee.ok();
   for (const ExprPtr& a : e.args) {
     args.push_back(value(*a));
-    if (args.back().what == ExprResult::What::Unknown) unknown = true;
-    else if (!args.back().is_value()) failed = true;
+    if (args.back().what == ExprResult::What::Unknown)
+      unknown = true;
+    else if (!args.back().is_value())
+      failed = true;
   }
   // Keywords: only syncwarp(mask=...) among the value-taking builtins accepts one.
   bool mask_keyword = callee.what == ExprResult::What::Builtin && callee.builtin->id == BuiltinId::SyncWarp;
@@ -58,13 +62,17 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
     ExprResult r = value(*k.value);
     if (mask_keyword && k.name == "mask" && e.args.empty()) {
       args.push_back(r);
-      if (r.what == ExprResult::What::Unknown) unknown = true;
-      else if (!r.is_value()) failed = true;
+      if (r.what == ExprResult::What::Unknown)
+        unknown = true;
+      else if (!r.is_value())
+        failed = true;
     } else if (callee.ok()) {
-      error(k.name_range, callee.what == ExprResult::What::Device
-                              ? fmt::format("keyword arguments are not supported in calls to device functions; "
-                                            "pass '{}' by position", k.name)
-                              : fmt::format("{}() got an unexpected keyword argument '{}'", name, k.name));
+      error(k.name_range,
+            callee.what == ExprResult::What::Device
+                ? fmt::format("keyword arguments are not supported in calls to device functions; "
+                              "pass '{}' by position",
+                              k.name)
+                : fmt::format("{}() got an unexpected keyword argument '{}'", name, k.name));
       failed = true;
     }
   }
@@ -72,7 +80,8 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
   if (failed) return ExprResult::error();
 
   switch (callee.what) {
-    case ExprResult::What::DType: return cast_call(e, callee.dtype, args);
+    case ExprResult::What::DType:
+      return cast_call(e, callee.dtype, args);
     case ExprResult::What::Builtin: {
       const BuiltinInfo& b = *callee.builtin;
       int n = static_cast<int>(args.size());
@@ -82,7 +91,8 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
       }
       return builtin_call(e, b, args);
     }
-    case ExprResult::What::Device: return device_call(e, *callee.function, args);
+    case ExprResult::What::Device:
+      return device_call(e, *callee.function, args);
     case ExprResult::What::Module:
       error(e.func->range, fmt::format("module '{}' is not callable", callee.module));
       return ExprResult::error();
@@ -90,13 +100,14 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
       error(e.func->range, fmt::format("'{}' is not callable", name));
       return ExprResult::error();
     default:
-      error(e.func->range, fmt::format("'{}' is not callable (it is a value of type {}){}", name, callee.type.str(),
-                                       origin_of(*e.func)));
+      error(e.func->range, fmt::format("'{}' is not callable (it is a value of type {}){}", name,
+                                       callee.type.str(), origin_of(*e.func)));
       return ExprResult::error();
   }
 }
 
-ExprResult FunctionAnalyzer::cast_call(const CallExpr& e, ScalarKind dtype, const std::vector<ExprResult>& args) {
+ExprResult FunctionAnalyzer::cast_call(const CallExpr& e, ScalarKind dtype,
+                                       const std::vector<ExprResult>& args) {
   std::string name = path_of(*e.func);
   if (args.size() != 1) {
     error(e.range, fmt::format("{}() takes 1 argument, got {}", name, args.size()));
@@ -107,19 +118,21 @@ ExprResult FunctionAnalyzer::cast_call(const CallExpr& e, ScalarKind dtype, cons
     return ExprResult::error();
   }
   if (!is_number(args[0].type)) {
-    error(e.args[0]->range, fmt::format("{}() converts a number, got {}{}", name, args[0].type.str(),
-                                        origin_of(*e.args[0])));
+    error(e.args[0]->range,
+          fmt::format("{}() converts a number, got {}{}", name, args[0].type.str(), origin_of(*e.args[0])));
     return ExprResult::error();
   }
   Type t = Type::scalar_of(dtype);
   if (checking_) fn_.operand_types[&e] = {t};
   if (args[0].value) {
-    if (std::optional<ConstValue> c = fold_cast(*args[0].value, dtype)) return record(e, ExprResult::of_const(*c));
+    if (std::optional<ConstValue> c = fold_cast(*args[0].value, dtype))
+      return record(e, ExprResult::of_const(*c));
   }
   return record(e, ExprResult::of_value(t));
 }
 
-ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args) {
+ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& b,
+                                          const std::vector<ExprResult>& args) {
   std::string name = path_of(*e.func);
   const Type i64 = Type::scalar_of(ScalarKind::Int64);
   // Every argument must be a number for the numeric builtins; the message names the argument and its origin.
@@ -127,8 +140,8 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
     for (size_t i = 0; i < args.size(); ++i) {
       if (!is_number(args[i].type)) {
         const Expr& a = i < e.args.size() ? *e.args[i] : *e.keywords[0].value;
-        error(a.range, fmt::format("{}() argument {} must be a number, got {}{}", name, i + 1, args[i].type.str(),
-                                   origin_of(a)));
+        error(a.range, fmt::format("{}() argument {} must be a number, got {}{}", name, i + 1,
+                                   args[i].type.str(), origin_of(a)));
         return false;
       }
     }
@@ -145,13 +158,15 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
     case BuiltinTyping::GridFn: {
       const ConstValue* c = args[0].constant();
       if (!c || c->kind != ConstValue::Kind::Int || c->i < 1 || c->i > 3) {
-        error(e.args[0]->range, fmt::format("{}() takes the number of dimensions as the constant 1, 2 or 3", name));
+        error(e.args[0]->range,
+              fmt::format("{}() takes the number of dimensions as the constant 1, 2 or 3", name));
         return ExprResult::error();
       }
       Type result = c->i == 1 ? i64 : Type::tuple_of(std::vector<Type>(static_cast<size_t>(c->i), i64));
       return done({i64}, result);
     }
-    case BuiltinTyping::VoidFn: return done({}, Type::void_());
+    case BuiltinTyping::VoidFn:
+      return done({}, Type::void_());
     case BuiltinTyping::SyncPredicate:
       if (!has_truth_value(args[0].type)) {
         error(e.args[0]->range, fmt::format("{}() takes a predicate (a number or bool), got {}{}", name,
@@ -162,12 +177,14 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
     case BuiltinTyping::SyncWarp:
       if (!args.empty() && !args[0].type.is_integer()) {
         const Expr& a = e.args.empty() ? *e.keywords[0].value : *e.args[0];
-        error(a.range, fmt::format("{}() takes an integer lane mask, got {}{}", name, args[0].type.str(), origin_of(a)));
+        error(a.range, fmt::format("{}() takes an integer lane mask, got {}{}", name, args[0].type.str(),
+                                   origin_of(a)));
         return ExprResult::error();
       }
       return done(args.empty() ? std::vector<Type>{} : std::vector<Type>{Type::scalar_of(ScalarKind::UInt32)},
                   Type::void_());
-    case BuiltinTyping::AtomicRmw: return atomic_call(e, b, args);
+    case BuiltinTyping::AtomicRmw:
+      return atomic_call(e, b, args);
     case BuiltinTyping::MathUnary:
     case BuiltinTyping::MathBinary: {
       if (!require_numbers()) return ExprResult::error();
@@ -179,8 +196,8 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
     case BuiltinTyping::MathLdexp: {
       if (!require_numbers()) return ExprResult::error();
       if (!args[1].type.is_integer() && !args[1].type.is_bool()) {
-        error(e.args[1]->range, fmt::format("{}() argument 2 must be an integer, got {}{}", name, args[1].type.str(),
-                                            origin_of(*e.args[1])));
+        error(e.args[1]->range, fmt::format("{}() argument 2 must be an integer, got {}{}", name,
+                                            args[1].type.str(), origin_of(*e.args[1])));
         return ExprResult::error();
       }
       ScalarKind k = math_float_kind({ops[0]});
@@ -216,7 +233,8 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
                                                           : ScalarKind::Bool;
       if (checking_) fn_.operand_types[&e] = {Type::scalar_of(k)};
       if (args[0].value) {
-        if (std::optional<ConstValue> c = fold_cast(*args[0].value, k)) return record(e, ExprResult::of_const(*c));
+        if (std::optional<ConstValue> c = fold_cast(*args[0].value, k))
+          return record(e, ExprResult::of_const(*c));
       }
       return record(e, ExprResult::of_value(Type::scalar_of(k)));
     }
@@ -232,7 +250,8 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
         return record(e, ExprResult::of_const(ConstValue::of_int(static_cast<int64_t>(t.elements.size()))));
       }
       if (!t.is_array()) {
-        error(e.args[0]->range, fmt::format("object of type '{}' has no len(){}", t.str(), origin_of(*e.args[0])));
+        error(e.args[0]->range,
+              fmt::format("object of type '{}' has no len(){}", t.str(), origin_of(*e.args[0])));
         return ExprResult::error();
       }
       return done({t}, i64);
@@ -243,12 +262,13 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
   }
 }
 
-ExprResult FunctionAnalyzer::atomic_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args) {
+ExprResult FunctionAnalyzer::atomic_call(const CallExpr& e, const BuiltinInfo& b,
+                                         const std::vector<ExprResult>& args) {
   std::string name = path_of(*e.func);
   const Type& ary = args[0].type;
   if (!ary.is_array()) {
-    error(e.args[0]->range, fmt::format("{}() argument 1 must be an array, got {}{}", name, ary.str(),
-                                        origin_of(*e.args[0])));
+    error(e.args[0]->range,
+          fmt::format("{}() argument 1 must be an array, got {}{}", name, ary.str(), origin_of(*e.args[0])));
     return ExprResult::error();
   }
   if (!atomic_dtype_ok(b.id, ary.scalar)) {
@@ -260,9 +280,10 @@ ExprResult FunctionAnalyzer::atomic_call(const CallExpr& e, const BuiltinInfo& b
   std::vector<Type> parts = idx.is_tuple() ? idx.elements : std::vector<Type>{idx};
   bool ints = std::all_of(parts.begin(), parts.end(), [](const Type& t) { return t.is_integer(); });
   if (!ints || parts.size() != ary.ndim) {
-    error(e.args[1]->range, fmt::format("{}() index must be {} for a {}-dimensional array, got {}{}", name,
-                                        ary.ndim == 1 ? "an integer" : fmt::format("a tuple of {} integers", ary.ndim),
-                                        ary.ndim, idx.str(), origin_of(*e.args[1])));
+    error(e.args[1]->range,
+          fmt::format("{}() index must be {} for a {}-dimensional array, got {}{}", name,
+                      ary.ndim == 1 ? "an integer" : fmt::format("a tuple of {} integers", ary.ndim),
+                      ary.ndim, idx.str(), origin_of(*e.args[1])));
     return ExprResult::error();
   }
   if (!is_number(args[2].type)) {
@@ -304,8 +325,8 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
   ExprResult shape = expr(*shape_expr);
   if (shape.ok() && !shape.value) {
     std::string why = why_not_constant(*shape_expr);
-    error(shape_expr->range, fmt::format("{} shape must be a compile-time constant{}", what,
-                                         why.empty() ? "" : "; " + why));
+    error(shape_expr->range,
+          fmt::format("{} shape must be a compile-time constant{}", what, why.empty() ? "" : "; " + why));
     return ExprResult::error();
   }
   if (!shape.ok()) {
@@ -323,7 +344,8 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
   std::vector<ConstValue> items = c.kind == ConstValue::Kind::Tuple ? c.elements : std::vector<ConstValue>{c};
   for (const ConstValue& d : items) {
     if (d.kind != ConstValue::Kind::Int) {
-      error(shape_expr->range, fmt::format("{} shape must be an integer or a tuple of integers, got {}", what, c.str()));
+      error(shape_expr->range,
+            fmt::format("{} shape must be an integer or a tuple of integers, got {}", what, c.str()));
       return ExprResult::error();
     }
     if (d.i <= 0 || (is_unsigned(d.scalar) && d.i < 0)) {
@@ -336,12 +358,18 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
     error(shape_expr->range, fmt::format("{} needs 1 to 32 dimensions, got {}", what, c.str()));
     return ExprResult::error();
   }
-  ExprResult dt = expr(*dtype_expr);
   ScalarKind dtype = ScalarKind::Float64;
-  if (dt.what == ExprResult::What::DType) {
+  const auto* dtype_name = dtype_expr->as<StringLitExpr>();  // numba also takes the name: dtype='float32'
+  ExprResult dt = dtype_name ? ExprResult::error() : expr(*dtype_expr);
+  if (dtype_name) {
+    std::optional<ScalarKind> k = parse_scalar_name(dtype_name->value);
+    if (!k) {
+      error(dtype_expr->range, fmt::format("{} dtype '{}' is not a dtype name", what, dtype_name->value));
+      return ExprResult::error();
+    }
+    dtype = *k;
+  } else if (dt.what == ExprResult::What::DType) {
     dtype = dt.dtype;
-  } else if (const auto* s = dtype_expr->as<StringLitExpr>(); s && parse_scalar_name(s->value)) {
-    dtype = *parse_scalar_name(s->value);
   } else {
     if (dt.ok()) {
       error(dtype_expr->range, fmt::format("{} dtype must be a dtype such as np.float32, got {}", what,
@@ -354,7 +382,8 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
     return ExprResult::error();
   }
   if (checking_) fn_.array_shapes[&e] = dims;
-  return record(e, ExprResult::of_value(Type::array_of(dtype, static_cast<unsigned>(dims.size()), Layout::C)));
+  return record(e,
+                ExprResult::of_value(Type::array_of(dtype, static_cast<unsigned>(dims.size()), Layout::C)));
 }
 
 std::string FunctionAnalyzer::why_not_constant(const Expr& e) {
@@ -391,8 +420,10 @@ ExprResult FunctionAnalyzer::range_call(const CallExpr& e) {
   bool unknown = false, failed = false;
   for (const ExprPtr& a : e.args) {
     args.push_back(value(*a));
-    if (args.back().what == ExprResult::What::Unknown) unknown = true;
-    else if (!args.back().is_value()) failed = true;
+    if (args.back().what == ExprResult::What::Unknown)
+      unknown = true;
+    else if (!args.back().is_value())
+      failed = true;
   }
   if (e.args.empty() || e.args.size() > 3) {
     error(e.range, fmt::format("range() takes 1 to 3 arguments, got {}", e.args.size()));
@@ -422,7 +453,8 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
   for (const ExprResult& a : args) types.push_back(a.type);
   if (callee.params.size() != types.size()) {
     error(e.range, fmt::format("{}() {}, got {}", callee.name,
-                               arity_text(static_cast<int>(callee.params.size()), static_cast<int>(callee.params.size())),
+                               arity_text(static_cast<int>(callee.params.size()),
+                                          static_cast<int>(callee.params.size())),
                                types.size()));
     return ExprResult::error();
   }

@@ -37,7 +37,8 @@ unsigned edit_distance(std::string_view a, std::string_view b) {
     for (size_t j = 1; j <= b.size(); ++j) {
       unsigned cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.size()][b.size()];
@@ -65,13 +66,16 @@ std::optional<ScalarKind> numpy_dtype(const std::string& name) {
 }
 
 bool allocates(const std::string& numpy_attr) {
-  static const char* kAllocating[] = {"zeros", "ones", "empty", "full", "array", "arange", "zeros_like",
-                                      "ones_like", "empty_like", "full_like", "linspace", "asarray", "copy"};
+  static const char* kAllocating[] = {"zeros",    "ones",       "empty",     "full",       "array",
+                                      "arange",   "zeros_like", "ones_like", "empty_like", "full_like",
+                                      "linspace", "asarray",    "copy"};
   return std::any_of(std::begin(kAllocating), std::end(kAllocating),
                      [&](const char* n) { return numpy_attr == n; });
 }
 
-std::string plural(size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
+std::string plural(size_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
 
 }  // namespace
 
@@ -111,11 +115,25 @@ Symbol symbol_for(const ExprResult& r, const std::string& name) {
   Symbol s;
   s.name = name;
   switch (r.what) {
-    case ExprResult::What::Module: s.kind = Symbol::Kind::Module; s.name = r.module; break;
-    case ExprResult::What::DType: s.kind = Symbol::Kind::DType; s.dtype = r.dtype; break;
-    case ExprResult::What::Namespace: s.kind = Symbol::Kind::BuiltinNamespace; s.name = r.module; break;
-    case ExprResult::What::Builtin: s.kind = Symbol::Kind::Builtin; s.builtin = r.builtin; break;
-    case ExprResult::What::Device: s.kind = Symbol::Kind::DeviceFunction; break;
+    case ExprResult::What::Module:
+      s.kind = Symbol::Kind::Module;
+      s.name = r.module;
+      break;
+    case ExprResult::What::DType:
+      s.kind = Symbol::Kind::DType;
+      s.dtype = r.dtype;
+      break;
+    case ExprResult::What::Namespace:
+      s.kind = Symbol::Kind::BuiltinNamespace;
+      s.name = r.module;
+      break;
+    case ExprResult::What::Builtin:
+      s.kind = Symbol::Kind::Builtin;
+      s.builtin = r.builtin;
+      break;
+    case ExprResult::What::Device:
+      s.kind = Symbol::Kind::DeviceFunction;
+      break;
     default:
       if (r.builtin && r.builtin->typing != BuiltinTyping::MathConstant) {
         s.kind = Symbol::Kind::Builtin;
@@ -133,33 +151,47 @@ Symbol symbol_for(const ExprResult& r, const std::string& name) {
 
 ExprResult FunctionAnalyzer::expr(const Expr& e) {
   switch (e.kind) {
-    case ExprKind::Name: return name(*e.as<NameExpr>());
+    case ExprKind::Name:
+      return name(*e.as<NameExpr>());
     case ExprKind::IntLit: {
       uint64_t v = e.as<IntLitExpr>()->value;
       // Python ints beyond int64 are typed uint64, as numba types such literals.
       if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-        return record(e, ExprResult::of_const(ConstValue::of_int(static_cast<int64_t>(v), ScalarKind::UInt64)));
+        return record(e,
+                      ExprResult::of_const(ConstValue::of_int(static_cast<int64_t>(v), ScalarKind::UInt64)));
       }
       return record(e, ExprResult::of_const(ConstValue::of_int(static_cast<int64_t>(v))));
     }
-    case ExprKind::FloatLit: return record(e, ExprResult::of_const(ConstValue::of_float(e.as<FloatLitExpr>()->value)));
-    case ExprKind::BoolLit: return record(e, ExprResult::of_const(ConstValue::of_bool(e.as<BoolLitExpr>()->value)));
-    case ExprKind::NoneLit: return record(e, ExprResult::of_const(ConstValue()));
+    case ExprKind::FloatLit:
+      return record(e, ExprResult::of_const(ConstValue::of_float(e.as<FloatLitExpr>()->value)));
+    case ExprKind::BoolLit:
+      return record(e, ExprResult::of_const(ConstValue::of_bool(e.as<BoolLitExpr>()->value)));
+    case ExprKind::NoneLit:
+      return record(e, ExprResult::of_const(ConstValue()));
     case ExprKind::StringLit:
       error(e.range, "strings are not supported in kernels");
       return ExprResult::error();
-    case ExprKind::UnaryOp: return unary(*e.as<UnaryOpExpr>());
-    case ExprKind::BinOp: return binop(*e.as<BinOpExpr>());
-    case ExprKind::BoolOp: return boolop(*e.as<BoolOpExpr>());
-    case ExprKind::Compare: return compare(*e.as<CompareExpr>());
-    case ExprKind::Call: return call(*e.as<CallExpr>());
-    case ExprKind::Attribute: return attribute(*e.as<AttributeExpr>());
-    case ExprKind::Subscript: return subscript(*e.as<SubscriptExpr>(), false);
+    case ExprKind::UnaryOp:
+      return unary(*e.as<UnaryOpExpr>());
+    case ExprKind::BinOp:
+      return binop(*e.as<BinOpExpr>());
+    case ExprKind::BoolOp:
+      return boolop(*e.as<BoolOpExpr>());
+    case ExprKind::Compare:
+      return compare(*e.as<CompareExpr>());
+    case ExprKind::Call:
+      return call(*e.as<CallExpr>());
+    case ExprKind::Attribute:
+      return attribute(*e.as<AttributeExpr>());
+    case ExprKind::Subscript:
+      return subscript(*e.as<SubscriptExpr>(), false);
     case ExprKind::Slice:
       error(e.range, "a slice can only appear as an array index, and slicing arrays is not supported yet");
       return ExprResult::error();
-    case ExprKind::Tuple: return tuple(*e.as<TupleExpr>());
-    case ExprKind::IfExp: return ifexp(*e.as<IfExpExpr>());
+    case ExprKind::Tuple:
+      return tuple(*e.as<TupleExpr>());
+    case ExprKind::IfExp:
+      return ifexp(*e.as<IfExpExpr>());
   }
   throw InternalError("unknown expression kind");
 }
@@ -189,7 +221,8 @@ ExprResult FunctionAnalyzer::value(const Expr& e) {
     case ExprResult::What::Device:
       error(e.range, fmt::format("'{}' is a function; call it", p));
       break;
-    default: break;
+    default:
+      break;
   }
   return ExprResult::error();
 }
@@ -256,7 +289,9 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
       r.function = g.function;
       return r;  // the call records the symbol with its specialization
     case GlobalValue::Kind::ConstArray:
-      error(e.range, fmt::format("'{}' is a constant array; constant arrays (const.array_like) are not supported yet", id));
+      error(e.range,
+            fmt::format("'{}' is a constant array; constant arrays (const.array_like) are not supported yet",
+                        id));
       return ExprResult::error();
     case GlobalValue::Kind::ModuleMember:
       return module_attribute(g.module_name, g.member, e, e.range);
@@ -268,12 +303,13 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
   return record(e, r);
 }
 
-ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const std::string& attr, const Expr& e,
-                                              SourceRange attr_range) {
+ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const std::string& attr,
+                                              const Expr& e, SourceRange attr_range) {
   ExprResult r;
   std::string p = path_of(e);
   auto no_attribute = [&](const std::vector<std::string_view>& candidates) {
-    error(attr_range, fmt::format("module '{}' has no attribute '{}'{}", module, attr, suggest(attr, candidates)));
+    error(attr_range,
+          fmt::format("module '{}' has no attribute '{}'{}", module, attr, suggest(attr, candidates)));
     return ExprResult::error();
   };
   auto from_row = [&](const BuiltinInfo* b) {
@@ -303,8 +339,10 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     } else if (const BuiltinInfo* b = find_numpy_builtin(attr)) {
       r = from_row(b);
     } else if (allocates(attr)) {
-      error(e.range, fmt::format("'numpy.{}' cannot be used in a kernel (it allocates); use cuda.local.array or "
-                                 "cuda.shared.array, or pass the array in as an argument", attr));
+      error(e.range,
+            fmt::format("'numpy.{}' cannot be used in a kernel (it allocates); use cuda.local.array or "
+                        "cuda.shared.array, or pass the array in as an argument",
+                        attr));
       return ExprResult::error();
     } else {
       return no_attribute({});
@@ -356,7 +394,8 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
   std::string base_path = path_of(*e.value);
   ExprResult r;
   switch (base.what) {
-    case ExprResult::What::Module: return module_attribute(base.module, e.attr, e, e.attr_range);
+    case ExprResult::What::Module:
+      return module_attribute(base.module, e.attr, e, e.attr_range);
     case ExprResult::What::Namespace: {
       BuiltinScope scope = namespace_scope(base.module);
       const BuiltinInfo* b = find_builtin(scope, e.attr);
@@ -381,17 +420,24 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
       const Type& t = base.type;
       const BuiltinInfo* b = t.is_array() ? find_builtin(BuiltinScope::Array, e.attr) : nullptr;
       if (!b) {
-        error(e.attr_range, fmt::format("'{}' has no attribute '{}'{}{}", t.str(), e.attr,
-                                        t.is_array() ? suggest(e.attr, builtin_names(BuiltinScope::Array)) : "",
-                                        origin_of(*e.value)));
+        error(e.attr_range,
+              fmt::format("'{}' has no attribute '{}'{}{}", t.str(), e.attr,
+                          t.is_array() ? suggest(e.attr, builtin_names(BuiltinScope::Array)) : "",
+                          origin_of(*e.value)));
         return ExprResult::error();
       }
       std::vector<Type> per_axis(t.ndim, Type::scalar_of(ScalarKind::Int64));
       switch (b->id) {
         case BuiltinId::ArrayShape:
-        case BuiltinId::ArrayStrides: r = ExprResult::of_value(Type::tuple_of(per_axis)); break;
-        case BuiltinId::ArraySize: r = ExprResult::of_value(Type::scalar_of(ScalarKind::Int64)); break;
-        case BuiltinId::ArrayNdim: r = ExprResult::of_const(ConstValue::of_int(t.ndim)); break;
+        case BuiltinId::ArrayStrides:
+          r = ExprResult::of_value(Type::tuple_of(per_axis));
+          break;
+        case BuiltinId::ArraySize:
+          r = ExprResult::of_value(Type::scalar_of(ScalarKind::Int64));
+          break;
+        case BuiltinId::ArrayNdim:
+          r = ExprResult::of_const(ConstValue::of_int(t.ndim));
+          break;
         default:
           r.what = ExprResult::What::DType;
           r.dtype = t.scalar;
@@ -412,7 +458,7 @@ ExprResult FunctionAnalyzer::binop(const BinOpExpr& e) {
   ExprResult l = value(*e.lhs), r = value(*e.rhs);
   if (!l.is_value() || !r.is_value()) {
     return l.what == ExprResult::What::Unknown || r.what == ExprResult::What::Unknown ? ExprResult::unknown()
-                                                                                       : ExprResult::error();
+                                                                                      : ExprResult::error();
   }
   OpTyping t = type_binary(e.op, operand(l), operand(r));
   if (!t.ok()) {
@@ -421,7 +467,8 @@ ExprResult FunctionAnalyzer::binop(const BinOpExpr& e) {
   }
   if (checking_) fn_.operand_types[&e] = {t.operand};
   if (l.value && r.value) {
-    if (std::optional<ConstValue> c = fold_binary(e.op, *l.value, *r.value)) return record(e, ExprResult::of_const(*c));
+    if (std::optional<ConstValue> c = fold_binary(e.op, *l.value, *r.value))
+      return record(e, ExprResult::of_const(*c));
   }
   return record(e, ExprResult::of_value(t.result));
 }
@@ -482,8 +529,10 @@ ExprResult FunctionAnalyzer::compare(const CompareExpr& e) {
         operands.push_back(t.operand);
         std::optional<ConstValue> c;
         if (lhs.value && rhs.value) c = fold_compare(e.ops[i], *lhs.value, *rhs.value);
-        if (!c) all_folded = false;
-        else if (!c->i) folded_value = false;
+        if (!c)
+          all_folded = false;
+        else if (!c->i)
+          folded_value = false;
       }
     } else {
       failed = true;
@@ -501,16 +550,23 @@ ExprResult FunctionAnalyzer::compare(const CompareExpr& e) {
 ExprResult FunctionAnalyzer::ifexp(const IfExpExpr& e) {
   ExprResult test = value(*e.test);
   if (test.is_value() && !has_truth_value(test.type)) {
-    error(e.test->range, fmt::format("the condition of a conditional expression must be a number or a bool, got {}",
-                                     test.type.str()));
+    error(e.test->range,
+          fmt::format("the condition of a conditional expression must be a number or a bool, got {}",
+                      test.type.str()));
   }
   ExprResult a = value(*e.body), b = value(*e.orelse);
-  if (a.what == ExprResult::What::Unknown || b.what == ExprResult::What::Unknown) return ExprResult::unknown();
+  if (a.what == ExprResult::What::Unknown || b.what == ExprResult::What::Unknown)
+    return ExprResult::unknown();
   if (!a.is_value() || !b.is_value()) return ExprResult::error();
-  Type t = unify(a.type, b.type);
+  // Two numbers take their common type with weak constants adapting (`x if c else 0.0` stays float32).
+  Type t = a.type.is_scalar() && b.type.is_scalar() ? common_numeric_type({operand(a), operand(b)})
+                                                    : unify(a.type, b.type);
+  if (!t.is_valid()) t = unify(a.type, b.type);
   if (!t.is_valid()) {
-    error(e.range, fmt::format("the two results of the conditional expression have types {} and {}, which do not "
-                               "unify", a.type.str(), b.type.str()));
+    error(e.range,
+          fmt::format("the two results of the conditional expression have types {} and {}, which do not "
+                      "unify",
+                      a.type.str(), b.type.str()));
     return ExprResult::error();
   }
   return record(e, ExprResult::of_value(t));
@@ -528,8 +584,10 @@ ExprResult FunctionAnalyzer::tuple(const TupleExpr& e) {
       continue;
     }
     types.push_back(r.type);
-    if (r.value) values.push_back(*r.value);
-    else all_const = false;
+    if (r.value)
+      values.push_back(*r.value);
+    else
+      all_const = false;
   }
   if (unknown) return ExprResult::unknown();
   if (failed) return ExprResult::error();
@@ -548,7 +606,8 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
     return ExprResult::error();
   }
   ExprResult idx = value(*e.index);
-  if (base.what == ExprResult::What::Unknown || idx.what == ExprResult::What::Unknown) return ExprResult::unknown();
+  if (base.what == ExprResult::What::Unknown || idx.what == ExprResult::What::Unknown)
+    return ExprResult::unknown();
   if (!base.is_value() || !idx.is_value()) return ExprResult::error();
   const Type& t = base.type;
   if (t.is_array()) {
@@ -561,7 +620,8 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
       return ExprResult::error();
     }
     if (!idx.type.is_integer() && !idx.type.is_bool()) {
-      error(e.index->range, fmt::format("tuple index must be an integer, got {}{}", idx.type.str(), origin_of(*e.index)));
+      error(e.index->range,
+            fmt::format("tuple index must be an integer, got {}{}", idx.type.str(), origin_of(*e.index)));
       return ExprResult::error();
     }
     int64_t n = static_cast<int64_t>(t.elements.size());
@@ -570,8 +630,9 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
       if (is_unsigned(idx.value->scalar) && k < 0) k = n;  // huge unsigned: out of range below
       if (k < 0) k += n;
       if (k < 0 || k >= n) {
-        error(e.index->range, fmt::format("tuple index {} is out of range for a tuple of {}", idx.value->str(),
-                                          plural(static_cast<size_t>(n), "element", "elements")));
+        error(e.index->range,
+              fmt::format("tuple index {} is out of range for a tuple of {}", idx.value->str(),
+                          plural(static_cast<size_t>(n), "element", "elements")));
         return ExprResult::error();
       }
       if (base.value) return record(e, ExprResult::of_const(base.value->elements[static_cast<size_t>(k)]));
@@ -580,8 +641,9 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
     bool uniform = n > 0 && std::all_of(t.elements.begin(), t.elements.end(),
                                         [&](const Type& x) { return x == t.elements[0]; });
     if (!uniform) {
-      error(e.index->range, fmt::format("a tuple of elements of different types ({}) can only be indexed by a constant",
-                                        t.str()));
+      error(e.index->range,
+            fmt::format("a tuple of elements of different types ({}) can only be indexed by a constant",
+                        t.str()));
       return ExprResult::error();
     }
     if (checking_) fn_.operand_types[&e] = {Type::scalar_of(ScalarKind::Int64)};
@@ -606,13 +668,15 @@ bool FunctionAnalyzer::array_index(const SubscriptExpr& e, const Type& array_typ
   std::string what = base.empty() ? "the array" : fmt::format("array '{}'", base);
   if (parts.size() < ndim) {
     error(e.index->range, fmt::format("{} has {} but {} given; indexing with fewer indices than dimensions "
-                                      "(array views) is not supported yet", what,
-                                      plural(ndim, "dimension", "dimensions"), plural(parts.size(), "index was", "indices were")));
+                                      "(array views) is not supported yet",
+                                      what, plural(ndim, "dimension", "dimensions"),
+                                      plural(parts.size(), "index was", "indices were")));
     return false;
   }
   if (parts.size() > ndim) {
     error(e.index->range, fmt::format("too many indices: {} has {} but {} given", what,
-                                      plural(ndim, "dimension", "dimensions"), plural(parts.size(), "index was", "indices were")));
+                                      plural(ndim, "dimension", "dimensions"),
+                                      plural(parts.size(), "index was", "indices were")));
     return false;
   }
   if (checking_) fn_.operand_types[&e] = std::vector<Type>(ndim, Type::scalar_of(ScalarKind::Int64));

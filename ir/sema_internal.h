@@ -27,24 +27,33 @@ namespace gpujit {
 struct ExprResult {
   enum class What { Value, Module, DType, Namespace, Builtin, Device, Unknown, Error };
   What what = What::Error;
-  Type type;                        // Value (void for a call that returns nothing)
-  std::optional<ConstValue> value;  // Value: a compile-time constant
-  std::string module;               // Module: canonical name; Namespace: "threadIdx", "shared" ...
-  ScalarKind dtype = ScalarKind::Float64;   // DType
-  const BuiltinInfo* builtin = nullptr;     // Builtin (functions); also set for builtin values
-  const FunctionDef* function = nullptr;    // Device
+  Type type;                               // Value (void for a call that returns nothing)
+  std::optional<ConstValue> value;         // Value: a compile-time constant
+  std::string module;                      // Module: canonical name; Namespace: "threadIdx", "shared" ...
+  ScalarKind dtype = ScalarKind::Float64;  // DType
+  const BuiltinInfo* builtin = nullptr;    // Builtin (functions); also set for builtin values
+  const FunctionDef* function = nullptr;   // Device
 
   bool is_value() const { return what == What::Value; }
   bool ok() const { return what != What::Unknown && what != What::Error; }
   const ConstValue* constant() const { return value ? &*value : nullptr; }
 
-  static ExprResult of_value(Type t) { ExprResult r; r.what = What::Value; r.type = std::move(t); return r; }
+  static ExprResult of_value(Type t) {
+    ExprResult r;
+    r.what = What::Value;
+    r.type = std::move(t);
+    return r;
+  }
   static ExprResult of_const(ConstValue c) {
     ExprResult r = of_value(c.type());
     r.value = std::move(c);
     return r;
   }
-  static ExprResult unknown() { ExprResult r; r.what = What::Unknown; return r; }
+  static ExprResult unknown() {
+    ExprResult r;
+    r.what = What::Unknown;
+    return r;
+  }
   static ExprResult error() { return ExprResult(); }
 };
 
@@ -157,14 +166,14 @@ class FunctionAnalyzer {
   bool checking_ = false;
   bool changed_ = false;
   int loop_depth_ = 0;
-  std::set<std::string> local_names_;          // every name the function binds (Python's local scope)
+  std::set<std::string> local_names_;  // every name the function binds (Python's local scope)
   std::map<std::string, VarInfo> vars_;
-  std::set<std::string> failed_vars_;          // a binding's value had an error: stay quiet about reads
+  std::set<std::string> failed_vars_;  // a binding's value had an error: stay quiet about reads
   std::set<std::string> reported_conflicts_;
   // Device functions: what the return statements return.
   Type return_type_;
   SourceRange return_origin_;
-  SourceRange bare_return_;                    // a `return` without value seen (valid if the range is)
+  SourceRange bare_return_;  // a `return` without value seen (valid if the range is)
 };
 
 /// The canonical module names the kernel namespace is reached through.

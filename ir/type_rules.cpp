@@ -12,10 +12,14 @@ namespace {
 
 ScalarKind signed_of_size(unsigned bytes) {
   switch (bytes) {
-    case 1: return ScalarKind::Int8;
-    case 2: return ScalarKind::Int16;
-    case 4: return ScalarKind::Int32;
-    default: return ScalarKind::Int64;
+    case 1:
+      return ScalarKind::Int8;
+    case 2:
+      return ScalarKind::Int16;
+    case 4:
+      return ScalarKind::Int32;
+    default:
+      return ScalarKind::Int64;
   }
 }
 
@@ -78,7 +82,8 @@ Type adapt(const Operand& self, const Operand& other, bool exact_only) {
     if (!exact_only && std::isfinite(v) && std::fabs(v) > float_max(ok)) return self.type;
     return Type::scalar_of(ok);
   }
-  if (is_unsigned(ok) && c.kind == ConstValue::Kind::Int && fits_unsigned(c.i, ok)) return Type::scalar_of(ok);
+  if (is_unsigned(ok) && c.kind == ConstValue::Kind::Int && fits_unsigned(c.i, ok))
+    return Type::scalar_of(ok);
   return self.type;
 }
 
@@ -116,8 +121,9 @@ ScalarKind promote_scalars(ScalarKind a, ScalarKind b) {
     ScalarKind c = is_complex(a) ? a : b;
     ScalarKind o = is_complex(a) ? b : a;
     ScalarKind need = is_complex(o) ? o
-                      : is_float(o) ? (o == ScalarKind::Float64 ? ScalarKind::Complex128 : ScalarKind::Complex64)
-                                    : (scalar_size(o) >= 4 ? ScalarKind::Complex128 : ScalarKind::Complex64);
+                      : is_float(o)
+                          ? (o == ScalarKind::Float64 ? ScalarKind::Complex128 : ScalarKind::Complex64)
+                          : (scalar_size(o) >= 4 ? ScalarKind::Complex128 : ScalarKind::Complex64);
     return max_kind(c, need);
   }
   if (is_float(a) && is_float(b)) return max_kind(a, b);
@@ -222,7 +228,8 @@ OpTyping type_compare(CmpOpKind op, const Operand& lhs, const Operand& rhs) {
   }
   if (lhs.type.is_complex() || rhs.type.is_complex()) return fail("complex numbers are not supported yet");
   if (!is_number(lhs.type) || !is_number(rhs.type)) {
-    return fail(fmt::format("cannot compare '{}' and '{}' with '{}'", lhs.type.str(), rhs.type.str(), to_string(op)));
+    return fail(
+        fmt::format("cannot compare '{}' and '{}' with '{}'", lhs.type.str(), rhs.type.str(), to_string(op)));
   }
   ScalarKind a = adapt(lhs, rhs, true).scalar;
   ScalarKind b = adapt(rhs, lhs, true).scalar;
@@ -257,7 +264,8 @@ bool has_truth_value(const Type& t) { return t.is_scalar() && !t.is_complex(); }
 bool can_convert(const Type& from, const Type& to) {
   if (from.is_scalar() && to.is_scalar()) return true;
   if (from.is_array() && to.is_array()) {
-    return from.scalar == to.scalar && from.ndim == to.ndim && (to.layout == Layout::Any || from.layout == to.layout);
+    return from.scalar == to.scalar && from.ndim == to.ndim &&
+           (to.layout == Layout::Any || from.layout == to.layout);
   }
   if (from.is_tuple() && to.is_tuple()) {
     if (from.elements.size() != to.elements.size()) return false;

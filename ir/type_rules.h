@@ -17,8 +17,8 @@
 // - Comparisons run in unify(lhs, rhs) (no widening) and give bool.
 // - Weak literals (a deliberate gpujit choice; numba itself promotes these to float64): a Python int or
 //   float constant (a literal, a folded constant expression of them, a module constant, math.pi) mixed
-//   with a float16/float32 operand takes that operand's type in arithmetic, min/max and math functions,
-//   so `0.5 * x` stays float32 on the GPU. A non-negative int constant mixed with an unsigned integer takes
+//   with a float16/float32 operand takes that operand's type in arithmetic, min/max, math functions and
+//   the results of `a if c else b`, so `0.5 * x` stays float32 on the GPU. A non-negative int constant mixed with an unsigned integer takes
 //   the unsigned type, so `u + 1` stays unsigned. In comparisons a constant only adapts where the value is
 //   exact in the other type, so `x == 0.1` still compares in float64 as Python does.
 #pragma once

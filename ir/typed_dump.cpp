@@ -23,7 +23,8 @@ class Dumper {
     std::string params;
     for (size_t i = 0; i < fn_.signature.params.size(); ++i) {
       if (i) params += ", ";
-      std::string pname = fn_.def && i < fn_.def->params.size() ? fn_.def->params[i].name : fmt::format("arg{}", i);
+      std::string pname =
+          fn_.def && i < fn_.def->params.size() ? fn_.def->params[i].name : fmt::format("arg{}", i);
       params += fmt::format("{}: {}", pname, fn_.signature.params[i].str());
     }
     out_ += fmt::format("{} {}({}) -> {}\n", fn_.is_kernel ? "kernel" : "device", fn_.name, params,
@@ -43,7 +44,8 @@ class Dumper {
 
  private:
   void line(const Stmt& s, int depth, const std::string& text) {
-    out_ += fmt::format("{:>4}|{}{}\n", s.range.begin.line, std::string(static_cast<size_t>(depth) * 2, ' '), text);
+    out_ += fmt::format("{:>4}|{}{}\n", s.range.begin.line, std::string(static_cast<size_t>(depth) * 2, ' '),
+                        text);
   }
 
   void block(const Block& b, int depth) {
@@ -61,7 +63,8 @@ class Dumper {
         const auto& a = *s.as<AssignStmt>();
         std::string text;
         for (const ExprPtr& t : a.targets) text += expr(*t) + " = ";
-        const Type* dest = fn_.expr_types.count(a.targets[0].get()) ? &fn_.expr_types.at(a.targets[0].get()) : nullptr;
+        const Type* dest =
+            fn_.expr_types.count(a.targets[0].get()) ? &fn_.expr_types.at(a.targets[0].get()) : nullptr;
         text += converted(*a.value, dest);
         return line(s, depth, text);
       }
@@ -69,7 +72,8 @@ class Dumper {
         const auto& a = *s.as<AugAssignStmt>();
         auto op_type = fn_.stmt_operand_types.find(&s);
         std::string in = op_type == fn_.stmt_operand_types.end() ? "" : " (in " + op_type->second.str() + ")";
-        return line(s, depth, fmt::format("{} {}= {}{}", expr(*a.target), to_string(a.op), expr(*a.value), in));
+        return line(s, depth,
+                    fmt::format("{} {}= {}{}", expr(*a.target), to_string(a.op), expr(*a.value), in));
       }
       case StmtKind::If: {
         const auto& i = *s.as<IfStmt>();
@@ -101,9 +105,12 @@ class Dumper {
         }
         return;
       }
-      case StmtKind::Break: return line(s, depth, "break");
-      case StmtKind::Continue: return line(s, depth, "continue");
-      case StmtKind::Pass: return line(s, depth, "pass");
+      case StmtKind::Break:
+        return line(s, depth, "break");
+      case StmtKind::Continue:
+        return line(s, depth, "continue");
+      case StmtKind::Pass:
+        return line(s, depth, "pass");
       case StmtKind::Return: {
         const auto& r = *s.as<ReturnStmt>();
         if (!r.value) return line(s, depth, "return");
@@ -132,8 +139,8 @@ class Dumper {
     if (t == fn_.expr_types.end()) return text;  // not a value: a module, a dtype, a namespace, a function
     std::string s = text + ":" + t->second.str();
     const ConstValue* c = fn_.constant_of(&e);
-    bool literal = e.kind == ExprKind::IntLit || e.kind == ExprKind::FloatLit || e.kind == ExprKind::BoolLit ||
-                   e.kind == ExprKind::NoneLit;
+    bool literal = e.kind == ExprKind::IntLit || e.kind == ExprKind::FloatLit ||
+                   e.kind == ExprKind::BoolLit || e.kind == ExprKind::NoneLit;
     if (c && !literal) s += fmt::format("={}", c->str());
     return s;
   }
@@ -143,10 +150,14 @@ class Dumper {
     const Symbol* s = fn_.symbol_of(c.func.get());
     if (!s) return text;
     switch (s->kind) {
-      case Symbol::Kind::Builtin: return fmt::format("{}<{}>", text, s->builtin->qualified_name());
-      case Symbol::Kind::DType: return fmt::format("{}<cast {}>", text, scalar_name(s->dtype));
-      case Symbol::Kind::DeviceFunction: return fmt::format("{}<device {}>", text, s->callee->mangled_name);
-      default: return text;
+      case Symbol::Kind::Builtin:
+        return fmt::format("{}<{}>", text, s->builtin->qualified_name());
+      case Symbol::Kind::DType:
+        return fmt::format("{}<cast {}>", text, scalar_name(s->dtype));
+      case Symbol::Kind::DeviceFunction:
+        return fmt::format("{}<device {}>", text, s->callee->mangled_name);
+      default:
+        return text;
     }
   }
 
@@ -163,13 +174,15 @@ class Dumper {
       const Symbol* s = fn_.symbol_of(&e);
       if (!s || s->kind != Symbol::Kind::Constant) return n->id;
     }
-    if (const auto* a = e.as<AttributeExpr>(); a && !fn_.expr_types.count(&e)) return base(*a->value) + "." + a->attr;
+    if (const auto* a = e.as<AttributeExpr>(); a && !fn_.expr_types.count(&e))
+      return base(*a->value) + "." + a->attr;
     return expr(e);
   }
 
   std::string expr(const Expr& e) {
     switch (e.kind) {
-      case ExprKind::Name: return typed(e, e.as<NameExpr>()->id);
+      case ExprKind::Name:
+        return typed(e, e.as<NameExpr>()->id);
       case ExprKind::IntLit:
       case ExprKind::FloatLit:
       case ExprKind::BoolLit:
@@ -177,7 +190,8 @@ class Dumper {
         const ConstValue* c = fn_.constant_of(&e);
         return typed(e, c ? c->str() : "?");
       }
-      case ExprKind::StringLit: return fmt::format("'{}'", e.as<StringLitExpr>()->value);
+      case ExprKind::StringLit:
+        return fmt::format("'{}'", e.as<StringLitExpr>()->value);
       case ExprKind::UnaryOp: {
         const auto& u = *e.as<UnaryOpExpr>();
         const char* sep = u.op == UnaryOpKind::Not ? " " : "";
@@ -185,7 +199,8 @@ class Dumper {
       }
       case ExprKind::BinOp: {
         const auto& b = *e.as<BinOpExpr>();
-        return typed(e, fmt::format("({} {} {})", operands(e, 0, *b.lhs), to_string(b.op), operands(e, 1, *b.rhs)));
+        return typed(
+            e, fmt::format("({} {} {})", operands(e, 0, *b.lhs), to_string(b.op), operands(e, 1, *b.rhs)));
       }
       case ExprKind::BoolOp: {
         const auto& b = *e.as<BoolOpExpr>();
@@ -246,7 +261,8 @@ class Dumper {
         }
         return typed(e, fmt::format("{}[{}]", base(*s.value), index));
       }
-      case ExprKind::Slice: return "<slice>";
+      case ExprKind::Slice:
+        return "<slice>";
       case ExprKind::Tuple: {
         const auto& t = *e.as<TupleExpr>();
         std::string s;

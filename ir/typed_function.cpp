@@ -11,15 +11,19 @@ namespace gpujit {
 Type ConstValue::type() const {
   switch (kind) {
     case Kind::Int:
-    case Kind::Float: return Type::scalar_of(scalar);
-    case Kind::Bool: return Type::scalar_of(ScalarKind::Bool);
-    case Kind::None: return Type::none();
+    case Kind::Float:
+      return Type::scalar_of(scalar);
+    case Kind::Bool:
+      return Type::scalar_of(ScalarKind::Bool);
+    case Kind::None:
+      return Type::none();
     case Kind::Tuple: {
       std::vector<Type> elts;
       for (const ConstValue& e : elements) elts.push_back(e.type());
       return Type::tuple_of(std::move(elts));
     }
-    case Kind::String: return Type::invalid();
+    case Kind::String:
+      return Type::invalid();
   }
   return Type::invalid();
 }
@@ -37,9 +41,12 @@ std::string ConstValue::str() const {
       if (s.find_first_of(".en") == std::string::npos) s += ".0";
       return s;
     }
-    case Kind::Bool: return i ? "True" : "False";
-    case Kind::None: return "None";
-    case Kind::String: return fmt::format("'{}'", s);
+    case Kind::Bool:
+      return i ? "True" : "False";
+    case Kind::None:
+      return "None";
+    case Kind::String:
+      return fmt::format("'{}'", s);
     case Kind::Tuple: {
       std::string out = "(";
       for (size_t k = 0; k < elements.size(); ++k) {
@@ -130,8 +137,8 @@ GlobalValue GlobalValue::of_unsupported(std::string reason) {
 const Type& TypedFunction::type_of(const Expr* e) const {
   auto it = expr_types.find(e);
   if (it == expr_types.end()) {
-    throw InternalError(fmt::format("no type recorded for the expression at {}:{} in '{}'", e->range.begin.line,
-                                    e->range.begin.col, name));
+    throw InternalError(fmt::format("no type recorded for the expression at {}:{} in '{}'",
+                                    e->range.begin.line, e->range.begin.col, name));
   }
   return it->second;
 }

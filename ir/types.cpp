@@ -43,6 +43,7 @@ struct Alias {
   const char* name;
   ScalarKind kind;
 };
+// clang-format off
 constexpr Alias kAliases[] = {
     {"bool_", ScalarKind::Bool},     {"boolean", ScalarKind::Bool},    {"b1", ScalarKind::Bool},
     {"i1", ScalarKind::Int8},        {"byte", ScalarKind::Int8},       {"int8_t", ScalarKind::Int8},
@@ -61,6 +62,7 @@ constexpr Alias kAliases[] = {
     {"csingle", ScalarKind::Complex64}, {"c16", ScalarKind::Complex128}, {"cdouble", ScalarKind::Complex128},
     {"complex_", ScalarKind::Complex128},
 };
+// clang-format on
 
 const ScalarInfo& info(ScalarKind k) { return kScalars[static_cast<size_t>(k)]; }
 
@@ -113,11 +115,16 @@ class TypeReader {
 
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
-  bool at_end() { skip_space(); return pos_ >= text_.size(); }
+  bool at_end() {
+    skip_space();
+    return pos_ >= text_.size();
+  }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   size_t pos() const { return pos_; }
   void advance() { ++pos_; }
-  void skip_space() { while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_; }
+  void skip_space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
 
   Type fail(size_t at, std::string message) {
     if (error_.empty()) error_ = fmt::format("{} (column {})", message, at + 1);
@@ -129,7 +136,10 @@ class TypeReader {
   }
   bool expect(char c) {
     skip_space();
-    if (peek() == c) { ++pos_; return true; }
+    if (peek() == c) {
+      ++pos_;
+      return true;
+    }
     fail(pos_, fmt::format("expected '{}', found {}", c, describe_here()));
     return false;
   }
@@ -137,7 +147,9 @@ class TypeReader {
  private:
   std::string_view read_word() {
     size_t start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
     return text_.substr(start, pos_ - start);
   }
 
@@ -149,25 +161,32 @@ class TypeReader {
     for (;;) {
       skip_space();
       size_t axis_start = pos_;
-      if (peek() != ':') return fail(pos_, fmt::format("expected ':' for an array axis, found {}", describe_here()));
+      if (peek() != ':')
+        return fail(pos_, fmt::format("expected ':' for an array axis, found {}", describe_here()));
       ++pos_;
       ++ndim;
       if (peek() == ':') {
         ++pos_;
-        if (peek() != '1') return fail(pos_, fmt::format("expected '1' after '::', found {}", describe_here()));
+        if (peek() != '1')
+          return fail(pos_, fmt::format("expected '1' after '::', found {}", describe_here()));
         ++pos_;
         if (c_order) return fail(axis_start, "'::1' may appear on one axis only");
         c_order = true;
         skip_space();
         if (peek() != ']') {
-          return fail(axis_start, ndim == 1 ? "fortran-order arrays ('::1' on the first axis) are not supported; "
-                                              "use C order ('::1' on the last axis)"
-                                            : "'::1' must be on the last axis (C order)");
+          return fail(axis_start, ndim == 1
+                                      ? "fortran-order arrays ('::1' on the first axis) are not supported; "
+                                        "use C order ('::1' on the last axis)"
+                                      : "'::1' must be on the last axis (C order)");
         }
       }
       skip_space();
-      if (peek() == ']') { ++pos_; break; }
-      if (peek() != ',') return fail(pos_, fmt::format("expected ',' or ']' in array type, found {}", describe_here()));
+      if (peek() == ']') {
+        ++pos_;
+        break;
+      }
+      if (peek() != ',')
+        return fail(pos_, fmt::format("expected ',' or ']' in array type, found {}", describe_here()));
       ++pos_;
     }
     if (ndim > 32) return fail(0, "arrays have at most 32 dimensions");
@@ -180,8 +199,10 @@ class TypeReader {
     Type elt = read_type();
     if (failed()) return elt;
     skip_space();
-    if (peek() == ',' || peek() == 'x') ++pos_;
-    else return fail(pos_, fmt::format("expected ',' and a count in UniTuple, found {}", describe_here()));
+    if (peek() == ',' || peek() == 'x')
+      ++pos_;
+    else
+      return fail(pos_, fmt::format("expected ',' and a count in UniTuple, found {}", describe_here()));
     skip_space();
     size_t start = pos_;
     while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
@@ -206,18 +227,28 @@ class TypeReader {
   Type read_elements_until_paren() {
     std::vector<Type> elts;
     skip_space();
-    if (peek() == ')') { ++pos_; return Type::tuple_of({}); }
+    if (peek() == ')') {
+      ++pos_;
+      return Type::tuple_of({});
+    }
     for (;;) {
       Type t = read_type();
       if (failed()) return t;
       if (t.is_void()) return fail(pos_, "a tuple cannot hold void");
       elts.push_back(std::move(t));
       skip_space();
-      if (peek() == ')') { ++pos_; break; }
-      if (peek() != ',') return fail(pos_, fmt::format("expected ',' or ')' in tuple type, found {}", describe_here()));
+      if (peek() == ')') {
+        ++pos_;
+        break;
+      }
+      if (peek() != ',')
+        return fail(pos_, fmt::format("expected ',' or ')' in tuple type, found {}", describe_here()));
       ++pos_;
       skip_space();
-      if (peek() == ')') { ++pos_; break; }
+      if (peek() == ')') {
+        ++pos_;
+        break;
+      }
     }
     return Type::tuple_of(std::move(elts));
   }
@@ -279,12 +310,17 @@ bool is_complex(ScalarKind k) { return k == ScalarKind::Complex64 || k == Scalar
 
 std::string Type::str() const {
   switch (kind) {
-    case Kind::Invalid: return "<invalid>";
-    case Kind::Void: return "void";
-    case Kind::None: return "none";
-    case Kind::Scalar: return scalar_name(scalar);
+    case Kind::Invalid:
+      return "<invalid>";
+    case Kind::Void:
+      return "void";
+    case Kind::None:
+      return "none";
+    case Kind::Scalar:
+      return scalar_name(scalar);
     case Kind::Array: {
-      if (ndim == 0) return fmt::format("array({}, 0d, {})", scalar_name(scalar), layout == Layout::C ? "C" : "A");
+      if (ndim == 0)
+        return fmt::format("array({}, 0d, {})", scalar_name(scalar), layout == Layout::C ? "C" : "A");
       std::string s = fmt::format("{}[", scalar_name(scalar));
       for (unsigned i = 0; i < ndim; ++i) {
         if (i) s += ", ";
@@ -308,10 +344,14 @@ std::string Type::str() const {
 bool operator==(const Type& a, const Type& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case Type::Kind::Scalar: return a.scalar == b.scalar;
-    case Type::Kind::Array: return a.scalar == b.scalar && a.ndim == b.ndim && a.layout == b.layout;
-    case Type::Kind::Tuple: return a.elements == b.elements;
-    default: return true;
+    case Type::Kind::Scalar:
+      return a.scalar == b.scalar;
+    case Type::Kind::Array:
+      return a.scalar == b.scalar && a.ndim == b.ndim && a.layout == b.layout;
+    case Type::Kind::Tuple:
+      return a.elements == b.elements;
+    default:
+      return true;
   }
 }
 
@@ -361,7 +401,10 @@ std::optional<Signature> parse_signature(std::string_view text, std::string* err
         if (reader.failed()) return fail();
         sig.params.push_back(std::move(t));
         reader.skip_space();
-        if (reader.peek() == ')') { reader.advance(); break; }
+        if (reader.peek() == ')') {
+          reader.advance();
+          break;
+        }
         if (reader.peek() != ',') {
           reader.fail(reader.pos(), fmt::format("expected ',' or ')' in the argument list, found {}",
                                                 reader.describe_here()));

@@ -130,6 +130,7 @@ void HostDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
   const HostCode& code = *static_cast<const HostKernel&>(kernel).code;
   HostLaunch l;
   l.entry = code.entry;
+  l.block_entry = code.block_entry;
   l.kernel_name = kernel.name;
   l.grid[0] = config.grid.x;
   l.grid[1] = config.grid.y;

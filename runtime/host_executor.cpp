@@ -12,6 +12,7 @@
 #include "runtime/host_executor.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -257,6 +258,10 @@ void HostExecutor::Impl::run_block(Worker& worker, uint64_t linear_block) {
 
 void HostExecutor::Impl::run_block_loop(Worker& worker, HostThreadContext& ctx) {
   const HostLaunch& l = *job;
+  if (l.block_entry != nullptr && !l.uses_barrier) {
+    l.block_entry(l.params, &ctx);
+    return;
+  }
   uint32_t linear = 0;
   for (uint32_t z = 0; z < l.block[2]; ++z) {
     for (uint32_t y = 0; y < l.block[1]; ++y) {
@@ -359,8 +364,17 @@ HostExecutor::~HostExecutor() {
 
 HostExecutor& HostExecutor::instance() {
   // Never destroyed: worker threads must not be joined during static destruction, when a launch from
-  // another static destructor could still arrive.
-  static HostExecutor* executor = new HostExecutor();
+  // another static destructor could still arrive. A child process made by fork() (Python's multiprocessing)
+  // has none of its parent's worker threads: it gets an executor of its own and abandons the parent's.
+  static std::mutex mutex;
+  static HostExecutor* executor = nullptr;
+  static pid_t owner = 0;
+  std::lock_guard<std::mutex> lock(mutex);
+  pid_t pid = getpid();
+  if (executor == nullptr || owner != pid) {
+    executor = new HostExecutor();
+    owner = pid;
+  }
   return *executor;
 }
 

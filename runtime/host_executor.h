@@ -2,7 +2,8 @@
 //
 // Blocks are spread over a pool of OS threads (the launching thread works too) that take block indices from an
 // atomic counter. Within a block, a kernel without barriers runs its threads one after the other in a plain
-// loop (threadIdx.x fastest). A kernel that uses syncthreads() runs each thread as a fiber (host_fiber.h) on
+// loop (threadIdx.x fastest): the generated block entry's own loop when the compile provides one, else a
+// call of the thread entry per thread. A kernel that uses syncthreads() runs each thread as a fiber (host_fiber.h) on
 // the worker's OS thread; a barrier switches back to the block's scheduler, which resumes every fiber once all
 // live ones have arrived. When every thread still running waits at a barrier while others have returned, the
 // block can never finish: the launch fails with an error naming the kernel and the block instead of hanging.
@@ -30,7 +31,8 @@ class HostExecutionError : public std::runtime_error {
 
 /// Everything one launch needs. `params` must stay valid until launch() returns.
 struct HostLaunch {
-  HostEntryFn entry = nullptr;
+  HostEntryFn entry = nullptr;        // runs the thread ctx->tid names
+  HostEntryFn block_entry = nullptr;  // optional: runs every thread of ctx's block (kernels without barriers)
   std::string kernel_name;       // for error messages
   uint32_t grid[3] = {1, 1, 1};  // gridDim
   uint32_t block[3] = {1, 1, 1}; // blockDim

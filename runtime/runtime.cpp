@@ -14,6 +14,7 @@
 namespace gpujit::rt {
 
 thread_local Device* Runtime::tl_current_ = nullptr;
+thread_local uint64_t Runtime::tl_generation_ = 0;
 
 namespace {
 
@@ -47,18 +48,15 @@ void Runtime::register_backend(const std::string& name, BackendFactory factory) 
 void Runtime::set_backend(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!factories_.count(name)) throw std::invalid_argument(fmt::format("unknown backend '{}'", name));
-  if (backend_ && name != backend_->name()) {
-    throw std::logic_error(fmt::format("backend '{}' is already in use; choose the backend before the first "
-                                       "launch or allocation",
-                                       backend_->name()));
+  if (name != active_) {
+    active_ = name;
+    generation_.fetch_add(1);
   }
-  chosen_ = name;
 }
 
 std::string Runtime::backend_name() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (backend_) return backend_->name();
-  if (!chosen_.empty()) return chosen_;
+  if (!active_.empty()) return active_;
   const char* env = std::getenv("GPUJIT_BACKEND");
   return env && *env ? env : default_backend();
 }
@@ -66,14 +64,18 @@ std::string Runtime::backend_name() {
 Backend& Runtime::backend() {
   std::string name = backend_name();
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!backend_) {
+  active_ = name;
+  auto& slot = made_[name];
+  if (!slot) {
     auto it = factories_.find(name);
     if (it == factories_.end()) {
+      made_.erase(name);
+      active_.clear();
       throw std::invalid_argument(fmt::format("unknown backend '{}' (GPUJIT_BACKEND)", name));
     }
-    backend_ = it->second();
+    slot = it->second();
   }
-  return *backend_;
+  return *slot;
 }
 
 Device& Runtime::select_device(int ordinal) {
@@ -86,6 +88,7 @@ Device& Runtime::select_device(int ordinal) {
   Device& device = b.device(ordinal);
   device.activate();
   tl_current_ = &device;
+  tl_generation_ = generation_.load();
   return device;
 }
 

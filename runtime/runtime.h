@@ -1,15 +1,18 @@
 // The process-wide runtime: which backend runs kernels and which of its devices each thread uses.
 //
-// Backends register a factory under a name ("cuda" and "cpu" are built in). The active backend is chosen
-// once, at first use: set_backend() if it was called, else the environment variable GPUJIT_BACKEND, else
-// "cuda" when the CUDA driver loads and sees a GPU and "cpu" otherwise. Each thread has a current device of
-// that backend (device 0 until select_device()), activated for the thread on first use, so the launch path
-// only reads a thread-local.
+// Backends register a factory under a name ("cuda" and "cpu" are built in). The active backend is, at first
+// use, the one set_backend() named, else the environment variable GPUJIT_BACKEND's, else "cuda" when the
+// CUDA driver loads and sees a GPU and "cpu" otherwise. set_backend() may switch later: every backend made
+// stays alive, so arrays and kernels of the previous one keep working (they hold their Device), and each
+// thread's current device is reset. Each thread has a current device of the active backend (device 0 until
+// select_device()), activated for the thread on first use, so the launch path only reads a thread-local
+// and one counter.
 //
 // The runtime object is never destroyed: kernels, arrays and streams held by Python objects may be released
 // during interpreter shutdown, after static destructors would have run.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -28,8 +31,7 @@ class Runtime {
 
   /// Adds a backend under `name`; a later registration of the same name replaces the factory.
   void register_backend(const std::string& name, BackendFactory factory);
-  /// Chooses the backend by name. Throws std::invalid_argument for an unknown name, std::logic_error if a
-  /// different backend is already in use.
+  /// Makes `name` the active backend (for every thread). Throws std::invalid_argument for an unknown name.
   void set_backend(const std::string& name);
   /// The active backend, created on first use.
   Backend& backend();
@@ -38,7 +40,7 @@ class Runtime {
 
   /// The calling thread's current device, activated for it.
   Device& current_device() {
-    if (Device* d = tl_current_) return *d;
+    if (tl_current_ && tl_generation_ == generation_.load(std::memory_order_relaxed)) return *tl_current_;
     return select_device(0);
   }
   /// Makes device `ordinal` of the active backend current for the calling thread.
@@ -49,9 +51,11 @@ class Runtime {
 
   std::mutex mutex_;
   std::map<std::string, BackendFactory> factories_;
-  std::string chosen_;
-  std::unique_ptr<Backend> backend_;
+  std::map<std::string, std::unique_ptr<Backend>> made_;  // every backend created, kept alive
+  std::string active_;                                    // empty until chosen
+  std::atomic<uint64_t> generation_{1};                   // bumped when the active backend changes
   static thread_local Device* tl_current_;
+  static thread_local uint64_t tl_generation_;
 };
 
 }  // namespace gpujit::rt

@@ -109,6 +109,13 @@ rt::Device* compile_device() {
   }
 }
 
+/// The device inspect_ptx compiles for: the current device if it is a CUDA one, else none (PTX for the
+/// default architecture), so PTX can be read on any machine and any backend.
+rt::Device* ptx_device() {
+  rt::Device* d = compile_device();
+  return d && d->backend() == rt::BackendKind::Cuda ? d : nullptr;
+}
+
 std::string target_key(const CompileOptions& o) { return o.target == TargetKind::Host ? "host" : o.arch; }
 
 struct Keep {
@@ -432,7 +439,7 @@ PyObject* inspect(PyObject* self, PyObject* args, PyObject* kwargs, Inspect what
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O", const_cast<char**>(keywords), &sig)) return nullptr;
   try {
     DispatcherState& st = state_of(self);
-    rt::Device* device = compile_device();
+    rt::Device* device = ptx_device();
     Keep keep{what == Inspect::Llvm, what == Inspect::Typed};
     if (sig != Py_None) {
       auto r = compile_key(self, key_of_signature(st, signature_text(sig)), device, keep);
@@ -536,8 +543,10 @@ void register_dispatcher(pyb::module_& m) {
     std::vector<pyb::object> signatures;
   };
   pyb::class_<EagerDecorator>(m, "EagerDecorator")
-      .def(pyb::init([](pyb::object factory, std::vector<pyb::object> sigs) {
-        return EagerDecorator{std::move(factory), std::move(sigs)};
+      .def(pyb::init([](pyb::object factory, pyb::list sigs) {
+        EagerDecorator d{std::move(factory), {}};
+        for (pyb::handle s : sigs) d.signatures.push_back(pyb::reinterpret_borrow<pyb::object>(s));
+        return d;
       }))
       .def("__call__", [](EagerDecorator& d, pyb::object pyfunc) {
         pyb::object dispatcher = d.factory(pyfunc);

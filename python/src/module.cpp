@@ -132,7 +132,9 @@ PYBIND11_MODULE(_core, m) {
     }
     return d;
   });
-  m.def("_set_backend", [](const std::string& name) { rt::Runtime::get().set_backend(name); });
+  m.def("_set_backend", [](const std::string& name) { rt::Runtime::get().set_backend(name); },
+        "Makes 'cuda' or 'cpu' the active backend; arrays and kernels of the previous one keep working.");
+  m.def("backend_name", [] { return rt::Runtime::get().backend_name(); }, "The active backend: 'cuda' or 'cpu'.");
 
   pyb::class_<PinnedBuffer>(m, "PinnedBuffer", pyb::buffer_protocol())
       .def_buffer([](PinnedBuffer& b) {

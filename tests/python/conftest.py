@@ -1,13 +1,16 @@
-"""Which CUDA driver the Python tests run against, and fixtures to look inside the fake one.
+"""Which backend and CUDA driver the Python tests run against, and fixtures to look inside the fake driver.
 
-A test session uses one driver for the whole process (the runtime loads it once):
-- a real GPU when libcuda.so.1 loads and has a device, unless GPUJIT_TEST_FAKE_DRIVER=1;
+The CUDA driver is loaded once per process:
+- a real GPU's when libcuda.so.1 loads and has a device, unless GPUJIT_TEST_FAKE_DRIVER=1;
 - otherwise the fake driver (tests/unit/runtime/fake_driver/fake_cuda.cpp), built here with g++ on first
   use (or taken from GPUJIT_FAKE_CUDA_LIB) and loaded through GPUJIT_CUDA_DRIVER. It runs no kernels but
-  records every launch, so the launch path (argument classification, packing, caching, errors) is tested
-  on machines without a GPU.
-Tests marked `gpu` need the real driver and are skipped with the reason otherwise; tests marked
-`fake_driver` need the fake one. scripts/gpu-test runs the suite both ways on a GPU machine.
+  records every launch, so the CUDA launch path (argument classification, packing, caching, errors) is
+  tested on machines without a GPU.
+Tests run on the default backend: CUDA with a real GPU, else the CPU backend (GPUJIT_BACKEND=cpu is set
+here when the fake driver is in use, so kernels really run). Tests that use the `cuda` fixture switch to
+the CUDA backend (the real GPU, or the fake driver) for their duration; the `fake` fixture also needs the
+fake driver and gives access to its records. Tests marked `gpu` need a real GPU and are skipped with the
+reason otherwise. scripts/gpu-test runs the suite both ways on a GPU machine.
 """
 
 import ctypes
@@ -53,18 +56,17 @@ FAKE_LIB = None
 if not REAL_GPU and "GPUJIT_CUDA_DRIVER" not in os.environ:
     FAKE_LIB = build_fake_driver()
     os.environ["GPUJIT_CUDA_DRIVER"] = str(FAKE_LIB)
+    os.environ.setdefault("GPUJIT_BACKEND", "cpu")
 elif os.environ.get("GPUJIT_CUDA_DRIVER", "").endswith("libfakecuda.so"):
     FAKE_LIB = Path(os.environ["GPUJIT_CUDA_DRIVER"])
+    os.environ.setdefault("GPUJIT_BACKEND", "cpu")
 
 
 def pytest_collection_modifyitems(config, items):
-    no_gpu = pytest.mark.skip(reason="no CUDA GPU here (the fake driver is in use); scripts/gpu-test runs these on a GPU machine")
-    no_fake = pytest.mark.skip(reason="a real CUDA driver is in use; GPUJIT_TEST_FAKE_DRIVER=1 runs these against the fake driver")
+    no_gpu = pytest.mark.skip(reason="no CUDA GPU here; scripts/gpu-test runs these on a GPU machine")
     for item in items:
         if "gpu" in item.keywords and not REAL_GPU:
             item.add_marker(no_gpu)
-        if "fake_driver" in item.keywords and FAKE_LIB is None:
-            item.add_marker(no_fake)
 
 
 class FakeDriver:
@@ -103,7 +105,20 @@ class FakeDriver:
 
 
 @pytest.fixture
-def fake():
+def cuda():
+    """Runs the test on the CUDA backend: the real GPU, or the fake driver where there is none."""
+    import gpujit
+
+    previous = gpujit._core.backend_name()
+    gpujit._core._set_backend("cuda")
+    try:
+        yield
+    finally:
+        gpujit._core._set_backend(previous)
+
+
+@pytest.fixture
+def fake(cuda):
     if FAKE_LIB is None:
-        pytest.skip("the fake CUDA driver is not in use")
+        pytest.skip("a real CUDA driver is in use; GPUJIT_TEST_FAKE_DRIVER=1 runs these against the fake driver")
     return FakeDriver(FAKE_LIB)

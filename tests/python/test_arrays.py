@@ -9,6 +9,8 @@ import pytest
 
 import gpujit as gpu
 
+pytestmark = pytest.mark.usefixtures("cuda")
+
 
 def test_device_properties():
     dev = gpu.get_current_device()

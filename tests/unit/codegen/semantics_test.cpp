@@ -1,76 +1,39 @@
 // Python semantics of the lowering, checked by running kernels: each kernel goes through compile() for the
-// host CPU (the same target-independent lowering the GPU gets, with the host target) and runs one thread on
-// the host executor. Inputs come from arrays, so LLVM cannot fold the operations away and the code that runs
+// host CPU (the same target-independent lowering the GPU gets, with the host target) and runs as one thread
+// on the host executor, through the CPU backend's test helpers (tests/unit/host/host_kernel_test.h). Inputs come from arrays, so LLVM cannot fold the operations away and the code that runs
 // is the code the lowering emitted. Expected values are CPython's (NumPy's where Python would raise).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <string>
 #include <vector>
 
-#include "codegen/host_jit.h"
-#include "codegen_test_util.h"
-#include "runtime/host_executor.h"
+#include "../host/host_kernel_test.h"
 
 namespace gpujit::test {
 namespace {
 
-/// One kernel argument: a 1-D contiguous array (data, extent, item size) or a scalar.
+/// A 1-D contiguous array argument.
 struct Arg {
-  void* data = nullptr;
-  int64_t extent = 0;
-  int64_t itemsize = 0;
-  int64_t i = 0;
-  double f = 0;
-  enum class Kind { Array, Int, Float } kind = Kind::Array;
+  void* data;
+  int64_t extent;
+  int64_t itemsize;
 
   template <typename T>
   static Arg array(std::vector<T>& v) {
-    Arg a;
-    a.data = v.data();
-    a.extent = int64_t(v.size());
-    a.itemsize = sizeof(T);
-    return a;
+    return {v.data(), int64_t(v.size()), int64_t(sizeof(T))};
   }
-  static Arg int64(int64_t v) { Arg a; a.kind = Kind::Int; a.i = v; return a; }
 };
 
-/// Compiles `kernel` for the host and runs it on a grid of `threads` threads in one block.
+/// Compiles `kernel` for the host (tests/unit/host's helpers) and runs it as one thread.
 void run_on_host(const std::string& source, const std::string& kernel, const std::string& sig,
-                 std::vector<Arg> args, unsigned threads = 1) {
-  CompileOptions options;
-  options.target = TargetKind::Host;
-  CompileResult r = compile_kernel(source, kernel, sig, options);
-  ASSERT_TRUE(r.ok);
-  ASSERT_TRUE(r.host);
-  std::deque<int64_t> words;  // stable addresses for the flattened parameters
-  std::deque<void*> pointers;
-  std::vector<void*> params;
-  for (Arg& a : args) {
-    switch (a.kind) {
-      case Arg::Kind::Array:
-        pointers.push_back(a.data);
-        params.push_back(&pointers.back());
-        words.push_back(a.extent);
-        params.push_back(&words.back());
-        words.push_back(a.itemsize);
-        params.push_back(&words.back());
-        break;
-      case Arg::Kind::Int: params.push_back(&a.i); break;
-      case Arg::Kind::Float: params.push_back(&a.f); break;
-    }
-  }
-  HostLaunch launch;
-  launch.entry = r.host->entry;
-  launch.kernel_name = kernel;
-  launch.block[0] = threads;
-  launch.params = params.data();
-  launch.static_shared_bytes = r.host->static_shared_bytes;
-  launch.uses_barrier = r.host->uses_barrier;
-  HostExecutor::instance().launch(launch);
+                 const std::vector<Arg>& args) {
+  CompileResult r = testing::compile_for_host(source, kernel, sig);
+  testing::Args packed;
+  for (const Arg& a : args) packed.strided(static_cast<uint8_t*>(a.data), {a.extent}, {a.itemsize});
+  packed.launch(r, {1, 1, 1}, {1, 1, 1});
 }
 
 TEST(Semantics, SignedFloorDivisionAndModulo) {

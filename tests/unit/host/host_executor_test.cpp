@@ -2,6 +2,8 @@
 // gives generated kernels (HostEntryFn): parameters through a kernelParams array, the thread's identity and
 // shared memory through HostThreadContext, barriers through the gpujit_host_syncthreads* entry points.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
@@ -321,6 +323,25 @@ TEST(HostExecutor, CrossedWarpAndBlockBarriersAreADeadlock) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(HostExecutor, AForkedChildGetsAnExecutorOfItsOwn) {
+  // The parent's pool exists before the fork; the child has none of its threads and must not wait for them.
+  std::atomic<uint64_t> counter{0};
+  void* p = &counter;
+  std::vector<void*> params{&p};
+  HostExecutor::instance().launch(make_launch(count_kernel, params, {8, 1, 1}, {4, 1, 1}));
+  pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    alarm(20);  // a hang fails the test instead of stalling it
+    counter = 0;
+    HostExecutor::instance().launch(make_launch(count_kernel, params, {64, 1, 1}, {4, 1, 1}));
+    _exit(counter.load() == 256 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
 }
 
 TEST(HostExecutor, RejectsBadConfigurations) {

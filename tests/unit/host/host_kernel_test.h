@@ -74,8 +74,9 @@ class Args {
   }
 
   /// Runs `result`'s kernel over grid x block with `dynamic_shared` bytes of dynamic shared memory.
+  /// `per_thread` runs a kernel without barriers through its thread entry instead of its block entry.
   void launch(const CompileResult& result, std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block,
-              size_t dynamic_shared = 0) {
+              size_t dynamic_shared = 0, bool per_thread = false) {
     ASSERT_TRUE(result.host);
     unsigned expected = 0;
     for (const ParamLayout& p : result.params) expected = std::max(expected, p.first + p.count);
@@ -84,6 +85,7 @@ class Args {
     for (uint64_t& slot : slots_) params.push_back(&slot);
     HostLaunch l;
     l.entry = result.host->entry;
+    l.block_entry = per_thread ? nullptr : result.host->block_entry;
     l.kernel_name = result.entry_name;
     for (int d = 0; d < 3; ++d) {
       l.grid[d] = grid[d];

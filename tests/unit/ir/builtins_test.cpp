@@ -9,14 +9,18 @@ namespace {
 TEST(BuiltinsTable, EveryIdHasItsRowAndNamesAreUnique) {
   for (const BuiltinInfo& r : all_builtins()) {
     EXPECT_EQ(&builtin_info(r.id), &r) << r.qualified_name();
-    if (r.id != BuiltinId::Cast) EXPECT_EQ(find_builtin(r.scope, r.name), &r) << r.qualified_name();
+    if (r.id != BuiltinId::Cast) {
+      EXPECT_EQ(find_builtin(r.scope, r.name), &r) << r.qualified_name();
+    }
     if (r.lowering == BuiltinLowering::Libdevice) {
       ASSERT_NE(r.f32, nullptr) << r.qualified_name();
       ASSERT_NE(r.f64, nullptr) << r.qualified_name();
       EXPECT_EQ(std::string(r.f32).rfind("__nv_", 0), 0u) << r.f32;
       EXPECT_EQ(std::string(r.f64).rfind("__nv_", 0), 0u) << r.f64;
     }
-    if (!r.supported) EXPECT_EQ(r.lowering, BuiltinLowering::None) << r.qualified_name();
+    if (!r.supported) {
+      EXPECT_EQ(r.lowering, BuiltinLowering::None) << r.qualified_name();
+    }
   }
 }
 
@@ -49,7 +53,8 @@ TEST(BuiltinsTable, LookupsByScope) {
 
 TEST(BuiltinsTable, MarkdownListsSupportedAndLaterBuiltins) {
   std::string md = builtins_markdown();
-  EXPECT_NE(md.find("| `math.sqrt` | `np.sqrt`, `__nv_sqrtf`/`__nv_sqrt` | square root |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `math.sqrt` | `np.sqrt`, `__nv_sqrtf`/`__nv_sqrt` | square root |"), std::string::npos)
+      << md;
   EXPECT_NE(md.find("| `cuda.threadIdx.x` |"), std::string::npos);
   EXPECT_NE(md.find("| `cuda.shared.array` |"), std::string::npos);
   EXPECT_NE(md.find("| `len` |"), std::string::npos);

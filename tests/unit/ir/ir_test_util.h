@@ -31,7 +31,8 @@ struct Analyzed {
 };
 
 /// Parses `source` as kernel.py and analyses `kernel` for `signature` ("float32[:], int64").
-inline Analyzed analyze_source(const std::string& source, const std::string& kernel, const std::string& signature) {
+inline Analyzed analyze_source(const std::string& source, const std::string& kernel,
+                               const std::string& signature) {
   Analyzed a;
   a.module = parse_module(std::make_shared<SourceFile>("kernel.py", source));
   EXPECT_FALSE(a.module->errors.has_errors()) << a.module->errors.render();

@@ -24,67 +24,91 @@ TEST(SemaErrors, UnknownName) {
   EXPECT_EQ(only_error(R"(
 def k(a):
     a[0] = foo
-)", "float32[:]"), "6:12: name 'foo' is not defined");
+)",
+                       "float32[:]"),
+            "6:12: name 'foo' is not defined");
   EXPECT_EQ(only_error(R"(
 def k(a):
     value = 1
     a[0] = valeu
-)", "float32[:]"), "7:12: name 'valeu' is not defined; did you mean 'value'?");
+)",
+                       "float32[:]"),
+            "7:12: name 'valeu' is not defined; did you mean 'value'?");
 }
 
 TEST(SemaErrors, UnknownModuleAttribute) {
   EXPECT_EQ(only_error(R"(
 def k(a):
     a[0] = math.sqr(2.0)
-)", "float32[:]"), "6:17: module 'math' has no attribute 'sqr'; did you mean 'sqrt'?");
+)",
+                       "float32[:]"),
+            "6:17: module 'math' has no attribute 'sqr'; did you mean 'sqrt'?");
   EXPECT_EQ(only_error(R"(
 def k(a):
     a[0] = cuda.threadIdx.w
-)", "int32[:]"), "6:27: 'cuda.threadIdx' has no attribute 'w'");
+)",
+                       "int32[:]"),
+            "6:27: 'cuda.threadIdx' has no attribute 'w'");
   EXPECT_EQ(only_error(R"(
 def k(a):
     cuda.syncthread()
-)", "int32[:]"), "6:10: module 'numba.cuda' has no attribute 'syncthread'; did you mean 'syncthreads'?");
+)",
+                       "int32[:]"),
+            "6:10: module 'numba.cuda' has no attribute 'syncthread'; did you mean 'syncthreads'?");
 }
 
 TEST(SemaErrors, WrongArityNamesTheCallee) {
   EXPECT_EQ(only_error(R"(
 def k(a):
     a[0] = math.sqrt(1.0, 2.0)
-)", "float32[:]"), "6:12: math.sqrt() takes 1 argument, got 2");
+)",
+                       "float32[:]"),
+            "6:12: math.sqrt() takes 1 argument, got 2");
   EXPECT_EQ(only_error(R"(
 def k(a):
     for i in range():
         a[i] = 0
-)", "float32[:]"), "6:14: range() takes 1 to 3 arguments, got 0");
+)",
+                       "float32[:]"),
+            "6:14: range() takes 1 to 3 arguments, got 0");
   EXPECT_EQ(only_error(R"(
 def k(a):
     a[0] = min(1)
-)", "float32[:]"), "6:12: min() takes at least 2 arguments, got 1");
+)",
+                       "float32[:]"),
+            "6:12: min() takes at least 2 arguments, got 1");
   EXPECT_EQ(only_error(R"(
 def dev(x, y):
     return x + y
 
 def k(a):
     a[0] = dev(1.0)
-)", "float32[:]"), "9:12: dev() takes 2 arguments, got 1");
+)",
+                       "float32[:]"),
+            "9:12: dev() takes 2 arguments, got 1");
 }
 
 TEST(SemaErrors, WrongArgumentTypeSaysWhereItCameFrom) {
   EXPECT_EQ(only_error(R"(
 def k(a):
     a[0] = math.sqrt(a)
-)", "float32[:]"), "6:22: math.sqrt() argument 1 must be a number, got float32[:] ('a' is an argument)");
+)",
+                       "float32[:]"),
+            "6:22: math.sqrt() argument 1 must be a number, got float32[:] ('a' is an argument)");
   EXPECT_EQ(only_error(R"(
 def k(a, n):
     b = a
     for i in range(b):
         a[i] = n
-)", "float32[:], int64"), "7:20: range() argument 1 must be an integer, got float32[:] ('b' was assigned at line 6)");
+)",
+                       "float32[:], int64"),
+            "7:20: range() argument 1 must be an integer, got float32[:] ('b' was assigned at line 6)");
   EXPECT_EQ(only_error(R"(
 def k(a):
     a[0] = a + 1
-)", "float32[:]"), "6:14: unsupported operand types for +: 'float32[:]' and 'int64' ('a' is an argument)");
+)",
+                       "float32[:]"),
+            "6:14: unsupported operand types for +: 'float32[:]' and 'int64' ('a' is an argument)");
 }
 
 TEST(SemaErrors, ForLoopsOverRangeOnly) {
@@ -92,72 +116,96 @@ TEST(SemaErrors, ForLoopsOverRangeOnly) {
 def k(a):
     for x in a:
         a[0] = x
-)", "float32[:]"), "6:14: for loops can only iterate over range(...); got float32[:] ('a' is an argument)");
+)",
+                       "float32[:]"),
+            "6:14: for loops can only iterate over range(...); got float32[:] ('a' is an argument)");
   EXPECT_EQ(only_error(R"(
 def k(a):
     for i in range(4):
         i = 0.5
-)", "float32[:]"), "6:9: the loop variable 'i' of range() must stay an integer, but other assignments in the "
-                   "function make it float64");
+)",
+                       "float32[:]"),
+            "6:9: the loop variable 'i' of range() must stay an integer, but other assignments in the "
+            "function make it float64");
 }
 
 TEST(SemaErrors, BadIndexCount) {
-  EXPECT_EQ(only_error(R"(
+  EXPECT_EQ(
+      only_error(R"(
 def k(m):
     m[0] = 1.0
-)", "float32[:, :]"),
-            "6:7: array 'm' has 2 dimensions but 1 index was given; indexing with fewer indices than dimensions "
-            "(array views) is not supported yet");
+)",
+                 "float32[:, :]"),
+      "6:7: array 'm' has 2 dimensions but 1 index was given; indexing with fewer indices than dimensions "
+      "(array views) is not supported yet");
   EXPECT_EQ(only_error(R"(
 def k(v):
     x = v[1, 2]
-)", "float32[:]"), "6:11: too many indices: array 'v' has 1 dimension but 2 indices were given");
+)",
+                       "float32[:]"),
+            "6:11: too many indices: array 'v' has 1 dimension but 2 indices were given");
   EXPECT_EQ(only_error(R"(
 def k(v):
     v[0.5] = 1
-)", "float32[:]"), "6:7: array index must be an integer, got float64");
+)",
+                       "float32[:]"),
+            "6:7: array index must be an integer, got float64");
   EXPECT_EQ(only_error(R"(
 def k(v):
     v[1:3] = 1
-)", "float32[:]"), "6:7: slicing arrays is not supported yet; index single elements");
+)",
+                       "float32[:]"),
+            "6:7: slicing arrays is not supported yet; index single elements");
 }
 
 TEST(SemaErrors, UnifyFailureNamesBothLines) {
-  EXPECT_EQ(only_error(R"(
+  EXPECT_EQ(
+      only_error(R"(
 def k(a):
     x = a
     if a[0] > 0:
         x = 1
-)", "float32[:]"),
-            "8:9: cannot unify the types of variable 'x': float32[:] (assigned at line 6) and int64 (assigned at "
-            "line 8)");
+)",
+                 "float32[:]"),
+      "8:9: cannot unify the types of variable 'x': float32[:] (assigned at line 6) and int64 (assigned at "
+      "line 8)");
 }
 
 TEST(SemaErrors, NonConstantSharedShape) {
   EXPECT_EQ(only_error(R"(
 def k(a, n):
     s = cuda.shared.array(n, np.float32)
-)", "float32[:], int64"), "6:27: shared.array shape must be a compile-time constant; 'n' is an argument");
+)",
+                       "float32[:], int64"),
+            "6:27: shared.array shape must be a compile-time constant; 'n' is an argument");
   EXPECT_EQ(only_error(R"(
 def k(a):
     m = 4
     s = cuda.local.array((m, 2), np.float32)
-)", "float32[:]"), "7:26: local.array shape must be a compile-time constant; 'm' is a local variable");
+)",
+                       "float32[:]"),
+            "7:26: local.array shape must be a compile-time constant; 'm' is a local variable");
   EXPECT_EQ(only_error(R"(
 def k(a):
     s = cuda.shared.array(a.shape[0], np.float32)
-)", "float32[:]"), "6:27: shared.array shape must be a compile-time constant; 'a' is an argument");
+)",
+                       "float32[:]"),
+            "6:27: shared.array shape must be a compile-time constant; 'a' is an argument");
   EXPECT_EQ(only_error(R"(
 def k(a):
     s = cuda.shared.array(16, 3)
-)", "float32[:]"), "6:31: shared.array dtype must be a dtype such as np.float32, got int64");
+)",
+                       "float32[:]"),
+            "6:31: shared.array dtype must be a dtype such as np.float32, got int64");
 }
 
 TEST(SemaErrors, ReturnValueFromKernel) {
   EXPECT_EQ(only_error(R"(
 def k(a):
     return a[0]
-)", "float32[:]"), "6:5: a kernel cannot return a value; write results into an array argument instead");
+)",
+                       "float32[:]"),
+            "6:5: a kernel cannot return a value; write results into an array argument instead");
 }
 
 TEST(SemaErrors, BreakAndContinueOutsideLoop) {
@@ -165,18 +213,23 @@ TEST(SemaErrors, BreakAndContinueOutsideLoop) {
 def k(a):
     if a[0] > 0:
         break
-)", "float32[:]"), "7:9: 'break' outside loop");
+)",
+                       "float32[:]"),
+            "7:9: 'break' outside loop");
   EXPECT_EQ(only_error(R"(
 def k(a):
     continue
-)", "float32[:]"), "6:5: 'continue' not properly in loop");
+)",
+                       "float32[:]"),
+            "6:5: 'continue' not properly in loop");
 }
 
 TEST(SemaErrors, AssignToArrayArgument) {
   EXPECT_EQ(only_error(R"(
 def k(a, b):
     a = b
-)", "float32[:], float32[:]"),
+)",
+                       "float32[:], float32[:]"),
             "6:5: cannot assign to array argument 'a'; store into its elements instead ('a[i] = ...')");
 }
 
@@ -184,20 +237,28 @@ TEST(SemaErrors, UnsupportedFeaturesSaySo) {
   EXPECT_EQ(only_error(R"(
 def k(a):
     print(a[0])
-)", "float32[:]"), "6:5: print() is not supported in kernels yet");
+)",
+                       "float32[:]"),
+            "6:5: print() is not supported in kernels yet");
   EXPECT_EQ(only_error(R"(
 def k(a):
     a[0] = cuda.shfl_sync(0xffffffff, a[0], 0)
-)", "float32[:]"), "6:12: 'cuda.shfl_sync' is not supported yet");
+)",
+                       "float32[:]"),
+            "6:12: 'cuda.shfl_sync' is not supported yet");
   EXPECT_EQ(only_error(R"(
 def k(a):
     r = range(4)
-)", "float32[:]"), "6:9: range() can only be used as the iterable of a for loop");
+)",
+                       "float32[:]"),
+            "6:9: range() can only be used as the iterable of a for loop");
   EXPECT_EQ(only_error(R"(
 def k(a):
     b = np.zeros(4)
-)", "float32[:]"), "6:9: 'numpy.zeros' cannot be used in a kernel (it allocates); use cuda.local.array or "
-                   "cuda.shared.array, or pass the array in as an argument");
+)",
+                       "float32[:]"),
+            "6:9: 'numpy.zeros' cannot be used in a kernel (it allocates); use cuda.local.array or "
+            "cuda.shared.array, or pass the array in as an argument");
 }
 
 TEST(SemaErrors, Recursion) {
@@ -209,7 +270,8 @@ def fact(n):
 
 def k(a):
     a[0] = fact(5)
-)", "int64[:]");
+)",
+                   "int64[:]");
   EXPECT_FALSE(a.program);
   EXPECT_EQ(a.first_error(), "8:16: recursive calls are not supported: fact -> fact");
 }
@@ -222,15 +284,19 @@ def sign(x):
 
 def k(a):
     a[0] = sign(a[0])
-)", "float32[:]"), "5:5: 'sign' returns a value at line 7 but can reach its end without returning one; add a "
-                   "return statement at the end");
+)",
+                       "float32[:]"),
+            "5:5: 'sign' returns a value at line 7 but can reach its end without returning one; add a "
+            "return statement at the end");
 }
 
 TEST(SemaErrors, VoidCallUsedAsValue) {
   EXPECT_EQ(only_error(R"(
 def k(a):
     x = cuda.syncthreads()
-)", "float32[:]"), "6:9: 'cuda.syncthreads()' does not return a value");
+)",
+                       "float32[:]"),
+            "6:9: 'cuda.syncthreads()' does not return a value");
 }
 
 TEST(SemaErrors, LocalUsedBeforeAssignment) {
@@ -238,21 +304,27 @@ TEST(SemaErrors, LocalUsedBeforeAssignment) {
 def k(a):
     a[0] = y
     y = y + 1
-)", "float32[:]"), "6:12: local variable 'y' is used before it is assigned a value");
+)",
+                       "float32[:]"),
+            "6:12: local variable 'y' is used before it is assigned a value");
 }
 
 TEST(SemaErrors, KernelArgumentCount) {
   EXPECT_EQ(only_error(R"(
 def k(a, b):
     pass
-)", "float32[:]"), "5:5: kernel 'k' takes 2 arguments but was given 1 (float32[:])");
+)",
+                       "float32[:]"),
+            "5:5: kernel 'k' takes 2 arguments but was given 1 (float32[:])");
 }
 
 TEST(SemaErrors, GridNeedsAConstant) {
   EXPECT_EQ(only_error(R"(
 def k(a, n):
     i = cuda.grid(n)
-)", "float32[:], int64"), "6:19: cuda.grid() takes the number of dimensions as the constant 1, 2 or 3");
+)",
+                       "float32[:], int64"),
+            "6:19: cuda.grid() takes the number of dimensions as the constant 1, 2 or 3");
 }
 
 TEST(SemaErrors, TupleElementsAreReadOnly) {
@@ -260,26 +332,34 @@ TEST(SemaErrors, TupleElementsAreReadOnly) {
 def k(a):
     t = (1, 2)
     t[0] = 3
-)", "float32[:]"), "7:5: tuples are immutable; cannot assign to a tuple element");
+)",
+                       "float32[:]"),
+            "7:5: tuples are immutable; cannot assign to a tuple element");
   EXPECT_EQ(only_error(R"(
 def k(a):
     t = (1, 2)
     a[0] = t[2]
-)", "float32[:]"), "7:14: tuple index 2 is out of range for a tuple of 2 elements");
+)",
+                       "float32[:]"),
+            "7:14: tuple index 2 is out of range for a tuple of 2 elements");
 }
 
 TEST(SemaErrors, UnpackArity) {
   EXPECT_EQ(only_error(R"(
 def k(a):
     x, y = cuda.grid(3)
-)", "float32[:]"), "6:12: cannot unpack a tuple of 3 values into 2 targets");
+)",
+                       "float32[:]"),
+            "6:12: cannot unpack a tuple of 3 values into 2 targets");
 }
 
 TEST(SemaErrors, StoreAnArrayIntoAnElement) {
   EXPECT_EQ(only_error(R"(
 def k(a, b):
     a[0] = b
-)", "float32[:], float32[:]"), "6:12: cannot store a value of type float32[:] into an element of type float32");
+)",
+                       "float32[:], float32[:]"),
+            "6:12: cannot store a value of type float32[:] into an element of type float32");
 }
 
 TEST(SemaErrors, ConditionMustHaveATruthValue) {
@@ -287,7 +367,9 @@ TEST(SemaErrors, ConditionMustHaveATruthValue) {
 def k(a):
     if a:
         a[0] = 1
-)", "float32[:]"), "6:8: the condition of 'if' must be a number or a bool, got float32[:] ('a' is an argument)");
+)",
+                       "float32[:]"),
+            "6:8: the condition of 'if' must be a number or a bool, got float32[:] ('a' is an argument)");
 }
 
 TEST(SemaErrors, ErrorsInsideADeviceFunctionPointIntoIt) {
@@ -297,7 +379,8 @@ def dev(x):
 
 def k(a):
     a[0] = dev(a[0])
-)", "float32[:]");
+)",
+                   "float32[:]");
   EXPECT_FALSE(a.program);
   EXPECT_EQ(a.first_error(), "6:14: 'float32' has no attribute 'foo' ('x' is an argument)");
 }
@@ -306,7 +389,8 @@ TEST(SemaErrors, SyntaxErrorsOfTheFunctionAreReported) {
   Analyzed a = run(R"(
 def k(a):
     a[0] = [1, 2]
-)", "float32[:]");
+)",
+                   "float32[:]");
   EXPECT_FALSE(a.program);
   EXPECT_TRUE(a.diags.has_errors());
   EXPECT_EQ(a.first_error().substr(0, 4), "6:12");
@@ -318,7 +402,8 @@ def k(a):
     a[0] = foo
     break
     a[1] = math.nope
-)", "float32[:]");
+)",
+                   "float32[:]");
   EXPECT_EQ(a.diags.error_count(), 3u) << a.diags.render();
 }
 

@@ -26,7 +26,8 @@ def k(out, n):
     for i in range(n):
         acc = acc + 0.5
     out[0] = acc
-)", "float64[:], int64");
+)",
+                   "float64[:], int64");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "acc"), "float64");
   EXPECT_EQ(local_type(a, "i"), "int64");
@@ -38,7 +39,8 @@ def k(out):
     x = 1
     x = 2.5
     out[0] = x
-)", "float64[:]");
+)",
+                   "float64[:]");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "x"), "float64");
 }
@@ -54,7 +56,8 @@ def k(out, n):
             out[i] = y
         y = x * 2
         i += 1
-)", "float32[:], int32");
+)",
+                   "float32[:], int32");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "y"), "float32");
   EXPECT_EQ(local_type(a, "i"), "int64");
@@ -67,9 +70,23 @@ def k(a, out):
     for i in range(a.shape[0]):
         acc += a[i] * 2.0
     out[0] = acc
-)", "float32[::1], float32[::1]");
+)",
+                   "float32[::1], float32[::1]");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "acc"), "float32");
+}
+
+TEST(Inference, ConditionalExpressionWithAWeakConstantStaysFloat32) {
+  Analyzed a = run(R"(
+def k(x, n):
+    i = cuda.grid(1)
+    v = x[i] if i < n else 0.0
+    w = x[i] if i < n else i
+    x[0] = v + w
+)", "float32[:], int64");
+  ASSERT_TRUE(a.program) << a.diags.render();
+  EXPECT_EQ(local_type(a, "v"), "float32");
+  EXPECT_EQ(local_type(a, "w"), "float64");
 }
 
 TEST(Inference, ScalarParameterWidensAsALocal) {
@@ -77,7 +94,8 @@ TEST(Inference, ScalarParameterWidensAsALocal) {
 def k(out, x):
     x = x * 0.5
     out[0] = x
-)", "float64[:], int64");
+)",
+                   "float64[:], int64");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "x"), "float64");
   EXPECT_EQ(a.kernel().signature.params[1].str(), "int64");  // the argument itself keeps its type
@@ -94,7 +112,8 @@ def k(out):
     w = gpu.warpsize
     s = cuda.blockDim.z * cuda.gridDim.x
     out[g] = t + b + gx + lane + w + s
-)", "int64[:]");
+)",
+                   "int64[:]");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "t"), "int32");
   EXPECT_EQ(local_type(a, "b"), "int32");
@@ -115,7 +134,8 @@ def k(m, out):
     l = len(m)
     rows, cols = m.shape
     out[0] = n + d + l + rows + st[1] + shape[-1]
-)", "float32[:, ::1], int64[:]");
+)",
+                   "float32[:, ::1], int64[:]");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "shape"), "(int64, int64)");
   EXPECT_EQ(local_type(a, "n"), "int64");
@@ -145,7 +165,8 @@ def k(f, d, out):
     u = math.ldexp(f[0], i)
     v = math.hypot(i, i)
     out[0] = a + b + c + e + g + h + j + k2 + p + q + r + s + t + u + v
-)", "float32[:], float64[:], float64[:]");
+)",
+                   "float32[:], float64[:], float64[:]");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "a"), "float32");
   EXPECT_EQ(local_type(a, "b"), "float64");
@@ -170,7 +191,8 @@ TPB = 16
 def k(a, x):
     i = cuda.grid(1)
     a[i] = math.sqrt(x) + TPB * 2
-)", "float32[:], int32");
+)",
+                   "float32[:], int32");
   ASSERT_TRUE(a.program) << a.diags.render();
   const TypedFunction& fn = a.kernel();
   // line 9 is `a[i] = math.sqrt(x) + TPB * 2` (4 header lines, then a blank line).
@@ -209,7 +231,8 @@ def k(out):
     cuda.syncthreads()
     old = cuda.atomic.add(out, 0, 1)
     out[1] = s[0, 1] + l[0] + t[3] + old
-)", "float64[:]");
+)",
+                   "float64[:]");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "s"), "float32[:, ::1]");
   EXPECT_EQ(local_type(a, "l"), "int32[::1]");
@@ -239,7 +262,8 @@ def k(a, b):
     b[i] = clamp(b[i], 0, 10)
     p, q = pair(b[i])
     b[i] = p + q
-)", "float32[:], int32[:]");
+)",
+                   "float32[:], int32[:]");
   ASSERT_TRUE(a.program) << a.diags.render();
   const auto& fns = a.program->functions;
   ASSERT_EQ(fns.size(), 4u);
@@ -252,8 +276,9 @@ def k(a, b):
   EXPECT_NE(fns[0]->mangled_name, fns[1]->mangled_name);
   EXPECT_EQ(a.kernel().callees.size(), 3u);
   for (const auto& f : fns) {
-    EXPECT_EQ(f->mangled_name.find_first_not_of(
-                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$"), std::string::npos);
+    EXPECT_EQ(
+        f->mangled_name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$"),
+        std::string::npos);
   }
 }
 
@@ -268,7 +293,8 @@ def store(a, i, v):
 def k(a):
     store(a, 0, 1)
     store(a, 1, 2)
-)", "int64[:]");
+)",
+                   "int64[:]");
   ASSERT_TRUE(a.program) << a.diags.render();
   ASSERT_EQ(a.program->functions.size(), 3u);
   EXPECT_EQ(a.program->functions[0]->name, "inner");
@@ -290,7 +316,8 @@ def k(out):
     i = grid(1)
     s = nc.local.array(SHAPE, DT)
     out[i] = sqrt(PI) * SCALE + HALF + s[0, 0]
-)", "k", "float64[:]");
+)",
+                              "k", "float64[:]");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(a.globals.at("SCALE").constant.str(), "2.5");
   EXPECT_EQ(a.globals.at("SCALE").constant.scalar, ScalarKind::Float32);
@@ -307,15 +334,18 @@ import numpy as np
 TABLE = np.zeros(10)
 def k(out):
     out[0] = 1
-)", "k", "float64[:]");
+)",
+                               "k", "float64[:]");
   EXPECT_TRUE(ok.program) << ok.diags.render();
   Analyzed bad = analyze_source(R"(
 import numpy as np
 TABLE = np.zeros(10)
 def k(out):
     out[0] = TABLE
-)", "k", "float64[:]");
-  EXPECT_EQ(bad.first_error(), "5:14: global 'TABLE' cannot be used in a kernel: its value is a call to 'np.zeros'");
+)",
+                                "k", "float64[:]");
+  EXPECT_EQ(bad.first_error(),
+            "5:14: global 'TABLE' cannot be used in a kernel: its value is a call to 'np.zeros'");
 }
 
 TEST(Globals, LaterBindingsWin) {
@@ -324,7 +354,8 @@ N = 4
 N = N * 3
 def k(out):
     out[0] = N
-)", "k", "int64[:]");
+)",
+                              "k", "int64[:]");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(a.globals.at("N").constant.str(), "12");
 }
@@ -340,7 +371,8 @@ def k(a, lo, hi):
     for j in range(np.int32(4)):
         total += j
     a[0] = total
-)", "float32[:], int32, uint8");
+)",
+                   "float32[:], int32, uint8");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "i"), "int64");
   EXPECT_EQ(local_type(a, "j"), "int64");
@@ -364,7 +396,8 @@ def k(out, x):
     g = float(x)
     h = bool(x)
     out[0] = a + b + c + d + e + f + g + h
-)", "k", "float64[:], int32");
+)",
+                              "k", "float64[:], int32");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "a"), "float32");
   EXPECT_EQ(local_type(a, "b"), "int16");

@@ -50,12 +50,12 @@ TEST(Unify, ArraysAndTuples) {
 
 TEST(BinaryOps, IntegerArithmeticRunsAt64Bits) {
   EXPECT_EQ(bin(BinOpKind::Add, K::Int32, K::Int64), "int64");
-  EXPECT_EQ(bin(BinOpKind::Add, K::Int32, K::Int32), "int64");     // numba's choose_result_int
+  EXPECT_EQ(bin(BinOpKind::Add, K::Int32, K::Int32), "int64");  // numba's choose_result_int
   EXPECT_EQ(bin(BinOpKind::Mul, K::UInt8, K::UInt8), "uint64");
   EXPECT_EQ(bin(BinOpKind::Sub, K::UInt32, K::Int32), "int64");
   EXPECT_EQ(bin(BinOpKind::Add, K::UInt64, K::Int64), "float64");  // no integer holds both
   EXPECT_EQ(bin(BinOpKind::Add, K::UInt64, K::UInt32), "uint64");
-  EXPECT_EQ(bin(BinOpKind::Add, K::Bool, K::Bool), "int64");       // bool arithmetic promotes to int64
+  EXPECT_EQ(bin(BinOpKind::Add, K::Bool, K::Bool), "int64");  // bool arithmetic promotes to int64
   EXPECT_EQ(bin(BinOpKind::Add, K::Bool, K::Float32), "float32");
 }
 
@@ -98,12 +98,15 @@ TEST(BinaryOps, ShiftsAndBitwise) {
   EXPECT_EQ(bin(BinOpKind::BitAnd, K::Bool, K::Bool), "bool");
   EXPECT_EQ(bin(BinOpKind::BitOr, K::Bool, K::Int32), "int64");
   EXPECT_EQ(bin(BinOpKind::BitXor, K::UInt16, K::UInt8), "uint64");
-  EXPECT_EQ(bin(BinOpKind::BitAnd, K::Float32, K::Int32), "unsupported operand types for &: 'float32' and 'int32'");
-  EXPECT_EQ(bin(BinOpKind::LShift, K::Int64, K::Float64), "unsupported operand types for <<: 'int64' and 'float64'");
+  EXPECT_EQ(bin(BinOpKind::BitAnd, K::Float32, K::Int32),
+            "unsupported operand types for &: 'float32' and 'int32'");
+  EXPECT_EQ(bin(BinOpKind::LShift, K::Int64, K::Float64),
+            "unsupported operand types for <<: 'int64' and 'float64'");
 }
 
 TEST(BinaryOps, NonScalarsAreErrors) {
-  OpTyping t = type_binary(BinOpKind::Add, Operand{Type::array_of(K::Float32, 1, Layout::Any)}, Operand{S(K::Int64)});
+  OpTyping t =
+      type_binary(BinOpKind::Add, Operand{Type::array_of(K::Float32, 1, Layout::Any)}, Operand{S(K::Int64)});
   EXPECT_EQ(t.error, "unsupported operand types for +: 'float32[:]' and 'int64'");
   t = type_binary(BinOpKind::Add, Operand{S(K::Complex64)}, Operand{S(K::Int64)});
   EXPECT_EQ(t.error, "complex numbers are not supported yet");
@@ -127,13 +130,19 @@ TEST(WeakConstants, FloatLiteralsAdaptToFloat32) {
 }
 
 TEST(WeakConstants, NonNegativeIntsAdaptToUnsigned) {
-  ConstValue one = ConstValue::of_int(1), minus = ConstValue::of_int(-1), huge = ConstValue::of_int(1LL << 40);
-  EXPECT_EQ(type_binary(BinOpKind::Add, Operand{S(K::UInt64)}, Operand{S(K::Int64), &one}).result.str(), "uint64");
-  EXPECT_EQ(type_binary(BinOpKind::Add, Operand{S(K::UInt32)}, Operand{S(K::Int64), &one}).result.str(), "uint64");
-  EXPECT_EQ(type_binary(BinOpKind::Add, Operand{S(K::UInt64)}, Operand{S(K::Int64), &minus}).result.str(), "float64");
-  EXPECT_EQ(type_binary(BinOpKind::Add, Operand{S(K::UInt32)}, Operand{S(K::Int64), &huge}).result.str(), "int64");
+  ConstValue one = ConstValue::of_int(1), minus = ConstValue::of_int(-1),
+             huge = ConstValue::of_int(1LL << 40);
+  EXPECT_EQ(type_binary(BinOpKind::Add, Operand{S(K::UInt64)}, Operand{S(K::Int64), &one}).result.str(),
+            "uint64");
+  EXPECT_EQ(type_binary(BinOpKind::Add, Operand{S(K::UInt32)}, Operand{S(K::Int64), &one}).result.str(),
+            "uint64");
+  EXPECT_EQ(type_binary(BinOpKind::Add, Operand{S(K::UInt64)}, Operand{S(K::Int64), &minus}).result.str(),
+            "float64");
+  EXPECT_EQ(type_binary(BinOpKind::Add, Operand{S(K::UInt32)}, Operand{S(K::Int64), &huge}).result.str(),
+            "int64");
   // A literal with a narrower signed int follows numba: int64.
-  EXPECT_EQ(type_binary(BinOpKind::Add, Operand{S(K::Int32)}, Operand{S(K::Int64), &one}).result.str(), "int64");
+  EXPECT_EQ(type_binary(BinOpKind::Add, Operand{S(K::Int32)}, Operand{S(K::Int64), &one}).result.str(),
+            "int64");
 }
 
 TEST(Compare, RunsInTheUnifiedTypeAndGivesBool) {
@@ -141,11 +150,14 @@ TEST(Compare, RunsInTheUnifiedTypeAndGivesBool) {
   EXPECT_EQ(t.operand.str(), "int32");
   EXPECT_EQ(t.result.str(), "bool");
   EXPECT_EQ(type_compare(CmpOpKind::Lt, Operand{S(K::Int32)}, Operand{S(K::Int64)}).operand.str(), "int64");
-  EXPECT_EQ(type_compare(CmpOpKind::Eq, Operand{S(K::UInt64)}, Operand{S(K::Int64)}).operand.str(), "float64");
+  EXPECT_EQ(type_compare(CmpOpKind::Eq, Operand{S(K::UInt64)}, Operand{S(K::Int64)}).operand.str(),
+            "float64");
   // Constants adapt only where exact: x == 0.1 compares in float64 as Python does, x > 0.5 in float32.
   ConstValue tenth = ConstValue::of_float(0.1), half = ConstValue::of_float(0.5);
-  EXPECT_EQ(type_compare(CmpOpKind::Eq, Operand{S(K::Float32)}, Operand{S(K::Float64), &tenth}).operand.str(), "float64");
-  EXPECT_EQ(type_compare(CmpOpKind::Gt, Operand{S(K::Float32)}, Operand{S(K::Float64), &half}).operand.str(), "float32");
+  EXPECT_EQ(type_compare(CmpOpKind::Eq, Operand{S(K::Float32)}, Operand{S(K::Float64), &tenth}).operand.str(),
+            "float64");
+  EXPECT_EQ(type_compare(CmpOpKind::Gt, Operand{S(K::Float32)}, Operand{S(K::Float64), &half}).operand.str(),
+            "float32");
   EXPECT_EQ(type_compare(CmpOpKind::Is, Operand{S(K::Int64)}, Operand{Type::none()}).error,
             "'is' comparisons are not supported; use '==' or '!='");
 }
@@ -209,8 +221,9 @@ TEST(ConstEval, PythonSemantics) {
   EXPECT_EQ(fold(BinOpKind::RShift, C::of_int(-8), C::of_int(1)), "-4:int64");
   EXPECT_EQ(fold(BinOpKind::Add, C::of_int(INT64_MAX), C::of_int(1)), "-9223372036854775808:int64");  // wraps
   EXPECT_EQ(fold(BinOpKind::BitAnd, C::of_bool(true), C::of_bool(false)), "False:bool");
-  EXPECT_EQ(fold(BinOpKind::Mul, C::of_float(0.1, ScalarKind::Float32), C::of_float(3.0, ScalarKind::Float32)),
-            "0.30000001192092896:float32");
+  EXPECT_EQ(
+      fold(BinOpKind::Mul, C::of_float(0.1, ScalarKind::Float32), C::of_float(3.0, ScalarKind::Float32)),
+      "0.30000001192092896:float32");
   EXPECT_EQ(fold_unary(UnaryOpKind::Neg, C::of_int(5))->str(), "-5");
   EXPECT_EQ(fold_unary(UnaryOpKind::Invert, C::of_bool(true))->str(), "False");
   EXPECT_EQ(fold_cast(C::of_float(-2.7), ScalarKind::Int32)->str(), "-2");

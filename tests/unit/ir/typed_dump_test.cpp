@@ -34,7 +34,8 @@ TEST_P(TypedDumpGolden, MatchesGolden) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, TypedDumpGolden,
-                         ::testing::Values("saxpy", "mandelbrot", "black_scholes", "int_ops", "matmul_shared"),
+                         ::testing::Values("saxpy", "mandelbrot", "black_scholes", "int_ops",
+                                           "matmul_shared"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace

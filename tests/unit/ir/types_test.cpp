@@ -28,15 +28,14 @@ TEST(ScalarNames, CanonicalNamesAndAliases) {
     const char* name;
     ScalarKind kind;
   };
-  for (const Case& c : {Case{"float32", ScalarKind::Float32}, Case{"f4", ScalarKind::Float32},
-                        Case{"single", ScalarKind::Float32}, Case{"float_", ScalarKind::Float32},
-                        Case{"double", ScalarKind::Float64}, Case{"f8", ScalarKind::Float64},
-                        Case{"int_", ScalarKind::Int64}, Case{"intp", ScalarKind::Int64},
-                        Case{"intc", ScalarKind::Int32}, Case{"i2", ScalarKind::Int16},
-                        Case{"u1", ScalarKind::UInt8}, Case{"uintp", ScalarKind::UInt64},
-                        Case{"boolean", ScalarKind::Bool}, Case{"b1", ScalarKind::Bool},
-                        Case{"bool_", ScalarKind::Bool}, Case{"half", ScalarKind::Float16},
-                        Case{"c8", ScalarKind::Complex64}}) {
+  for (const Case& c :
+       {Case{"float32", ScalarKind::Float32}, Case{"f4", ScalarKind::Float32},
+        Case{"single", ScalarKind::Float32}, Case{"float_", ScalarKind::Float32},
+        Case{"double", ScalarKind::Float64}, Case{"f8", ScalarKind::Float64}, Case{"int_", ScalarKind::Int64},
+        Case{"intp", ScalarKind::Int64}, Case{"intc", ScalarKind::Int32}, Case{"i2", ScalarKind::Int16},
+        Case{"u1", ScalarKind::UInt8}, Case{"uintp", ScalarKind::UInt64}, Case{"boolean", ScalarKind::Bool},
+        Case{"b1", ScalarKind::Bool}, Case{"bool_", ScalarKind::Bool}, Case{"half", ScalarKind::Float16},
+        Case{"c8", ScalarKind::Complex64}}) {
     std::optional<ScalarKind> k = parse_scalar_name(c.name);
     ASSERT_TRUE(k.has_value()) << c.name;
     EXPECT_EQ(*k, c.kind) << c.name;
@@ -77,9 +76,12 @@ TEST(TypeStr, NumbaSpelling) {
 }
 
 TEST(TypeEquality, ComparesTheFieldsOfItsKind) {
-  EXPECT_EQ(Type::array_of(ScalarKind::Float32, 2, Layout::C), Type::array_of(ScalarKind::Float32, 2, Layout::C));
-  EXPECT_NE(Type::array_of(ScalarKind::Float32, 2, Layout::C), Type::array_of(ScalarKind::Float32, 2, Layout::Any));
-  EXPECT_NE(Type::array_of(ScalarKind::Float32, 1, Layout::C), Type::array_of(ScalarKind::Float64, 1, Layout::C));
+  EXPECT_EQ(Type::array_of(ScalarKind::Float32, 2, Layout::C),
+            Type::array_of(ScalarKind::Float32, 2, Layout::C));
+  EXPECT_NE(Type::array_of(ScalarKind::Float32, 2, Layout::C),
+            Type::array_of(ScalarKind::Float32, 2, Layout::Any));
+  EXPECT_NE(Type::array_of(ScalarKind::Float32, 1, Layout::C),
+            Type::array_of(ScalarKind::Float64, 1, Layout::C));
   EXPECT_NE(Type::scalar_of(ScalarKind::Int32), Type::scalar_of(ScalarKind::Int64));
   EXPECT_EQ(Type::void_(), Type::void_());
   EXPECT_NE(Type::void_(), Type::none());
@@ -103,12 +105,16 @@ TEST(ParseType, AcceptsNumbaForms) {
 }
 
 TEST(ParseType, ErrorsNameTheProblemAndColumn) {
-  EXPECT_EQ(parse_error("flaot32[:]"), "invalid type 'flaot32[:]': unknown type 'flaot32'; did you mean 'float32'? (column 1)");
+  EXPECT_EQ(parse_error("flaot32[:]"),
+            "invalid type 'flaot32[:]': unknown type 'flaot32'; did you mean 'float32'? (column 1)");
   EXPECT_EQ(parse_error("float32[::1, :]"),
-            "invalid type 'float32[::1, :]': fortran-order arrays ('::1' on the first axis) are not supported; use C "
+            "invalid type 'float32[::1, :]': fortran-order arrays ('::1' on the first axis) are not "
+            "supported; use C "
             "order ('::1' on the last axis) (column 9)");
-  EXPECT_EQ(parse_error("float32[:"), "invalid type 'float32[:': expected ',' or ']' in array type, found end of text (column 10)");
-  EXPECT_EQ(parse_error("float32 int32"), "invalid type 'float32 int32': unexpected 'i' after the type (column 9)");
+  EXPECT_EQ(parse_error("float32[:"),
+            "invalid type 'float32[:': expected ',' or ']' in array type, found end of text (column 10)");
+  EXPECT_EQ(parse_error("float32 int32"),
+            "invalid type 'float32 int32': unexpected 'i' after the type (column 9)");
   EXPECT_EQ(parse_error("UniTuple(int64)"),
             "invalid type 'UniTuple(int64)': expected ',' and a count in UniTuple, found ')' (column 15)");
   EXPECT_EQ(parse_error(""), "invalid type '': expected a type, found end of text (column 1)");
@@ -138,9 +144,13 @@ TEST(ParseSignature, WithAndWithoutReturnType) {
 TEST(ParseSignature, Errors) {
   std::string err;
   EXPECT_FALSE(parse_signature("void(float32[:], flot32)", &err));
-  EXPECT_EQ(err, "invalid signature 'void(float32[:], flot32)': unknown type 'flot32'; did you mean 'float32'? (column 18)");
+  EXPECT_EQ(err,
+            "invalid signature 'void(float32[:], flot32)': unknown type 'flot32'; did you mean 'float32'? "
+            "(column 18)");
   EXPECT_FALSE(parse_signature("void(float32 float32)", &err));
-  EXPECT_EQ(err, "invalid signature 'void(float32 float32)': expected ',' or ')' in the argument list, found 'f' (column 14)");
+  EXPECT_EQ(err,
+            "invalid signature 'void(float32 float32)': expected ',' or ')' in the argument list, found 'f' "
+            "(column 14)");
   EXPECT_FALSE(parse_signature("void(int64) extra", &err));
   EXPECT_EQ(err, "invalid signature 'void(int64) extra': unexpected 'e' after the signature (column 13)");
   EXPECT_FALSE(parse_signature("int64, void", &err));
