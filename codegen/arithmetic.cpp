@@ -28,7 +28,8 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
   if (from.is_tuple() && to.is_tuple() && from.elements.size() == to.elements.size()) {
     llvm::Value* agg = llvm::PoisonValue::get(llvm_type(to));
     for (unsigned i = 0; i < from.elements.size(); ++i)
-      agg = b_.CreateInsertValue(agg, cast(b_.CreateExtractValue(v, {i}), from.elements[i], to.elements[i]), {i});
+      agg = b_.CreateInsertValue(agg, cast(b_.CreateExtractValue(v, {i}), from.elements[i], to.elements[i]),
+                                 {i});
     return agg;
   }
   // Arrays convert only between layouts (C to any); the representation is the same.
@@ -64,45 +65,70 @@ llvm::Value* FunctionLowering::binary_op(BinOpKind op, llvm::Value* a, llvm::Val
   const ScalarKind k = t.scalar;
   if (k == ScalarKind::Bool) {
     switch (op) {
-      case BinOpKind::BitAnd: return b_.CreateAnd(a, b);
-      case BinOpKind::BitOr: return b_.CreateOr(a, b);
-      case BinOpKind::BitXor: return b_.CreateXor(a, b);
-      default: internal(std::string("operator ") + to_string(op) + " on bool operands");
+      case BinOpKind::BitAnd:
+        return b_.CreateAnd(a, b);
+      case BinOpKind::BitOr:
+        return b_.CreateOr(a, b);
+      case BinOpKind::BitXor:
+        return b_.CreateXor(a, b);
+      default:
+        internal(std::string("operator ") + to_string(op) + " on bool operands");
     }
   }
   if (is_integer(k)) {
     const bool s = is_signed(k);
     switch (op) {
-      case BinOpKind::Add: return b_.CreateAdd(a, b);
-      case BinOpKind::Sub: return b_.CreateSub(a, b);
-      case BinOpKind::Mul: return b_.CreateMul(a, b);
-      case BinOpKind::FloorDiv: return int_floor_div_mod(a, b, s, false);
-      case BinOpKind::Mod: return int_floor_div_mod(a, b, s, true);
-      case BinOpKind::Pow: return int_pow(a, b, s);
-      case BinOpKind::LShift: return shift(a, b, true, s);
-      case BinOpKind::RShift: return shift(a, b, false, s);
-      case BinOpKind::BitAnd: return b_.CreateAnd(a, b);
-      case BinOpKind::BitOr: return b_.CreateOr(a, b);
-      case BinOpKind::BitXor: return b_.CreateXor(a, b);
-      case BinOpKind::Div: internal("true division in an integer type");
+      case BinOpKind::Add:
+        return b_.CreateAdd(a, b);
+      case BinOpKind::Sub:
+        return b_.CreateSub(a, b);
+      case BinOpKind::Mul:
+        return b_.CreateMul(a, b);
+      case BinOpKind::FloorDiv:
+        return int_floor_div_mod(a, b, s, false);
+      case BinOpKind::Mod:
+        return int_floor_div_mod(a, b, s, true);
+      case BinOpKind::Pow:
+        return int_pow(a, b, s);
+      case BinOpKind::LShift:
+        return shift(a, b, true, s);
+      case BinOpKind::RShift:
+        return shift(a, b, false, s);
+      case BinOpKind::BitAnd:
+        return b_.CreateAnd(a, b);
+      case BinOpKind::BitOr:
+        return b_.CreateOr(a, b);
+      case BinOpKind::BitXor:
+        return b_.CreateXor(a, b);
+      case BinOpKind::Div:
+        internal("true division in an integer type");
     }
   }
   if (is_float(k)) {
     switch (op) {
-      case BinOpKind::Add: return b_.CreateFAdd(a, b);
-      case BinOpKind::Sub: return b_.CreateFSub(a, b);
-      case BinOpKind::Mul: return b_.CreateFMul(a, b);
-      case BinOpKind::Div: return b_.CreateFDiv(a, b);
-      case BinOpKind::FloorDiv: return float_floor_div_mod(a, b, k, false);
-      case BinOpKind::Mod: return float_floor_div_mod(a, b, k, true);
-      case BinOpKind::Pow: return float_pow(a, b, k);
-      default: internal(std::string("operator ") + to_string(op) + " on float operands");
+      case BinOpKind::Add:
+        return b_.CreateFAdd(a, b);
+      case BinOpKind::Sub:
+        return b_.CreateFSub(a, b);
+      case BinOpKind::Mul:
+        return b_.CreateFMul(a, b);
+      case BinOpKind::Div:
+        return b_.CreateFDiv(a, b);
+      case BinOpKind::FloorDiv:
+        return float_floor_div_mod(a, b, k, false);
+      case BinOpKind::Mod:
+        return float_floor_div_mod(a, b, k, true);
+      case BinOpKind::Pow:
+        return float_pow(a, b, k);
+      default:
+        internal(std::string("operator ") + to_string(op) + " on float operands");
     }
   }
   internal(std::string("operator ") + to_string(op) + " on '" + t.str() + "'");
 }
 
-llvm::Value* FunctionLowering::int_floor_div_mod(llvm::Value* a, llvm::Value* b, bool is_signed, bool want_mod) {
+llvm::Value* FunctionLowering::int_floor_div_mod(llvm::Value* a, llvm::Value* b, bool is_signed,
+                                                 bool want_mod) {
   llvm::Type* t = a->getType();
   llvm::Value* zero = llvm::ConstantInt::get(t, 0);
   llvm::Value* one = llvm::ConstantInt::get(t, 1);
@@ -124,10 +150,12 @@ llvm::Value* FunctionLowering::int_floor_div_mod(llvm::Value* a, llvm::Value* b,
   return b_.CreateSelect(by_zero, zero, result);
 }
 
-llvm::Value* FunctionLowering::float_floor_div_mod(llvm::Value* a, llvm::Value* b, ScalarKind k, bool want_mod) {
+llvm::Value* FunctionLowering::float_floor_div_mod(llvm::Value* a, llvm::Value* b, ScalarKind k,
+                                                   bool want_mod) {
   if (k == ScalarKind::Float16) {
     llvm::Type* f32 = b_.getFloatTy();
-    llvm::Value* r = float_floor_div_mod(b_.CreateFPExt(a, f32), b_.CreateFPExt(b, f32), ScalarKind::Float32, want_mod);
+    llvm::Value* r =
+        float_floor_div_mod(b_.CreateFPExt(a, f32), b_.CreateFPExt(b, f32), ScalarKind::Float32, want_mod);
     return b_.CreateFPTrunc(r, a->getType());
   }
   llvm::Type* t = a->getType();
@@ -193,13 +221,15 @@ llvm::Value* FunctionLowering::shift(llvm::Value* a, llvm::Value* amount, bool l
   llvm::Value* zero = llvm::ConstantInt::get(t, 0);
   llvm::Value* in_range = b_.CreateICmpULT(amount, llvm::ConstantInt::get(t, bits));
   if (left) return b_.CreateSelect(in_range, b_.CreateShl(a, amount), zero);
-  if (is_signed) return b_.CreateAShr(a, b_.CreateSelect(in_range, amount, llvm::ConstantInt::get(t, bits - 1)));
+  if (is_signed)
+    return b_.CreateAShr(a, b_.CreateSelect(in_range, amount, llvm::ConstantInt::get(t, bits - 1)));
   return b_.CreateSelect(in_range, b_.CreateLShr(a, amount), zero);
 }
 
 llvm::Value* FunctionLowering::compare_op(CmpOpKind op, llvm::Value* a, llvm::Value* b, const Type& t) {
   if (t.kind == Type::Kind::None) {
-    return b_.getInt1(op == CmpOpKind::Eq || op == CmpOpKind::Is || op == CmpOpKind::LtE || op == CmpOpKind::GtE);
+    return b_.getInt1(op == CmpOpKind::Eq || op == CmpOpKind::Is || op == CmpOpKind::LtE ||
+                      op == CmpOpKind::GtE);
   }
   if (op == CmpOpKind::Is) op = CmpOpKind::Eq;
   if (op == CmpOpKind::IsNot) op = CmpOpKind::NotEq;
@@ -213,24 +243,38 @@ llvm::Value* FunctionLowering::compare_op(CmpOpKind op, llvm::Value* a, llvm::Va
   if (!t.is_scalar()) internal(std::string("comparison ") + to_string(op) + " on '" + t.str() + "'");
   if (t.is_float()) {
     switch (op) {
-      case CmpOpKind::Eq: return b_.CreateFCmpOEQ(a, b);
-      case CmpOpKind::NotEq: return b_.CreateFCmpUNE(a, b);
-      case CmpOpKind::Lt: return b_.CreateFCmpOLT(a, b);
-      case CmpOpKind::LtE: return b_.CreateFCmpOLE(a, b);
-      case CmpOpKind::Gt: return b_.CreateFCmpOGT(a, b);
-      case CmpOpKind::GtE: return b_.CreateFCmpOGE(a, b);
-      default: break;
+      case CmpOpKind::Eq:
+        return b_.CreateFCmpOEQ(a, b);
+      case CmpOpKind::NotEq:
+        return b_.CreateFCmpUNE(a, b);
+      case CmpOpKind::Lt:
+        return b_.CreateFCmpOLT(a, b);
+      case CmpOpKind::LtE:
+        return b_.CreateFCmpOLE(a, b);
+      case CmpOpKind::Gt:
+        return b_.CreateFCmpOGT(a, b);
+      case CmpOpKind::GtE:
+        return b_.CreateFCmpOGE(a, b);
+      default:
+        break;
     }
   } else {
     const bool s = is_signed(t.scalar);  // bool compares unsigned: False < True
     switch (op) {
-      case CmpOpKind::Eq: return b_.CreateICmpEQ(a, b);
-      case CmpOpKind::NotEq: return b_.CreateICmpNE(a, b);
-      case CmpOpKind::Lt: return s ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
-      case CmpOpKind::LtE: return s ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
-      case CmpOpKind::Gt: return s ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
-      case CmpOpKind::GtE: return s ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
-      default: break;
+      case CmpOpKind::Eq:
+        return b_.CreateICmpEQ(a, b);
+      case CmpOpKind::NotEq:
+        return b_.CreateICmpNE(a, b);
+      case CmpOpKind::Lt:
+        return s ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
+      case CmpOpKind::LtE:
+        return s ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
+      case CmpOpKind::Gt:
+        return s ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
+      case CmpOpKind::GtE:
+        return s ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
+      default:
+        break;
     }
   }
   internal(std::string("comparison ") + to_string(op) + " on '" + t.str() + "'");
@@ -238,8 +282,10 @@ llvm::Value* FunctionLowering::compare_op(CmpOpKind op, llvm::Value* a, llvm::Va
 
 llvm::Value* FunctionLowering::unary_op(UnaryOpKind op, llvm::Value* v, const Type& t) {
   switch (op) {
-    case UnaryOpKind::Pos: return v;
-    case UnaryOpKind::Not: return b_.CreateNot(truthy(v, t));
+    case UnaryOpKind::Pos:
+      return v;
+    case UnaryOpKind::Not:
+      return b_.CreateNot(truthy(v, t));
     case UnaryOpKind::Neg:
       if (t.is_integer()) return b_.CreateNeg(v);
       if (t.is_float()) return b_.CreateFNeg(v);
@@ -251,11 +297,12 @@ llvm::Value* FunctionLowering::unary_op(UnaryOpKind op, llvm::Value* v, const Ty
   internal(std::string("unary ") + to_string(op) + " on '" + t.str() + "'");
 }
 
-llvm::Value* FunctionLowering::call_math(const std::string& f32_name, const std::string& f64_name, ScalarKind k,
-                                         llvm::ArrayRef<llvm::Value*> args) {
+llvm::Value* FunctionLowering::call_math(const std::string& f32_name, const std::string& f64_name,
+                                         ScalarKind k, llvm::ArrayRef<llvm::Value*> args) {
   if (k == ScalarKind::Float16) {
     std::vector<llvm::Value*> wide;
-    for (llvm::Value* a : args) wide.push_back(a->getType()->isHalfTy() ? b_.CreateFPExt(a, b_.getFloatTy()) : a);
+    for (llvm::Value* a : args)
+      wide.push_back(a->getType()->isHalfTy() ? b_.CreateFPExt(a, b_.getFloatTy()) : a);
     llvm::Value* r = call_math(f32_name, f64_name, ScalarKind::Float32, wide);
     return r->getType()->isFloatTy() ? b_.CreateFPTrunc(r, b_.getHalfTy()) : r;
   }

@@ -34,7 +34,8 @@ llvm::Value* FunctionLowering::pack_array(const ArrayParts& p) {
 }
 
 llvm::Value* FunctionLowering::wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent) {
-  if (!index_type.is_integer() && !index_type.is_bool()) internal("array index of type '" + index_type.str() + "'");
+  if (!index_type.is_integer() && !index_type.is_bool())
+    internal("array index of type '" + index_type.str() + "'");
   llvm::Value* i = cast(index, index_type, Type::scalar_of(ScalarKind::Int64));
   if (!index_type.is_integer() || !is_signed(index_type.scalar)) return i;
   return b_.CreateSelect(b_.CreateICmpSLT(i, i64(0)), b_.CreateAdd(i, extent), i);
@@ -72,8 +73,8 @@ llvm::Value* FunctionLowering::element_pointer(const ArrayParts& a, const Type& 
   return b_.CreateInBoundsGEP(b_.getInt8Ty(), a.data, offset);
 }
 
-FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, const Type& t, const Expr& index,
-                                                            const Type& result_type) {
+FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, const Type& t,
+                                                            const Expr& index, const Type& result_type) {
   struct Component {
     const SliceExpr* slice = nullptr;
     llvm::Value* value = nullptr;
@@ -105,12 +106,14 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
   for (const Component& c : comps) all_ints = all_ints && !c.slice;
   if (all_ints) {
     std::vector<llvm::Value*> idx;
-    for (unsigned k = 0; k < comps.size(); ++k) idx.push_back(wrap_index(comps[k].value, comps[k].type, a.shape[k]));
+    for (unsigned k = 0; k < comps.size(); ++k)
+      idx.push_back(wrap_index(comps[k].value, comps[k].type, a.shape[k]));
     return {element_pointer(a, t, idx), nullptr};
   }
 
   // A view: integer indices drop their dimension, slices narrow theirs, missing trailing indices keep theirs.
-  if (!result_type.is_array()) internal("a partial index of '" + t.str() + "' typed '" + result_type.str() + "'");
+  if (!result_type.is_array())
+    internal("a partial index of '" + t.str() + "' typed '" + result_type.str() + "'");
   const unsigned itemsize = scalar_size(t.scalar);
   std::vector<llvm::Value*> strides = t.layout == Layout::C ? c_strides(b_, a, itemsize) : a.strides;
   ArrayParts view;
@@ -146,15 +149,18 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
       return b_.CreateSelect(b_.CreateICmpSLT(wrapped, low), low,
                              b_.CreateSelect(b_.CreateICmpSGT(wrapped, high), high, wrapped));
     };
-    llvm::Value* start = adjust(part(c.slice->lower), b_.CreateSelect(negative, b_.CreateSub(n, i64(1)), zero));
+    llvm::Value* start =
+        adjust(part(c.slice->lower), b_.CreateSelect(negative, b_.CreateSub(n, i64(1)), zero));
     llvm::Value* stop = adjust(part(c.slice->upper), b_.CreateSelect(negative, i64(-1), n));
     llvm::Value* safe_step = b_.CreateSelect(b_.CreateICmpEQ(step, zero), i64(1), step);
     llvm::Value* up_len = b_.CreateSelect(
         b_.CreateICmpSLT(start, stop),
-        b_.CreateAdd(b_.CreateSDiv(b_.CreateSub(b_.CreateSub(stop, start), i64(1)), safe_step), i64(1)), zero);
+        b_.CreateAdd(b_.CreateSDiv(b_.CreateSub(b_.CreateSub(stop, start), i64(1)), safe_step), i64(1)),
+        zero);
     llvm::Value* down_len = b_.CreateSelect(
         b_.CreateICmpSLT(stop, start),
-        b_.CreateAdd(b_.CreateSDiv(b_.CreateSub(b_.CreateSub(start, stop), i64(1)), b_.CreateNeg(safe_step)), i64(1)),
+        b_.CreateAdd(b_.CreateSDiv(b_.CreateSub(b_.CreateSub(start, stop), i64(1)), b_.CreateNeg(safe_step)),
+                     i64(1)),
         zero);
     llvm::Value* len = b_.CreateSelect(negative, down_len, up_len);
     len = b_.CreateSelect(b_.CreateICmpEQ(step, zero), zero, len);
@@ -162,7 +168,8 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
     view.shape.push_back(len);
     view.strides.push_back(b_.CreateMul(strides[k], step));
   }
-  if (view.shape.size() != result_type.ndim) internal("view of '" + t.str() + "' typed '" + result_type.str() + "'");
+  if (view.shape.size() != result_type.ndim)
+    internal("view of '" + t.str() + "' typed '" + result_type.str() + "'");
   view.data = b_.CreateGEP(b_.getInt8Ty(), a.data, offset);
   return {nullptr, pack_array(view)};
 }
@@ -287,8 +294,9 @@ llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& sha
   } else {
     // Shared memory cannot be initialized: the global is undef, one per call site.
     auto* at = llvm::ArrayType::get(mt, uint64_t(count));
-    g = new llvm::GlobalVariable(mod, at, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(at),
-                                 "shared", nullptr, llvm::GlobalValue::NotThreadLocal, as);
+    g = new llvm::GlobalVariable(mod, at, false, llvm::GlobalValue::InternalLinkage,
+                                 llvm::UndefValue::get(at), "shared", nullptr,
+                                 llvm::GlobalValue::NotThreadLocal, as);
     g->setAlignment(llvm::Align(16));
   }
   llvm::Value* data = b_.CreateAddrSpaceCast(g, b_.getPtrTy(0));
@@ -298,8 +306,8 @@ llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& sha
 
 llvm::Value* FunctionLowering::make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype,
                                                 const Type& result) {
-  llvm::AllocaInst* slot = entry_alloca(llvm::ArrayType::get(m_.memory_type(dtype), uint64_t(element_count(shape))),
-                                        "local.array");
+  llvm::AllocaInst* slot = entry_alloca(
+      llvm::ArrayType::get(m_.memory_type(dtype), uint64_t(element_count(shape))), "local.array");
   slot->setAlignment(llvm::Align(std::max(16u, scalar_size(dtype))));
   Type own = Type::array_of(dtype, unsigned(shape.size()), Layout::C);
   return cast(pack_array(constant_shape_parts(b_, slot, shape, scalar_size(dtype))), own, result);
@@ -309,11 +317,12 @@ llvm::Value* FunctionLowering::make_const_array(const GlobalValue& g, const Type
   const ScalarKind dtype = g.dtype;
   llvm::Type* mt = m_.memory_type(dtype);
   const int64_t count = element_count(g.shape);
-  if (g.bytes.size() != size_t(count) * scalar_size(dtype)) internal("constant array bytes do not match its shape");
+  if (g.bytes.size() != size_t(count) * scalar_size(dtype))
+    internal("constant array bytes do not match its shape");
   llvm::StringRef raw(reinterpret_cast<const char*>(g.bytes.data()), g.bytes.size());
   llvm::Constant* init = llvm::ConstantDataArray::getRaw(raw, uint64_t(count), mt);
-  auto* gv = new llvm::GlobalVariable(m_.module(), init->getType(), true, llvm::GlobalValue::InternalLinkage, init,
-                                      "const_array", nullptr, llvm::GlobalValue::NotThreadLocal,
+  auto* gv = new llvm::GlobalVariable(m_.module(), init->getType(), true, llvm::GlobalValue::InternalLinkage,
+                                      init, "const_array", nullptr, llvm::GlobalValue::NotThreadLocal,
                                       m_.target().constant_address_space());
   gv->setAlignment(llvm::Align(16));
   llvm::Value* data = b_.CreateAddrSpaceCast(gv, b_.getPtrTy(0));

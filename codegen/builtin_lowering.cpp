@@ -29,13 +29,20 @@ namespace {
 
 SpecialReg to_special_reg(BuiltinReg r) {
   switch (r) {
-    case BuiltinReg::ThreadIdx: return SpecialReg::ThreadIdx;
-    case BuiltinReg::BlockDim: return SpecialReg::BlockDim;
-    case BuiltinReg::BlockIdx: return SpecialReg::BlockIdx;
-    case BuiltinReg::GridDim: return SpecialReg::GridDim;
-    case BuiltinReg::LaneId: return SpecialReg::LaneId;
-    case BuiltinReg::WarpSize: return SpecialReg::WarpSize;
-    case BuiltinReg::None: break;
+    case BuiltinReg::ThreadIdx:
+      return SpecialReg::ThreadIdx;
+    case BuiltinReg::BlockDim:
+      return SpecialReg::BlockDim;
+    case BuiltinReg::BlockIdx:
+      return SpecialReg::BlockIdx;
+    case BuiltinReg::GridDim:
+      return SpecialReg::GridDim;
+    case BuiltinReg::LaneId:
+      return SpecialReg::LaneId;
+    case BuiltinReg::WarpSize:
+      return SpecialReg::WarpSize;
+    case BuiltinReg::None:
+      break;
   }
   throw InternalError("codegen: a special-register builtin without a register");
 }
@@ -43,17 +50,24 @@ SpecialReg to_special_reg(BuiltinReg r) {
 /// Parameter names of builtins that may be called with keywords, as numba-cuda names them.
 std::vector<std::string> parameter_names(const BuiltinInfo& b) {
   switch (b.lowering) {
-    case BuiltinLowering::Atomic: return {"ary", "idx", "val"};
-    case BuiltinLowering::ArrayAlloc: return {"shape", "dtype"};
-    case BuiltinLowering::Grid: return {"ndim"};
-    default: break;
+    case BuiltinLowering::Atomic:
+      return {"ary", "idx", "val"};
+    case BuiltinLowering::ArrayAlloc:
+      return {"shape", "dtype"};
+    case BuiltinLowering::Grid:
+      return {"ndim"};
+    default:
+      break;
   }
   switch (b.id) {
-    case BuiltinId::SyncWarp: return {"mask"};
+    case BuiltinId::SyncWarp:
+      return {"mask"};
     case BuiltinId::SyncThreadsCount:
     case BuiltinId::SyncThreadsAnd:
-    case BuiltinId::SyncThreadsOr: return {"predicate"};
-    default: return {};
+    case BuiltinId::SyncThreadsOr:
+      return {"predicate"};
+    default:
+      return {};
   }
 }
 
@@ -69,13 +83,15 @@ llvm::Value* FunctionLowering::lower_builtin_value(const BuiltinInfo& bi, const 
     case BuiltinLowering::ArrayAttr:
     case BuiltinLowering::Constant: {
       if (const ConstValue* c = fn_.constant_of(&e)) return lower_constant(*c, t);
-      if (bi.typing == BuiltinTyping::MathConstant) return cast(llvm::ConstantFP::get(b_.getDoubleTy(), bi.constant),
-                                                               Type::scalar_of(ScalarKind::Float64), t);
+      if (bi.typing == BuiltinTyping::MathConstant)
+        return cast(llvm::ConstantFP::get(b_.getDoubleTy(), bi.constant),
+                    Type::scalar_of(ScalarKind::Float64), t);
       const auto* attr = e.as<AttributeExpr>();
       if (!attr || !type_of(*attr->value).is_array()) internal("array attribute without an array");
       return array_attribute(lower_expr(*attr->value), type_of(*attr->value), bi.name, t);
     }
-    default: break;
+    default:
+      break;
   }
   internal(std::string("builtin '") + bi.qualified_name() + "' used as a value");
 }
@@ -91,11 +107,13 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
   };
   // The i-th argument converted to the type analysis chose for it.
   auto operand = [&](size_t i) -> llvm::Value* {
-    if (!op_types || i >= op_types->size()) internal(std::string("no operand type for ") + bi.qualified_name());
+    if (!op_types || i >= op_types->size())
+      internal(std::string("no operand type for ") + bi.qualified_name());
     return lower_expr_as(arg(i), (*op_types)[i]);
   };
   auto operand_type = [&](size_t i) -> const Type& {
-    if (!op_types || i >= op_types->size()) internal(std::string("no operand type for ") + bi.qualified_name());
+    if (!op_types || i >= op_types->size())
+      internal(std::string("no operand type for ") + bi.qualified_name());
     return (*op_types)[i];
   };
   const Type i64_type = Type::scalar_of(ScalarKind::Int64);
@@ -109,14 +127,18 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
       if (!ndim || ndim->kind != ConstValue::Kind::Int || ndim->i < 1 || ndim->i > 3)
         internal("grid/gridsize without a constant dimension of 1 to 3");
       Target& target = m_.target();
-      auto reg = [&](SpecialReg r, unsigned axis) { return b_.CreateZExt(target.special_register(b_, r, axis), b_.getInt64Ty()); };
+      auto reg = [&](SpecialReg r, unsigned axis) {
+        return b_.CreateZExt(target.special_register(b_, r, axis), b_.getInt64Ty());
+      };
       std::vector<llvm::Value*> values;
       for (unsigned axis = 0; axis < unsigned(ndim->i); ++axis) {
         if (bi.id == BuiltinId::Grid) {
-          llvm::Value* base = b_.CreateMul(reg(SpecialReg::BlockIdx, axis), reg(SpecialReg::BlockDim, axis), "", true, true);
+          llvm::Value* base =
+              b_.CreateMul(reg(SpecialReg::BlockIdx, axis), reg(SpecialReg::BlockDim, axis), "", true, true);
           values.push_back(b_.CreateAdd(base, reg(SpecialReg::ThreadIdx, axis), "", true, true));
         } else {
-          values.push_back(b_.CreateMul(reg(SpecialReg::BlockDim, axis), reg(SpecialReg::GridDim, axis), "", true, true));
+          values.push_back(
+              b_.CreateMul(reg(SpecialReg::BlockDim, axis), reg(SpecialReg::GridDim, axis), "", true, true));
         }
       }
       if (values.size() == 1) return cast(values[0], i64_type, result);
@@ -129,28 +151,38 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
     case BuiltinLowering::Barrier: {
       Target& target = m_.target();
       switch (bi.id) {
-        case BuiltinId::SyncThreads: target.barrier_block(b_); return none;
+        case BuiltinId::SyncThreads:
+          target.barrier_block(b_);
+          return none;
         case BuiltinId::SyncThreadsCount:
         case BuiltinId::SyncThreadsAnd:
         case BuiltinId::SyncThreadsOr: {
           llvm::Value* pred = truthy(lower_expr(arg(0)), type_of(arg(0)));
           auto op = bi.id == BuiltinId::SyncThreadsCount ? Target::BarrierReduce::Count
                     : bi.id == BuiltinId::SyncThreadsAnd ? Target::BarrierReduce::And
-                                                          : Target::BarrierReduce::Or;
+                                                         : Target::BarrierReduce::Or;
           llvm::Value* r = target.barrier_block_reduce(b_, op, pred);
           if (r->getType()->isIntegerTy(1)) return cast(r, bool_type, result);
           return cast(r, i32_type, result);
         }
         case BuiltinId::SyncWarp: {
-          llvm::Value* mask = args.empty() || !args[0] ? b_.getInt32(0xffffffffu)
-                                                       : lower_expr_as(arg(0), Type::scalar_of(ScalarKind::UInt32));
+          llvm::Value* mask = args.empty() || !args[0]
+                                  ? b_.getInt32(0xffffffffu)
+                                  : lower_expr_as(arg(0), Type::scalar_of(ScalarKind::UInt32));
           target.barrier_warp(b_, mask);
           return none;
         }
-        case BuiltinId::ThreadFence: target.fence(b_, Target::FenceScope::Device); return none;
-        case BuiltinId::ThreadFenceBlock: target.fence(b_, Target::FenceScope::Block); return none;
-        case BuiltinId::ThreadFenceSystem: target.fence(b_, Target::FenceScope::System); return none;
-        default: break;
+        case BuiltinId::ThreadFence:
+          target.fence(b_, Target::FenceScope::Device);
+          return none;
+        case BuiltinId::ThreadFenceBlock:
+          target.fence(b_, Target::FenceScope::Block);
+          return none;
+        case BuiltinId::ThreadFenceSystem:
+          target.fence(b_, Target::FenceScope::System);
+          return none;
+        default:
+          break;
       }
       break;
     }
@@ -187,50 +219,93 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
       using Op = llvm::AtomicRMWInst::BinOp;
       Op op;
       switch (bi.id) {
-        case BuiltinId::AtomicAdd: op = fp ? Op::FAdd : Op::Add; break;
-        case BuiltinId::AtomicSub: op = fp ? Op::FSub : Op::Sub; break;
-        case BuiltinId::AtomicMax: op = fp ? Op::FMax : sgn ? Op::Max : Op::UMax; break;
-        case BuiltinId::AtomicMin: op = fp ? Op::FMin : sgn ? Op::Min : Op::UMin; break;
-        case BuiltinId::AtomicExch: op = Op::Xchg; break;
-        case BuiltinId::AtomicAnd: op = Op::And; break;
-        case BuiltinId::AtomicOr: op = Op::Or; break;
-        case BuiltinId::AtomicXor: op = Op::Xor; break;
-        case BuiltinId::AtomicInc: op = Op::UIncWrap; break;
-        case BuiltinId::AtomicDec: op = Op::UDecWrap; break;
-        default: internal(std::string("atomic builtin ") + bi.qualified_name());
+        case BuiltinId::AtomicAdd:
+          op = fp ? Op::FAdd : Op::Add;
+          break;
+        case BuiltinId::AtomicSub:
+          op = fp ? Op::FSub : Op::Sub;
+          break;
+        case BuiltinId::AtomicMax:
+          op = fp ? Op::FMax : sgn ? Op::Max : Op::UMax;
+          break;
+        case BuiltinId::AtomicMin:
+          op = fp ? Op::FMin : sgn ? Op::Min : Op::UMin;
+          break;
+        case BuiltinId::AtomicExch:
+          op = Op::Xchg;
+          break;
+        case BuiltinId::AtomicAnd:
+          op = Op::And;
+          break;
+        case BuiltinId::AtomicOr:
+          op = Op::Or;
+          break;
+        case BuiltinId::AtomicXor:
+          op = Op::Xor;
+          break;
+        case BuiltinId::AtomicInc:
+          op = Op::UIncWrap;
+          break;
+        case BuiltinId::AtomicDec:
+          op = Op::UDecWrap;
+          break;
+        default:
+          internal(std::string("atomic builtin ") + bi.qualified_name());
       }
-      llvm::Value* old = b_.CreateAtomicRMW(op, place.element_ptr, val, llvm::MaybeAlign(scalar_size(dtype)),
-                                            llvm::AtomicOrdering::Monotonic, m_.target().atomic_scope(m_.ctx()));
+      llvm::Value* old =
+          b_.CreateAtomicRMW(op, place.element_ptr, val, llvm::MaybeAlign(scalar_size(dtype)),
+                             llvm::AtomicOrdering::Monotonic, m_.target().atomic_scope(m_.ctx()));
       return cast(old, Type::scalar_of(dtype), result);
     }
 
     case BuiltinLowering::Libdevice: {
       const Type& t0 = operand_type(0);
-      if (!t0.is_float()) internal(std::string("math function ") + bi.qualified_name() + " on '" + t0.str() + "'");
+      if (!t0.is_float())
+        internal(std::string("math function ") + bi.qualified_name() + " on '" + t0.str() + "'");
       const ScalarKind k = t0.scalar;
       llvm::Value* x = operand(0);
       Type own = t0;
       llvm::Value* r = nullptr;
       auto unary_intrinsic = [&](llvm::Intrinsic::ID id) { return b_.CreateUnaryIntrinsic(id, x); };
       switch (bi.id) {
-        case BuiltinId::Sqrt: r = unary_intrinsic(llvm::Intrinsic::sqrt); break;
-        case BuiltinId::Fabs: r = unary_intrinsic(llvm::Intrinsic::fabs); break;
-        case BuiltinId::Floor: r = unary_intrinsic(llvm::Intrinsic::floor); break;
-        case BuiltinId::Ceil: r = unary_intrinsic(llvm::Intrinsic::ceil); break;
-        case BuiltinId::Trunc: r = unary_intrinsic(llvm::Intrinsic::trunc); break;
-        case BuiltinId::Copysign: r = b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, x, operand(1)); break;
-        case BuiltinId::IsNan: r = b_.CreateFCmpUNO(x, x); own = bool_type; break;
+        case BuiltinId::Sqrt:
+          r = unary_intrinsic(llvm::Intrinsic::sqrt);
+          break;
+        case BuiltinId::Fabs:
+          r = unary_intrinsic(llvm::Intrinsic::fabs);
+          break;
+        case BuiltinId::Floor:
+          r = unary_intrinsic(llvm::Intrinsic::floor);
+          break;
+        case BuiltinId::Ceil:
+          r = unary_intrinsic(llvm::Intrinsic::ceil);
+          break;
+        case BuiltinId::Trunc:
+          r = unary_intrinsic(llvm::Intrinsic::trunc);
+          break;
+        case BuiltinId::Copysign:
+          r = b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, x, operand(1));
+          break;
+        case BuiltinId::IsNan:
+          r = b_.CreateFCmpUNO(x, x);
+          own = bool_type;
+          break;
         case BuiltinId::IsInf:
-          r = b_.CreateFCmpOEQ(unary_intrinsic(llvm::Intrinsic::fabs), llvm::ConstantFP::getInfinity(x->getType()));
+          r = b_.CreateFCmpOEQ(unary_intrinsic(llvm::Intrinsic::fabs),
+                               llvm::ConstantFP::getInfinity(x->getType()));
           own = bool_type;
           break;
         case BuiltinId::IsFinite:
-          r = b_.CreateFCmpOLT(unary_intrinsic(llvm::Intrinsic::fabs), llvm::ConstantFP::getInfinity(x->getType()));
+          r = b_.CreateFCmpOLT(unary_intrinsic(llvm::Intrinsic::fabs),
+                               llvm::ConstantFP::getInfinity(x->getType()));
           own = bool_type;
           break;
-        case BuiltinId::Pow: r = float_pow(x, operand(1), k); break;
+        case BuiltinId::Pow:
+          r = float_pow(x, operand(1), k);
+          break;
         default: {
-          if (!bi.f32 || !bi.f64) internal(std::string("math builtin without libdevice names: ") + bi.qualified_name());
+          if (!bi.f32 || !bi.f64)
+            internal(std::string("math builtin without libdevice names: ") + bi.qualified_name());
           std::vector<llvm::Value*> values{x};
           if (bi.max_args >= 2) values.push_back(operand(1));
           r = call_math(bi.f32, bi.f64, k, values);
@@ -287,12 +362,14 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
           llvm::Value* x = operand(0);
           return cast(b_.CreateFMul(x, llvm::ConstantFP::get(x->getType(), factor)), t, result);
         }
-        default: break;
+        default:
+          break;
       }
       break;
     }
 
-    case BuiltinLowering::Cast: return lower_expr_as(arg(0), result);
+    case BuiltinLowering::Cast:
+      return lower_expr_as(arg(0), result);
 
     case BuiltinLowering::Constant:
       if (const ConstValue* c = fn_.constant_of(&e)) return lower_constant(*c, result);
@@ -301,7 +378,8 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
     case BuiltinLowering::Range:
       return unsupported(e, "range() can only be the iterable of a for loop");
 
-    default: break;
+    default:
+      break;
   }
   internal(std::string("no lowering for builtin ") + bi.qualified_name());
 }

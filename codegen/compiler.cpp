@@ -32,11 +32,13 @@ double ms_since(Clock::time_point start) {
 }
 
 /// Lowers, optimizes and emits PTX for an analysed program.
-void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& request, CompileResult& result) {
+void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& request,
+                             CompileResult& result) {
   const CompileOptions& options = request.options;
   const FunctionDef& def = *program.kernel()->def;
   std::string error;
-  std::unique_ptr<NvptxTarget> target = NvptxTarget::create(options.arch, options.opt_level, options.fastmath, &error);
+  std::unique_ptr<NvptxTarget> target =
+      NvptxTarget::create(options.arch, options.opt_level, options.fastmath, &error);
   if (!target) {
     result.diagnostics.error(nullptr, SourceRange{}, error);
     return;
@@ -44,8 +46,8 @@ void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& 
 
   auto start = Clock::now();
   llvm::LLVMContext context;
-  LoweredModule lowered = lower_program(program, request.globals, *target, context, options.fastmath,
-                                        result.diagnostics);
+  LoweredModule lowered =
+      lower_program(program, request.globals, *target, context, options.fastmath, result.diagnostics);
   result.params = lowered.params;
   result.entry_name = lowered.kernel->getName().str();
   if (result.diagnostics.has_errors()) return;
@@ -92,7 +94,8 @@ CompileResult compile(const CompileRequest& request) {
 
   // analyze() reports the syntax errors kept in the kernel's and its device functions' FunctionDef::errors.
   auto start = Clock::now();
-  std::unique_ptr<TypedProgram> program = analyze(*kernel, request.arg_types, request.globals, result.diagnostics);
+  std::unique_ptr<TypedProgram> program =
+      analyze(*kernel, request.arg_types, request.globals, result.diagnostics);
   result.ms_sema = ms_since(start);
   if (!program || result.diagnostics.has_errors()) return result;
   result.signature = program->kernel()->signature;

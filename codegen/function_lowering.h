@@ -73,9 +73,9 @@ class ModuleLowering {
 
 /// The parts of an array value, unpacked from its struct.
 struct ArrayParts {
-  llvm::Value* data = nullptr;          // generic pointer to element [0, 0, ...]
-  std::vector<llvm::Value*> shape;      // i64 each
-  std::vector<llvm::Value*> strides;    // i64 bytes each
+  llvm::Value* data = nullptr;        // generic pointer to element [0, 0, ...]
+  std::vector<llvm::Value*> shape;    // i64 each
+  std::vector<llvm::Value*> strides;  // i64 bytes each
 };
 
 /// A place a value can be stored to: a local variable or an array element.
@@ -155,13 +155,15 @@ class FunctionLowering {
   /// a[-1]) when the index type is signed.
   llvm::Value* wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent);
   /// The address of element `indices` (one i64 per dimension, already wrapped) of an array.
-  llvm::Value* element_pointer(const ArrayParts& a, const Type& array_type, const std::vector<llvm::Value*>& idx);
+  llvm::Value* element_pointer(const ArrayParts& a, const Type& array_type,
+                               const std::vector<llvm::Value*>& idx);
   /// Lowers the index of `a[index]`: the element's address if it names one element, else null and a view.
   struct IndexResult {
     llvm::Value* element_ptr = nullptr;
     llvm::Value* view = nullptr;
   };
-  IndexResult index_array(llvm::Value* array, const Type& array_type, const Expr& index, const Type& result_type);
+  IndexResult index_array(llvm::Value* array, const Type& array_type, const Expr& index,
+                          const Type& result_type);
   llvm::Value* load_element(llvm::Value* ptr, ScalarKind dtype);
   void store_element(llvm::Value* ptr, llvm::Value* v, ScalarKind dtype);
   llvm::Value* array_attribute(llvm::Value* array, const Type& array_type, const std::string& attr,

@@ -42,7 +42,8 @@ constexpr const char* kFileName = "libdevice.10.bc";
 
 std::string folder_of_core_library() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<const void*>(&find_libdevice), &info) == 0 || info.dli_fname == nullptr) return {};
+  if (dladdr(reinterpret_cast<const void*>(&find_libdevice), &info) == 0 || info.dli_fname == nullptr)
+    return {};
   return llvm::sys::path::parent_path(info.dli_fname).str();
 }
 
@@ -101,8 +102,9 @@ class Libdevice {
     std::string searched;
     std::string path = find_libdevice(&searched);
     if (path.empty()) {
-      *error = "libdevice (" + std::string(kFileName) + ") not found; math functions need it. Looked in: " +
-               searched + ". Install the CUDA toolkit or set GPUJIT_LIBDEVICE to the file";
+      *error = "libdevice (" + std::string(kFileName) +
+               ") not found; math functions need it. Looked in: " + searched +
+               ". Install the CUDA toolkit or set GPUJIT_LIBDEVICE to the file";
       return false;
     }
     auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);

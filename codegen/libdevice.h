@@ -1,9 +1,9 @@
 // libdevice: NVIDIA's bitcode library of math functions (__nv_expf, __nv_erf...), linked into kernels that
 // use math builtins.
 //
-// The file is found once per process and its bytes kept in memory; each compile that needs it parses it
-// lazily (only the module header and the bodies of the functions it links are read) and links with
-// LinkOnlyNeeded, so a kernel pays for the few functions it calls, and a kernel without math pays nothing.
+// The file is found and parsed once per process; each function a kernel calls is cut out of it once, with
+// the helpers and tables it needs, into a small bitcode blob that later compiles parse and link in
+// microseconds. A kernel pays for the few functions it calls, and a kernel without math pays nothing.
 #pragma once
 
 #include <string>

@@ -26,7 +26,8 @@ llvm::Value* FunctionLowering::lower_expr(const Expr& e) {
   }
   const Type& t = type_of(e);
   switch (e.kind) {
-    case ExprKind::Name: return lower_name(static_cast<const NameExpr&>(e));
+    case ExprKind::Name:
+      return lower_name(static_cast<const NameExpr&>(e));
     case ExprKind::IntLit: {
       uint64_t v = static_cast<const IntLitExpr&>(e).value;
       Type own = Type::scalar_of(v > uint64_t(INT64_MAX) ? ScalarKind::UInt64 : ScalarKind::Int64);
@@ -37,18 +38,30 @@ llvm::Value* FunctionLowering::lower_expr(const Expr& e) {
                   Type::scalar_of(ScalarKind::Float64), t);
     case ExprKind::BoolLit:
       return cast(b_.getInt1(static_cast<const BoolLitExpr&>(e).value), Type::scalar_of(ScalarKind::Bool), t);
-    case ExprKind::NoneLit: return llvm::Constant::getNullValue(llvm_type(Type::none()));
-    case ExprKind::StringLit: return unsupported(e, "strings are only supported as arguments of print()");
-    case ExprKind::UnaryOp: return lower_unary(static_cast<const UnaryOpExpr&>(e));
-    case ExprKind::BinOp: return lower_binary(static_cast<const BinOpExpr&>(e));
-    case ExprKind::BoolOp: return lower_bool_op(static_cast<const BoolOpExpr&>(e));
-    case ExprKind::Compare: return lower_compare(static_cast<const CompareExpr&>(e));
-    case ExprKind::Call: return lower_call(static_cast<const CallExpr&>(e));
-    case ExprKind::Attribute: return lower_attribute(static_cast<const AttributeExpr&>(e));
-    case ExprKind::Subscript: return lower_subscript(static_cast<const SubscriptExpr&>(e));
-    case ExprKind::Slice: return unsupported(e, "a slice is only valid as an array index");
-    case ExprKind::Tuple: return lower_tuple(static_cast<const TupleExpr&>(e));
-    case ExprKind::IfExp: return lower_if_exp(static_cast<const IfExpExpr&>(e));
+    case ExprKind::NoneLit:
+      return llvm::Constant::getNullValue(llvm_type(Type::none()));
+    case ExprKind::StringLit:
+      return unsupported(e, "strings are only supported as arguments of print()");
+    case ExprKind::UnaryOp:
+      return lower_unary(static_cast<const UnaryOpExpr&>(e));
+    case ExprKind::BinOp:
+      return lower_binary(static_cast<const BinOpExpr&>(e));
+    case ExprKind::BoolOp:
+      return lower_bool_op(static_cast<const BoolOpExpr&>(e));
+    case ExprKind::Compare:
+      return lower_compare(static_cast<const CompareExpr&>(e));
+    case ExprKind::Call:
+      return lower_call(static_cast<const CallExpr&>(e));
+    case ExprKind::Attribute:
+      return lower_attribute(static_cast<const AttributeExpr&>(e));
+    case ExprKind::Subscript:
+      return lower_subscript(static_cast<const SubscriptExpr&>(e));
+    case ExprKind::Slice:
+      return unsupported(e, "a slice is only valid as an array index");
+    case ExprKind::Tuple:
+      return lower_tuple(static_cast<const TupleExpr&>(e));
+    case ExprKind::IfExp:
+      return lower_if_exp(static_cast<const IfExpExpr&>(e));
   }
   internal("unknown expression kind");
 }
@@ -72,15 +85,19 @@ llvm::Constant* own_constant(ModuleLowering& m, const ConstValue& c) {
   switch (c.kind) {
     case ConstValue::Kind::Int:
       return llvm::ConstantInt::get(m.llvm_type(Type::scalar_of(c.scalar)), static_cast<uint64_t>(c.i));
-    case ConstValue::Kind::Float: return llvm::ConstantFP::get(m.llvm_type(Type::scalar_of(c.scalar)), c.f);
-    case ConstValue::Kind::Bool: return llvm::ConstantInt::get(llvm::Type::getInt1Ty(m.ctx()), c.i != 0);
-    case ConstValue::Kind::None: return llvm::Constant::getNullValue(m.llvm_type(Type::none()));
+    case ConstValue::Kind::Float:
+      return llvm::ConstantFP::get(m.llvm_type(Type::scalar_of(c.scalar)), c.f);
+    case ConstValue::Kind::Bool:
+      return llvm::ConstantInt::get(llvm::Type::getInt1Ty(m.ctx()), c.i != 0);
+    case ConstValue::Kind::None:
+      return llvm::Constant::getNullValue(m.llvm_type(Type::none()));
     case ConstValue::Kind::Tuple: {
       std::vector<llvm::Constant*> elts;
       for (const ConstValue& e : c.elements) elts.push_back(own_constant(m, e));
       return llvm::ConstantStruct::getAnon(m.ctx(), elts);
     }
-    case ConstValue::Kind::String: break;
+    case ConstValue::Kind::String:
+      break;
   }
   return nullptr;
 }
@@ -95,14 +112,16 @@ llvm::Value* FunctionLowering::lower_constant(const ConstValue& c, const Type& t
 
 llvm::Value* FunctionLowering::lower_tuple(const TupleExpr& e) {
   const Type& t = type_of(e);
-  if (!t.is_tuple() || t.elements.size() != e.elts.size()) internal("tuple expression typed '" + t.str() + "'");
+  if (!t.is_tuple() || t.elements.size() != e.elts.size())
+    internal("tuple expression typed '" + t.str() + "'");
   llvm::Value* agg = llvm::PoisonValue::get(llvm_type(t));
   for (unsigned i = 0; i < e.elts.size(); ++i)
     agg = b_.CreateInsertValue(agg, lower_expr_as(*e.elts[i], t.elements[i]), {i});
   return agg;
 }
 
-std::vector<const Expr*> FunctionLowering::bind_arguments(const CallExpr& e, const std::vector<std::string>& names) {
+std::vector<const Expr*> FunctionLowering::bind_arguments(const CallExpr& e,
+                                                          const std::vector<std::string>& names) {
   std::vector<const Expr*> out(std::max(names.size(), e.args.size()), nullptr);
   for (size_t i = 0; i < e.args.size(); ++i) out[i] = e.args[i].get();
   for (const Keyword& kw : e.keywords) {
@@ -130,7 +149,8 @@ llvm::Value* FunctionLowering::lower_call(const CallExpr& e) {
       if (e.args.empty()) return llvm::Constant::getNullValue(llvm_type(t));
       return lower_expr_as(*e.args[0], t);
     }
-    default: internal("call of something that is not callable");
+    default:
+      internal("call of something that is not callable");
   }
 }
 
@@ -138,7 +158,8 @@ llvm::Value* FunctionLowering::lower_device_call(const CallExpr& e, const TypedF
   std::vector<std::string> names;
   for (const Param& p : callee.def->params) names.push_back(p.name);
   std::vector<const Expr*> args = bind_arguments(e, names);
-  if (args.size() != callee.signature.params.size()) internal("call of " + callee.name + " with a wrong arity");
+  if (args.size() != callee.signature.params.size())
+    internal("call of " + callee.name + " with a wrong arity");
   std::vector<llvm::Value*> values;
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i]) internal("missing argument in a call of " + callee.name);
@@ -181,7 +202,8 @@ llvm::Value* FunctionLowering::lower_subscript(const SubscriptExpr& e) {
     llvm::Type* elt = llvm_type(base.elements.front());
     llvm::AllocaInst* spill = entry_alloca(llvm::ArrayType::get(elt, uint64_t(n)), "tuple.spill");
     for (unsigned i = 0; i < n; ++i)
-      b_.CreateStore(b_.CreateExtractValue(tuple, {i}), b_.CreateConstInBoundsGEP2_64(spill->getAllocatedType(), spill, 0, i));
+      b_.CreateStore(b_.CreateExtractValue(tuple, {i}),
+                     b_.CreateConstInBoundsGEP2_64(spill->getAllocatedType(), spill, 0, i));
     const Type& it = type_of(*e.index);
     llvm::Value* idx = wrap_index(lower_expr(*e.index), it, i64(n));
     llvm::Value* ptr = b_.CreateInBoundsGEP(spill->getAllocatedType(), spill, {i64(0), idx});
@@ -237,8 +259,8 @@ llvm::Value* FunctionLowering::lower_compare(const CompareExpr& e) {
     const Expr& next_expr = *e.comparators[i];
     llvm::Value* rhs = lower_expr(next_expr);
     const Type& rhs_type = type_of(next_expr);
-    llvm::Value* r = compare_op(e.ops[i], cast(lhs, lhs_type, op_types[i]), cast(rhs, rhs_type, op_types[i]),
-                                op_types[i]);
+    llvm::Value* r =
+        compare_op(e.ops[i], cast(lhs, lhs_type, op_types[i]), cast(rhs, rhs_type, op_types[i]), op_types[i]);
     incoming.emplace_back(r, b_.GetInsertBlock());
     if (i + 1 == e.ops.size()) {
       b_.CreateBr(end);
@@ -280,7 +302,8 @@ llvm::Value* FunctionLowering::lower_if_exp(const IfExpExpr& e) {
 
 llvm::Value* FunctionLowering::lower_unary(const UnaryOpExpr& e) {
   auto it = fn_.operand_types.find(&e);
-  if (it == fn_.operand_types.end() || it->second.size() != 1) internal("unary operation without an operand type");
+  if (it == fn_.operand_types.end() || it->second.size() != 1)
+    internal("unary operation without an operand type");
   const Type& op_type = it->second[0];
   llvm::Value* v = lower_expr_as(*e.operand, op_type);
   llvm::Value* r = unary_op(e.op, v, op_type);
@@ -290,7 +313,8 @@ llvm::Value* FunctionLowering::lower_unary(const UnaryOpExpr& e) {
 
 llvm::Value* FunctionLowering::lower_binary(const BinOpExpr& e) {
   auto it = fn_.operand_types.find(&e);
-  if (it == fn_.operand_types.end() || it->second.empty()) internal("binary operation without an operand type");
+  if (it == fn_.operand_types.end() || it->second.empty())
+    internal("binary operation without an operand type");
   const Type& op_type = it->second[0];
   llvm::Value* a = lower_expr_as(*e.lhs, op_type);
   llvm::Value* b = lower_expr_as(*e.rhs, op_type);
@@ -301,34 +325,44 @@ std::optional<ConstValue> FunctionLowering::const_eval(const Expr& e) const {
   if (const ConstValue* c = fn_.constant_of(&e)) return *c;
   if (const Symbol* s = symbol_of(e); s && s->kind == Symbol::Kind::Constant) return s->constant;
   switch (e.kind) {
-    case ExprKind::IntLit: return ConstValue::of_int(int64_t(static_cast<const IntLitExpr&>(e).value));
-    case ExprKind::FloatLit: return ConstValue::of_float(static_cast<const FloatLitExpr&>(e).value);
-    case ExprKind::BoolLit: return ConstValue::of_bool(static_cast<const BoolLitExpr&>(e).value);
+    case ExprKind::IntLit:
+      return ConstValue::of_int(int64_t(static_cast<const IntLitExpr&>(e).value));
+    case ExprKind::FloatLit:
+      return ConstValue::of_float(static_cast<const FloatLitExpr&>(e).value);
+    case ExprKind::BoolLit:
+      return ConstValue::of_bool(static_cast<const BoolLitExpr&>(e).value);
     case ExprKind::UnaryOp: {
       const auto& u = static_cast<const UnaryOpExpr&>(e);
       auto v = const_eval(*u.operand);
       if (!v) return std::nullopt;
       if (u.op == UnaryOpKind::Pos) return v;
-      if (u.op == UnaryOpKind::Neg && v->kind == ConstValue::Kind::Int) return ConstValue::of_int(-v->i, v->scalar);
-      if (u.op == UnaryOpKind::Neg && v->kind == ConstValue::Kind::Float) return ConstValue::of_float(-v->f, v->scalar);
+      if (u.op == UnaryOpKind::Neg && v->kind == ConstValue::Kind::Int)
+        return ConstValue::of_int(-v->i, v->scalar);
+      if (u.op == UnaryOpKind::Neg && v->kind == ConstValue::Kind::Float)
+        return ConstValue::of_float(-v->f, v->scalar);
       return std::nullopt;
     }
     case ExprKind::BinOp: {
       const auto& bin = static_cast<const BinOpExpr&>(e);
       auto a = const_eval(*bin.lhs), b = const_eval(*bin.rhs);
-      if (!a || !b || a->kind != ConstValue::Kind::Int || b->kind != ConstValue::Kind::Int) return std::nullopt;
+      if (!a || !b || a->kind != ConstValue::Kind::Int || b->kind != ConstValue::Kind::Int)
+        return std::nullopt;
       uint64_t x = uint64_t(a->i), y = uint64_t(b->i);
       switch (bin.op) {
-        case BinOpKind::Add: return ConstValue::of_int(int64_t(x + y));
-        case BinOpKind::Sub: return ConstValue::of_int(int64_t(x - y));
-        case BinOpKind::Mul: return ConstValue::of_int(int64_t(x * y));
+        case BinOpKind::Add:
+          return ConstValue::of_int(int64_t(x + y));
+        case BinOpKind::Sub:
+          return ConstValue::of_int(int64_t(x - y));
+        case BinOpKind::Mul:
+          return ConstValue::of_int(int64_t(x * y));
         case BinOpKind::FloorDiv:
           if (b->i == 0 || (a->i == INT64_MIN && b->i == -1)) return std::nullopt;
           return ConstValue::of_int(a->i / b->i - ((a->i % b->i != 0) && ((a->i < 0) != (b->i < 0))));
         case BinOpKind::LShift:
           if (b->i < 0 || b->i > 63) return std::nullopt;
           return ConstValue::of_int(int64_t(x << y));
-        default: return std::nullopt;
+        default:
+          return std::nullopt;
       }
     }
     case ExprKind::Tuple: {
@@ -340,7 +374,8 @@ std::optional<ConstValue> FunctionLowering::const_eval(const Expr& e) const {
       }
       return ConstValue::of_tuple(std::move(elts));
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 

@@ -34,11 +34,16 @@ void FunctionLowering::lower_stmt(const Stmt& s) {
       lower_expr(value);
       return;
     }
-    case StmtKind::Assign: return lower_assign(static_cast<const AssignStmt&>(s));
-    case StmtKind::AugAssign: return lower_aug_assign(static_cast<const AugAssignStmt&>(s));
-    case StmtKind::If: return lower_if(static_cast<const IfStmt&>(s));
-    case StmtKind::For: return lower_for(static_cast<const ForStmt&>(s));
-    case StmtKind::While: return lower_while(static_cast<const WhileStmt&>(s));
+    case StmtKind::Assign:
+      return lower_assign(static_cast<const AssignStmt&>(s));
+    case StmtKind::AugAssign:
+      return lower_aug_assign(static_cast<const AugAssignStmt&>(s));
+    case StmtKind::If:
+      return lower_if(static_cast<const IfStmt&>(s));
+    case StmtKind::For:
+      return lower_for(static_cast<const ForStmt&>(s));
+    case StmtKind::While:
+      return lower_while(static_cast<const WhileStmt&>(s));
     case StmtKind::Break:
       if (loops_.empty()) internal("break outside a loop");
       b_.CreateBr(loops_.back().break_to);
@@ -47,8 +52,10 @@ void FunctionLowering::lower_stmt(const Stmt& s) {
       if (loops_.empty()) internal("continue outside a loop");
       b_.CreateBr(loops_.back().continue_to);
       return;
-    case StmtKind::Return: return lower_return(static_cast<const ReturnStmt&>(s));
-    case StmtKind::Pass: return;
+    case StmtKind::Return:
+      return lower_return(static_cast<const ReturnStmt&>(s));
+    case StmtKind::Pass:
+      return;
   }
   internal("unknown statement kind");
 }
@@ -88,7 +95,8 @@ void FunctionLowering::assign_to(const Expr& target, llvm::Value* value, const T
       return;
     }
     default:
-      unsupported(target, "cannot assign to this expression; assign to a variable, an array element or a tuple");
+      unsupported(target,
+                  "cannot assign to this expression; assign to a variable, an array element or a tuple");
   }
 }
 
@@ -100,7 +108,8 @@ void FunctionLowering::lower_aug_assign(const AugAssignStmt& s) {
   LValue lv;
   if (auto* name = s.target->as<NameExpr>()) {
     auto local = fn_.locals.find(name->id);
-    if (local == fn_.locals.end()) internal("augmented assignment to '" + name->id + "' without a local type");
+    if (local == fn_.locals.end())
+      internal("augmented assignment to '" + name->id + "' without a local type");
     lv = LValue{local_slot(name->id), local->second, false};
   } else if (auto* sub = s.target->as<SubscriptExpr>()) {
     lv = subscript_lvalue(*sub);
@@ -108,8 +117,9 @@ void FunctionLowering::lower_aug_assign(const AugAssignStmt& s) {
     unsupported(*s.target, "cannot use this expression as the target of an augmented assignment");
     return;
   }
-  llvm::Value* current = lv.array_element ? load_element(lv.ptr, lv.type.scalar)
-                                          : static_cast<llvm::Value*>(b_.CreateLoad(llvm_type(lv.type), lv.ptr));
+  llvm::Value* current = lv.array_element
+                             ? load_element(lv.ptr, lv.type.scalar)
+                             : static_cast<llvm::Value*>(b_.CreateLoad(llvm_type(lv.type), lv.ptr));
   llvm::Value* lhs = cast(current, lv.type, op_type);
   llvm::Value* rhs = lower_expr_as(*s.value, op_type);
   llvm::Value* result = cast(binary_op(s.op, lhs, rhs, op_type), op_type, lv.type);

@@ -26,15 +26,22 @@ namespace gpujit {
 
 ModuleLowering::ModuleLowering(const TypedProgram& program, const GlobalEnv& globals, Target& target,
                                llvm::Module& module, bool fastmath, Diagnostics& diags)
-    : program_(program), globals_(globals), target_(target), module_(module), fastmath_(fastmath),
+    : program_(program),
+      globals_(globals),
+      target_(target),
+      module_(module),
+      fastmath_(fastmath),
       diags_(diags) {}
 
 llvm::Type* ModuleLowering::llvm_type(const Type& t) {
   llvm::LLVMContext& c = ctx();
   switch (t.kind) {
-    case Type::Kind::Void: return llvm::Type::getVoidTy(c);
-    case Type::Kind::None: return llvm::StructType::get(c);
-    case Type::Kind::Array: return array_struct_type(t.ndim);
+    case Type::Kind::Void:
+      return llvm::Type::getVoidTy(c);
+    case Type::Kind::None:
+      return llvm::StructType::get(c);
+    case Type::Kind::Array:
+      return array_struct_type(t.ndim);
     case Type::Kind::Tuple: {
       std::vector<llvm::Type*> elts;
       for (const Type& e : t.elements) elts.push_back(llvm_type(e));
@@ -42,19 +49,33 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
     }
     case Type::Kind::Scalar:
       switch (t.scalar) {
-        case ScalarKind::Bool: return llvm::Type::getInt1Ty(c);
-        case ScalarKind::Int8: case ScalarKind::UInt8: return llvm::Type::getInt8Ty(c);
-        case ScalarKind::Int16: case ScalarKind::UInt16: return llvm::Type::getInt16Ty(c);
-        case ScalarKind::Int32: case ScalarKind::UInt32: return llvm::Type::getInt32Ty(c);
-        case ScalarKind::Int64: case ScalarKind::UInt64: return llvm::Type::getInt64Ty(c);
-        case ScalarKind::Float16: return llvm::Type::getHalfTy(c);
-        case ScalarKind::Float32: return llvm::Type::getFloatTy(c);
-        case ScalarKind::Float64: return llvm::Type::getDoubleTy(c);
+        case ScalarKind::Bool:
+          return llvm::Type::getInt1Ty(c);
+        case ScalarKind::Int8:
+        case ScalarKind::UInt8:
+          return llvm::Type::getInt8Ty(c);
+        case ScalarKind::Int16:
+        case ScalarKind::UInt16:
+          return llvm::Type::getInt16Ty(c);
+        case ScalarKind::Int32:
+        case ScalarKind::UInt32:
+          return llvm::Type::getInt32Ty(c);
+        case ScalarKind::Int64:
+        case ScalarKind::UInt64:
+          return llvm::Type::getInt64Ty(c);
+        case ScalarKind::Float16:
+          return llvm::Type::getHalfTy(c);
+        case ScalarKind::Float32:
+          return llvm::Type::getFloatTy(c);
+        case ScalarKind::Float64:
+          return llvm::Type::getDoubleTy(c);
         case ScalarKind::Complex64:
-        case ScalarKind::Complex128: break;  // analysis rejects complex numbers
+        case ScalarKind::Complex128:
+          break;  // analysis rejects complex numbers
       }
       break;
-    case Type::Kind::Invalid: break;
+    case Type::Kind::Invalid:
+      break;
   }
   throw InternalError("codegen: no LLVM type for '" + t.str() + "'");
 }
@@ -88,9 +109,9 @@ llvm::Function* ModuleLowering::int_pow_function(unsigned bits, bool is_signed) 
   if (auto it = int_pow_.find(key); it != int_pow_.end()) return it->second;
   llvm::LLVMContext& c = ctx();
   llvm::IntegerType* t = llvm::IntegerType::get(c, bits);
-  auto* f = llvm::Function::Create(llvm::FunctionType::get(t, {t, t}, false), llvm::GlobalValue::InternalLinkage,
-                                   "gpujit.ipow." + std::string(is_signed ? "i" : "u") + std::to_string(bits),
-                                   module_);
+  auto* f = llvm::Function::Create(
+      llvm::FunctionType::get(t, {t, t}, false), llvm::GlobalValue::InternalLinkage,
+      "gpujit.ipow." + std::string(is_signed ? "i" : "u") + std::to_string(bits), module_);
   f->addFnAttr(llvm::Attribute::AlwaysInline);
   f->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::Value* base = f->getArg(0);
@@ -203,7 +224,8 @@ void FunctionLowering::lower_device_function() {
   for (size_t i = 0; i < params.size(); ++i) {
     llvm::Argument* arg = llvm_fn_->getArg(static_cast<unsigned>(i));
     arg->setName(params[i].name);
-    const Type& local = fn_.locals.count(params[i].name) ? fn_.locals.at(params[i].name) : fn_.signature.params[i];
+    const Type& local =
+        fn_.locals.count(params[i].name) ? fn_.locals.at(params[i].name) : fn_.signature.params[i];
     b_.CreateStore(cast(arg, fn_.signature.params[i], local), local_slot(params[i].name));
   }
   llvm::BasicBlock* body = new_block("body");
@@ -236,11 +258,12 @@ void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Typ
 
 void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
   const auto& params = fn_.def->params;
-  if (params.size() != fn_.signature.params.size()) internal("kernel signature arity differs from the definition");
+  if (params.size() != fn_.signature.params.size())
+    internal("kernel signature arity differs from the definition");
   unsigned next = 0;
   // Rebuilds one argument's value from consecutive LLVM arguments, naming them after the Python parameter.
-  std::function<llvm::Value*(const Type&, const std::string&)> rebuild = [&](const Type& t,
-                                                                            const std::string& name) -> llvm::Value* {
+  std::function<llvm::Value*(const Type&, const std::string&)> rebuild =
+      [&](const Type& t, const std::string& name) -> llvm::Value* {
     auto take = [&](const std::string& suffix) {
       llvm::Argument* a = llvm_fn_->getArg(next++);
       a->setName(name + suffix);
@@ -251,8 +274,8 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
       parts.data = take("");
       // The data pointer is aligned to at least the element size (NumPy allocates so; views keep it).
       unsigned align = scalar_size(t.scalar);
-      llvm::cast<llvm::Argument>(parts.data)->addAttr(
-          llvm::Attribute::getWithAlignment(m_.ctx(), llvm::Align(align ? align : 1)));
+      llvm::cast<llvm::Argument>(parts.data)
+          ->addAttr(llvm::Attribute::getWithAlignment(m_.ctx(), llvm::Align(align ? align : 1)));
       for (unsigned i = 0; i < t.ndim; ++i) parts.shape.push_back(take(".shape" + std::to_string(i)));
       for (unsigned i = 0; i < t.ndim; ++i) parts.strides.push_back(take(".stride" + std::to_string(i)));
       return pack_array(parts);
@@ -324,7 +347,8 @@ LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& global
   if (!diags.has_errors()) {
     std::string errors;
     llvm::raw_string_ostream os(errors);
-    if (llvm::verifyModule(*out.module, &os)) throw InternalError("codegen produced invalid LLVM IR:\n" + errors);
+    if (llvm::verifyModule(*out.module, &os))
+      throw InternalError("codegen produced invalid LLVM IR:\n" + errors);
   }
   return out;
 }

@@ -34,10 +34,14 @@ void initialize_nvptx_once() {
 
 llvm::CodeGenOptLevel codegen_level(int opt_level) {
   switch (opt_level) {
-    case 0: return llvm::CodeGenOptLevel::None;
-    case 1: return llvm::CodeGenOptLevel::Less;
-    case 2: return llvm::CodeGenOptLevel::Default;
-    default: return llvm::CodeGenOptLevel::Aggressive;
+    case 0:
+      return llvm::CodeGenOptLevel::None;
+    case 1:
+      return llvm::CodeGenOptLevel::Less;
+    case 2:
+      return llvm::CodeGenOptLevel::Default;
+    default:
+      return llvm::CodeGenOptLevel::Aggressive;
   }
 }
 
@@ -78,12 +82,18 @@ llvm::Intrinsic::ID sreg_intrinsic(SpecialReg reg, unsigned axis) {
                                    nvvm_read_ptx_sreg_nctaid_z};
   if (axis > 2) throw InternalError("special register axis out of range");
   switch (reg) {
-    case SpecialReg::ThreadIdx: return kTid[axis];
-    case SpecialReg::BlockDim: return kNtid[axis];
-    case SpecialReg::BlockIdx: return kCtaid[axis];
-    case SpecialReg::GridDim: return kNctaid[axis];
-    case SpecialReg::LaneId: return nvvm_read_ptx_sreg_laneid;
-    case SpecialReg::WarpSize: return nvvm_read_ptx_sreg_warpsize;
+    case SpecialReg::ThreadIdx:
+      return kTid[axis];
+    case SpecialReg::BlockDim:
+      return kNtid[axis];
+    case SpecialReg::BlockIdx:
+      return kCtaid[axis];
+    case SpecialReg::GridDim:
+      return kNctaid[axis];
+    case SpecialReg::LaneId:
+      return nvvm_read_ptx_sreg_laneid;
+    case SpecialReg::WarpSize:
+      return nvvm_read_ptx_sreg_warpsize;
   }
   throw InternalError("unknown special register");
 }
@@ -161,9 +171,15 @@ void NvptxTarget::barrier_warp(llvm::IRBuilder<>& b, llvm::Value* mask) {
 void NvptxTarget::fence(llvm::IRBuilder<>& b, FenceScope scope) {
   using namespace llvm::Intrinsic;
   switch (scope) {
-    case FenceScope::Block: b.CreateIntrinsic(nvvm_membar_cta, llvm::ArrayRef<llvm::Type*>(), llvm::ArrayRef<llvm::Value*>()); return;
-    case FenceScope::Device: b.CreateIntrinsic(nvvm_membar_gl, llvm::ArrayRef<llvm::Type*>(), llvm::ArrayRef<llvm::Value*>()); return;
-    case FenceScope::System: b.CreateIntrinsic(nvvm_membar_sys, llvm::ArrayRef<llvm::Type*>(), llvm::ArrayRef<llvm::Value*>()); return;
+    case FenceScope::Block:
+      b.CreateIntrinsic(nvvm_membar_cta, llvm::ArrayRef<llvm::Type*>(), llvm::ArrayRef<llvm::Value*>());
+      return;
+    case FenceScope::Device:
+      b.CreateIntrinsic(nvvm_membar_gl, llvm::ArrayRef<llvm::Type*>(), llvm::ArrayRef<llvm::Value*>());
+      return;
+    case FenceScope::System:
+      b.CreateIntrinsic(nvvm_membar_sys, llvm::ArrayRef<llvm::Type*>(), llvm::ArrayRef<llvm::Value*>());
+      return;
   }
 }
 
@@ -178,8 +194,9 @@ llvm::Value* NvptxTarget::call_math(llvm::IRBuilder<>& b, std::string_view libde
   llvm::Module* module = b.GetInsertBlock()->getModule();
   std::vector<llvm::Type*> params;
   for (llvm::Value* a : args) params.push_back(a->getType());
-  llvm::FunctionCallee fn = module->getOrInsertFunction(
-      llvm::StringRef(libdevice_name.data(), libdevice_name.size()), llvm::FunctionType::get(ret, params, false));
+  llvm::FunctionCallee fn =
+      module->getOrInsertFunction(llvm::StringRef(libdevice_name.data(), libdevice_name.size()),
+                                  llvm::FunctionType::get(ret, params, false));
   return b.CreateCall(fn, args);
 }
 

@@ -297,11 +297,7 @@ void FunctionAnalyzer::stmt(const Stmt& s) {
 }
 
 void FunctionAnalyzer::assign(const AssignStmt& s) {
-  ExprResult v = value(*s.value);
-  if (v.is_value() && v.type.is_void()) {
-    error(s.value->range, fmt::format("'{}' does not return a value", path_of(*s.value)));
-    v = ExprResult::error();
-  }
+  ExprResult v = value(*s.value);  // value() rejects calls that return nothing
   if (v.is_value() && v.type.kind == Type::Kind::None) {
     error(s.value->range, "cannot assign None; variables hold numbers, arrays or tuples");
     v = ExprResult::error();
@@ -490,10 +486,6 @@ void FunctionAnalyzer::return_stmt(const ReturnStmt& s) {
   }
   ExprResult r = value(*s.value);
   if (!r.is_value()) return;
-  if (r.type.is_void()) {
-    error(s.value->range, fmt::format("'{}' does not return a value", path_of(*s.value)));
-    return;
-  }
   if (!return_type_.is_valid()) {
     return_type_ = r.type;
     return_origin_ = s.range;

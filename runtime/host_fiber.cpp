@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -134,12 +135,13 @@ FiberStack::FiberStack(size_t size) {
     throw std::bad_alloc();
   }
   base_ = p;
-  // Stacks are page-aligned, so their tops would all fall into the same cache sets: a switch between two
-  // hundred fibers then misses in L1 every time. Each stack starts at a different offset (a multiple of 17
-  // cache lines, cycling through 16 KiB) to spread them over the sets. The 16 bytes always kept above the
-  // first frame stop stack walks from reading past the mapping.
+  // Stacks are page-aligned, so the hot tops of hundreds of them would compete for the same cache sets. Each
+  // stack starts at a different offset instead (a multiple of 17 cache lines, cycling through at most 16 KiB
+  // and a quarter of the stack). The 16 bytes always kept above the first frame stop stack walks from reading
+  // past the mapping.
   static std::atomic<unsigned> next_color{0};
-  size_t color = (next_color.fetch_add(1, std::memory_order_relaxed) * 17 * 64) % (16 * 1024);
+  size_t color_range = std::min<size_t>(16 * 1024, size_ / 4 / 64 * 64);
+  size_t color = color_range == 0 ? 0 : next_color.fetch_add(1, std::memory_order_relaxed) * 17 * 64 % color_range;
   top_ = static_cast<uint8_t*>(p) + mapped_ - 16 - color;
 }
 

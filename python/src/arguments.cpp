@@ -183,14 +183,14 @@ void Arguments::classify(PyObject* obj, size_t i, const std::string& kernel, con
   v.array = nullptr;
   PyTypeObject* type = Py_TYPE(obj);
   if (type == g_device_array_type) {
-    const rt::ArrayView* view = device_array_view(obj);
-    if (view->device != &device && view->device) {
+    const PyDeviceArray* a = device_array_of(obj);
+    if (a->view.device != &device && a->view.device) {
       throw pybind11::type_error(describe(kernel, param, i) + " is an array on device " +
-                                 std::to_string(view->device->ordinal()) + " but the launch is on device " +
+                                 std::to_string(a->view.device->ordinal()) + " but the launch is on device " +
                                  std::to_string(device.ordinal()));
     }
-    v.array = view;
-    codes_[i] = rt::array_code(view->dtype, unsigned(view->ndim), view->layout());
+    v.array = &a->view;
+    codes_[i] = a->code;
     return;
   }
   if (type == &PyFloat_Type) {

@@ -12,6 +12,7 @@
 #include <pybind11/pybind11.h>
 
 #include "runtime/device_array.h"
+#include "runtime/kernel_args.h"
 #include "runtime/stream.h"
 
 namespace gpujit::py {
@@ -19,8 +20,13 @@ namespace gpujit::py {
 namespace pyb = pybind11;
 
 struct PyDeviceArray {
+  PyDeviceArray() = default;
+  PyDeviceArray(rt::ArrayView v, std::shared_ptr<rt::Stream> s)
+      : view(std::move(v)), stream(std::move(s)), code(rt::array_code(view.dtype, unsigned(view.ndim), view.layout())) {}
+
   rt::ArrayView view;
   std::shared_ptr<rt::Stream> stream;  // the stream it was allocated for; null: the default stream
+  rt::ArgCode code = rt::kArgInvalid;  // the launch path's type key, fixed at creation (views never change)
 };
 
 /// A stream as Python sees it. `stream` is never null; the default stream borrows handle 0.
@@ -35,11 +41,12 @@ struct PyEvent {
 /// The registered DeviceArray type (set by register_arrays).
 extern PyTypeObject* g_device_array_type;
 
-/// The view of a DeviceArray object, without any Python call; `obj` must be of exactly the DeviceArray type.
-inline rt::ArrayView* device_array_view(PyObject* obj) {
+/// The DeviceArray inside a Python object of the DeviceArray type (or a subclass), without any Python call.
+inline PyDeviceArray* device_array_of(PyObject* obj) {
   auto* inst = reinterpret_cast<pyb::detail::instance*>(obj);
-  return &static_cast<PyDeviceArray*>(inst->get_value_and_holder().value_ptr())->view;
+  return static_cast<PyDeviceArray*>(inst->get_value_and_holder().value_ptr());
 }
+inline rt::ArrayView* device_array_view(PyObject* obj) { return &device_array_of(obj)->view; }
 
 /// A host array read through the buffer protocol (NumPy arrays and scalars, array.array, memoryview).
 class HostBuffer {

@@ -39,6 +39,10 @@ struct DispatcherState {
 struct DispatcherObject {
   PyObject_HEAD
   DispatcherState* state;
+  // The last `kernel[...]` key and its launcher: a loop that launches with the same constant configuration
+  // tuple gets the same launcher back without parsing it again.
+  PyObject* last_key;
+  PyObject* last_launcher;
 };
 
 struct LaunchSpec {
@@ -236,11 +240,25 @@ PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t narg
   Py_RETURN_NONE;
 }
 
+// A launcher and its dispatcher reference each other through the dispatcher's cached launcher, so both
+// types take part in garbage collection.
+int launcher_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(reinterpret_cast<LauncherObject*>(self)->dispatcher);
+  return 0;
+}
+
+int launcher_clear(PyObject* self) {
+  Py_CLEAR(reinterpret_cast<LauncherObject*>(self)->dispatcher);
+  return 0;
+}
+
 void launcher_dealloc(PyObject* self) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
   PyTypeObject* tp = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
   l->spec.~LaunchSpec();
-  Py_XDECREF(l->dispatcher);
+  Py_CLEAR(l->dispatcher);
   tp->tp_free(self);
   Py_DECREF(tp);
 }
@@ -252,6 +270,8 @@ PyMemberDef launcher_members[] = {
 
 PyType_Slot launcher_slots[] = {
     {Py_tp_dealloc, reinterpret_cast<void*>(launcher_dealloc)},
+    {Py_tp_traverse, reinterpret_cast<void*>(launcher_traverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(launcher_clear)},
     {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
     {Py_tp_members, launcher_members},
     {Py_tp_doc, const_cast<char*>("A kernel with its launch configuration; call it with the kernel's arguments.")},
@@ -259,7 +279,8 @@ PyType_Slot launcher_slots[] = {
 };
 
 PyType_Spec launcher_spec = {"gpujit._core.Launcher", sizeof(LauncherObject), 0,
-                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL, launcher_slots};
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC,
+                             launcher_slots};
 
 /// Reads a grid or block: an int or a sequence of one to three ints.
 rt::Dim3 parse_dims(PyObject* obj, const char* what) {
@@ -294,6 +315,11 @@ rt::Dim3 parse_dims(PyObject* obj, const char* what) {
 }
 
 PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
+  auto* d = reinterpret_cast<DispatcherObject*>(self);
+  if (key == d->last_key) {
+    Py_INCREF(d->last_launcher);
+    return d->last_launcher;
+  }
   try {
     PyObject* const* items = &key;
     Py_ssize_t n = 1;
@@ -326,6 +352,10 @@ PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
     Py_INCREF(self);
     l->dispatcher = self;
     new (&l->spec) LaunchSpec(std::move(spec));
+    Py_INCREF(key);
+    Py_INCREF(l);
+    Py_XSETREF(d->last_key, key);
+    Py_XSETREF(d->last_launcher, reinterpret_cast<PyObject*>(l));
     return reinterpret_cast<PyObject*>(l);
   } catch (...) {
     set_error_from_current_exception();
@@ -367,9 +397,28 @@ int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
   return 0;
 }
 
+int dispatcher_traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* d = reinterpret_cast<DispatcherObject*>(self);
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(d->last_key);
+  Py_VISIT(d->last_launcher);
+  return 0;
+}
+
+int dispatcher_clear(PyObject* self) {
+  auto* d = reinterpret_cast<DispatcherObject*>(self);
+  Py_CLEAR(d->last_key);
+  Py_CLEAR(d->last_launcher);
+  return 0;
+}
+
 void dispatcher_dealloc(PyObject* self) {
   PyTypeObject* tp = Py_TYPE(self);
-  delete reinterpret_cast<DispatcherObject*>(self)->state;
+  auto* d = reinterpret_cast<DispatcherObject*>(self);
+  PyObject_GC_UnTrack(self);
+  Py_CLEAR(d->last_key);
+  Py_CLEAR(d->last_launcher);
+  delete d->state;
   tp->tp_free(self);
   Py_DECREF(tp);
 }
@@ -515,6 +564,8 @@ PyType_Slot dispatcher_slots[] = {
     {Py_tp_new, reinterpret_cast<void*>(dispatcher_new)},
     {Py_tp_init, reinterpret_cast<void*>(dispatcher_init)},
     {Py_tp_dealloc, reinterpret_cast<void*>(dispatcher_dealloc)},
+    {Py_tp_traverse, reinterpret_cast<void*>(dispatcher_traverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(dispatcher_clear)},
     {Py_tp_call, reinterpret_cast<void*>(dispatcher_call)},
     {Py_mp_subscript, reinterpret_cast<void*>(dispatcher_subscript)},
     {Py_tp_methods, dispatcher_methods},
@@ -524,7 +575,7 @@ PyType_Slot dispatcher_slots[] = {
 };
 
 PyType_Spec dispatcher_spec = {"gpujit._core.Dispatcher", sizeof(DispatcherObject), 0,
-                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, dispatcher_slots};
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, dispatcher_slots};
 
 }  // namespace
 

@@ -74,9 +74,9 @@ def test_compile_errors_point_at_the_users_line_with_no_gpujit_frames():
     with pytest.raises(gpu.CompileError) as e:
         undefined_global.inspect_ptx("void(float32[::1])")
     err = e.value
-    assert err.filename == __file__ and err.lineno == line and err.col == 18
+    assert err.filename == __file__ and err.lineno == line and err.col == 14
     text = str(err)
-    assert f"{__file__}:{line}:18: error:" in text
+    assert f"{__file__}:{line}:14: error:" in text
     assert "undefined_name" in text and "^" in text
     assert not [f for f in _frames(e.tb) if f.startswith(GPUJIT_DIR)]
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -12,7 +13,6 @@
 #include <fstream>
 #include <regex>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "codegen/compiler.h"
@@ -22,8 +22,8 @@ namespace gpujit::test {
 
 /// Compiles `kernel` of `source` for the signature `sig` (numba syntax) through the public entry, the way
 /// the CLI does: parse_source, globals_from_module, compile.
-inline CompileResult compile_kernel(const std::string& source, const std::string& kernel, const std::string& sig,
-                                    CompileOptions options = {}) {
+inline CompileResult compile_kernel(const std::string& source, const std::string& kernel,
+                                    const std::string& sig, CompileOptions options = {}) {
   std::string error;
   auto signature = parse_signature(sig, &error);
   if (!signature) {

@@ -29,7 +29,9 @@ std::string compile_and_assemble(const std::string& source, const std::string& k
   return ptx80;
 }
 
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+bool contains(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
 
 /// Whether the PTX computes in double precision (any .f64 instruction; LLVM 22 keeps floats in %r/%rd).
 bool has_f64(const std::string& ptx) { return contains(ptx, ".f64"); }
@@ -163,7 +165,7 @@ def mandelbrot(image, x_min, x_max, y_min, y_max, max_iter):
   std::string ptx = compile_and_assemble(src, "mandelbrot",
                                          "void(int32[:, ::1], float64, float64, float64, float64, int32)");
   EXPECT_TRUE(std::regex_search(ptx, std::regex("setp\\.\\w+\\.f64"))) << ptx;  // the escape test
-  EXPECT_TRUE(contains(ptx, "bra")) << ptx;          // a loop
+  EXPECT_TRUE(contains(ptx, "bra")) << ptx;                                     // a loop
 }
 
 TEST(Kernels, BlackScholesFloat32UsesLibdevice) {
@@ -186,7 +188,8 @@ def black_scholes(call, put, price, strike, years, rate, vol):
         call[i] = price[i] * cnd(d1) - strike[i] * discount * cnd(d2)
         put[i] = strike[i] * discount * (1.0 - cnd(d2)) - price[i] * (1.0 - cnd(d1))
 )";
-  const char* sig = "void(float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32, float32)";
+  const char* sig =
+      "void(float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32, float32)";
   std::string ptx = compile_and_assemble(src, "black_scholes", sig);
   EXPECT_FALSE(has_f64(ptx)) << ptx;
   EXPECT_TRUE(contains(ptx, "sqrt.rn.f32")) << ptx;
@@ -255,7 +258,8 @@ def unsigned_ops(a, b, out):
   EXPECT_TRUE(contains(sptx, "div.s64") || contains(sptx, "div.s32")) << sptx;
   EXPECT_TRUE(contains(sptx, "shr.s")) << sptx;  // arithmetic shift for signed
   EXPECT_FALSE(has_f64(sptx)) << sptx;
-  std::string uptx = compile_and_assemble(src, "unsigned_ops", "void(uint32[::1], uint32[::1], uint32[:, ::1])");
+  std::string uptx =
+      compile_and_assemble(src, "unsigned_ops", "void(uint32[::1], uint32[::1], uint32[:, ::1])");
   EXPECT_TRUE(contains(uptx, "div.u64") || contains(uptx, "div.u32")) << uptx;
   EXPECT_TRUE(contains(uptx, "shr.u")) << uptx;  // logical shift for unsigned
   EXPECT_FALSE(has_f64(uptx)) << uptx;
@@ -368,6 +372,131 @@ def k(a):
   EXPECT_FALSE(r.ok);
   ASSERT_TRUE(r.diagnostics.has_errors());
   EXPECT_NE(r.diagnostics.all()[0].message.find("sm_75"), std::string::npos) << r.diagnostics.render();
+}
+
+TEST(Kernels, BarriersAtomicsAndThreadBuiltins) {
+  const char* src = R"(
+import math
+import numpy as np
+import gpujit as gpu
+
+@gpu.jit
+def k(f, n, out):
+    i = gpu.grid(1)
+    scratch = gpu.local.array((2, 3), np.int64)
+    dyn = gpu.shared.array(32, np.float32)
+    dyn[gpu.threadIdx.x] = 1.0
+    scratch[1, 2] = gpu.laneid + gpu.warpsize
+    gpu.syncthreads()
+    c = gpu.syncthreads_count(i < 10)
+    a = gpu.syncthreads_and(i < 10)
+    o = gpu.syncthreads_or(i < 10)
+    gpu.syncwarp()
+    gpu.threadfence()
+    gpu.threadfence_block()
+    gpu.threadfence_system()
+    gpu.atomic.add(n, 0, 1)
+    gpu.atomic.sub(f, 0, 1.5)
+    gpu.atomic.max(f, 1, dyn[0])
+    gpu.atomic.min(n, 1, scratch[1, 2])
+    gpu.atomic.exch(n, 2, c)
+    gpu.atomic.and_(n, 3, a)
+    gpu.atomic.or_(n, 4, o)
+    gpu.atomic.xor(n, 5, gpu.gridsize(1))
+    x, y = gpu.grid(2)
+    out[i] = math.isnan(f[0]) or math.isinf(f[1]) or math.isfinite(f[2]) or x > y
+)";
+  std::string ptx = compile_and_assemble(src, "k", "void(float32[::1], int64[::1], bool[::1])");
+  EXPECT_TRUE(contains(ptx, ".shared .align 16 .b8")) << ptx;
+  EXPECT_TRUE(contains(ptx, "%laneid")) << ptx;
+  EXPECT_TRUE(contains(ptx, "bar.red.popc")) << ptx;
+  EXPECT_TRUE(contains(ptx, "bar.red.and")) << ptx;
+  EXPECT_TRUE(contains(ptx, "bar.red.or")) << ptx;
+  EXPECT_TRUE(contains(ptx, "bar.warp.sync")) << ptx;
+  EXPECT_TRUE(contains(ptx, "membar.gl") && contains(ptx, "membar.cta") && contains(ptx, "membar.sys"))
+      << ptx;
+  EXPECT_TRUE(contains(ptx, "atom.global.add.u64") || contains(ptx, "red.global.add.u64")) << ptx;
+  EXPECT_TRUE(contains(ptx, "atom.global.xor") || contains(ptx, "red.global.xor")) << ptx;
+  EXPECT_TRUE(contains(ptx, "atom.global.exch") || contains(ptx, "atom.exch")) << ptx;
+}
+
+TEST(Kernels, ManyLibdeviceFunctionsLinkTogether) {
+  // sin, cos and tan share libdevice's argument-reduction helpers and tables: each is cut out of libdevice
+  // with its helpers, and the shared ones are linked once.
+  const char* src = R"(
+import math
+import gpujit as gpu
+
+@gpu.jit
+def k(a, out):
+    i = gpu.grid(1)
+    if i < a.size:
+        x = a[i]
+        out[i] = (math.sin(x) + math.cos(x) + math.tan(x) + math.atan2(x, 2.0) + math.pow(x, 1.5)
+                  + math.hypot(x, 3.0) + math.lgamma(x) + math.exp2(x) + x ** 0.25 + x % 1.5 + x // 0.5)
+)";
+  for (const char* sig : {"void(float64[::1], float64[::1])", "void(float32[::1], float32[::1])"}) {
+    std::string ptx = compile_and_assemble(src, "k", sig);
+    // No f64 check for float32: __nv_sinf's reduction of huge arguments computes in double by design.
+    EXPECT_FALSE(contains(ptx, "__nv_")) << ptx;
+  }
+}
+
+TEST(Compile, KeepsEveryStageAskedFor) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a):
+    i = gpu.grid(1)
+    if i < a.size:
+        a[i] = a[i] * 2
+)";
+  CompileOptions options;
+  options.keep_tokens = options.keep_ast = options.keep_typed = options.keep_llvm = true;
+  CompileResult r = compile_kernel(src, "k", "void(int32[::1])", options);
+  ASSERT_TRUE(r.ok);
+  EXPECT_TRUE(contains(r.tokens, "'grid'")) << r.tokens;
+  EXPECT_TRUE(contains(r.ast, "FunctionDef k")) << r.ast;
+  EXPECT_TRUE(contains(r.typed, "int32")) << r.typed;
+  EXPECT_TRUE(contains(r.llvm_ir, "define ptx_kernel void @" + r.entry_name)) << r.llvm_ir;
+  EXPECT_EQ(r.signature.str(), "void(int32[::1])");
+  EXPECT_GT(r.ms_lower + r.ms_optimize + r.ms_ptx, 0.0);
+
+  CompileResult bare = compile_kernel(src, "k", "void(int32[::1])");
+  EXPECT_TRUE(bare.tokens.empty() && bare.ast.empty() && bare.typed.empty() && bare.llvm_ir.empty());
+  EXPECT_FALSE(bare.ptx.empty());
+}
+
+TEST(Compile, SyntaxErrorsInTheKernelFailTheCompile) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a):
+    a[0] = = 1
+)";
+  CompileRequest request;
+  request.module = parse_source("kernel.py", src);
+  Diagnostics d;
+  request.globals = globals_from_module(*request.module, d);
+  request.kernel_name = "k";
+  request.arg_types = {Type::array_of(ScalarKind::Float32, 1, Layout::C)};
+  CompileResult r = compile(request);
+  EXPECT_FALSE(r.ok);
+  ASSERT_TRUE(r.diagnostics.has_errors());
+  EXPECT_EQ(r.diagnostics.first_error()->range.begin.line, 6u) << r.diagnostics.render();
+  EXPECT_TRUE(r.ptx.empty());
+}
+
+TEST(Compile, NoSuchKernel) {
+  CompileRequest request;
+  request.module = parse_source("kernel.py", "import gpujit as gpu\n");
+  request.kernel_name = "missing";
+  CompileResult r = compile(request);
+  EXPECT_FALSE(r.ok);
+  ASSERT_TRUE(r.diagnostics.has_errors());
+  EXPECT_TRUE(contains(r.diagnostics.all()[0].message, "'missing'")) << r.diagnostics.render();
 }
 
 }  // namespace

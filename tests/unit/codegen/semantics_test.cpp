@@ -96,7 +96,8 @@ def k(a, b, out):
   std::vector<uint64_t> a = {0xF000000000000007ull};
   std::vector<uint64_t> b = {2, 4, 0, 64};
   std::vector<uint64_t> out(7, 99);
-  run_on_host(src, "k", "void(uint64[::1], uint64[::1], uint64[::1])", {Arg::array(a), Arg::array(b), Arg::array(out)});
+  run_on_host(src, "k", "void(uint64[::1], uint64[::1], uint64[::1])",
+              {Arg::array(a), Arg::array(b), Arg::array(out)});
   const uint64_t x = a[0];
   EXPECT_EQ(out[0], x / 2);
   EXPECT_EQ(out[1], 1u);
@@ -133,9 +134,9 @@ def k(a, out):
   std::vector<int64_t> out(13, 99);
   run_on_host(src, "k", "void(int64[::1], int64[::1])", {Arg::array(a), Arg::array(out)});
   EXPECT_EQ(out[0], -28);
-  EXPECT_EQ(out[1], -4);   // arithmetic shift floors
-  EXPECT_EQ(out[2], 0);    // << by the width or more
-  EXPECT_EQ(out[3], -1);   // >> of a negative by the width or more: all sign bits
+  EXPECT_EQ(out[1], -4);  // arithmetic shift floors
+  EXPECT_EQ(out[2], 0);   // << by the width or more
+  EXPECT_EQ(out[3], -1);  // >> of a negative by the width or more: all sign bits
   EXPECT_EQ(out[4], 0);
   EXPECT_EQ(out[5], 1024);
   EXPECT_EQ(out[6], -343);
@@ -273,10 +274,10 @@ def k(steps, out):
   std::vector<int64_t> out(6, 99);
   run_on_host(src, "k", "void(int64[::1], int64[::1])", {Arg::array(steps), Arg::array(out)});
   EXPECT_EQ(out[0], 22);
-  EXPECT_EQ(out[1], 5);    // 5 3 1 -1 -3
-  EXPECT_EQ(out[2], 0);    // positive step, start above stop
-  EXPECT_EQ(out[3], 0);    // a zero step runs nothing
-  EXPECT_EQ(out[4], 5);    // one iteration
+  EXPECT_EQ(out[1], 5);  // 5 3 1 -1 -3
+  EXPECT_EQ(out[2], 0);  // positive step, start above stop
+  EXPECT_EQ(out[3], 0);  // a zero step runs nothing
+  EXPECT_EQ(out[4], 5);  // one iteration
   // Assigning the loop variable does not change the iteration.
   EXPECT_EQ(out[5], 4100);
 }
@@ -368,6 +369,53 @@ def k(a, out):
   EXPECT_EQ(out[1], 1.0);           // min(1.0, nan) is 1.0
   EXPECT_EQ(out[2], 5.0);
   EXPECT_EQ(out[3], 3.5);
+}
+
+TEST(Semantics, TupleAndBoolArgumentsAreFlattened) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(t, flag, x, out):
+    a, b = t
+    out[0] = a - b if flag else b - a
+    out[1] = x * 2.0
+)";
+  CompileResult r =
+      testing::compile_for_host(src, "k", "void(UniTuple(int64, 2), bool, float32, float64[::1])");
+  ASSERT_EQ(r.params.size(), 4u);
+  EXPECT_EQ(r.params[0].count, 2u);  // the tuple's two elements
+  EXPECT_EQ(r.params[1].first, 2u);  // the bool: one byte
+  EXPECT_EQ(r.params[2].first, 3u);
+  EXPECT_EQ(r.params[3].first, 4u);
+  EXPECT_EQ(r.params[3].count, 3u);
+  std::vector<double> out(2, 99);
+  testing::Args args;
+  args.scalar(int64_t(10)).scalar(int64_t(3)).scalar(uint8_t(1)).scalar(1.25f).array(out.data(), {2});
+  args.launch(r, {1, 1, 1}, {1, 1, 1});
+  EXPECT_EQ(out, (std::vector<double>{7.0, 2.5}));
+}
+
+TEST(Semantics, AnyLayoutIndexesThroughByteStrides) {
+  const char* src = R"(
+import gpujit as gpu
+
+@gpu.jit
+def k(a, out):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i, j] = a[i, j] + a[-1, -1] * 0
+    out[0, 0] = a.strides[0]
+    out[0, 1] = a.strides[1]
+)";
+  // a is the transpose of a 3x2 C array: shape (2, 3), strides (8, 16) bytes.
+  std::vector<int64_t> base = {0, 1, 2, 3, 4, 5};  // [[0, 1], [2, 3], [4, 5]]
+  std::vector<int64_t> out(6, 99);
+  CompileResult r = testing::compile_for_host(src, "k", "void(int64[:, :], int64[:, ::1])");
+  testing::Args args;
+  args.strided(base.data(), {2, 3}, {8, 16}).array(out.data(), {2, 3});
+  args.launch(r, {1, 1, 1}, {1, 1, 1});
+  EXPECT_EQ(out, (std::vector<int64_t>{8, 16, 4, 1, 3, 5}));
 }
 
 }  // namespace

@@ -31,17 +31,22 @@ def vadd(a, b, out):
         out[i] = a[i] + b[i]
 )",
                                      "vadd", "float32[::1], float32[::1], float32[::1]");
+  EXPECT_FALSE(r.host->uses_barrier);
+  ASSERT_NE(r.host->block_entry, nullptr);
   const size_t n = 1000;
-  std::vector<float> a(n), b(n), out(n + 1, -1.0f);
+  std::vector<float> a(n), b(n);
   for (size_t i = 0; i < n; ++i) {
     a[i] = float(i);
     b[i] = 0.5f * float(i);
   }
-  Args().array(a.data(), {int64_t(n)}).array(b.data(), {int64_t(n)}).array(out.data(), {int64_t(n)})
-      .launch(r, {blocks_for(n, 128), 1, 1}, {128, 1, 1});
-  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i] + b[i]) << i;
-  EXPECT_EQ(out[n], -1.0f);  // the threads past the end wrote nothing
-  EXPECT_FALSE(r.host->uses_barrier);
+  // The block entry (a vectorized loop over the block's threads) and the thread entry agree.
+  for (bool per_thread : {false, true}) {
+    std::vector<float> out(n + 1, -1.0f);
+    Args().array(a.data(), {int64_t(n)}).array(b.data(), {int64_t(n)}).array(out.data(), {int64_t(n)})
+        .launch(r, {blocks_for(n, 128), 1, 1}, {128, 1, 1}, 0, per_thread);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i] + b[i]) << i << (per_thread ? " per thread" : "");
+    EXPECT_EQ(out[n], -1.0f);  // the threads past the end wrote nothing
+  }
 }
 
 TEST(HostJit, SaxpyWithAScalarArgument) {
@@ -287,12 +292,14 @@ def index3(out):
 )",
                                      "index3", "int64[:, :, ::1]");
   const int64_t nz = 6, ny = 5, nx = 9;
-  std::vector<int64_t> out(nz * ny * nx, -1);
-  Args().array(out.data(), {nz, ny, nx}).launch(r, {3, 2, 3}, {4, 3, 2});
-  for (int64_t z = 0; z < nz; ++z)
-    for (int64_t y = 0; y < ny; ++y)
-      for (int64_t x = 0; x < nx; ++x)
-        ASSERT_EQ(out[(z * ny + y) * nx + x], x + 100 * y + 10000 * z + 1000000 * (z % 2)) << x << y << z;
+  for (bool per_thread : {false, true}) {
+    std::vector<int64_t> out(nz * ny * nx, -1);
+    Args().array(out.data(), {nz, ny, nx}).launch(r, {3, 2, 3}, {4, 3, 2}, 0, per_thread);
+    for (int64_t z = 0; z < nz; ++z)
+      for (int64_t y = 0; y < ny; ++y)
+        for (int64_t x = 0; x < nx; ++x)
+          ASSERT_EQ(out[(z * ny + y) * nx + x], x + 100 * y + 10000 * z + 1000000 * (z % 2)) << x << y << z;
+  }
 }
 
 const char* const kBlockSum = R"(
@@ -319,6 +326,7 @@ def block_sum(a, out):
 TEST(HostJit, SharedMemoryReductionWithSyncthreads) {
   CompileResult r = compile_for_host(kBlockSum, "block_sum", "float32[::1], float32[::1]");
   EXPECT_TRUE(r.host->uses_barrier);
+  EXPECT_EQ(r.host->block_entry, nullptr);  // its threads must run as fibers
   EXPECT_EQ(r.host->static_shared_bytes, 256 * sizeof(float));
   const size_t n = 256 * 40 - 17;
   const uint32_t blocks = blocks_for(n, 256);
@@ -381,9 +389,28 @@ def lanes(out):
         out[i] = twice_lane()
 )",
                                      "lanes", "int64[::1]", /*opt_level=*/0);
-  std::vector<int64_t> out(100, -1);
-  Args().array(out.data(), {100}).launch(r, {4, 1, 1}, {32, 1, 1});
-  for (int64_t i = 0; i < 100; ++i) ASSERT_EQ(out[i], 2 * (i % 32 + 1000 * (i / 32))) << i;
+  for (bool per_thread : {false, true}) {
+    std::vector<int64_t> out(100, -1);
+    Args().array(out.data(), {100}).launch(r, {4, 1, 1}, {32, 1, 1}, 0, per_thread);
+    for (int64_t i = 0; i < 100; ++i) ASSERT_EQ(out[i], 2 * (i % 32 + 1000 * (i / 32))) << i;
+  }
+}
+
+TEST(HostJit, LaneIdAndWarpSizeInA2DBlock) {
+  CompileResult r = compile_for_host(R"(
+import gpujit as gpu
+
+@gpu.jit
+def lanes(out):
+    t = gpu.threadIdx.y * gpu.blockDim.x + gpu.threadIdx.x
+    out[t] = gpu.laneid + 100 * gpu.warpsize
+)",
+                                     "lanes", "int32[::1]");
+  for (bool per_thread : {false, true}) {
+    std::vector<int32_t> out(20 * 5, -1);
+    Args().array(out.data(), {100}).launch(r, {1, 1, 1}, {20, 5, 1}, 0, per_thread);
+    for (int32_t t = 0; t < 100; ++t) ASSERT_EQ(out[t], t % 32 + 3200) << t;
+  }
 }
 
 TEST(HostJit, AtomicAddFromEveryThreadOfManyBlocks) {

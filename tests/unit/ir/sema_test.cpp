@@ -83,7 +83,8 @@ def k(x, n):
     v = x[i] if i < n else 0.0
     w = x[i] if i < n else i
     x[0] = v + w
-)", "float32[:], int64");
+)",
+                   "float32[:], int64");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "v"), "float32");
   EXPECT_EQ(local_type(a, "w"), "float64");
@@ -326,6 +327,23 @@ def k(out):
   EXPECT_EQ(a.globals.at("nc").module_name, "numba.cuda");
   EXPECT_EQ(a.globals.at("sqrt").kind, GlobalValue::Kind::ModuleMember);
   EXPECT_EQ(local_type(a, "s"), "float64[:, ::1]");
+}
+
+TEST(Globals, DottedImportsBindTheTopPackage) {
+  Analyzed a = analyze_source(R"(
+import numba.cuda
+import gpujit
+from gpujit import cuda as gcuda
+
+def k(out):
+    i = numba.cuda.grid(1)
+    out[i] = gpujit.threadIdx.x + gcuda.blockDim.x + numba.float32(1)
+)",
+                              "k", "float64[:]");
+  ASSERT_TRUE(a.program) << a.diags.render();
+  EXPECT_EQ(a.globals.at("numba").module_name, "numba");
+  EXPECT_EQ(a.globals.at("gcuda").module_name, "gpujit");
+  EXPECT_EQ(local_type(a, "i"), "int64");
 }
 
 TEST(Globals, UnsupportedGlobalsAreErrorsOnlyWhenUsed) {

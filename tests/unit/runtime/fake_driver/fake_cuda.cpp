@@ -45,11 +45,14 @@ struct FakeModule {
   std::map<std::string, FakeFunction> functions;
 };
 
+// The last launch. Its storage is reused, so recording costs no allocation once warm: benchmarks on the
+// fake driver then measure gpujit's launch path, not the fake's bookkeeping.
 struct Launch {
   std::string function;
   unsigned grid[3], block[3], shared;
   void* stream;
-  std::vector<std::vector<unsigned char>> params;
+  std::vector<unsigned char> bytes;  // every parameter's bytes, back to back
+  std::vector<size_t> offsets;       // where each parameter starts in `bytes`; one extra at the end
 };
 
 struct State {
@@ -61,7 +64,8 @@ struct State {
   std::set<void*> streams;
   std::map<void*, double> events;  // event -> time recorded (ms since start), -1 if never recorded
   std::set<void*> modules;
-  std::vector<Launch> launches;
+  Launch last;
+  long launches = 0;
   std::string fail_function;
   CUresult fail_code = 0;
   int fail_after = 0;
@@ -80,9 +84,9 @@ double now_ms() {
 }
 
 // Counts a call and reports whether a planted failure should be returned instead.
-CUresult enter(const char* function) {
+CUresult enter(const char* function, long* counter) {
   State& s = state();
-  s.counters[function]++;
+  ++*counter;
   if (!s.fail_function.empty() && s.fail_function == function) {
     if (s.fail_after-- <= 0) {
       s.fail_function.clear();
@@ -92,9 +96,10 @@ CUresult enter(const char* function) {
   return CUDA_SUCCESS;
 }
 
-#define FAKE_ENTER(name)                                  \
-  std::lock_guard<std::mutex> lock_(state().mutex);       \
-  if (CUresult planted_ = enter(name)) return planted_;   \
+#define FAKE_ENTER(name)                                                   \
+  std::lock_guard<std::mutex> lock_(state().mutex);                        \
+  static long* counter_ = &state().counters[name];                         \
+  if (CUresult planted_ = enter(name, counter_)) return planted_;          \
   if (!state().initialized && std::strcmp(name, "cuInit") != 0 && std::strcmp(name, "cuDriverGetVersion") != 0 && \
       std::strcmp(name, "cuGetErrorName") != 0 && std::strcmp(name, "cuGetErrorString") != 0)                    \
     return kNotInitialized;
@@ -459,15 +464,22 @@ CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned 
   int max_dynamic = f->max_dynamic_shared > 48 * 1024 ? f->max_dynamic_shared : 48 * 1024;
   if (shared + f->shared_bytes > unsigned(max_dynamic)) return 701;
   if (!f->param_sizes.empty() && params == nullptr) return kInvalidValue;
-  Launch l{f->name, {gx, gy, gz}, {bx, by, bz}, shared, stream, {}};
-  // Only the last few launches are kept: benchmarks launch millions of times.
-  for (size_t i = 0; i < f->param_sizes.size(); ++i) {
-    auto* p = static_cast<const unsigned char*>(params[i]);
-    l.params.emplace_back(p, p + f->param_sizes[i]);
+  Launch& l = state().last;
+  l.function = f->name;
+  unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
+  for (int i = 0; i < 3; ++i) l.grid[i] = g[i], l.block[i] = b[i];
+  l.shared = shared;
+  l.stream = stream;
+  size_t n = f->param_sizes.size(), total = 0;
+  l.offsets.resize(n + 1);
+  for (size_t i = 0; i < n; ++i) {
+    l.offsets[i] = total;
+    total += f->param_sizes[i];
   }
-  auto& ls = state().launches;
-  if (ls.size() >= 64) ls.erase(ls.begin());
-  ls.push_back(std::move(l));
+  l.offsets[n] = total;
+  l.bytes.resize(total);
+  for (size_t i = 0; i < n; ++i) std::memcpy(l.bytes.data() + l.offsets[i], params[i], f->param_sizes[i]);
+  state().launches++;
   return CUDA_SUCCESS;
 }
 
@@ -497,10 +509,10 @@ void fakecuda_fail(const char* function, int code, int after) {
   state().fail_after = after;
 }
 
-/// Launches recorded (the last 64 are kept).
+/// Launches so far.
 long fakecuda_launch_count() {
   std::lock_guard<std::mutex> lock(state().mutex);
-  return long(state().launches.size());
+  return state().launches;
 }
 
 /// The last launch's function name, grid, block, dynamic shared bytes and stream; returns its parameter
@@ -508,8 +520,8 @@ long fakecuda_launch_count() {
 int fakecuda_last_launch(char* name, int name_len, unsigned* grid, unsigned* block, unsigned* shared,
                          void** stream) {
   std::lock_guard<std::mutex> lock(state().mutex);
-  if (state().launches.empty()) return -1;
-  const Launch& l = state().launches.back();
+  if (state().launches == 0) return -1;
+  const Launch& l = state().last;
   if (name) std::snprintf(name, size_t(name_len), "%s", l.function.c_str());
   for (int i = 0; i < 3; ++i) {
     if (grid) grid[i] = l.grid[i];
@@ -517,18 +529,18 @@ int fakecuda_last_launch(char* name, int name_len, unsigned* grid, unsigned* blo
   }
   if (shared) *shared = l.shared;
   if (stream) *stream = l.stream;
-  return int(l.params.size());
+  return int(l.offsets.size() - 1);
 }
 
 /// Copies parameter `index` of the last launch into `out` (at most `cap` bytes); returns its size or -1.
 int fakecuda_last_param(int index, void* out, int cap) {
   std::lock_guard<std::mutex> lock(state().mutex);
-  if (state().launches.empty()) return -1;
-  const Launch& l = state().launches.back();
-  if (index < 0 || size_t(index) >= l.params.size()) return -1;
-  const auto& p = l.params[size_t(index)];
-  std::memcpy(out, p.data(), p.size() < size_t(cap) ? p.size() : size_t(cap));
-  return int(p.size());
+  if (state().launches == 0) return -1;
+  const Launch& l = state().last;
+  if (index < 0 || size_t(index) + 1 >= l.offsets.size()) return -1;
+  size_t size = l.offsets[size_t(index) + 1] - l.offsets[size_t(index)];
+  std::memcpy(out, l.bytes.data() + l.offsets[size_t(index)], size < size_t(cap) ? size : size_t(cap));
+  return int(size);
 }
 
 }  // extern "C"

@@ -1,0 +1,198 @@
+"""Launch overhead of gpujit next to numba-cuda, CuPy and a C++ cuLaunchKernel loop, in one run.
+
+Usage: python benchmarks/launch_overhead.py [--json OUT.json] [--n 20000]
+
+For each argument shape of PERFORMANCE.md's table (0 args, 1/3/16 device arrays, 16 and 256 float scalars,
+3 CuPy arrays, 3 torch tensors) it times an empty kernel: the best of 3 rounds of N asynchronous launches
+followed by one synchronize, in microseconds per launch. The floor is the same loop in C++ straight on the
+driver (benchmarks/launch_floor.cpp, built here with the CUDA toolkit). Also measured: `import gpujit` in
+a fresh interpreter (median of 5) next to bare Python, numba-cuda and CuPy. Peers that are not installed are
+left out. Prints a table with gpujit's ratio to the floor and writes every figure as JSON.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+
+SHAPES = {"0 args": (0, 0), "1 array": (1, 0), "3 arrays": (3, 0), "16 arrays": (16, 0),
+          "16 scalars": (0, 16), "256 scalars": (0, 256)}
+# gpujit's targets from PERFORMANCE.md, as a multiple of the C++ floor.
+TARGETS = {"0 args": 1.3, "1 array": 1.3, "3 arrays": 1.3, "16 arrays": 1.5, "16 scalars": 1.5, "256 scalars": 2.5}
+
+# NumPy 2.5 removed names numba-cuda 0.30 still uses.
+NUMPY_SHIM = ("import numpy as _np\n"
+              "for _n, _v in (('row_stack', 'vstack'), ('trapz', 'trapezoid'), ('in1d', 'isin')):\n"
+              "    if not hasattr(_np, _n) and hasattr(_np, _v): setattr(_np, _n, getattr(_np, _v))\n")
+
+
+def per_launch_us(fn, sync, n):
+    fn()
+    sync()
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        best = min(best, (time.perf_counter() - t) / n)
+    return round(best * 1e6, 3)
+
+
+def kernel_source(module, na, ns):
+    params = [f"a{i}" for i in range(na)] + [f"s{i}" for i in range(ns)]
+    return f"@{module}.jit\ndef k({', '.join(params)}):\n    pass\n"
+
+
+def load_gpujit_kernels(tmp):
+    """gpujit compiles from source text, so the kernels live in a real file."""
+    lines = ["import gpujit as gpu\n"]
+    for i, (na, ns) in enumerate(SHAPES.values()):
+        lines.append(kernel_source("gpu", na, ns).replace("def k(", f"def k{i}("))
+    path = Path(tmp) / "gpujit_launch_kernels.py"
+    path.write_text("\n".join(lines))
+    spec = importlib.util.spec_from_file_location("gpujit_launch_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return [getattr(mod, f"k{i}") for i in range(len(SHAPES))]
+
+
+def bench_gpujit(n, results, tmp):
+    import numpy as np
+
+    import gpujit as gpu
+
+    kernels = load_gpujit_kernels(tmp)
+    dev = gpu.to_device(np.zeros(1024, np.float32))
+    for (name, (na, ns)), k in zip(SHAPES.items(), kernels):
+        args = [dev] * na + [1.0] * ns
+        results[f"gpujit {name}"] = per_launch_us(lambda: k[1, 32](*args), gpu.synchronize, n)
+    k3 = kernels[2]
+    cfg = k3[1, 32]
+    results["gpujit 3 arrays, configured once"] = per_launch_us(lambda: cfg(dev, dev, dev), gpu.synchronize, n)
+    try:
+        import cupy as cp
+
+        ca = cp.zeros(1024, cp.float32)
+        results["gpujit 3 cupy arrays"] = per_launch_us(lambda: k3[1, 32](ca, ca, ca), gpu.synchronize, n)
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            ta = torch.zeros(1024, device="cuda")
+            results["gpujit 3 torch tensors"] = per_launch_us(lambda: k3[1, 32](ta, ta, ta), gpu.synchronize, n)
+    except ImportError:
+        pass
+
+
+def bench_numba(n, results):
+    exec(NUMPY_SHIM, {})
+    try:
+        import numpy as np
+        from numba import cuda
+    except ImportError:
+        return
+    dev = cuda.to_device(np.zeros(1024, np.float32))
+    for name, (na, ns) in SHAPES.items():
+        ns_ = {"cuda": cuda}
+        exec(kernel_source("cuda", na, ns), ns_)
+        k = ns_["k"]
+        args = [dev] * na + [1.0] * ns
+        # numba-cuda is slow enough that fewer launches give the same precision.
+        results[f"numba {name}"] = per_launch_us(lambda: k[1, 32](*args), cuda.synchronize, max(n // 4, 1000))
+
+
+def bench_cupy(n, results):
+    try:
+        import cupy as cp
+        import numpy as np
+    except ImportError:
+        return
+    ca = cp.zeros(1024, cp.float32)
+    sync = cp.cuda.Device().synchronize
+    for name, (na, ns) in SHAPES.items():
+        params = ", ".join([f"float* a{i}" for i in range(na)] + [f"float s{i}" for i in range(ns)])
+        rk = cp.RawKernel(f'extern "C" __global__ void e({params}) {{}}', "e")
+        args = tuple([ca] * na + [np.float32(1.0)] * ns)
+        results[f"cupy {name}"] = per_launch_us(lambda: rk((1,), (32,), args), sync, n)
+
+
+def bench_floor(results, tmp):
+    """The C++ loop; skipped when there is no CUDA toolkit to build it."""
+    exe = Path(tmp) / "launch_floor"
+    cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    build = ["g++", "-O2", "-std=c++17", str(HERE / "launch_floor.cpp"), f"-I{cuda_home}/include",
+             f"-L{cuda_home}/lib64/stubs", "-lcuda", "-o", str(exe)]
+    if subprocess.run(build, capture_output=True).returncode != 0:
+        return
+    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    if out.returncode == 0:
+        for name, value in json.loads(out.stdout).items():
+            results[f"floor {name}"] = value
+
+
+def import_times(results):
+    def median_s(code, env=None):
+        times = []
+        for _ in range(5):
+            t = time.perf_counter()
+            r = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env)
+            times.append(time.perf_counter() - t)
+            if r.returncode != 0:
+                return None
+        return round(statistics.median(times) * 1e3, 1)
+
+    results["import ms: python"] = median_s("pass")
+    results["import ms: gpujit"] = median_s("import gpujit")
+    results["import ms: gpujit + numpy"] = median_s("import numpy, gpujit")
+    results["import ms: numba-cuda"] = median_s(NUMPY_SHIM + "from numba import cuda")
+    results["import ms: cupy"] = median_s("import cupy")
+    for k in [k for k, v in results.items() if v is None]:
+        del results[k]
+
+
+def print_table(results):
+    print(f"{'arguments':<14} {'floor':>8} {'gpujit':>8} {'ratio':>6} {'target':>7} {'cupy':>8} {'numba':>8}")
+    for name in SHAPES:
+        floor = results.get(f"floor {name}")
+        ours = results.get(f"gpujit {name}")
+        ratio = f"{ours / floor:.2f}" if floor and ours else "-"
+        cells = [f"{results[k]:.2f}" if k in results else "-" for k in (f"cupy {name}", f"numba {name}")]
+        print(f"{name:<14} {floor or '-':>8} {ours or '-':>8} {ratio:>6} {TARGETS[name]:>6}x {cells[0]:>8} {cells[1]:>8}")
+    for key in ("gpujit 3 arrays, configured once", "gpujit 3 cupy arrays", "gpujit 3 torch tensors"):
+        if key in results:
+            print(f"{key}: {results[key]:.2f} us")
+    for key in [k for k in results if k.startswith("import ms")]:
+        print(f"{key}: {results[key]}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--n", type=int, default=20000, help="launches per round")
+    args = parser.parse_args()
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        bench_floor(results, tmp)
+        bench_gpujit(args.n, results, tmp)
+        bench_cupy(args.n, results)
+        bench_numba(args.n, results)
+    import_times(results)
+    print_table(results)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
