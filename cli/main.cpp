@@ -81,18 +81,6 @@ bool names_jit(const Expr* e) {
   return false;
 }
 
-/// True when a decorator is `@jit(..., device=True)`.
-bool is_device_decorator(const Expr* decorator) {
-  const auto* call = decorator->as<CallExpr>();
-  if (call == nullptr) return false;
-  for (const Keyword& kw : call->keywords) {
-    if (kw.name != "device") continue;
-    const auto* value = kw.value->as<BoolLitExpr>();
-    return value != nullptr && value->value;
-  }
-  return false;
-}
-
 /// The jit decorator of a function, or nullptr when it has none.
 const Expr* jit_decorator(const FunctionDef& fn) {
   for (const ExprPtr& d : fn.decorators) {
@@ -101,9 +89,21 @@ const Expr* jit_decorator(const FunctionDef& fn) {
   return nullptr;
 }
 
-bool is_kernel(const FunctionDef& fn) {
+/// True when the kernel's decorator sets `flag=True`, as in `@cuda.jit(fastmath=True)`.
+bool decorator_flag(const FunctionDef& fn, const std::string& flag) {
   const Expr* d = jit_decorator(fn);
-  return d != nullptr && !is_device_decorator(d);
+  const auto* call = d ? d->as<CallExpr>() : nullptr;
+  if (call == nullptr) return false;
+  for (const Keyword& kw : call->keywords) {
+    if (kw.name != flag) continue;
+    const auto* value = kw.value->as<BoolLitExpr>();
+    return value != nullptr && value->value;
+  }
+  return false;
+}
+
+bool is_kernel(const FunctionDef& fn) {
+  return jit_decorator(fn) != nullptr && !decorator_flag(fn, "device");
 }
 
 std::vector<std::string> kernel_names(const Module& module) {
@@ -172,7 +172,7 @@ Signature signature_for(const FunctionDef& fn, const std::string& sig_option) {
 std::string check_arch(const std::string& arch) {
   size_t digits_end = 3;
   while (digits_end < arch.size() && std::isdigit(static_cast<unsigned char>(arch[digits_end]))) ++digits_end;
-  bool well_formed = arch.rfind("sm_", 0) == 0 && digits_end > 3 &&
+  bool well_formed = arch.rfind("sm_", 0) == 0 && digits_end > 3 && digits_end <= 7 &&
                      (digits_end == arch.size() ||
                       (digits_end + 1 == arch.size() && (arch.back() == 'a' || arch.back() == 'f')));
   if (!well_formed || std::stoi(arch.substr(3, digits_end - 3)) < kMinSmVersion) {
@@ -221,7 +221,7 @@ int run_ptx(const PtxOptions& opts) {
   request.globals = globals_from_module(*module, global_diags);
   request.options.arch = check_arch(opts.arch);
   request.options.opt_level = opts.opt_level;
-  request.options.fastmath = opts.fastmath;
+  request.options.fastmath = opts.fastmath || decorator_flag(fn, "fastmath");
   request.options.keep_tokens = opts.emit == Stage::Tokens;
   request.options.keep_ast = opts.emit == Stage::Ast;
   request.options.keep_typed = opts.emit == Stage::Typed;
@@ -308,7 +308,7 @@ int main_impl(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "gpujit: error: " << e.message << "\n";
     return kExitUsage;
-  } catch (const InternalError& e) {
+  } catch (const std::exception& e) {  // InternalError, or anything else that escaped the compiler
     std::cerr << "gpujit: internal compiler error: " << e.what()
               << "\nthis is a bug in gpujit; please report it with the file and command line\n";
     return kExitInternal;

@@ -37,6 +37,7 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
   if (!from.is_scalar() || !to.is_scalar())
     internal("no conversion from '" + from.str() + "' to '" + to.str() + "'");
 
+  if (from.is_complex() || to.is_complex()) return complex_cast(v, from, to);  // complex_lowering.cpp
   const ScalarKind f = from.scalar, t = to.scalar;
   llvm::Type* dest = llvm_type(to);
   if (t == ScalarKind::Bool) return truthy(v, from);
@@ -53,6 +54,7 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
 
 llvm::Value* FunctionLowering::truthy(llvm::Value* v, const Type& t) {
   if (t.is_bool()) return v;
+  if (t.is_complex()) return complex_truthy(v);
   if (t.is_integer()) return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
   if (t.is_float()) return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));  // NaN is true
   if (t.kind == Type::Kind::None) return b_.getFalse();
@@ -62,6 +64,7 @@ llvm::Value* FunctionLowering::truthy(llvm::Value* v, const Type& t) {
 
 llvm::Value* FunctionLowering::binary_op(BinOpKind op, llvm::Value* a, llvm::Value* b, const Type& t) {
   if (!t.is_scalar()) internal(std::string("operator ") + to_string(op) + " on '" + t.str() + "'");
+  if (t.is_complex()) return complex_binary(op, a, b, t);
   const ScalarKind k = t.scalar;
   if (k == ScalarKind::Bool) {
     switch (op) {
@@ -241,6 +244,7 @@ llvm::Value* FunctionLowering::compare_op(CmpOpKind op, llvm::Value* a, llvm::Va
     return op == CmpOpKind::Eq ? all : b_.CreateNot(all);
   }
   if (!t.is_scalar()) internal(std::string("comparison ") + to_string(op) + " on '" + t.str() + "'");
+  if (t.is_complex()) return complex_compare(op, a, b, t);
   if (t.is_float()) {
     switch (op) {
       case CmpOpKind::Eq:
@@ -281,6 +285,7 @@ llvm::Value* FunctionLowering::compare_op(CmpOpKind op, llvm::Value* a, llvm::Va
 }
 
 llvm::Value* FunctionLowering::unary_op(UnaryOpKind op, llvm::Value* v, const Type& t) {
+  if (t.is_complex()) return complex_unary(op, v, t);
   switch (op) {
     case UnaryOpKind::Pos:
       return v;

@@ -176,13 +176,15 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
 
 llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, ScalarKind dtype) {
   llvm::Type* mt = m_.memory_type(dtype);
-  llvm::Value* v = b_.CreateAlignedLoad(mt, ptr, llvm::Align(scalar_size(dtype)));
+  // A complex element is aligned like its parts (NumPy's complex64 alignment is 4).
+  unsigned align = is_complex(dtype) ? scalar_size(dtype) / 2 : scalar_size(dtype);
+  llvm::Value* v = b_.CreateAlignedLoad(mt, ptr, llvm::Align(align));
   return dtype == ScalarKind::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
 }
 
 void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, ScalarKind dtype) {
   if (dtype == ScalarKind::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
-  b_.CreateAlignedStore(v, ptr, llvm::Align(scalar_size(dtype)));
+  b_.CreateAlignedStore(v, ptr, llvm::Align(is_complex(dtype) ? scalar_size(dtype) / 2 : scalar_size(dtype)));
 }
 
 llvm::Value* FunctionLowering::array_size(const ArrayParts& a) {
@@ -301,7 +303,13 @@ llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& sha
   }
   llvm::Value* data = b_.CreateAddrSpaceCast(g, b_.getPtrTy(0));
   Type own = Type::array_of(dtype, unsigned(shape.size()), Layout::C);
-  return cast(pack_array(constant_shape_parts(b_, data, shape, scalar_size(dtype))), own, result);
+  ArrayParts parts = constant_shape_parts(b_, data, shape, scalar_size(dtype));
+  if (count == 0) {
+    // As numba-cuda: the extent is as many elements as the launch's dynamic shared memory holds.
+    llvm::Value* bytes = b_.CreateZExt(m_.target().dynamic_shared_size(b_), b_.getInt64Ty());
+    parts.shape[0] = b_.CreateUDiv(bytes, i64(scalar_size(dtype)), "dynamic.extent");
+  }
+  return cast(pack_array(parts), own, result);
 }
 
 llvm::Value* FunctionLowering::make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype,
@@ -313,18 +321,24 @@ llvm::Value* FunctionLowering::make_local_array(const std::vector<int64_t>& shap
   return cast(pack_array(constant_shape_parts(b_, slot, shape, scalar_size(dtype))), own, result);
 }
 
-llvm::Value* FunctionLowering::make_const_array(const GlobalValue& g, const Type& result) {
+llvm::Value* FunctionLowering::make_const_array(const std::string& name, const GlobalValue& g,
+                                                const Type& result) {
   const ScalarKind dtype = g.dtype;
   llvm::Type* mt = m_.memory_type(dtype);
   const int64_t count = element_count(g.shape);
   if (g.bytes.size() != size_t(count) * scalar_size(dtype))
     internal("constant array bytes do not match its shape");
-  llvm::StringRef raw(reinterpret_cast<const char*>(g.bytes.data()), g.bytes.size());
-  llvm::Constant* init = llvm::ConstantDataArray::getRaw(raw, uint64_t(count), mt);
-  auto* gv = new llvm::GlobalVariable(m_.module(), init->getType(), true, llvm::GlobalValue::InternalLinkage,
-                                      init, "const_array", nullptr, llvm::GlobalValue::NotThreadLocal,
-                                      m_.target().constant_address_space());
-  gv->setAlignment(llvm::Align(16));
+  // One global per captured array, shared by every use in every function of the module.
+  const std::string symbol = "const_" + name;
+  llvm::GlobalVariable* gv = m_.module().getGlobalVariable(symbol, true);
+  if (!gv) {
+    llvm::StringRef raw(reinterpret_cast<const char*>(g.bytes.data()), g.bytes.size());
+    llvm::Constant* init = llvm::ConstantDataArray::getRaw(raw, uint64_t(count), mt);
+    gv = new llvm::GlobalVariable(m_.module(), init->getType(), true, llvm::GlobalValue::InternalLinkage, init,
+                                  symbol, nullptr, llvm::GlobalValue::NotThreadLocal,
+                                  m_.target().constant_address_space());
+    gv->setAlignment(llvm::Align(16));
+  }
   llvm::Value* data = b_.CreateAddrSpaceCast(gv, b_.getPtrTy(0));
   Type own = Type::array_of(dtype, unsigned(g.shape.size()), Layout::C);
   return cast(pack_array(constant_shape_parts(b_, data, g.shape, scalar_size(dtype))), own, result);

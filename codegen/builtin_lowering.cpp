@@ -1,5 +1,6 @@
-// Builtins: thread indices, barriers, atomics, math, and Python's own builtins, lowered by the row of the
-// builtins table (ir/builtins.h) that analysis resolved each use to.
+// Builtins: thread indices, barriers, math, and Python's own builtins, lowered by the row of the builtins
+// table (ir/builtins.h) that analysis resolved each use to; atomics are in atomic_lowering.cpp, the integer
+// intrinsics and print() in intrinsic_lowering.cpp.
 //
 // Thread indices come from the target's special registers. grid(n) is computed in int64 as numba does,
 // ctaid * ntid + tid from zero-extended 32-bit registers, so LLVM knows it is non-negative and in range:
@@ -51,6 +52,8 @@ SpecialReg to_special_reg(BuiltinReg r) {
 std::vector<std::string> parameter_names(const BuiltinInfo& b) {
   switch (b.lowering) {
     case BuiltinLowering::Atomic:
+      if (b.id == BuiltinId::AtomicCas) return {"ary", "idx", "old", "val"};
+      if (b.id == BuiltinId::AtomicCompareAndSwap) return {"ary", "old", "val"};
       return {"ary", "idx", "val"};
     case BuiltinLowering::ArrayAlloc:
       return {"shape", "dtype"};
@@ -76,6 +79,8 @@ std::vector<std::string> parameter_names(const BuiltinInfo& b) {
 llvm::Value* FunctionLowering::lower_builtin_value(const BuiltinInfo& bi, const Expr& e) {
   const Type& t = type_of(e);
   switch (bi.lowering) {
+    case BuiltinLowering::Complex:  // z.real, z.imag
+      return lower_number_attribute(bi, e);
     case BuiltinLowering::SpecialRegister: {
       llvm::Value* v = m_.target().special_register(b_, to_special_reg(bi.reg), bi.axis);
       return cast(v, Type::scalar_of(ScalarKind::Int32), t);
@@ -189,6 +194,8 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
 
     case BuiltinLowering::ArrayAlloc: {
       if (!result.is_array()) internal("array allocation typed '" + result.str() + "'");
+      // const.array_like(a) is `a`: a global array a kernel names is already in constant memory.
+      if (bi.id == BuiltinId::ConstArrayLike) return lower_expr_as(arg(0), result);
       std::vector<int64_t> shape;
       if (auto it = fn_.array_shapes.find(&e); it != fn_.array_shapes.end()) {
         shape = it->second;
@@ -197,66 +204,26 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
       }
       if (bi.id == BuiltinId::SharedArray) return make_shared_array(shape, result.scalar, result);
       if (bi.id == BuiltinId::LocalArray) return make_local_array(shape, result.scalar, result);
-      if (bi.id == BuiltinId::ConstArrayLike) {
-        const auto* name = arg(0).as<NameExpr>();
-        auto g = name ? m_.globals().find(name->id) : m_.globals().end();
-        if (g == m_.globals().end() || g->second.kind != GlobalValue::Kind::ConstArray)
-          return unsupported(e, "const.array_like needs a global NumPy array as its argument");
-        return make_const_array(g->second, result);
-      }
       break;
     }
 
-    case BuiltinLowering::Atomic: {
-      const Type& array_type = type_of(arg(0));
-      if (!array_type.is_array()) internal("atomic operation on '" + array_type.str() + "'");
-      const ScalarKind dtype = array_type.scalar;
-      IndexResult place = index_array(lower_expr(arg(0)), array_type, arg(1), Type::scalar_of(dtype));
-      if (!place.element_ptr) internal("atomic operation on an array slice");
-      llvm::Value* val = lower_expr_as(arg(2), Type::scalar_of(dtype));
-      const bool fp = is_float(dtype);
-      const bool sgn = is_signed(dtype);
-      using Op = llvm::AtomicRMWInst::BinOp;
-      Op op;
-      switch (bi.id) {
-        case BuiltinId::AtomicAdd:
-          op = fp ? Op::FAdd : Op::Add;
-          break;
-        case BuiltinId::AtomicSub:
-          op = fp ? Op::FSub : Op::Sub;
-          break;
-        case BuiltinId::AtomicMax:
-          op = fp ? Op::FMax : sgn ? Op::Max : Op::UMax;
-          break;
-        case BuiltinId::AtomicMin:
-          op = fp ? Op::FMin : sgn ? Op::Min : Op::UMin;
-          break;
-        case BuiltinId::AtomicExch:
-          op = Op::Xchg;
-          break;
-        case BuiltinId::AtomicAnd:
-          op = Op::And;
-          break;
-        case BuiltinId::AtomicOr:
-          op = Op::Or;
-          break;
-        case BuiltinId::AtomicXor:
-          op = Op::Xor;
-          break;
-        case BuiltinId::AtomicInc:
-          op = Op::UIncWrap;
-          break;
-        case BuiltinId::AtomicDec:
-          op = Op::UDecWrap;
-          break;
-        default:
-          internal(std::string("atomic builtin ") + bi.qualified_name());
-      }
-      llvm::Value* old =
-          b_.CreateAtomicRMW(op, place.element_ptr, val, llvm::MaybeAlign(scalar_size(dtype)),
-                             llvm::AtomicOrdering::Monotonic, m_.target().atomic_scope(m_.ctx()));
-      return cast(old, Type::scalar_of(dtype), result);
-    }
+    case BuiltinLowering::Atomic:
+      return lower_atomic(bi, e, args);
+
+    case BuiltinLowering::Intrinsic:
+      return lower_intrinsic(bi, e);
+
+    case BuiltinLowering::Print:
+      return lower_print(e);
+
+    case BuiltinLowering::Warp:
+      return lower_warp(bi, e);
+    case BuiltinLowering::GridSync:
+      return lower_grid_group(bi, e);
+    case BuiltinLowering::Complex:
+      return lower_complex(bi, e);
+    case BuiltinLowering::Random:
+      return lower_random(bi, e);
 
     case BuiltinLowering::Libdevice: {
       const Type& t0 = operand_type(0);
@@ -338,6 +305,7 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
           return cast(acc, t, result);
         }
         case BuiltinId::Abs: {
+          if (operand_type(0).is_complex()) return lower_complex(bi, e);  // the modulus
           const Type& t = operand_type(0);
           llvm::Value* x = operand(0);
           if (t.is_float()) return cast(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), t, result);

@@ -99,6 +99,7 @@ CompileResult compile(const CompileRequest& request) {
   result.ms_sema = ms_since(start);
   if (!program || result.diagnostics.has_errors()) return result;
   result.signature = program->kernel()->signature;
+  result.uses_grid_sync = uses_grid_sync(*program);
   if (options.keep_typed) result.typed = dump_typed(*program);
 
   if (options.target == TargetKind::Host) {

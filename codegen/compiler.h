@@ -65,6 +65,9 @@ struct CompileResult {
   Diagnostics diagnostics;  // errors and warnings, rendered with Diagnostics::render()
   std::string entry_name;   // the PTX entry's name
   Signature signature;      // the kernel's resolved signature
+  /// The kernel reaches cg.this_grid().sync(): launch it with every block resident at once
+  /// (cuLaunchCooperativeKernel on CUDA; one OS thread per block on the cpu backend).
+  bool uses_grid_sync = false;
   std::vector<ParamLayout> params;
   std::string tokens, ast, typed, llvm_ir;  // filled as CompileOptions asks
   std::string ptx;

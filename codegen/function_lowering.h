@@ -8,7 +8,12 @@
 //   lower_expr.cpp      expressions: names, literals, tuples, calls, bool ops, comparisons, conditionals
 //   arithmetic.cpp      the one cast() helper and Python's arithmetic (floor division, modulo, power, shifts)
 //   array_access.cpp    the array representation, indexing, views, attributes, shared and local arrays
-//   builtin_lowering.cpp  builtins from ir/builtins.h (thread indices, barriers, atomics, math)
+//   builtin_lowering.cpp  builtins from ir/builtins.h (thread indices, barriers, math)
+//   atomic_lowering.cpp   cuda.atomic.*: atomicrmw, cmpxchg and CAS loops
+//   intrinsic_lowering.cpp  cuda.popc/brev/clz/ffs/fma/cbrt/selp and print()
+//   warp_lowering.cpp     shfl/vote/match_*_sync, activemask, lanemask_lt, cg.this_grid().sync()
+//   complex_lowering.cpp  complex64/complex128 arithmetic, complex(), .real/.imag, cmath
+//   random_lowering.cpp   gpu.random's xoroshiro128+ draws
 //
 // Value representation: a scalar is an LLVM scalar (bool is i1; in array memory it is a byte), a tuple is
 // a literal struct of its elements, None is the empty struct, and an array is the struct
@@ -172,7 +177,8 @@ class FunctionLowering {
   /// shared.array / local.array: a fresh C-layout array of the given shape.
   llvm::Value* make_shared_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result);
   llvm::Value* make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result);
-  llvm::Value* make_const_array(const GlobalValue& g, const Type& result);
+  /// The captured global array `name` in constant memory (one global per module and name).
+  llvm::Value* make_const_array(const std::string& name, const GlobalValue& g, const Type& result);
   std::vector<int64_t> const_shape(const Expr& shape_expr);
   /// The LValue of `a[index]` where it names one element.
   LValue subscript_lvalue(const SubscriptExpr& e);
@@ -180,6 +186,30 @@ class FunctionLowering {
   // --- builtins (builtin_lowering.cpp)
   llvm::Value* lower_builtin_call(const BuiltinInfo& b, const CallExpr& e);
   llvm::Value* lower_builtin_value(const BuiltinInfo& b, const Expr& e);
+  /// cuda.atomic.* (atomic_lowering.cpp): `args` bound to (ary, idx, val) or (ary, idx, old, val).
+  llvm::Value* lower_atomic(const BuiltinInfo& b, const CallExpr& e, const std::vector<const Expr*>& args);
+  /// popc, brev, clz, ffs, fma, cbrt, selp (intrinsic_lowering.cpp).
+  llvm::Value* lower_intrinsic(const BuiltinInfo& b, const CallExpr& e);
+  /// print(...) (intrinsic_lowering.cpp).
+  llvm::Value* lower_print(const CallExpr& e);
+
+  // --- warp operations and cooperative groups (warp_lowering.cpp)
+  llvm::Value* lower_warp(const BuiltinInfo& b, const CallExpr& e);
+  llvm::Value* lower_grid_group(const BuiltinInfo& b, const CallExpr& e);
+
+  // --- complex numbers (complex_lowering.cpp): a complex value is the struct {re, im} of its float type.
+  llvm::Value* complex_cast(llvm::Value* v, const Type& from, const Type& to);
+  llvm::Value* complex_truthy(llvm::Value* v);
+  llvm::Value* complex_binary(BinOpKind op, llvm::Value* a, llvm::Value* b, const Type& t);
+  llvm::Value* complex_compare(CmpOpKind op, llvm::Value* a, llvm::Value* b, const Type& t);
+  llvm::Value* complex_unary(UnaryOpKind op, llvm::Value* v, const Type& t);
+  /// complex(), z.conjugate(), abs() of a complex number, cmath.*.
+  llvm::Value* lower_complex(const BuiltinInfo& b, const CallExpr& e);
+  /// z.real, z.imag.
+  llvm::Value* lower_number_attribute(const BuiltinInfo& b, const Expr& e);
+
+  // --- gpu.random (random_lowering.cpp)
+  llvm::Value* lower_random(const BuiltinInfo& b, const CallExpr& e);
 
   // --- helpers
   const Type& type_of(const Expr& e) const { return fn_.type_of(&e); }

@@ -45,12 +45,14 @@ class HostJit {
   }
 
   /// Loads an optimized module into a fresh JITDylib and returns the addresses of `names` in it.
-  std::vector<HostEntryFn> load(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+  std::vector<HostEntryFn> load(std::unique_ptr<llvm::Module> module,
+                                std::unique_ptr<llvm::LLVMContext> context,
                                 const std::vector<std::string>& names, llvm::orc::JITDylib** dylib_out) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::string name = "gpujit_kernel_" + std::to_string(next_id_++);
     auto created = jit_->createJITDylib(name);
-    if (!created) throw InternalError("host JIT: creating a JITDylib: " + llvm::toString(created.takeError()));
+    if (!created)
+      throw InternalError("host JIT: creating a JITDylib: " + llvm::toString(created.takeError()));
     llvm::orc::JITDylib& dylib = *created;
     dylib.addToLinkOrder(jit_->getMainJITDylib());
     llvm::orc::ThreadSafeModule tsm(std::move(module), llvm::orc::ThreadSafeContext(std::move(context)));
@@ -86,21 +88,25 @@ class HostJit {
                  "creating the JIT");
     llvm::orc::SymbolMap runtime;
     auto define = [&](const char* name, auto* fn) {
-      runtime[jit_->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
-                                              llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+      runtime[jit_->mangleAndIntern(name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(fn),
+          llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
     };
     define("gpujit_host_syncthreads", &gpujit_host_syncthreads);
     define("gpujit_host_syncthreads_count", &gpujit_host_syncthreads_count);
     define("gpujit_host_syncthreads_and", &gpujit_host_syncthreads_and);
     define("gpujit_host_syncthreads_or", &gpujit_host_syncthreads_or);
     define("gpujit_host_syncwarp", &gpujit_host_syncwarp);
+    define("gpujit_host_warp", &gpujit_host_warp);
+    define("gpujit_host_grid_sync", &gpujit_host_grid_sync);
     if (llvm::Error e = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
       throw InternalError("host JIT: " + llvm::toString(std::move(e)));
   }
 
   template <typename T>
   static T check(llvm::Expected<T> value, const char* what) {
-    if (!value) throw InternalError(std::string("host JIT: ") + what + ": " + llvm::toString(value.takeError()));
+    if (!value)
+      throw InternalError(std::string("host JIT: ") + what + ": " + llvm::toString(value.takeError()));
     return std::move(*value);
   }
 
@@ -126,7 +132,8 @@ CompileResult compile_host(CompileRequest request) {
   return compile(request);
 }
 
-void compile_typed_for_host(const TypedProgram& program, const CompileRequest& request, CompileResult& result) {
+void compile_typed_for_host(const TypedProgram& program, const CompileRequest& request,
+                            CompileResult& result) {
   const CompileOptions& options = request.options;
   std::string error;
   std::unique_ptr<HostTarget> target = HostTarget::create(options.opt_level, options.fastmath, &error);

@@ -27,8 +27,8 @@ struct GPUJIT_API HostCode {
   HostEntryFn entry = nullptr;        // runs the one thread ctx->tid names (the executor's fibers use it)
   HostEntryFn block_entry = nullptr;  // runs every thread of ctx's block; null when the kernel has barriers
   std::string entry_name;             // `entry`'s symbol in the JIT
-  size_t static_shared_bytes = 0;  // per block, for the kernel's shared.array's
-  bool uses_barrier = false;       // the kernel reaches syncthreads()/syncwarp(): run its blocks as fibers
+  size_t static_shared_bytes = 0;     // per block, for the kernel's shared.array's
+  bool uses_barrier = false;          // the kernel reaches syncthreads()/syncwarp(): run its blocks as fibers
 
   HostCode() = default;
   ~HostCode();

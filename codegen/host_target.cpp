@@ -49,10 +49,14 @@ void initialize_native_once() {
 
 llvm::CodeGenOptLevel codegen_level(int opt_level) {
   switch (opt_level) {
-    case 0: return llvm::CodeGenOptLevel::None;
-    case 1: return llvm::CodeGenOptLevel::Less;
-    case 2: return llvm::CodeGenOptLevel::Default;
-    default: return llvm::CodeGenOptLevel::Aggressive;
+    case 0:
+      return llvm::CodeGenOptLevel::None;
+    case 1:
+      return llvm::CodeGenOptLevel::Less;
+    case 2:
+      return llvm::CodeGenOptLevel::Default;
+    default:
+      return llvm::CodeGenOptLevel::Aggressive;
   }
 }
 
@@ -89,19 +93,26 @@ RegisterField register_field(SpecialReg reg, unsigned axis) {
   // free of signed overflow the same way on both targets.
   uint64_t grid_hi = axis == 0 ? 0x7fffffffu : 65535u;
   switch (reg) {
-    case SpecialReg::ThreadIdx: return {offsetof(HostThreadContext, tid) + a, 0, axis == 2 ? 64u : 1024u};
-    case SpecialReg::BlockDim: return {offsetof(HostThreadContext, ntid) + a, 1, axis == 2 ? 65u : 1025u};
-    case SpecialReg::BlockIdx: return {offsetof(HostThreadContext, ctaid) + a, 0, grid_hi};
-    case SpecialReg::GridDim: return {offsetof(HostThreadContext, nctaid) + a, 1, grid_hi + 1};
-    case SpecialReg::LaneId: return {offsetof(HostThreadContext, laneid), 0, kHostWarpSize};
-    case SpecialReg::WarpSize: return {offsetof(HostThreadContext, warpsize), kHostWarpSize, kHostWarpSize + 1};
+    case SpecialReg::ThreadIdx:
+      return {offsetof(HostThreadContext, tid) + a, 0, axis == 2 ? 64u : 1024u};
+    case SpecialReg::BlockDim:
+      return {offsetof(HostThreadContext, ntid) + a, 1, axis == 2 ? 65u : 1025u};
+    case SpecialReg::BlockIdx:
+      return {offsetof(HostThreadContext, ctaid) + a, 0, grid_hi};
+    case SpecialReg::GridDim:
+      return {offsetof(HostThreadContext, nctaid) + a, 1, grid_hi + 1};
+    case SpecialReg::LaneId:
+      return {offsetof(HostThreadContext, laneid), 0, kHostWarpSize};
+    case SpecialReg::WarpSize:
+      return {offsetof(HostThreadContext, warpsize), kHostWarpSize, kHostWarpSize + 1};
   }
   throw InternalError("unknown special register");
 }
 
 /// A load of a context field: invariant for the whole run of a thread, so LLVM may hoist and merge it
 /// across stores and barrier calls.
-llvm::LoadInst* load_context_field(llvm::IRBuilderBase& b, llvm::Value* ctx, size_t offset, llvm::Type* type) {
+llvm::LoadInst* load_context_field(llvm::IRBuilderBase& b, llvm::Value* ctx, size_t offset,
+                                   llvm::Type* type) {
   llvm::Value* addr = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), ctx, offset);
   llvm::LoadInst* load = b.CreateLoad(type, addr);
   load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(b.getContext(), {}));
@@ -111,10 +122,10 @@ llvm::LoadInst* load_context_field(llvm::IRBuilderBase& b, llvm::Value* ctx, siz
 /// libm functions callable by the stem of their libdevice name (double: stem, float: stem + "f").
 const std::set<std::string, std::less<>>& libm_stems() {
   static const std::set<std::string, std::less<>> stems = {
-      "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
-      "atanh", "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "logb", "pow", "hypot",
-      "cbrt", "erf", "erfc", "tgamma", "lgamma", "fmod", "remainder", "ldexp", "scalbn", "nextafter", "fdim",
-      "j0", "j1", "y0", "y1"};
+      "sin",       "cos",   "tan",    "asin",      "acos", "atan",  "atan2", "sinh",   "cosh",   "tanh",
+      "asinh",     "acosh", "atanh",  "exp",       "exp2", "exp10", "expm1", "log",    "log2",   "log10",
+      "log1p",     "logb",  "pow",    "hypot",     "cbrt", "erf",   "erfc",  "tgamma", "lgamma", "fmod",
+      "remainder", "ldexp", "scalbn", "nextafter", "fdim", "j0",    "j1",    "y0",     "y1"};
   return stems;
 }
 
@@ -122,9 +133,9 @@ const std::set<std::string, std::less<>>& libm_stems() {
 std::optional<llvm::Intrinsic::ID> intrinsic_for(std::string_view stem) {
   using namespace llvm::Intrinsic;
   static const std::map<std::string, ID, std::less<>> table = {
-      {"sqrt", sqrt}, {"fabs", fabs}, {"floor", floor}, {"ceil", ceil}, {"trunc", trunc}, {"rint", rint},
-      {"nearbyint", nearbyint}, {"round", round}, {"fma", fma}, {"copysign", copysign}, {"fmin", minnum},
-      {"fmax", maxnum}};
+      {"sqrt", sqrt},   {"fabs", fabs},         {"floor", floor},         {"ceil", ceil},
+      {"trunc", trunc}, {"rint", rint},         {"nearbyint", nearbyint}, {"round", round},
+      {"fma", fma},     {"copysign", copysign}, {"fmin", minnum},         {"fmax", maxnum}};
   if (auto it = table.find(stem); it != table.end()) return it->second;
   return std::nullopt;
 }
@@ -148,8 +159,8 @@ llvm::Value* HostTarget::context(llvm::IRBuilder<>& b) {
   llvm::Module* module = b.GetInsertBlock()->getModule();
   llvm::Function* fn = module->getFunction(kContextPlaceholder);
   if (fn == nullptr) {
-    fn = llvm::Function::Create(llvm::FunctionType::get(b.getPtrTy(), false), llvm::GlobalValue::ExternalLinkage,
-                                kContextPlaceholder, module);
+    fn = llvm::Function::Create(llvm::FunctionType::get(b.getPtrTy(), false),
+                                llvm::GlobalValue::ExternalLinkage, kContextPlaceholder, module);
     fn->setDoesNotAccessMemory();
     fn->setDoesNotThrow();
     fn->setWillReturn();
@@ -198,8 +209,9 @@ llvm::Value* HostTarget::special_register(llvm::IRBuilder<>& b, SpecialReg reg, 
   }
   RegisterField field = register_field(reg, axis);
   llvm::LoadInst* load = load_context_field(b, context(b), field.offset, b.getInt32Ty());
-  load->setMetadata(llvm::LLVMContext::MD_range,
-                    llvm::MDBuilder(b.getContext()).createRange(llvm::APInt(32, field.lo), llvm::APInt(32, field.hi)));
+  load->setMetadata(
+      llvm::LLVMContext::MD_range,
+      llvm::MDBuilder(b.getContext()).createRange(llvm::APInt(32, field.lo), llvm::APInt(32, field.hi)));
   return load;
 }
 
@@ -212,11 +224,14 @@ llvm::Value* HostTarget::barrier_block_reduce(llvm::IRBuilder<>& b, BarrierReduc
   uses_barrier_ = true;
   llvm::Value* p = b.CreateZExt(pred, b.getInt32Ty());
   switch (op) {
-    case BarrierReduce::Count: return call_runtime(b, "gpujit_host_syncthreads_count", b.getInt32Ty(), {p});
+    case BarrierReduce::Count:
+      return call_runtime(b, "gpujit_host_syncthreads_count", b.getInt32Ty(), {p});
     case BarrierReduce::And:
-      return b.CreateICmpNE(call_runtime(b, "gpujit_host_syncthreads_and", b.getInt32Ty(), {p}), b.getInt32(0));
+      return b.CreateICmpNE(call_runtime(b, "gpujit_host_syncthreads_and", b.getInt32Ty(), {p}),
+                            b.getInt32(0));
     case BarrierReduce::Or:
-      return b.CreateICmpNE(call_runtime(b, "gpujit_host_syncthreads_or", b.getInt32Ty(), {p}), b.getInt32(0));
+      return b.CreateICmpNE(call_runtime(b, "gpujit_host_syncthreads_or", b.getInt32Ty(), {p}),
+                            b.getInt32(0));
   }
   throw InternalError("unknown barrier reduction");
 }
@@ -233,6 +248,24 @@ void HostTarget::fence(llvm::IRBuilder<>& b, FenceScope scope) {
 
 llvm::SyncScope::ID HostTarget::atomic_scope(llvm::LLVMContext& ctx) const { return llvm::SyncScope::System; }
 
+llvm::Value* HostTarget::dynamic_shared_size(llvm::IRBuilder<>& b) {
+  return load_context_field(b, context(b), offsetof(HostThreadContext, dynamic_shared_bytes), b.getInt32Ty());
+}
+
+void HostTarget::print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) {
+  // The C library's printf, then fflush(NULL): each line reaches the output at once (printf locks the
+  // stream, so lines of concurrent threads never interleave), in order with the host program's own output.
+  llvm::Module* module = b.GetInsertBlock()->getModule();
+  llvm::FunctionCallee printf_fn =
+      module->getOrInsertFunction("printf", llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy()}, true));
+  llvm::FunctionCallee fflush_fn =
+      module->getOrInsertFunction("fflush", llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy()}, false));
+  std::vector<llvm::Value*> values{format};
+  values.insert(values.end(), args.begin(), args.end());
+  b.CreateCall(printf_fn, values);
+  b.CreateCall(fflush_fn, {llvm::ConstantPointerNull::get(b.getPtrTy())});
+}
+
 llvm::Value* HostTarget::call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
                                    llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) {
   std::string_view name = libdevice_name;
@@ -240,7 +273,8 @@ llvm::Value* HostTarget::call_math(llvm::IRBuilder<>& b, std::string_view libdev
   llvm::Type* arg_type = args.empty() ? ret : args[0]->getType();
   bool is_float = arg_type->isFloatTy();
   // libdevice's float variants end in 'f'; a double-named stem may itself end in 'f' (erf, erff).
-  std::string_view stem = is_float && !name.empty() && name.back() == 'f' ? name.substr(0, name.size() - 1) : name;
+  std::string_view stem =
+      is_float && !name.empty() && name.back() == 'f' ? name.substr(0, name.size() - 1) : name;
 
   auto as_ret = [&](llvm::Value* i1) { return ret->isIntegerTy(1) ? i1 : b.CreateZExt(i1, ret); };
   if (stem == "isnan" || stem == "isnand") return as_ret(b.CreateFCmpUNO(args[0], args[0]));
@@ -258,11 +292,13 @@ llvm::Value* HostTarget::call_math(llvm::IRBuilder<>& b, std::string_view libdev
     return as_ret(b.CreateICmpSLT(as_int, b.getIntN(bits, 0)));
   }
   if (stem == "rsqrt") {
-    return b.CreateFDiv(llvm::ConstantFP::get(arg_type, 1.0), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]));
+    return b.CreateFDiv(llvm::ConstantFP::get(arg_type, 1.0),
+                        b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]));
   }
   if (stem == "fdivide") return b.CreateFDiv(args[0], args[1]);
   if (stem == "saturate") {
-    llvm::Value* lo = b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, args[0], llvm::ConstantFP::get(arg_type, 0.0));
+    llvm::Value* lo =
+        b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, args[0], llvm::ConstantFP::get(arg_type, 0.0));
     return b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, lo, llvm::ConstantFP::get(arg_type, 1.0));
   }
   if (stem == "powi") return b.CreateIntrinsic(llvm::Intrinsic::powi, {arg_type, args[1]->getType()}, args);
@@ -277,7 +313,8 @@ llvm::Value* HostTarget::call_math(llvm::IRBuilder<>& b, std::string_view libdev
   std::vector<llvm::Type*> params;
   for (llvm::Value* a : args) params.push_back(a->getType());
   llvm::Module* module = b.GetInsertBlock()->getModule();
-  llvm::FunctionCallee callee = module->getOrInsertFunction(libm_name, llvm::FunctionType::get(ret, params, false));
+  llvm::FunctionCallee callee =
+      module->getOrInsertFunction(libm_name, llvm::FunctionType::get(ret, params, false));
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->setDoesNotAccessMemory();
     f->setDoesNotThrow();
@@ -302,8 +339,9 @@ namespace {
 
 /// The range threadIdx's axis can take, as a parameter attribute.
 llvm::Attribute thread_index_range(llvm::LLVMContext& c, unsigned axis) {
-  return llvm::Attribute::get(c, llvm::Attribute::Range,
-                              llvm::ConstantRange(llvm::APInt(32, 0), llvm::APInt(32, axis == 2 ? 64 : 1024)));
+  return llvm::Attribute::get(
+      c, llvm::Attribute::Range,
+      llvm::ConstantRange(llvm::APInt(32, 0), llvm::APInt(32, axis == 2 ? 64 : 1024)));
 }
 
 /// Step 1 of prepare_for_jit: the hidden parameters (ctx, threadIdx.x/y/z) on every defined function, passed
@@ -381,12 +419,14 @@ llvm::Function* thread_context(llvm::Module& m, llvm::Function* kernel) {
     }
   }
   for (auto& [old_fn, nf] : remap) {
-    if (!old_fn->use_empty()) throw InternalError("host codegen: a function's address is taken: " + nf->getName().str());
+    if (!old_fn->use_empty())
+      throw InternalError("host codegen: a function's address is taken: " + nf->getName().str());
     old_fn->eraseFromParent();
   }
   for (llvm::Function* placeholder : {ctx_placeholder, tid_placeholder}) {
     if (placeholder == nullptr) continue;
-    if (!placeholder->use_empty()) throw InternalError("host codegen: a thread register read outside any function");
+    if (!placeholder->use_empty())
+      throw InternalError("host codegen: a thread register read outside any function");
     placeholder->eraseFromParent();
   }
   return remap.at(kernel);
@@ -413,8 +453,10 @@ size_t place_shared_arrays(llvm::Module& m) {
     llvm::Value*& base = p.bases[dynamic ? 1 : 0];
     if (base == nullptr) {
       llvm::IRBuilder<> b(p.before);
-      size_t offset = dynamic ? offsetof(HostThreadContext, dynamic_shared) : offsetof(HostThreadContext, shared);
-      llvm::LoadInst* load = load_context_field(b, f->getArg(f->arg_size() - kHiddenParams), offset, b.getPtrTy());
+      size_t offset =
+          dynamic ? offsetof(HostThreadContext, dynamic_shared) : offsetof(HostThreadContext, shared);
+      llvm::LoadInst* load =
+          load_context_field(b, f->getArg(f->arg_size() - kHiddenParams), offset, b.getPtrTy());
       load->setMetadata(llvm::LLVMContext::MD_align,
                         llvm::MDNode::get(c, llvm::ConstantAsMetadata::get(b.getInt64(kHostSharedAlign))));
       load->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(c, {}));
@@ -445,7 +487,8 @@ size_t place_shared_arrays(llvm::Module& m) {
       if (address == nullptr) {
         llvm::Value* base = base_of(f, dynamic);
         llvm::IRBuilder<> b(prologues[f].before);
-        address = offset == 0 ? base : b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, offset, g->getName());
+        address =
+            offset == 0 ? base : b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, offset, g->getName());
       }
       auto* cast = llvm::dyn_cast<llvm::AddrSpaceCastInst>(inst);
       if (cast != nullptr && cast->getDestAddressSpace() == 0) {
@@ -464,7 +507,8 @@ size_t place_shared_arrays(llvm::Module& m) {
 }
 
 /// The kernel's own (non-hidden) arguments, loaded from a kernelParams array at the builder's position.
-std::vector<llvm::Value*> load_kernel_arguments(llvm::IRBuilder<>& b, llvm::Function* kernel, llvm::Value* params) {
+std::vector<llvm::Value*> load_kernel_arguments(llvm::IRBuilder<>& b, llvm::Function* kernel,
+                                                llvm::Value* params) {
   std::vector<llvm::Value*> args;
   unsigned n = kernel->arg_size() - kHiddenParams;
   for (unsigned i = 0; i < n; ++i) {
@@ -493,7 +537,8 @@ void make_thread_entry(llvm::Module& m, llvm::Function* kernel, const std::strin
   std::vector<llvm::Value*> args = load_kernel_arguments(b, kernel, entry->getArg(0));
   args.push_back(ctx);
   for (unsigned axis = 0; axis < 3; ++axis) {
-    llvm::LoadInst* tid = load_context_field(b, ctx, offsetof(HostThreadContext, tid) + 4 * axis, b.getInt32Ty());
+    llvm::LoadInst* tid =
+        load_context_field(b, ctx, offsetof(HostThreadContext, tid) + 4 * axis, b.getInt32Ty());
     args.push_back(tid);
   }
   b.CreateCall(kernel, args);

@@ -52,9 +52,19 @@ class HostTarget final : public Target {
   unsigned shared_address_space() const override { return kSharedAddressSpace; }
   unsigned constant_address_space() const override { return 0; }
   llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const override;
+  llvm::Value* dynamic_shared_size(llvm::IRBuilder<>& b) override;
+  void print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) override;
   llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
                          llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) override;
   bool finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) override;
+  // Warp operations and the grid barrier: codegen/host_warp.cpp.
+  llvm::Value* warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask, llvm::Value* value,
+                            llvm::Value* lane) override;
+  llvm::Value* warp_vote(llvm::IRBuilder<>& b, Vote mode, llvm::Value* mask, llvm::Value* pred) override;
+  llvm::Value* warp_match(llvm::IRBuilder<>& b, bool all, llvm::Value* mask, llvm::Value* value) override;
+  llvm::Value* warp_active_mask(llvm::IRBuilder<>& b) override;
+  llvm::Value* lanemask_lt(llvm::IRBuilder<>& b) override;
+  void grid_sync(llvm::IRBuilder<>& b) override;
 
   /// Runs after finalize_module() and before optimization (see the file comment). `kernel` becomes an
   /// internal function of a different type: pointers to it are invalid afterwards.

@@ -39,6 +39,7 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
     case Type::Kind::Void:
       return llvm::Type::getVoidTy(c);
     case Type::Kind::None:
+    case Type::Kind::GridGroup:  // no data: g.sync() needs none
       return llvm::StructType::get(c);
     case Type::Kind::Array:
       return array_struct_type(t.ndim);
@@ -69,9 +70,14 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
           return llvm::Type::getFloatTy(c);
         case ScalarKind::Float64:
           return llvm::Type::getDoubleTy(c);
-        case ScalarKind::Complex64:
-        case ScalarKind::Complex128:
-          break;  // analysis rejects complex numbers
+        case ScalarKind::Complex64: {  // {re, im}, NumPy's layout (codegen/complex_lowering.cpp)
+          llvm::Type* f = llvm::Type::getFloatTy(c);
+          return llvm::StructType::get(c, {f, f});
+        }
+        case ScalarKind::Complex128: {
+          llvm::Type* d = llvm::Type::getDoubleTy(c);
+          return llvm::StructType::get(c, {d, d});
+        }
       }
       break;
     case Type::Kind::Invalid:
@@ -247,6 +253,10 @@ void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Typ
     for (const Type& e : t.elements) flatten_param_types(m, e, out);
   } else if (t.is_bool()) {
     out->push_back(llvm::Type::getInt8Ty(c));
+  } else if (t.is_complex()) {
+    // Two parameters, the real and the imaginary part, as the launch path packs a complex argument.
+    llvm::Type* part = llvm::cast<llvm::StructType>(m.llvm_type(t))->getElementType(0);
+    out->insert(out->end(), {part, part});
   } else if (t.is_scalar()) {
     out->push_back(m.llvm_type(t));
   } else {
@@ -273,7 +283,7 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
       ArrayParts parts;
       parts.data = take("");
       // The data pointer is aligned to at least the element size (NumPy allocates so; views keep it).
-      unsigned align = scalar_size(t.scalar);
+      unsigned align = is_complex(t.scalar) ? scalar_size(t.scalar) / 2 : scalar_size(t.scalar);
       llvm::cast<llvm::Argument>(parts.data)
           ->addAttr(llvm::Attribute::getWithAlignment(m_.ctx(), llvm::Align(align ? align : 1)));
       for (unsigned i = 0; i < t.ndim; ++i) parts.shape.push_back(take(".shape" + std::to_string(i)));
@@ -287,6 +297,11 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
       return agg;
     }
     if (t.is_bool()) return b_.CreateICmpNE(take(""), b_.getInt8(0));
+    if (t.is_complex()) {
+      llvm::Value* agg = llvm::PoisonValue::get(llvm_type(t));
+      agg = b_.CreateInsertValue(agg, take(".real"), {0});
+      return b_.CreateInsertValue(agg, take(".imag"), {1});
+    }
     return take("");
   };
   for (size_t i = 0; i < params.size(); ++i) {

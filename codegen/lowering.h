@@ -30,6 +30,9 @@ struct LoweredModule {
   std::vector<ParamLayout> params;
 };
 
+/// Whether any function of `program` calls cg.this_grid().sync() (codegen/warp_lowering.cpp).
+bool uses_grid_sync(const TypedProgram& program);
+
 /// Lowers the kernel of `program` and every device function it calls into a fresh module of `ctx`.
 /// `globals` resolves captured constant arrays (const.array_like). User errors go to `diags`; when it
 /// gains an error the module is incomplete and must not be compiled further.

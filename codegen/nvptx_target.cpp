@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <llvm/IR/Attributes.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
@@ -186,6 +187,31 @@ void NvptxTarget::fence(llvm::IRBuilder<>& b, FenceScope scope) {
 llvm::SyncScope::ID NvptxTarget::atomic_scope(llvm::LLVMContext& ctx) const {
   // CUDA's atomicAdd and numba's atomic.add are device-scope (PTX .gpu), not system-scope.
   return ctx.getOrInsertSyncScopeID("device");
+}
+
+llvm::Value* NvptxTarget::dynamic_shared_size(llvm::IRBuilder<>& b) {
+  // %dynamic_smem_size: what numba-cuda reads (through inline assembly) to size shared.array(0, ...).
+  return b.CreateIntrinsic(b.getInt32Ty(), llvm::Intrinsic::nvvm_read_ptx_sreg_dynamic_smem_size, {});
+}
+
+void NvptxTarget::print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) {
+  // CUDA's device printf is `i32 vprintf(ptr format, ptr args)`, the arguments laid out in a local buffer
+  // as a struct of the promoted values, each at its natural alignment.
+  llvm::Module* module = b.GetInsertBlock()->getModule();
+  llvm::FunctionCallee vprintf = module->getOrInsertFunction(
+      "vprintf", llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy()}, false));
+  llvm::Value* buffer = llvm::ConstantPointerNull::get(b.getPtrTy());
+  if (!args.empty()) {
+    std::vector<llvm::Type*> fields;
+    for (llvm::Value* a : args) fields.push_back(a->getType());
+    llvm::StructType* type = llvm::StructType::get(b.getContext(), fields);
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+    llvm::AllocaInst* slot = entry.CreateAlloca(type, nullptr, "printf.args");
+    for (unsigned i = 0; i < args.size(); ++i) b.CreateStore(args[i], b.CreateStructGEP(type, slot, i));
+    buffer = slot;
+  }
+  b.CreateCall(vprintf, {format, buffer});
 }
 
 llvm::Value* NvptxTarget::call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,

@@ -32,9 +32,19 @@ class NvptxTarget final : public Target {
   unsigned shared_address_space() const override { return 3; }
   unsigned constant_address_space() const override { return 4; }
   llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const override;
+  llvm::Value* dynamic_shared_size(llvm::IRBuilder<>& b) override;
+  void print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) override;
   llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
                          llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) override;
   bool finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) override;
+  // Warp operations and the grid barrier: codegen/nvptx_warp.cpp.
+  llvm::Value* warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask, llvm::Value* value,
+                            llvm::Value* lane) override;
+  llvm::Value* warp_vote(llvm::IRBuilder<>& b, Vote mode, llvm::Value* mask, llvm::Value* pred) override;
+  llvm::Value* warp_match(llvm::IRBuilder<>& b, bool all, llvm::Value* mask, llvm::Value* value) override;
+  llvm::Value* warp_active_mask(llvm::IRBuilder<>& b) override;
+  llvm::Value* lanemask_lt(llvm::IRBuilder<>& b) override;
+  void grid_sync(llvm::IRBuilder<>& b) override;
 
  private:
   NvptxTarget(llvm::TargetMachine* machine, bool fastmath) : machine_(machine), fastmath_(fastmath) {}

@@ -55,6 +55,29 @@ class Target {
   enum class FenceScope { Block, Device, System };
   virtual void fence(llvm::IRBuilder<>& b, FenceScope scope) = 0;
 
+  /// Warp-level operations (codegen/warp_lowering.cpp), with the semantics of PTX's shfl.sync, vote.sync
+  /// and match.sync as numba-cuda issues them; `mask` is the i32 lane mask of the lanes taking part.
+  /// shfl_*_sync: `value` is an i32 or i64 (shuffled as two 32-bit halves where the machine has no 64-bit
+  /// shuffle), `lane` an i32 source lane (Idx), delta (Up, Down) or lane mask (Xor). A source lane outside
+  /// the warp (Up below 0, Down past 31) gives the caller its own value. Returns `value`'s type.
+  enum class Shuffle { Idx, Up, Down, Xor };
+  virtual llvm::Value* warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask, llvm::Value* value,
+                                    llvm::Value* lane) = 0;
+  /// all_sync/any_sync/eq_sync give an i1, ballot_sync an i32, from an i1 predicate.
+  enum class Vote { All, Any, Eq, Ballot };
+  virtual llvm::Value* warp_vote(llvm::IRBuilder<>& b, Vote mode, llvm::Value* mask, llvm::Value* pred) = 0;
+  /// match_any_sync (`all` false: an i32 mask) or match_all_sync (`all` true: {i32 mask, i1 all equal}) of
+  /// an i32 or i64 value.
+  virtual llvm::Value* warp_match(llvm::IRBuilder<>& b, bool all, llvm::Value* mask, llvm::Value* value) = 0;
+  /// activemask(): the i32 mask of the lanes executing this call together.
+  virtual llvm::Value* warp_active_mask(llvm::IRBuilder<>& b) = 0;
+  /// lanemask_lt(): the i32 mask of the lanes below the caller's.
+  virtual llvm::Value* lanemask_lt(llvm::IRBuilder<>& b) = 0;
+  /// cg.this_grid().sync(): a barrier across every thread of the grid, with device-wide memory ordering.
+  /// A kernel that reaches one is launched with all its blocks resident at once
+  /// (CompileResult::uses_grid_sync).
+  virtual void grid_sync(llvm::IRBuilder<>& b) = 0;
+
   /// Address space of memory shared by a block (shared.array), of read-only constant memory
   /// (const.array_like). Lowering keeps every pointer generic (address space 0) after taking the address of
   /// such a global; LLVM's address-space inference recovers the specific space for loads and stores.
@@ -63,6 +86,14 @@ class Target {
 
   /// The synchronization scope of atomic.* operations (CUDA's atomicAdd is device-wide).
   virtual llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const = 0;
+
+  /// The bytes of dynamic shared memory the running launch has (its 4th launch parameter), as an i32.
+  virtual llvm::Value* dynamic_shared_size(llvm::IRBuilder<>& b) = 0;
+
+  /// Prints a line: `format` is a generic pointer to a C printf format made at compile time, `args` its
+  /// values already promoted as C varargs are (i64, double, ptr to a string). The GPU's output appears when
+  /// the device synchronizes; the host's is flushed at once.
+  virtual void print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) = 0;
 
   /// Calls the math function the builtins table names by its libdevice name ("__nv_expf", "__nv_erf").
   /// `args` already have the function's parameter types; the result has type `ret`.

@@ -49,6 +49,22 @@ BuiltinInfo constant(Id id, const char* name, double v, const char* doc) {
           false, BuiltinReg::None, 0,    v,    true,  doc};
 }
 
+// cuda.popc, cuda.cbrt ...: typed by id (ir/sema_intrinsics.cpp); cbrt names its libdevice functions.
+BuiltinInfo intrinsic(Id id, const char* name, int8_t nargs, const char* doc, const char* f32 = nullptr,
+                      const char* f64 = nullptr) {
+  return {id,  S::Kernel, name,  nullptr,          true, nargs, nargs, T::Intrinsic, L::Intrinsic,
+          f32, f64,       false, BuiltinReg::None, 0,    0,     true,  doc};
+}
+
+// cuda.shfl_sync, cuda.ballot_sync ...: typed by id (ir/sema_warp.cpp), lowered through the target.
+BuiltinInfo warp(Id id, const char* name, int8_t nargs, const char* doc) {
+  return fn(id, S::Kernel, name, nargs, nargs, T::Warp, L::Warp, doc);
+}
+
+BuiltinInfo cmath(Id id, const char* name, int8_t max_args, const char* doc) {
+  return fn(id, S::Cmath, name, 1, max_args, T::Complex, L::Complex, doc);
+}
+
 BuiltinInfo later(Id id, S scope, const char* name) {
   return {id,      scope,   name,  nullptr,          true, 0, -1,    T::Unsupported,     L::None,
           nullptr, nullptr, false, BuiltinReg::None, 0,    0, false, "not supported yet"};
@@ -97,16 +113,17 @@ std::vector<BuiltinInfo> make_rows() {
          "shared.array(shape, dtype): a C-order array shared by the block; shape is a constant int or tuple"),
       fn(Id::LocalArray, S::Local, "array", 2, 2, T::ArrayAlloc, L::ArrayAlloc,
          "local.array(shape, dtype): a C-order array private to the thread; shape is a constant int or tuple"),
-      later(Id::ConstArrayLike, S::Const, "array_like"),
+      fn(Id::ConstArrayLike, S::Const, "array_like", 1, 1, T::ArrayLike, L::ArrayAlloc,
+         "const.array_like(a): `a` itself; a global NumPy array a kernel names is baked into constant memory"),
       // Atomics: atomic.op(ary, idx, val) returns the old value.
       fn(Id::AtomicAdd, S::Atomic, "add", 3, 3, T::AtomicRmw, L::Atomic,
          "atomic.add(ary, idx, val): ary[idx] += val atomically; returns the old value (int32/64, uint32/64, float32/64)"),
       fn(Id::AtomicSub, S::Atomic, "sub", 3, 3, T::AtomicRmw, L::Atomic,
          "atomic.sub(ary, idx, val): ary[idx] -= val atomically; returns the old value"),
       fn(Id::AtomicMax, S::Atomic, "max", 3, 3, T::AtomicRmw, L::Atomic,
-         "atomic.max(ary, idx, val): ary[idx] = max(ary[idx], val) atomically; returns the old value"),
+         "atomic.max(ary, idx, val): ary[idx] = max(ary[idx], val) atomically (floats: nothing is stored if either is NaN); returns the old value"),
       fn(Id::AtomicMin, S::Atomic, "min", 3, 3, T::AtomicRmw, L::Atomic,
-         "atomic.min(ary, idx, val): ary[idx] = min(ary[idx], val) atomically; returns the old value"),
+         "atomic.min(ary, idx, val): ary[idx] = min(ary[idx], val) atomically (floats: nothing is stored if either is NaN); returns the old value"),
       fn(Id::AtomicExch, S::Atomic, "exch", 3, 3, T::AtomicRmw, L::Atomic,
          "atomic.exch(ary, idx, val): stores val atomically; returns the old value"),
       fn(Id::AtomicAnd, S::Atomic, "and_", 3, 3, T::AtomicRmw, L::Atomic,
@@ -115,31 +132,39 @@ std::vector<BuiltinInfo> make_rows() {
          "atomic.or_(ary, idx, val): ary[idx] |= val atomically (integers); returns the old value"),
       fn(Id::AtomicXor, S::Atomic, "xor", 3, 3, T::AtomicRmw, L::Atomic,
          "atomic.xor(ary, idx, val): ary[idx] ^= val atomically (integers); returns the old value"),
-      later(Id::AtomicInc, S::Atomic, "inc"),
-      later(Id::AtomicDec, S::Atomic, "dec"),
-      later(Id::AtomicCas, S::Atomic, "compare_and_swap"),
-      later(Id::AtomicNanMax, S::Atomic, "nanmax"),
-      later(Id::AtomicNanMin, S::Atomic, "nanmin"),
+      fn(Id::AtomicInc, S::Atomic, "inc", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.inc(ary, idx, val): ary[idx] = 0 if ary[idx] >= val else ary[idx] + 1 (uint32/64); returns the old value"),
+      fn(Id::AtomicDec, S::Atomic, "dec", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.dec(ary, idx, val): ary[idx] = val if ary[idx] == 0 or ary[idx] > val else ary[idx] - 1 (uint32/64); returns the old value"),
+      fn(Id::AtomicCas, S::Atomic, "cas", 4, 4, T::AtomicCas, L::Atomic,
+         "atomic.cas(ary, idx, old, val): stores val if ary[idx] == old (integers); returns the old value"),
+      fn(Id::AtomicCompareAndSwap, S::Atomic, "compare_and_swap", 3, 3, T::AtomicCas, L::Atomic,
+         "atomic.compare_and_swap(ary, old, val): atomic.cas on ary[0] of a 1-D array"),
+      fn(Id::AtomicNanMax, S::Atomic, "nanmax", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.nanmax(ary, idx, val): atomic.max where a NaN on either side counts as missing"),
+      fn(Id::AtomicNanMin, S::Atomic, "nanmin", 3, 3, T::AtomicRmw, L::Atomic,
+         "atomic.nanmin(ary, idx, val): atomic.min where a NaN on either side counts as missing"),
       // Warp and integer intrinsics of numba-cuda that gpujit does not have yet.
-      later(Id::AllSync, S::Kernel, "all_sync"),
-      later(Id::AnySync, S::Kernel, "any_sync"),
-      later(Id::EqSync, S::Kernel, "eq_sync"),
-      later(Id::BallotSync, S::Kernel, "ballot_sync"),
-      later(Id::ShflSync, S::Kernel, "shfl_sync"),
-      later(Id::ShflUpSync, S::Kernel, "shfl_up_sync"),
-      later(Id::ShflDownSync, S::Kernel, "shfl_down_sync"),
-      later(Id::ShflXorSync, S::Kernel, "shfl_xor_sync"),
-      later(Id::MatchAnySync, S::Kernel, "match_any_sync"),
-      later(Id::MatchAllSync, S::Kernel, "match_all_sync"),
-      later(Id::ActiveMask, S::Kernel, "activemask"),
-      later(Id::LanemaskLt, S::Kernel, "lanemask_lt"),
-      later(Id::Popc, S::Kernel, "popc"),
-      later(Id::Brev, S::Kernel, "brev"),
-      later(Id::Clz, S::Kernel, "clz"),
-      later(Id::Ffs, S::Kernel, "ffs"),
-      later(Id::Fma, S::Kernel, "fma"),
-      later(Id::Cbrt, S::Kernel, "cbrt"),
-      later(Id::Selp, S::Kernel, "selp"),
+      // Warp-level operations (numba-cuda's signatures; ir/sema_warp.cpp).
+      warp(Id::AllSync, "all_sync", 2, "all_sync(mask, pred): whether pred is true in every lane of mask (bool)"),
+      warp(Id::AnySync, "any_sync", 2, "any_sync(mask, pred): whether pred is true in any lane of mask (bool)"),
+      warp(Id::EqSync, "eq_sync", 2, "eq_sync(mask, pred): whether pred is the same in every lane of mask (bool)"),
+      warp(Id::BallotSync, "ballot_sync", 2, "ballot_sync(mask, pred): the lanes of mask whose pred is true (int32)"),
+      warp(Id::ShflSync, "shfl_sync", 3, "shfl_sync(mask, value, src_lane): value from lane src_lane % 32 (int32/64, float32/64)"),
+      warp(Id::ShflUpSync, "shfl_up_sync", 3, "shfl_up_sync(mask, value, delta): value from lane laneid - delta, or its own below lane 0"),
+      warp(Id::ShflDownSync, "shfl_down_sync", 3, "shfl_down_sync(mask, value, delta): value from lane laneid + delta, or its own past lane 31"),
+      warp(Id::ShflXorSync, "shfl_xor_sync", 3, "shfl_xor_sync(mask, value, lane_mask): value from lane laneid ^ lane_mask"),
+      warp(Id::MatchAnySync, "match_any_sync", 2, "match_any_sync(mask, value): the lanes of mask holding the same value (int32)"),
+      warp(Id::MatchAllSync, "match_all_sync", 2, "match_all_sync(mask, value): (mask, True) if every lane of mask holds the same value, else (0, False)"),
+      warp(Id::ActiveMask, "activemask", 0, "activemask(): the lanes of the warp executing this call together (uint32)"),
+      warp(Id::LanemaskLt, "lanemask_lt", 0, "lanemask_lt(): the lanes below this one, (1 << laneid) - 1 (uint32)"),
+      intrinsic(Id::Popc, "popc", 1, "popc(x): the number of set bits of an integer, of x's type"),
+      intrinsic(Id::Brev, "brev", 1, "brev(x): the bits of x reversed, as uint32 (or uint64 for 64-bit x)"),
+      intrinsic(Id::Clz, "clz", 1, "clz(x): leading zero bits of an integer, of x's type"),
+      intrinsic(Id::Ffs, "ffs", 1, "ffs(x): 1-based position of the lowest set bit of x, 0 for 0 (uint32)"),
+      intrinsic(Id::Fma, "fma", 3, "fma(a, b, c): a * b + c with one rounding (float32 or float64)"),
+      intrinsic(Id::Cbrt, "cbrt", 1, "cbrt(x): cube root (float32 or float64)", "__nv_cbrtf", "__nv_cbrt"),
+      intrinsic(Id::Selp, "selp", 3, "selp(p, a, b): a if p else b, both evaluated"),
       // Array attributes.
       value(Id::ArrayShape, S::Array, "shape", T::ArrayAttr, L::ArrayAttr, BuiltinReg::None, 0,
             "the extents, a tuple of ndim int64"),
@@ -163,7 +188,8 @@ std::vector<BuiltinInfo> make_rows() {
       fn(Id::Bool, S::Python, "bool", 1, 1, T::ToBool, L::Cast, "bool(x): the truth value of x"),
       fn(Id::Round, S::Python, "round", 1, 1, T::Round, L::Inline,
          "round(x): nearest integer as int64, halves to even (round(x, ndigits) is not supported)"),
-      later(Id::Print, S::Python, "print"),
+      fn(Id::Print, S::Python, "print", 0, -1, T::Print, L::Print,
+         "print(a, b, ...): numbers and string literals, space-separated, one line per call (vprintf on GPUs)"),
       fn(Id::Cast, S::Python, "<dtype>", 1, 1, T::Cast, L::Cast,
          "float32(x), np.int32(x), numba.float64(x), gpu.uint8(x): converts a number to that dtype"),
       // math: unary, float -> float; integers compute in float64.
@@ -217,6 +243,43 @@ std::vector<BuiltinInfo> make_rows() {
            "whether x is neither infinite nor NaN (bool)"),
       math_inline(Id::Degrees, "degrees", "degrees", "radians to degrees"),
       math_inline(Id::Radians, "radians", "radians", "degrees to radians"),
+      // Complex numbers: complex64 and complex128 as NumPy lays them out (ir/sema_complex.cpp).
+      fn(Id::Complex, S::Python, "complex", 1, 2, T::Complex, L::Complex, "complex(re, im=0): a complex128 (a complex64 from complex64 or float32 parts)"),
+      value(Id::Real, S::Number, "real", T::Complex, L::Complex, BuiltinReg::None, 0, "z.real: the real part (a real number: itself)"),
+      value(Id::Imag, S::Number, "imag", T::Complex, L::Complex, BuiltinReg::None, 0, "z.imag: the imaginary part (a real number: 0)"),
+      fn(Id::Conjugate, S::Number, "conjugate", 0, 0, T::Complex, L::Complex, "z.conjugate(): the complex conjugate"),
+      cmath(Id::CmathSqrt, "sqrt", 1, "square root, the branch cut along the negative real axis"),
+      cmath(Id::CmathExp, "exp", 1, "e ** z"),
+      cmath(Id::CmathLog, "log", 2, "log(z[, base]): natural logarithm, or to `base`"),
+      cmath(Id::CmathLog10, "log10", 1, "base-10 logarithm"),
+      cmath(Id::CmathSin, "sin", 1, "sine"),
+      cmath(Id::CmathCos, "cos", 1, "cosine"),
+      cmath(Id::CmathTan, "tan", 1, "tangent"),
+      cmath(Id::CmathAsin, "asin", 1, "arc sine"),
+      cmath(Id::CmathAcos, "acos", 1, "arc cosine"),
+      cmath(Id::CmathAtan, "atan", 1, "arc tangent"),
+      cmath(Id::CmathSinh, "sinh", 1, "hyperbolic sine"),
+      cmath(Id::CmathCosh, "cosh", 1, "hyperbolic cosine"),
+      cmath(Id::CmathTanh, "tanh", 1, "hyperbolic tangent"),
+      cmath(Id::CmathAsinh, "asinh", 1, "inverse hyperbolic sine"),
+      cmath(Id::CmathAcosh, "acosh", 1, "inverse hyperbolic cosine"),
+      cmath(Id::CmathAtanh, "atanh", 1, "inverse hyperbolic tangent"),
+      cmath(Id::CmathPhase, "phase", 1, "the argument of z, atan2(z.imag, z.real) (a float)"),
+      cmath(Id::CmathPolar, "polar", 1, "(abs(z), phase(z)), a tuple of two floats"),
+      cmath(Id::CmathRect, "rect", 2, "rect(r, phi): r * (cos(phi) + sin(phi) * 1j)"),
+      cmath(Id::CmathIsNan, "isnan", 1, "whether either part is NaN (bool)"),
+      cmath(Id::CmathIsInf, "isinf", 1, "whether either part is infinite (bool)"),
+      cmath(Id::CmathIsFinite, "isfinite", 1, "whether both parts are finite (bool)"),
+      // gpu.random: numba.cuda.random's xoroshiro128+ generators; states come from
+      // gpu.random.create_xoroshiro128p_states(n, seed) (ir/sema_random.cpp).
+      fn(Id::RandomNext, S::Random, "xoroshiro128p_next", 2, 2, T::Random, L::Random, "xoroshiro128p_next(states, i): the next uint64 of generator i, advancing it"),
+      fn(Id::RandomUniformF32, S::Random, "xoroshiro128p_uniform_float32", 2, 2, T::Random, L::Random, "xoroshiro128p_uniform_float32(states, i): a float32 in [0, 1) from generator i"),
+      fn(Id::RandomUniformF64, S::Random, "xoroshiro128p_uniform_float64", 2, 2, T::Random, L::Random, "xoroshiro128p_uniform_float64(states, i): a float64 in [0, 1) from generator i"),
+      fn(Id::RandomNormalF32, S::Random, "xoroshiro128p_normal_float32", 2, 2, T::Random, L::Random, "xoroshiro128p_normal_float32(states, i): a standard normal float32 (Box-Muller, two draws)"),
+      fn(Id::RandomNormalF64, S::Random, "xoroshiro128p_normal_float64", 2, 2, T::Random, L::Random, "xoroshiro128p_normal_float64(states, i): a standard normal float64 (Box-Muller, two draws)"),
+      // Cooperative groups: a grid-wide barrier; the kernel is launched cooperatively.
+      fn(Id::CgThisGrid, S::Cg, "this_grid", 0, 0, T::GridGroup, L::GridSync, "cg.this_grid(): the group of every thread of the grid"),
+      fn(Id::GridGroupSync, S::GridGroup, "sync", 0, 0, T::GridGroup, L::GridSync, "g.sync(): a barrier across the whole grid; returns 0 (int32)"),
       // math constants.
       constant(Id::Pi, "pi", std::numbers::pi, "3.141592653589793 (float64 constant)"),
       constant(Id::E, "e", std::numbers::e, "2.718281828459045 (float64 constant)"),
@@ -284,6 +347,16 @@ const char* scope_prefix(BuiltinScope scope) {
       return "cuda.atomic.";
     case S::Array:
       return "array.";
+    case S::Cmath:
+      return "cmath.";
+    case S::Number:
+      return "number.";
+    case S::Random:
+      return "cuda.random.";
+    case S::Cg:
+      return "cuda.cg.";
+    case S::GridGroup:
+      return "grid_group.";
   }
   return "";
 }
@@ -327,10 +400,13 @@ std::string builtins_markdown() {
   const Section sections[] = {
       {"Thread indexing and synchronization (`gpu.*`, `cuda.*`, `numba.cuda.*`)",
        {S::ThreadIdx, S::BlockIdx, S::BlockDim, S::GridDim, S::Kernel, S::Shared, S::Local, S::Const,
-        S::Atomic}},
+        S::Atomic, S::Cg, S::GridGroup}},
+      {"Random numbers (`gpu.random.*`, `numba.cuda.random.*`)", {S::Random}},
       {"Arrays", {S::Array}},
+      {"Numbers", {S::Number}},
       {"Python builtins", {S::Python}},
       {"math (also `np.*` where listed)", {S::Math}},
+      {"cmath (complex64 and complex128)", {S::Cmath}},
   };
   std::string md = "# Supported builtins\n\nGenerated from the builtins table (`ir/builtins.cpp`).\n";
   for (const Section& sec : sections) {

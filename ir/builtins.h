@@ -37,6 +37,11 @@ enum class BuiltinScope : uint8_t {
   Const,      // cuda.const.array_like
   Atomic,     // cuda.atomic.*
   Array,      // attributes of an array value: a.shape, a.size, a.ndim, a.strides, a.dtype
+  Cmath,      // cmath.* on complex numbers
+  Number,     // attributes and methods of a number: z.real, z.imag, z.conjugate()
+  Random,     // gpujit.random.* / numba.cuda.random.*: the xoroshiro128+ generator
+  Cg,         // cuda.cg.this_grid
+  GridGroup,  // methods of a grid group: g.sync()
 };
 
 enum class BuiltinId : uint16_t {
@@ -83,6 +88,7 @@ enum class BuiltinId : uint16_t {
   AtomicCas,
   AtomicNanMax,
   AtomicNanMin,
+  AtomicCompareAndSwap,
   // Warp and integer intrinsics (not supported yet).
   AllSync,
   AnySync,
@@ -163,6 +169,41 @@ enum class BuiltinId : uint16_t {
   IsFinite,
   Degrees,
   Radians,
+  // Complex numbers (ir/sema_complex.cpp, codegen/complex_lowering.cpp).
+  Complex,
+  Real,
+  Imag,
+  Conjugate,
+  CmathSqrt,
+  CmathExp,
+  CmathLog,
+  CmathLog10,
+  CmathSin,
+  CmathCos,
+  CmathTan,
+  CmathAsin,
+  CmathAcos,
+  CmathAtan,
+  CmathSinh,
+  CmathCosh,
+  CmathTanh,
+  CmathAsinh,
+  CmathAcosh,
+  CmathAtanh,
+  CmathPhase,
+  CmathPolar,
+  CmathRect,
+  CmathIsNan,
+  CmathIsInf,
+  CmathIsFinite,
+  // gpu.random (ir/sema_random.cpp, codegen/random_lowering.cpp) and cooperative groups.
+  RandomNext,
+  RandomUniformF32,
+  RandomUniformF64,
+  RandomNormalF32,
+  RandomNormalF64,
+  CgThisGrid,
+  GridGroupSync,
   // math constants (folded by analysis: their symbol is a Constant).
   Pi,
   E,
@@ -180,6 +221,10 @@ enum class BuiltinTyping : uint8_t {
   SyncWarp,       // syncwarp(mask=0xffffffff): no value; the mask converts to uint32
   ArrayAlloc,     // shared.array(shape, dtype) / local.array: a C-layout array of a constant shape
   AtomicRmw,      // atomic.op(ary, idx, val) -> the old element, of the array's dtype
+  AtomicCas,      // atomic.cas(ary, idx, old, val) / compare_and_swap(ary, old, val) -> the old element
+  ArrayLike,      // const.array_like(a) -> a (a global NumPy array already lives in constant memory)
+  Intrinsic,      // popc, brev, clz, ffs, fma, cbrt, selp: typed by id (ir/sema_intrinsics.cpp)
+  Print,          // print(...) of numbers and string literals: no value
   ArrayAttr,      // a.shape, a.size ...: see the row's doc
   MathUnary,      // float -> float; integers compute in float64 (numba-cuda's Math_unary)
   MathBinary,     // (float, float) -> float, both converted to math_float_kind of the two
@@ -195,6 +240,10 @@ enum class BuiltinTyping : uint8_t {
   Len,            // len(array) -> int64 (extent of axis 0); len(tuple) -> constant
   Range,          // range(stop) / range(start, stop[, step]): only as a for loop's iterable
   Cast,           // dtype(x) -> dtype
+  Warp,           // shfl_*_sync, *_sync votes, match_*_sync, activemask, lanemask_lt (ir/sema_warp.cpp)
+  Complex,        // complex(), z.real, z.imag, z.conjugate(), cmath.* (ir/sema_complex.cpp)
+  Random,         // gpu.random.xoroshiro128p_* on a states array (ir/sema_random.cpp)
+  GridGroup,      // cg.this_grid(), g.sync() (ir/sema_random.cpp)
   Unsupported,    // not supported yet
 };
 
@@ -204,13 +253,19 @@ enum class BuiltinLowering : uint8_t {
   Grid,             // grid / gridsize from the special registers
   Barrier,          // syncthreads family, syncwarp, fences
   ArrayAlloc,       // shared/local arrays; shape in TypedFunction::array_shapes
-  Atomic,           // atomicrmw; the op is the row's id
+  Atomic,           // atomicrmw, cmpxchg or a CAS loop; the op is the row's id (codegen/atomic_lowering.cpp)
+  Intrinsic,        // popc, brev, clz, ffs, fma, cbrt, selp (codegen/intrinsic_lowering.cpp)
+  Print,            // a formatted print through the target (codegen/intrinsic_lowering.cpp)
   ArrayAttr,        // reads the array's shape/strides
   Libdevice,        // calls `f32`/`f64` with arguments converted to operand_types[call]
   Inline,           // a few instructions codegen writes itself, by id (abs, min, max, round, degrees, ...)
   Constant,         // folded by analysis; never reaches codegen as a call
   Cast,             // converts the argument to the result type
   Range,            // a for loop over range(...)
+  Warp,             // warp shuffles, votes and matches through the target (codegen/warp_lowering.cpp)
+  Complex,          // complex arithmetic and cmath from real math (codegen/complex_lowering.cpp)
+  Random,           // the xoroshiro128+ step and its conversions (codegen/random_lowering.cpp)
+  GridSync,         // this_grid() and a grid-wide barrier through the target (codegen/warp_lowering.cpp)
   None,             // unsupported: never reaches codegen
 };
 

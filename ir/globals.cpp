@@ -197,7 +197,12 @@ GlobalEnv globals_from_module(const Module& module, Diagnostics& diags) {
       case What::Assign: {
         const GlobalAssign& g = module.globals[b.index];
         if (!g.value) {
-          env[g.name] = GlobalValue::of_unsupported("its value is outside the kernel language");
+          // A list, a dict, np.array([...]) ...: the CLI reads no values beyond numbers, tuples, dtypes and
+          // modules; global NumPy arrays (const.array_like) are captured when compiling from Python.
+          env[g.name] = GlobalValue::of_unsupported(
+              "its value is outside the kernel language (the gpujit CLI reads module-level numbers, tuples, "
+              "dtypes and modules; global NumPy arrays for const.array_like are captured only when the kernel "
+              "is compiled from Python)");
           break;
         }
         std::string why;

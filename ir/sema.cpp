@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ir/sema_internal.h"
 
 namespace gpujit {
@@ -14,6 +16,10 @@ namespace {
 // Variable types only widen, so inference converges in a few passes; a type that keeps growing (a tuple
 // that contains itself) would not, and is reported.
 constexpr int kMaxInferencePasses = 32;
+
+// Specializations of one function nested in the analysis at once: a recursion whose argument types change
+// at every call (f(x) calling f((x, x))) would never end.
+constexpr size_t kMaxNestedSpecializations = 8;
 
 uint64_t fnv1a(std::string_view text) {
   uint64_t h = 1469598103934665603ull;
@@ -103,12 +109,10 @@ bool is_kernel_module(const std::string& canonical) {
 
 Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::vector<Type>& args,
                                             bool is_kernel) {
-  for (const FunctionDef* f : stack_) {
-    if (f == &def) return nullptr;
-  }
   auto key = std::make_pair(&def, Signature{Type::void_(), args}.str());
   auto it = specs_.find(key);
-  if (it != specs_.end()) return it->second.get();
+  if (it != specs_.end()) return it->second.get();  // not done yet: a recursive call (sema_recursion.cpp)
+  if (size_t(std::count(stack_.begin(), stack_.end(), &def)) >= kMaxNestedSpecializations) return nullptr;
   auto spec = std::make_unique<Specialization>();
   Specialization* s = spec.get();
   specs_.emplace(key, std::move(spec));
@@ -184,10 +188,6 @@ void FunctionAnalyzer::run() {
     if (!t.is_valid() || t.is_void() || t.kind == Type::Kind::None) {
       error(p.range, fmt::format("argument '{}' has no usable type ({})", p.name, t.str()));
       bad_param = true;
-    } else if (t.is_complex() || (t.is_array() && is_complex(t.scalar))) {
-      error(p.range,
-            fmt::format("argument '{}' is {}; complex numbers are not supported yet", p.name, t.str()));
-      bad_param = true;
     }
     checking_ = false;
     local_names_.insert(p.name);
@@ -195,6 +195,7 @@ void FunctionAnalyzer::run() {
   }
   if (bad_param) return;
   collect_bound_names(def_.body, local_names_);
+  if (!is_kernel_) declared_return_ = declared_return_type(def_);
 
   // Inference: walk until no variable changes type.
   checking_ = false;
@@ -213,7 +214,8 @@ void FunctionAnalyzer::run() {
     }
   }
 
-  if (!is_kernel_ && return_type_.is_valid()) fn_.signature.ret = return_type_;
+  if (!is_kernel_ && declared_return_.is_valid()) fn_.signature.ret = declared_return_;
+  else if (!is_kernel_ && return_type_.is_valid()) fn_.signature.ret = return_type_;
   fn_.mangled_name = mangle(def_, fn_.signature);
   for (const auto& [n, v] : vars_) {
     if (v.type.is_valid()) fn_.locals[n] = v.type;
@@ -309,6 +311,7 @@ void FunctionAnalyzer::assign(const AssignStmt& s) {
 
 void FunctionAnalyzer::assign_target(const Expr& target, const Type& t, const Expr* value_expr) {
   if (const auto* n = target.as<NameExpr>()) {
+    if (value_expr && is_const_array(*value_expr)) const_array_vars_.insert(n->id);
     auto it = vars_.find(n->id);
     if (it != vars_.end() && it->second.is_param && it->second.type.is_array()) {
       error(n->range, fmt::format("cannot assign to array argument '{}'; store into its elements instead "
@@ -486,6 +489,19 @@ void FunctionAnalyzer::return_stmt(const ReturnStmt& s) {
   }
   ExprResult r = value(*s.value);
   if (!r.is_value()) return;
+  if (declared_return_.is_valid()) {
+    // The decorator's signature fixes the return type; each returned value converts to it.
+    if (!can_convert(r.type, declared_return_)) {
+      error(s.value->range, fmt::format("'{}' returns {} here, which does not convert to {}, the return type "
+                                        "its signature declares",
+                                        def_.name, r.type.str(), declared_return_.str()));
+    }
+    if (!return_type_.is_valid()) {
+      return_type_ = declared_return_;
+      return_origin_ = s.range;
+    }
+    return;
+  }
   if (!return_type_.is_valid()) {
     return_type_ = r.type;
     return_origin_ = s.range;

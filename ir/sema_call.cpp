@@ -26,13 +26,6 @@ std::string arity_text(int min_args, int max_args) {
 
 bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex(); }
 
-bool atomic_dtype_ok(BuiltinId id, ScalarKind k) {
-  bool int_kind =
-      k == ScalarKind::Int32 || k == ScalarKind::UInt32 || k == ScalarKind::Int64 || k == ScalarKind::UInt64;
-  if (id == BuiltinId::AtomicAnd || id == BuiltinId::AtomicOr || id == BuiltinId::AtomicXor) return int_kind;
-  return int_kind || k == ScalarKind::Float32 || k == ScalarKind::Float64;
-}
-
 }  // namespace
 
 ExprResult FunctionAnalyzer::call(const CallExpr& e) {
@@ -41,6 +34,9 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
   if (name.empty()) name = "this function";
   if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::ArrayAlloc) {
     return array_alloc(e, *callee.builtin);
+  }
+  if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::Print) {
+    return print_call(e, *callee.builtin);
   }
   if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::Range) {
     for (const ExprPtr& a : e.args) value(*a);
@@ -113,11 +109,8 @@ ExprResult FunctionAnalyzer::cast_call(const CallExpr& e, ScalarKind dtype,
     error(e.range, fmt::format("{}() takes 1 argument, got {}", name, args.size()));
     return ExprResult::error();
   }
-  if (is_complex(dtype)) {
-    error(e.range, "complex numbers are not supported yet");
-    return ExprResult::error();
-  }
-  if (!is_number(args[0].type)) {
+  // complex64(x) converts any number; a complex number converts to no real type.
+  if (!is_number(args[0].type) && !(is_complex(dtype) && args[0].type.is_complex())) {
     error(e.args[0]->range,
           fmt::format("{}() converts a number, got {}{}", name, args[0].type.str(), origin_of(*e.args[0])));
     return ExprResult::error();
@@ -185,6 +178,20 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
                   Type::void_());
     case BuiltinTyping::AtomicRmw:
       return atomic_call(e, b, args);
+    case BuiltinTyping::AtomicCas:
+      return atomic_cas_call(e, b, args);
+    case BuiltinTyping::ArrayLike:
+      return array_like_call(e, b, args);
+    case BuiltinTyping::Intrinsic:
+      return intrinsic_call(e, b, args);
+    case BuiltinTyping::Warp:
+      return warp_call(e, b, args);
+    case BuiltinTyping::Complex:
+      return complex_call(e, b, args);
+    case BuiltinTyping::Random:
+      return random_call(e, b, args);
+    case BuiltinTyping::GridGroup:
+      return grid_group_call(e, b, args);
     case BuiltinTyping::MathUnary:
     case BuiltinTyping::MathBinary: {
       if (!require_numbers()) return ExprResult::error();
@@ -216,6 +223,7 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       return done(std::vector<Type>(args.size(), t), t);
     }
     case BuiltinTyping::Abs: {
+      if (args[0].type.is_complex()) return complex_call(e, b, args);  // the modulus, a float
       if (!require_numbers()) return ExprResult::error();
       Type t = args[0].type.is_bool() ? i64 : args[0].type;
       return done({t}, t);
@@ -260,42 +268,6 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       throw InternalError(fmt::format("builtin '{}' reached builtin_call with typing {}", b.qualified_name(),
                                       static_cast<int>(b.typing)));
   }
-}
-
-ExprResult FunctionAnalyzer::atomic_call(const CallExpr& e, const BuiltinInfo& b,
-                                         const std::vector<ExprResult>& args) {
-  std::string name = path_of(*e.func);
-  const Type& ary = args[0].type;
-  if (!ary.is_array()) {
-    error(e.args[0]->range,
-          fmt::format("{}() argument 1 must be an array, got {}{}", name, ary.str(), origin_of(*e.args[0])));
-    return ExprResult::error();
-  }
-  if (!atomic_dtype_ok(b.id, ary.scalar)) {
-    error(e.args[0]->range, fmt::format("{}() does not support arrays of {}{}", name, scalar_name(ary.scalar),
-                                        origin_of(*e.args[0])));
-    return ExprResult::error();
-  }
-  const Type& idx = args[1].type;
-  std::vector<Type> parts = idx.is_tuple() ? idx.elements : std::vector<Type>{idx};
-  bool ints = std::all_of(parts.begin(), parts.end(), [](const Type& t) { return t.is_integer(); });
-  if (!ints || parts.size() != ary.ndim) {
-    error(e.args[1]->range,
-          fmt::format("{}() index must be {} for a {}-dimensional array, got {}{}", name,
-                      ary.ndim == 1 ? "an integer" : fmt::format("a tuple of {} integers", ary.ndim),
-                      ary.ndim, idx.str(), origin_of(*e.args[1])));
-    return ExprResult::error();
-  }
-  if (!is_number(args[2].type)) {
-    error(e.args[2]->range, fmt::format("{}() value must be a number, got {}{}", name, args[2].type.str(),
-                                        origin_of(*e.args[2])));
-    return ExprResult::error();
-  }
-  const Type i64 = Type::scalar_of(ScalarKind::Int64);
-  Type idx_type = idx.is_tuple() ? Type::tuple_of(std::vector<Type>(ary.ndim, i64)) : i64;
-  Type dtype = Type::scalar_of(ary.scalar);
-  if (checking_) fn_.operand_types[&e] = {ary, idx_type, dtype};
-  return record(e, ExprResult::of_value(dtype));
 }
 
 ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b) {
@@ -348,8 +320,15 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
             fmt::format("{} shape must be an integer or a tuple of integers, got {}", what, c.str()));
       return ExprResult::error();
     }
-    if (d.i <= 0 || (is_unsigned(d.scalar) && d.i < 0)) {
-      error(shape_expr->range, fmt::format("{} shape must be positive, got {}", what, c.str()));
+    // shared.array(0, dtype) is the block's dynamic shared memory, sized by the launch (1-D only, as numba).
+    bool dynamic = d.i == 0 && b.scope == BuiltinScope::Shared && items.size() == 1;
+    if ((d.i <= 0 && !dynamic) || (is_unsigned(d.scalar) && d.i < 0)) {
+      error(shape_expr->range,
+            d.i == 0 && b.scope == BuiltinScope::Shared
+                ? fmt::format("shared.array shape {} has a zero extent; only a 1-D shape of 0 (dynamic shared "
+                              "memory, sized by the launch) may be 0",
+                              c.str())
+                : fmt::format("{} shape must be positive, got {}", what, c.str()));
       return ExprResult::error();
     }
     dims.push_back(d.i);
@@ -376,10 +355,6 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
                                            dt.is_value() ? dt.type.str() : path_of(*dtype_expr)));
     }
     return dt.what == ExprResult::What::Unknown ? dt : ExprResult::error();
-  }
-  if (is_complex(dtype)) {
-    error(dtype_expr->range, "complex numbers are not supported yet");
-    return ExprResult::error();
   }
   if (checking_) fn_.array_shapes[&e] = dims;
   return record(e,
@@ -460,13 +435,26 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
   }
   Specialization* s = program_.specialize(callee, types, false);
   if (!s) {
+    std::string now;
+    for (const Type& t : types) now += (now.empty() ? "" : ", ") + t.str();
+    error(e.range, fmt::format("the recursive calls of '{}' keep changing their argument types (now {}); "
+                               "call it with arguments of the types it was called with",
+                               callee.name, now));
+    return ExprResult::error();
+  }
+  if (!s->done) {
+    // A call of a function still being analysed: the function itself (sema_recursion.cpp), or one further
+    // up the chain of calls, which is mutual recursion.
+    if (s == &spec_) return self_call(e, *s, types);
     std::string chain;
     bool in_cycle = false;
     for (const FunctionDef* f : program_.stack()) {
       if (f == &callee) in_cycle = true;
       if (in_cycle) chain += f->name + " -> ";
     }
-    error(e.range, fmt::format("recursive calls are not supported: {}{}", chain, callee.name));
+    error(e.range, fmt::format("mutual recursion is not supported: {}{}; only a function that calls itself "
+                               "may recurse",
+                               chain, callee.name));
     return ExprResult::error();
   }
   if (checking_) {

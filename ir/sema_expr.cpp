@@ -13,8 +13,8 @@ namespace gpujit {
 
 namespace {
 
-constexpr const char* kNamespaces[] = {"threadIdx", "blockIdx", "blockDim", "gridDim",
-                                       "shared",    "local",    "const",    "atomic"};
+constexpr const char* kNamespaces[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "shared",
+                                       "local",     "const",    "atomic",   "random",  "cg"};
 
 BuiltinScope namespace_scope(const std::string& ns) {
   if (ns == "threadIdx") return BuiltinScope::ThreadIdx;
@@ -24,6 +24,8 @@ BuiltinScope namespace_scope(const std::string& ns) {
   if (ns == "shared") return BuiltinScope::Shared;
   if (ns == "local") return BuiltinScope::Local;
   if (ns == "const") return BuiltinScope::Const;
+  if (ns == "random") return BuiltinScope::Random;
+  if (ns == "cg") return BuiltinScope::Cg;
   return BuiltinScope::Atomic;
 }
 
@@ -289,10 +291,7 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
       r.function = g.function;
       return r;  // the call records the symbol with its specialization
     case GlobalValue::Kind::ConstArray:
-      error(e.range,
-            fmt::format("'{}' is a constant array; constant arrays (const.array_like) are not supported yet",
-                        id));
-      return ExprResult::error();
+      return const_array(id, g, e);
     case GlobalValue::Kind::ModuleMember:
       return module_attribute(g.module_name, g.member, e, e.range);
     case GlobalValue::Kind::Unsupported:
@@ -347,6 +346,18 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     } else {
       return no_attribute({});
     }
+  } else if (module == "gpujit.random" || module == "numba.cuda.random") {
+    const BuiltinInfo* b = find_builtin(BuiltinScope::Random, attr);
+    if (!b) return no_attribute(builtin_names(BuiltinScope::Random));
+    r = from_row(b);
+  } else if (is_kernel_module(module) && attr.find('.') != std::string::npos &&
+             std::find(std::begin(kNamespaces), std::end(kNamespaces), attr.substr(0, attr.find('.'))) !=
+                 std::end(kNamespaces)) {
+    // A namespaced name bound at module level: `add = cuda.atomic.add`, `from gpujit.random import ...`.
+    const BuiltinInfo* b = find_builtin(namespace_scope(attr.substr(0, attr.find('.'))),
+                                        attr.substr(attr.find('.') + 1));
+    if (!b) return no_attribute({});
+    r = from_row(b);
   } else if (is_kernel_module(module)) {
     if (std::find(std::begin(kNamespaces), std::end(kNamespaces), attr) != std::end(kNamespaces)) {
       r.what = ExprResult::What::Namespace;
@@ -378,8 +389,11 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
       return no_attribute({});
     }
   } else if (module == "cmath") {
-    error(e.range, "module 'cmath' is not supported yet (complex numbers)");
-    return ExprResult::error();
+    const BuiltinInfo* b = find_builtin(BuiltinScope::Cmath, attr);
+    const BuiltinInfo* constant = find_builtin(BuiltinScope::Math, attr);  // cmath.pi, cmath.e, cmath.inf
+    if (!b && constant && constant->typing == BuiltinTyping::MathConstant) b = constant;
+    if (!b) return no_attribute(builtin_names(BuiltinScope::Cmath));
+    r = from_row(b);
   } else {
     error(e.range, fmt::format("module '{}' cannot be used in a kernel", module));
     return ExprResult::error();
@@ -418,7 +432,12 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
     }
     case ExprResult::What::Value: {
       const Type& t = base.type;
-      const BuiltinInfo* b = t.is_array() ? find_builtin(BuiltinScope::Array, e.attr) : nullptr;
+      if (!t.is_array()) {
+        r = member(e, base);  // z.real, z.conjugate, g.sync (sema_complex.cpp)
+        if (!r.ok()) return r;
+        break;
+      }
+      const BuiltinInfo* b = find_builtin(BuiltinScope::Array, e.attr);
       if (!b) {
         error(e.attr_range,
               fmt::format("'{}' has no attribute '{}'{}{}", t.str(), e.attr,
@@ -611,6 +630,7 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
   if (!base.is_value() || !idx.is_value()) return ExprResult::error();
   const Type& t = base.type;
   if (t.is_array()) {
+    if (is_store && reject_const_array_write(*e.value, "a store")) return ExprResult::error();
     if (!array_index(e, t, idx.type)) return ExprResult::error();
     return record(e, ExprResult::of_value(Type::scalar_of(t.scalar)));
   }

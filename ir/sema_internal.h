@@ -132,10 +132,50 @@ class FunctionAnalyzer {
   ExprResult device_call(const CallExpr& e, const FunctionDef& callee, const std::vector<ExprResult>& args);
   ExprResult cast_call(const CallExpr& e, ScalarKind dtype, const std::vector<ExprResult>& args);
   ExprResult array_alloc(const CallExpr& e, const BuiltinInfo& b);
-  ExprResult atomic_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
   ExprResult range_call(const CallExpr& e);
   /// Why a shape expression is not a compile-time constant ("'n' is an argument"), or "".
   std::string why_not_constant(const Expr& e);
+
+  // --- atomics (sema_atomics.cpp)
+  /// atomic.add/sub/max/min/nanmax/nanmin/and_/or_/xor/exch/inc/dec(ary, idx, val).
+  ExprResult atomic_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+  /// atomic.cas(ary, idx, old, val) and atomic.compare_and_swap(ary, old, val).
+  ExprResult atomic_cas_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+  /// Checks an atomic's array and index arguments; fills *dtype and *idx_type. False after an error.
+  bool atomic_target(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args,
+                     const Expr* idx_expr, const Type* idx, Type* idx_type);
+
+  // --- integer/float intrinsics and print (sema_intrinsics.cpp)
+  ExprResult intrinsic_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+  /// print(...): analysed before its arguments, since string literals are only values here.
+  ExprResult print_call(const CallExpr& e, const BuiltinInfo& b);
+
+  // --- warp operations (sema_warp.cpp), complex numbers (sema_complex.cpp), gpu.random and
+  //     cooperative groups (sema_random.cpp)
+  ExprResult warp_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+  /// complex(), z.conjugate(), abs() of a complex number and the cmath functions.
+  ExprResult complex_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+  /// An attribute of a number or grid group value (z.real, z.conjugate, g.sync); reports unknown ones.
+  ExprResult member(const AttributeExpr& e, const ExprResult& base);
+  ExprResult random_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+  ExprResult grid_group_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+
+  // --- constant memory (sema_memory.cpp)
+  /// A global NumPy array named in a kernel: a C-layout array in constant memory.
+  ExprResult const_array(const std::string& id, const GlobalValue& g, const Expr& e);
+  ExprResult array_like_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+  /// Whether `e` denotes a constant-memory array: a captured global array, const.array_like of one, or a
+  /// local variable assigned one. Stores and atomics into those are errors.
+  bool is_const_array(const Expr& e) const;
+  /// Reports `what` (a store, an atomic) into a constant array; returns false if `target` is not one.
+  bool reject_const_array_write(const Expr& target, const char* what);
+
+  // --- recursion (sema_recursion.cpp)
+  /// A call of the function being analysed with its own argument types: typed by the return statements
+  /// seen so far (or the decorator's signature); Unknown while inferring, an error when none gives a type.
+  ExprResult self_call(const CallExpr& e, Specialization& self, const std::vector<Type>& types);
+  /// The return type a `@jit("ret(args)", device=True)` decorator declares, or invalid.
+  static Type declared_return_type(const FunctionDef& def);
 
   // --- helpers
   bool checking() const { return checking_; }
@@ -170,8 +210,10 @@ class FunctionAnalyzer {
   std::map<std::string, VarInfo> vars_;
   std::set<std::string> failed_vars_;  // a binding's value had an error: stay quiet about reads
   std::set<std::string> reported_conflicts_;
+  std::set<std::string> const_array_vars_;  // locals assigned a constant-memory array (read-only)
   // Device functions: what the return statements return.
   Type return_type_;
+  Type declared_return_;  // from the decorator's signature; returns convert to it
   SourceRange return_origin_;
   SourceRange bare_return_;  // a `return` without value seen (valid if the range is)
 };

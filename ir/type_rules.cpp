@@ -75,6 +75,8 @@ Type adapt(const Operand& self, const Operand& other, bool exact_only) {
   if (other.constant && is_weak_constant(*other.constant)) return self.type;
   if (!other.type.is_scalar()) return self.type;
   ScalarKind ok = other.type.scalar;
+  // Beside a complex64 a constant takes float32, so `2.0 * z` stays complex64 as `2.0 * x` stays float32.
+  if (ok == ScalarKind::Complex64) ok = ScalarKind::Float32;
   const ConstValue& c = *self.constant;
   if (ok == ScalarKind::Float32 || ok == ScalarKind::Float16) {
     double v = c.kind == ConstValue::Kind::Int ? static_cast<double>(c.i) : c.f;
@@ -101,6 +103,22 @@ OpTyping same(ScalarKind k) {
   OpTyping t;
   t.operand = t.result = Type::scalar_of(k);
   return t;
+}
+
+// Complex operands: + - * / ** in the promoted complex type (numba has no // % or bit operations on them).
+OpTyping type_complex_binary(BinOpKind op, const Operand& lhs, const Operand& rhs) {
+  const char* sym = to_string(op);
+  if (!lhs.type.is_scalar() || !rhs.type.is_scalar()) return fail(op_types_error(sym, lhs.type, rhs.type));
+  switch (op) {
+    case BinOpKind::Add:
+    case BinOpKind::Sub:
+    case BinOpKind::Mul:
+    case BinOpKind::Div:
+    case BinOpKind::Pow:
+      return same(promote_scalars(adapt(lhs, rhs, false).scalar, adapt(rhs, lhs, false).scalar));
+    default:
+      return fail(op_types_error(sym, lhs.type, rhs.type));
+  }
 }
 
 }  // namespace
@@ -160,10 +178,8 @@ bool is_weak_constant(const ConstValue& c) {
 
 OpTyping type_binary(BinOpKind op, const Operand& lhs, const Operand& rhs) {
   const char* sym = to_string(op);
-  if (!is_number(lhs.type) || !is_number(rhs.type)) {
-    if (lhs.type.is_complex() || rhs.type.is_complex()) return fail("complex numbers are not supported yet");
-    return fail(op_types_error(sym, lhs.type, rhs.type));
-  }
+  if (lhs.type.is_complex() || rhs.type.is_complex()) return type_complex_binary(op, lhs, rhs);
+  if (!is_number(lhs.type) || !is_number(rhs.type)) return fail(op_types_error(sym, lhs.type, rhs.type));
   ScalarKind a = adapt(lhs, rhs, false).scalar;
   ScalarKind b = adapt(rhs, lhs, false).scalar;
   ScalarKind c = promote_scalars(a, b);
@@ -205,7 +221,7 @@ OpTyping type_unary(UnaryOpKind op, const Type& operand) {
     return t;
   }
   std::string bad = fmt::format("bad operand type for unary {}: '{}'", to_string(op), operand.str());
-  if (operand.is_complex()) return fail("complex numbers are not supported yet");
+  if (operand.is_complex()) return op == UnaryOpKind::Invert ? fail(bad) : same(operand.scalar);
   if (!is_number(operand)) return fail(bad);
   ScalarKind k = operand.scalar;
   if (op == UnaryOpKind::Invert) {
@@ -226,7 +242,16 @@ OpTyping type_compare(CmpOpKind op, const Operand& lhs, const Operand& rhs) {
     default:
       break;
   }
-  if (lhs.type.is_complex() || rhs.type.is_complex()) return fail("complex numbers are not supported yet");
+  if ((lhs.type.is_complex() || rhs.type.is_complex()) && lhs.type.is_scalar() && rhs.type.is_scalar()) {
+    if (op != CmpOpKind::Eq && op != CmpOpKind::NotEq) {
+      return fail(fmt::format("complex numbers cannot be ordered with '{}'; compare their .real, .imag or abs()",
+                              to_string(op)));
+    }
+    OpTyping t;
+    t.operand = Type::scalar_of(promote_scalars(adapt(lhs, rhs, true).scalar, adapt(rhs, lhs, true).scalar));
+    t.result = Type::scalar_of(ScalarKind::Bool);
+    return t;
+  }
   if (!is_number(lhs.type) || !is_number(rhs.type)) {
     return fail(
         fmt::format("cannot compare '{}' and '{}' with '{}'", lhs.type.str(), rhs.type.str(), to_string(op)));
@@ -259,10 +284,11 @@ Type common_numeric_type(const std::vector<Operand>& operands) {
   return result;
 }
 
-bool has_truth_value(const Type& t) { return t.is_scalar() && !t.is_complex(); }
+bool has_truth_value(const Type& t) { return t.is_scalar(); }
 
 bool can_convert(const Type& from, const Type& to) {
-  if (from.is_scalar() && to.is_scalar()) return true;
+  // A complex number converts to complex types only (numba has no complex-to-real conversion).
+  if (from.is_scalar() && to.is_scalar()) return !from.is_complex() || to.is_complex();
   if (from.is_array() && to.is_array()) {
     return from.scalar == to.scalar && from.ndim == to.ndim &&
            (to.layout == Layout::Any || from.layout == to.layout);

@@ -101,6 +101,8 @@ struct Symbol {
     BuiltinNamespace,  // gpu.threadIdx, gpu.shared, gpu.atomic...: only valid as the base of an Attribute
                        // `name` is the namespace: "threadIdx", "blockIdx", "blockDim", "gridDim", "shared",
                        // "local", "const", "atomic"
+    ConstArray,        // a captured global NumPy array (GlobalValue::ConstArray) named `name`: its value is
+                       // that array in constant memory
   };
   Kind kind = Kind::Local;
   std::string name;

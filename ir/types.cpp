@@ -316,6 +316,8 @@ std::string Type::str() const {
       return "void";
     case Kind::None:
       return "none";
+    case Kind::GridGroup:
+      return "grid_group";
     case Kind::Scalar:
       return scalar_name(scalar);
     case Kind::Array: {

@@ -46,7 +46,8 @@ bool is_complex(ScalarKind k);
 enum class Layout : uint8_t { C, Any };
 
 struct Type {
-  enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple };
+  /// GridGroup: the value cg.this_grid() returns (numba's grid_group); it has no data, only g.sync().
+  enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple, GridGroup };
 
   Kind kind = Kind::Invalid;
   ScalarKind scalar = ScalarKind::Int64;  // Scalar: the scalar; Array: the dtype
@@ -63,6 +64,7 @@ struct Type {
     return t;
   }
   static Type tuple_of(std::vector<Type> elts) { Type t; t.kind = Kind::Tuple; t.elements = std::move(elts); return t; }
+  static Type grid_group() { Type t; t.kind = Kind::GridGroup; return t; }
 
   bool is_valid() const { return kind != Kind::Invalid; }
   bool is_void() const { return kind == Kind::Void; }

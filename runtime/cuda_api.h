@@ -117,6 +117,9 @@ constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 1;
   X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction function, CUfunction_attribute attr, int value))  \
   X(cuLaunchKernel, "cuLaunchKernel",                                                                       \
     (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,            \
-     unsigned shared_bytes, CUstream stream, void** params, void** extra))
+     unsigned shared_bytes, CUstream stream, void** params, void** extra))                                  \
+  X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel",                                                 \
+    (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,            \
+     unsigned shared_bytes, CUstream stream, void** params))
 
 }  // namespace gpujit::cuda

@@ -202,6 +202,7 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
   kernel->max_threads_per_block = value;
   GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel->function);
   kernel->static_shared_bytes = uint32_t(value);
+  kernel->cooperative = result.uses_grid_sync;
   return kernel;
 }
 
@@ -213,6 +214,14 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
     GPUJIT_CU(driver_, cuFuncSetAttribute, k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
               int(config.shared_bytes));
     k.shared_optin = config.shared_bytes;
+  }
+  if (k.cooperative) {
+    // cg.this_grid().sync() needs every block resident; the driver refuses a grid too large for that
+    // (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) instead of letting it hang.
+    GPUJIT_CU(driver_, cuLaunchCooperativeKernel, k.function, config.grid.x, config.grid.y, config.grid.z,
+              config.block.x, config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream),
+              params);
+    return;
   }
   GPUJIT_CU(driver_, cuLaunchKernel, k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x,
             config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream), params, nullptr);

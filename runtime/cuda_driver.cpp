@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -22,6 +23,7 @@ namespace gpujit::cuda {
 namespace {
 
 std::once_flag g_once;
+std::atomic<bool> g_attempted{false};
 CudaDriver* g_driver = nullptr;  // leaked on purpose: kernels and arrays may outlive static destructors
 std::string g_error;
 
@@ -52,6 +54,7 @@ std::string CudaDriver::load() {
 
 CudaDriver& CudaDriver::get() {
   std::call_once(g_once, [] {
+    g_attempted = true;
     auto* driver = new CudaDriver();
     g_error = driver->load();
     if (g_error.empty()) g_driver = driver;
@@ -70,6 +73,8 @@ bool CudaDriver::available() {
 }
 
 std::string CudaDriver::load_error() { return g_error; }
+
+bool CudaDriver::load_attempted() { return g_attempted; }
 
 std::string CudaDriver::error_name(CUresult result) const {
   const char* name = nullptr;

@@ -25,6 +25,8 @@ class CudaDriver {
   static bool available();
   /// Why the driver could not be loaded ("" if it was, or was not tried yet).
   static std::string load_error();
+  /// Whether get() or available() has been called in this process.
+  static bool load_attempted();
 
   /// Throws DriverError for a failing result of `function`.
   void check(CUresult result, const char* function) const {

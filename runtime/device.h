@@ -71,6 +71,8 @@ class LoadedKernel {
   int max_threads_per_block = 1024;
   /// Static shared memory the kernel declares, in bytes.
   uint32_t static_shared_bytes = 0;
+  /// The kernel uses a grid-wide barrier (CompileResult::uses_grid_sync): launch every block at once.
+  bool cooperative = false;
 };
 
 class Device {

@@ -30,15 +30,16 @@ struct HostBlockState;
 /// What one kernel thread sees. The executor owns it; generated code only reads it (the fields stay fixed
 /// for the thread's whole run) and hands it back to the runtime entry points.
 struct HostThreadContext {
-  uint32_t tid[3];     // threadIdx.x, .y, .z
-  uint32_t ntid[3];    // blockDim
-  uint32_t ctaid[3];   // blockIdx
-  uint32_t nctaid[3];  // gridDim
-  uint32_t laneid;     // linear thread index within the block, modulo warpsize
-  uint32_t warpsize;   // kHostWarpSize
+  uint32_t tid[3];          // threadIdx.x, .y, .z
+  uint32_t ntid[3];         // blockDim
+  uint32_t ctaid[3];        // blockIdx
+  uint32_t nctaid[3];       // gridDim
+  uint32_t laneid;          // linear thread index within the block, modulo warpsize
+  uint32_t warpsize;        // kHostWarpSize
   uint8_t* shared;          // this block's static shared memory, 16-byte aligned
   uint8_t* dynamic_shared;  // this block's dynamic shared memory (launch's shared_mem_bytes), 16-byte aligned
   HostBlockState* block;    // for the runtime entry points below
+  uint32_t dynamic_shared_bytes;  // the size of `dynamic_shared` (shared.array(0, ...) takes its shape from it)
 };
 
 /// The warp size the host backend reports (gpu.warpsize), as on NVIDIA hardware.
@@ -56,10 +57,27 @@ static_assert(offsetof(HostThreadContext, warpsize) == 52);
 static_assert(offsetof(HostThreadContext, shared) == 56);
 static_assert(offsetof(HostThreadContext, dynamic_shared) == 64);
 static_assert(offsetof(HostThreadContext, block) == 72);
-static_assert(sizeof(HostThreadContext) == 80);
+static_assert(offsetof(HostThreadContext, dynamic_shared_bytes) == 80);
+static_assert(sizeof(HostThreadContext) == 88);
 
 /// The uniform entry every host-compiled kernel gets: `params` as cuLaunchKernel's kernelParams.
 using HostEntryFn = void (*)(void** params, HostThreadContext* ctx);
+
+/// The warp-level operations gpujit_host_warp() performs (shfl_*_sync, the votes, match_*_sync,
+/// activemask), as PTX's shfl.sync/vote.sync/match.sync with numba-cuda's operands.
+enum class HostWarpOp : uint32_t {
+  ShflIdx,     // value of lane arg % 32
+  ShflUp,      // value of lane laneid - arg % 32, or the caller's own below lane 0
+  ShflDown,    // value of lane laneid + arg % 32, or the caller's own past lane 31
+  ShflXor,     // value of lane laneid ^ (arg % 32)
+  VoteAll,     // 1 if value is nonzero in every taking part lane of mask, else 0
+  VoteAny,     // 1 if value is nonzero in some lane
+  VoteEq,      // 1 if value is zero in every lane or nonzero in every lane
+  VoteBallot,  // the lanes whose value is nonzero
+  MatchAny,    // the lanes holding the caller's value (compared as 64 bits)
+  MatchAll,    // low 32 bits: mask if every lane holds the same value, else 0; bit 32: whether they do
+  ActiveMask,  // the lanes of the warp calling activemask() together
+};
 
 }  // namespace gpujit
 
@@ -76,5 +94,14 @@ __attribute__((visibility("default"))) int32_t gpujit_host_syncthreads_or(gpujit
                                                                           int32_t predicate);
 /// syncwarp(mask): waits until every lane of the caller's warp named in `mask` has reached a syncwarp()
 /// (or returned).
-__attribute__((visibility("default"))) void gpujit_host_syncwarp(gpujit::HostThreadContext* ctx, uint32_t mask);
+__attribute__((visibility("default"))) void gpujit_host_syncwarp(gpujit::HostThreadContext* ctx,
+                                                                 uint32_t mask);
+/// A warp-level operation (HostWarpOp `op`): a rendezvous of the lanes of the caller's warp named in `mask`
+/// (every lane of the warp still running, for ActiveMask); each deposits `value` (a predicate, or a value's
+/// bits zero-extended to 64) and `arg`, and gets its result once every named lane has arrived or returned.
+__attribute__((visibility("default"))) uint64_t gpujit_host_warp(gpujit::HostThreadContext* ctx, uint32_t op,
+                                                                 uint32_t mask, uint64_t value, uint32_t arg);
+/// cg.this_grid().sync(): waits until every thread of the grid has arrived (the executor runs a grid that
+/// uses it with all its blocks at once).
+__attribute__((visibility("default"))) void gpujit_host_grid_sync(gpujit::HostThreadContext* ctx);
 }

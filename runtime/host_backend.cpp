@@ -111,7 +111,8 @@ float HostDevice::elapsed_ms(rt::EventHandle start, rt::EventHandle end) {
 
 void HostDevice::configure_compile(CompileOptions& options) const { options.target = TargetKind::Host; }
 
-std::shared_ptr<rt::LoadedKernel> HostDevice::load_kernel(const CompileResult& result, const std::string& name) {
+std::shared_ptr<rt::LoadedKernel> HostDevice::load_kernel(const CompileResult& result,
+                                                          const std::string& name) {
   if (!result.host) {
     throw rt::LaunchError(fmt::format(
         "kernel '{}' was compiled for the GPU, not for the cpu backend; compile it with the device's "
@@ -123,6 +124,7 @@ std::shared_ptr<rt::LoadedKernel> HostDevice::load_kernel(const CompileResult& r
   kernel->code = result.host;
   kernel->max_threads_per_block = int(kHostMaxThreadsPerBlock);
   kernel->static_shared_bytes = uint32_t(result.host->static_shared_bytes);
+  kernel->cooperative = result.uses_grid_sync;
   return kernel;
 }
 
@@ -142,11 +144,13 @@ void HostDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
   l.static_shared_bytes = code.static_shared_bytes;
   l.dynamic_shared_bytes = config.shared_bytes;
   l.uses_barrier = code.uses_barrier;
+  l.uses_grid_sync = kernel.cooperative;
   HostExecutor::instance().launch(l);
 }
 
 rt::Device& HostBackend::device(int ordinal) {
-  if (ordinal != 0) throw std::out_of_range(fmt::format("no device {}: the cpu backend has 1 device", ordinal));
+  if (ordinal != 0)
+    throw std::out_of_range(fmt::format("no device {}: the cpu backend has 1 device", ordinal));
   std::lock_guard<std::mutex> lock(mutex_);
   if (!device_) device_ = std::make_unique<HostDevice>();
   return *device_;

@@ -58,7 +58,8 @@ class HostDevice final : public rt::Device {
   /// Sets options.target to TargetKind::Host.
   void configure_compile(CompileOptions& options) const override;
   /// Wraps result.host; throws LaunchError if the result was compiled for another target.
-  std::shared_ptr<rt::LoadedKernel> load_kernel(const CompileResult& result, const std::string& name) override;
+  std::shared_ptr<rt::LoadedKernel> load_kernel(const CompileResult& result,
+                                                const std::string& name) override;
   /// Runs the whole grid before returning. A kernel that deadlocks at a barrier throws HostExecutionError
   /// (a std::runtime_error) naming the kernel and the block.
   void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;

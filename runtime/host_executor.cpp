@@ -9,6 +9,13 @@
 // the lanes its mask names, within the warp (32 consecutive linear thread indices): its waiters run again
 // once every named lane waits at a syncwarp() or has returned; warp barriers are released before the block
 // barrier is considered, since lanes freed by one may go on to the other.
+// The warp-level operations (shfl/vote/match_*_sync, activemask) are such warp barriers that also exchange
+// values: each lane deposits its operands in its fiber's HostWarpLane, and a lane is released once every
+// lane its mask names waits at a warp operation or has returned; the results are computed then for all the
+// lanes released together (runtime/host_warp.h). activemask() waiters are released at the end of every pass
+// with the mask of the warp's lanes that called it in that pass.
+// cg.this_grid().sync() (a launch with uses_grid_sync) runs every block on an OS thread of its own; a block
+// whose live fibers all wait at the grid barrier waits for the other blocks (HostGridBarrier).
 #include "runtime/host_executor.h"
 
 #include <fmt/format.h>
@@ -24,12 +31,13 @@
 #include <vector>
 
 #include "runtime/host_fiber.h"
+#include "runtime/host_warp.h"
 
 namespace gpujit {
 
 namespace {
 
-enum class FiberState : uint8_t { Running, AtBarrier, AtWarpBarrier, Done };
+enum class FiberState : uint8_t { Running, AtBarrier, AtWarpBarrier, AtGridBarrier, Done };
 
 /// One kernel thread run as a fiber. The context comes first, so the context pointer generated code passes
 /// to the barrier entry points is the fiber's address.
@@ -37,8 +45,8 @@ struct Fiber {
   HostThreadContext ctx;
   void* sp = nullptr;
   FiberState state = FiberState::Running;
-  uint32_t index = 0;      // linear thread index in the block
-  uint32_t warp_mask = 0;  // AtWarpBarrier: the lanes it waits for
+  uint32_t index = 0;  // linear thread index in the block
+  HostWarpLane warp;   // AtWarpBarrier: the operation (syncwarp or HostWarpOp), its mask and operands
   HostEntryFn entry = nullptr;
   void** params = nullptr;
 };
@@ -56,6 +64,8 @@ struct HostBlockState {
   int32_t released_true = 0;     // nonzero predicates at the barrier last released
   int32_t released_threads = 0;  // threads that took part in the barrier last released
   bool misused = false;          // a barrier was reached in a block run as a plain loop
+  HostGridBarrier* grid = nullptr;  // the launch's grid barrier, for launches with uses_grid_sync
+  bool grid_failed = false;         // a grid sync of a block run as a plain loop could not pass
 };
 
 namespace {
@@ -101,29 +111,42 @@ int32_t barrier_arrive(HostThreadContext* ctx, int32_t predicate) {
   return block->released_true;
 }
 
-/// Releases every warp whose lanes waiting at syncwarp() have been joined by all the lanes their masks name
-/// (lanes that returned count as arrived). Returns whether any fiber can run again.
+/// Releases the lanes waiting at syncwarp() or a warp operation whose masks name only lanes that wait at one
+/// too or have returned, computing the operations' results, and the lanes waiting at activemask(). Returns
+/// whether any fiber can run again.
 bool release_warp_barriers(Fiber* fibers, uint32_t n) {
-  bool released = false;
+  bool released_any = false;
   for (uint32_t first = 0; first < n; first += kHostWarpSize) {
     uint32_t lanes = std::min(kHostWarpSize, n - first);
-    uint32_t waiting = 0, wanted = 0, arrived = 0;
+    uint32_t waiting = 0, active = 0, arrived = 0;
     for (uint32_t lane = 0; lane < lanes; ++lane) {
       const Fiber& f = fibers[first + lane];
-      if (f.state == FiberState::AtWarpBarrier) {
-        waiting |= 1u << lane;
-        wanted |= f.warp_mask;
-      }
-      if (f.state == FiberState::AtWarpBarrier || f.state == FiberState::Done) arrived |= 1u << lane;
+      bool at_warp = f.state == FiberState::AtWarpBarrier;
+      bool at_activemask = at_warp && f.warp.op == static_cast<uint32_t>(HostWarpOp::ActiveMask);
+      if (at_activemask) active |= 1u << lane;
+      if (at_warp && !at_activemask) waiting |= 1u << lane;
+      if ((at_warp && !at_activemask) || f.state == FiberState::Done) arrived |= 1u << lane;
     }
     uint32_t present = lanes == 32 ? ~0u : (1u << lanes) - 1;
-    if (waiting == 0 || (wanted & present & ~arrived) != 0) continue;
+    uint32_t released = active;
     for (uint32_t lane = 0; lane < lanes; ++lane) {
-      if (waiting & (1u << lane)) fibers[first + lane].state = FiberState::Running;
+      if ((waiting >> lane & 1u) && (fibers[first + lane].warp.mask & present & ~arrived) == 0) {
+        released |= 1u << lane;
+      }
     }
-    released = true;
+    if (released == 0) continue;
+    HostWarpLane warp[kHostWarpSize];
+    for (uint32_t lane = 0; lane < lanes; ++lane) warp[lane] = fibers[first + lane].warp;
+    host_warp_results(warp, released & ~active);
+    host_warp_results(warp, active);
+    for (uint32_t lane = 0; lane < lanes; ++lane) {
+      if (!(released >> lane & 1u)) continue;
+      fibers[first + lane].warp.result = warp[lane].result;
+      fibers[first + lane].state = FiberState::Running;
+    }
+    released_any = true;
   }
-  return released;
+  return released_any;
 }
 
 /// Aligned, reusable scratch memory for a block's shared arrays.
@@ -190,12 +213,19 @@ struct HostExecutor::Impl {
   std::atomic<bool> failed{false};
   std::mutex error_mutex;
   std::string error;
+  HostGridBarrier* grid = nullptr;  // uses_grid_sync launches: every block runs at once
+
 
   void worker_loop(unsigned index);
   void run_blocks(Worker& worker);
   void run_block(Worker& worker, uint64_t linear_block);
   void run_block_loop(Worker& worker, HostThreadContext& ctx);
   void run_block_fibers(Worker& worker, const HostThreadContext& proto);
+  void run_cooperative(uint64_t total_blocks);
+  /// Waits at the grid barrier for the block `proto` names; false (the failure recorded) if it cannot pass.
+  bool wait_for_grid(const HostThreadContext& proto);
+  /// Records why the block `proto` names could not pass the grid barrier (nothing if another failure did it).
+  void wait_failed(const HostThreadContext& proto);
   void fail(std::string message);
 };
 
@@ -203,6 +233,7 @@ void HostExecutor::Impl::fail(std::string message) {
   std::lock_guard<std::mutex> lock(error_mutex);
   if (!failed.load(std::memory_order_relaxed)) error = std::move(message);
   failed.store(true, std::memory_order_release);
+  if (grid != nullptr) grid->abort();  // blocks waiting at a grid sync stop too
 }
 
 void HostExecutor::Impl::worker_loop(unsigned index) {
@@ -246,14 +277,54 @@ void HostExecutor::Impl::run_block(Worker& worker, uint64_t linear_block) {
   uint8_t* shared = worker.shared.reserve(std::max<size_t>(dynamic_offset + l.dynamic_shared_bytes, 1));
   ctx.shared = shared;
   ctx.dynamic_shared = shared + dynamic_offset;
+  ctx.dynamic_shared_bytes = static_cast<uint32_t>(l.dynamic_shared_bytes);
   ctx.block = &worker.block;
   worker.block = HostBlockState{};
   worker.block.threads = l.block[0] * l.block[1] * l.block[2];
-  if (l.uses_barrier && worker.block.threads > 1) {
+  worker.block.grid = grid;
+  if ((l.uses_barrier || l.uses_grid_sync) && worker.block.threads > 1) {
     run_block_fibers(worker, ctx);
   } else {
     run_block_loop(worker, ctx);
   }
+  if (grid != nullptr) grid->depart();
+  if (worker.block.grid_failed) wait_failed(ctx);
+}
+
+bool HostExecutor::Impl::wait_for_grid(const HostThreadContext& proto) {
+  if (grid->arrive_and_wait()) return true;
+  wait_failed(proto);
+  return false;
+}
+
+void HostExecutor::Impl::wait_failed(const HostThreadContext& proto) {
+  std::string why = grid->deadlock();
+  if (!why.empty()) {
+    fail(fmt::format("kernel '{}' deadlocked at block ({}, {}, {}): {}", job->kernel_name, proto.ctaid[0],
+                     proto.ctaid[1], proto.ctaid[2], why));
+  }
+}
+
+void HostExecutor::Impl::run_cooperative(uint64_t total_blocks) {
+  // One OS thread (and Worker) per block, the launching thread running block 0, so that every block is
+  // resident at a grid sync as on a GPU with a cooperative launch.
+  std::vector<std::unique_ptr<Worker>> extra;
+  std::vector<std::thread> threads;
+  auto run_one = [this](Worker& worker, uint64_t b) {
+    try {
+      run_block(worker, b);
+    } catch (const std::exception& e) {
+      fail(fmt::format("kernel '{}' failed on the cpu backend: {}", job->kernel_name, e.what()));
+      if (grid != nullptr) grid->depart();
+    }
+  };
+  for (uint64_t b = 1; b < total_blocks; ++b) {
+    extra.push_back(std::make_unique<Worker>());
+    Worker* w = extra.back().get();
+    threads.emplace_back([=] { run_one(*w, b); });
+  }
+  run_one(*workers[0], 0);
+  for (std::thread& t : threads) t.join();
 }
 
 void HostExecutor::Impl::run_block_loop(Worker& worker, HostThreadContext& ctx) {
@@ -275,8 +346,9 @@ void HostExecutor::Impl::run_block_loop(Worker& worker, HostThreadContext& ctx) 
     }
   }
   if (worker.block.misused) {
-    fail(fmt::format("kernel '{}' reached syncthreads() but was compiled without barriers; this is a gpujit bug",
-                     l.kernel_name));
+    fail(fmt::format(
+        "kernel '{}' reached syncthreads() but was compiled without barriers; this is a gpujit bug",
+        l.kernel_name));
   }
 }
 
@@ -284,7 +356,8 @@ void HostExecutor::Impl::run_block_fibers(Worker& worker, const HostThreadContex
   const HostLaunch& l = *job;
   HostBlockState& block = worker.block;
   uint32_t n = block.threads;
-  while (worker.stacks.size() < n) worker.stacks.push_back(std::make_unique<FiberStack>(kHostFiberStackBytes));
+  while (worker.stacks.size() < n)
+    worker.stacks.push_back(std::make_unique<FiberStack>(kHostFiberStackBytes));
   if (worker.fibers.size() < n) worker.fibers.resize(n);
   Fiber* fibers = worker.fibers.data();
   block.fibers = fibers;
@@ -318,8 +391,20 @@ void HostExecutor::Impl::run_block_fibers(Worker& worker, const HostThreadContex
     if (block.live == 0) return;
     // No fiber is running now. Warp barriers first: they may free lanes that go on to the block barrier.
     if (release_warp_barriers(fibers, n)) continue;
-    uint32_t at_block_barrier = 0;
-    for (uint32_t i = 0; i < n; ++i) at_block_barrier += fibers[i].state == FiberState::AtBarrier ? 1 : 0;
+    uint32_t at_block_barrier = 0, at_grid_barrier = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      at_block_barrier += fibers[i].state == FiberState::AtBarrier ? 1 : 0;
+      at_grid_barrier += fibers[i].state == FiberState::AtGridBarrier ? 1 : 0;
+    }
+    // A grid sync: the whole block (threads that returned aside, as bar.sync counts only live threads)
+    // waits for the other blocks; if the grid cannot pass, the block is abandoned.
+    if (at_grid_barrier != 0 && at_grid_barrier == block.live && block.grid != nullptr) {
+      if (!wait_for_grid(proto)) return;
+      for (uint32_t i = 0; i < n; ++i) {
+        if (fibers[i].state == FiberState::AtGridBarrier) fibers[i].state = FiberState::Running;
+      }
+      continue;
+    }
     if (at_block_barrier == n) {
       block.released_true = block.arrived_true;
       block.released_threads = static_cast<int32_t>(n);
@@ -328,16 +413,24 @@ void HostExecutor::Impl::run_block_fibers(Worker& worker, const HostThreadContex
       continue;
     }
     // The fibers still waiting are abandoned; their stacks are reused by the next block.
-    if (at_block_barrier == block.live) {
+    if (at_grid_barrier != 0) {
       fail(fmt::format(
-          "kernel '{}' deadlocked in block ({}, {}, {}): {} of {} threads wait at syncthreads() while the other "
+          "kernel '{}' deadlocked in block ({}, {}, {}): {} threads wait at cg.this_grid().sync() and {} at "
+          "another barrier; every thread of the grid must reach each grid sync",
+          l.kernel_name, proto.ctaid[0], proto.ctaid[1], proto.ctaid[2], at_grid_barrier,
+          block.live - at_grid_barrier));
+    } else if (at_block_barrier == block.live) {
+      fail(fmt::format(
+          "kernel '{}' deadlocked in block ({}, {}, {}): {} of {} threads wait at syncthreads() while the "
+          "other "
           "{} returned without reaching it; every thread of a block must reach each syncthreads() (do not "
           "return early before a barrier)",
           l.kernel_name, proto.ctaid[0], proto.ctaid[1], proto.ctaid[2], block.live, n, n - block.live));
     } else {
       fail(fmt::format(
-          "kernel '{}' deadlocked in block ({}, {}, {}): {} threads wait at syncthreads() and {} at syncwarp() "
-          "for lanes that never arrive; every lane in a syncwarp() mask must reach the same syncwarp()",
+          "kernel '{}' deadlocked in block ({}, {}, {}): {} threads wait at syncthreads() and {} at "
+          "syncwarp() or a warp operation for lanes that never arrive; every lane in a syncwarp() or "
+          "shfl/vote/match_*_sync mask must reach the same call",
           l.kernel_name, proto.ctaid[0], proto.ctaid[1], proto.ctaid[2], at_block_barrier,
           block.live - at_block_barrier));
     }
@@ -381,14 +474,15 @@ HostExecutor& HostExecutor::instance() {
 unsigned HostExecutor::num_threads() const { return impl_->num_threads; }
 
 void HostExecutor::launch(const HostLaunch& launch) {
-  if (launch.entry == nullptr) throw HostExecutionError("host launch of '" + launch.kernel_name + "' has no entry");
+  if (launch.entry == nullptr)
+    throw HostExecutionError("host launch of '" + launch.kernel_name + "' has no entry");
   uint64_t threads_per_block = 1, total_blocks = 1;
   for (int d = 0; d < 3; ++d) {
     if (launch.grid[d] == 0 || launch.block[d] == 0) {
       throw HostExecutionError(fmt::format(
           "kernel '{}' launched with an empty grid or block: grid ({}, {}, {}), block ({}, {}, {})",
-          launch.kernel_name, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0], launch.block[1],
-          launch.block[2]));
+          launch.kernel_name, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
+          launch.block[1], launch.block[2]));
     }
     threads_per_block *= launch.block[d];
     total_blocks *= launch.grid[d];
@@ -403,6 +497,15 @@ void HostExecutor::launch(const HostLaunch& launch) {
         launch.kernel_name));
   }
 
+  if (launch.uses_grid_sync &&
+      (total_blocks > kHostMaxCooperativeBlocks || total_blocks * threads_per_block > kHostMaxCooperativeThreads)) {
+    throw HostExecutionError(fmt::format(
+        "kernel '{}' uses cg.this_grid().sync(), for which the cpu backend runs every block at once: at most {} "
+        "blocks and {} threads in all, but it was launched with {} blocks of {} threads",
+        launch.kernel_name, kHostMaxCooperativeBlocks, kHostMaxCooperativeThreads, total_blocks,
+        threads_per_block));
+  }
+
   std::lock_guard<std::mutex> launch_lock(impl_->launch_mutex);
   Impl& s = *impl_;
   s.job = &launch;
@@ -410,6 +513,15 @@ void HostExecutor::launch(const HostLaunch& launch) {
   s.next_block.store(0, std::memory_order_relaxed);
   s.failed.store(false, std::memory_order_relaxed);
   s.error.clear();
+  if (launch.uses_grid_sync) {
+    HostGridBarrier grid(total_blocks);
+    s.grid = &grid;
+    s.run_cooperative(total_blocks);
+    s.grid = nullptr;
+    s.job = nullptr;
+    if (s.failed.load(std::memory_order_acquire)) throw HostExecutionError(s.error);
+    return;
+  }
   bool use_pool = !s.threads.empty() && total_blocks > 1;
   if (use_pool) {
     {
@@ -455,7 +567,53 @@ void gpujit_host_syncwarp(gpujit::HostThreadContext* ctx, uint32_t mask) {
   }
   auto* fiber = reinterpret_cast<gpujit::Fiber*>(ctx);
   fiber->state = gpujit::FiberState::AtWarpBarrier;
-  fiber->warp_mask = mask;
+  fiber->warp = gpujit::HostWarpLane{};
+  fiber->warp.op = gpujit::kHostSyncWarp;
+  fiber->warp.mask = mask;
+  gpujit::pass_on(fiber);
+}
+
+uint64_t gpujit_host_warp(gpujit::HostThreadContext* ctx, uint32_t op, uint32_t mask, uint64_t value,
+                          uint32_t arg) {
+  using gpujit::HostWarpOp;
+  gpujit::HostWarpLane deposit;
+  deposit.op = op;
+  // activemask() names no lanes: it takes whichever lanes of the warp call it in the same pass.
+  deposit.mask = op == static_cast<uint32_t>(HostWarpOp::ActiveMask) ? ~0u : mask;
+  deposit.value = value;
+  deposit.arg = arg;
+  gpujit::HostBlockState* block = ctx->block;
+  if (block->fibers == nullptr) {
+    // A block of one thread runs as a plain loop: the lane operates with itself alone.
+    if (block->threads > 1) block->misused = true;
+    gpujit::HostWarpLane lanes[gpujit::kHostWarpSize];
+    lanes[ctx->laneid] = deposit;
+    gpujit::host_warp_results(lanes, 1u << ctx->laneid);
+    return lanes[ctx->laneid].result;
+  }
+  auto* fiber = reinterpret_cast<gpujit::Fiber*>(ctx);
+  fiber->state = gpujit::FiberState::AtWarpBarrier;
+  fiber->warp = deposit;
+  gpujit::pass_on(fiber);
+  return fiber->warp.result;
+}
+
+void gpujit_host_grid_sync(gpujit::HostThreadContext* ctx) {
+  gpujit::HostBlockState* block = ctx->block;
+  if (block->grid == nullptr) {
+    // Not a cooperative launch (a compile bug): nothing holds the other blocks; treat it as a block barrier.
+    gpujit_host_syncthreads(ctx);
+    return;
+  }
+  if (block->fibers == nullptr) {
+    // A block of one thread runs as a plain loop on its own OS thread: wait right here. If the grid cannot
+    // pass, the failure is recorded and the thread runs on to the end; its results are discarded.
+    if (block->threads > 1) block->misused = true;
+    if (!block->grid->arrive_and_wait()) block->grid_failed = true;
+    return;
+  }
+  auto* fiber = reinterpret_cast<gpujit::Fiber*>(ctx);
+  fiber->state = gpujit::FiberState::AtGridBarrier;
   gpujit::pass_on(fiber);
 }
 

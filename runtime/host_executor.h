@@ -33,17 +33,25 @@ class HostExecutionError : public std::runtime_error {
 struct HostLaunch {
   HostEntryFn entry = nullptr;        // runs the thread ctx->tid names
   HostEntryFn block_entry = nullptr;  // optional: runs every thread of ctx's block (kernels without barriers)
-  std::string kernel_name;       // for error messages
-  uint32_t grid[3] = {1, 1, 1};  // gridDim
-  uint32_t block[3] = {1, 1, 1}; // blockDim
-  void** params = nullptr;       // as cuLaunchKernel's kernelParams
+  std::string kernel_name;            // for error messages
+  uint32_t grid[3] = {1, 1, 1};       // gridDim
+  uint32_t block[3] = {1, 1, 1};      // blockDim
+  void** params = nullptr;            // as cuLaunchKernel's kernelParams
   size_t static_shared_bytes = 0;
   size_t dynamic_shared_bytes = 0;
-  bool uses_barrier = false;     // run the threads of a block as fibers
+  bool uses_barrier = false;  // run the threads of a block as fibers
+  /// cg.this_grid().sync(): run every block at once, each on an OS thread of its own (CUDA's cooperative
+  /// launch), within kHostMaxCooperativeBlocks and kHostMaxCooperativeThreads.
+  bool uses_grid_sync = false;
 };
 
 /// The largest block the executor accepts, as CUDA's limit.
 constexpr uint32_t kHostMaxThreadsPerBlock = 1024;
+
+/// The largest grid (in blocks, and in threads of all its blocks) a launch with uses_grid_sync may have: each
+/// block takes an OS thread and each of its threads a fiber stack while the whole grid runs at once.
+constexpr uint64_t kHostMaxCooperativeBlocks = 1024;
+constexpr uint64_t kHostMaxCooperativeThreads = 16384;
 
 /// Stack size of each fiber. Reserved, not committed: only touched pages cost memory.
 constexpr size_t kHostFiberStackBytes = 256 * 1024;

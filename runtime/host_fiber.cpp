@@ -128,7 +128,8 @@ FiberStack::FiberStack(size_t size) {
   size_ = (size + page - 1) / page * page;
   mapped_ = size_ + page;
   // MAP_NORESERVE: a thousand fibers reserve their stacks but commit only the pages they touch.
-  void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* p =
+      mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   if (mprotect(p, page, PROT_NONE) != 0) {
     munmap(p, mapped_);
@@ -141,7 +142,8 @@ FiberStack::FiberStack(size_t size) {
   // past the mapping.
   static std::atomic<unsigned> next_color{0};
   size_t color_range = std::min<size_t>(16 * 1024, size_ / 4 / 64 * 64);
-  size_t color = color_range == 0 ? 0 : next_color.fetch_add(1, std::memory_order_relaxed) * 17 * 64 % color_range;
+  size_t color =
+      color_range == 0 ? 0 : next_color.fetch_add(1, std::memory_order_relaxed) * 17 * 64 % color_range;
   top_ = static_cast<uint8_t*>(p) + mapped_ - 16 - color;
 }
 
@@ -156,18 +158,18 @@ void* fiber_prepare(const FiberStack& stack, void (*fn)(void*), void* arg) {
   // callee the alignment the SysV ABI promises. Below it rbp, rbx, r12 (arg), r13 (fn), r14, r15.
   uintptr_t* sp = top - 7;
   sp[6] = reinterpret_cast<uintptr_t>(&gpujit_fiber_trampoline);
-  sp[5] = 0;  // rbp: ends frame-pointer walks
-  sp[4] = 0;  // rbx
+  sp[5] = 0;                                 // rbp: ends frame-pointer walks
+  sp[4] = 0;                                 // rbx
   sp[3] = reinterpret_cast<uintptr_t>(arg);  // r12
   sp[2] = reinterpret_cast<uintptr_t>(fn);   // r13
-  sp[1] = 0;  // r14
-  sp[0] = 0;  // r15
+  sp[1] = 0;                                 // r14
+  sp[0] = 0;                                 // r15
   return sp;
 #elif defined(GPUJIT_FIBER_AARCH64)
   uintptr_t* sp = top - 20;  // the 160-byte frame; sp stays 16-byte aligned
   for (int i = 0; i < 20; ++i) sp[i] = 0;
-  sp[0] = reinterpret_cast<uintptr_t>(arg);  // x19
-  sp[1] = reinterpret_cast<uintptr_t>(fn);   // x20
+  sp[0] = reinterpret_cast<uintptr_t>(arg);                        // x19
+  sp[1] = reinterpret_cast<uintptr_t>(fn);                         // x20
   sp[11] = reinterpret_cast<uintptr_t>(&gpujit_fiber_trampoline);  // x30
   return sp;
 #else

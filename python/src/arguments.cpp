@@ -7,6 +7,7 @@
 
 #include "dlpack.h"
 #include "dtypes.h"
+#include "foreign_arrays.h"
 #include "runtime/device_array.h"
 
 namespace gpujit::py {
@@ -271,7 +272,7 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   }
   std::string cai_error, dlpack_error;
   rt::ArrayView& view = own_view();
-  bool found = view_from_cuda_array_interface(obj, &view, &cai_error);
+  bool found = fast_foreign_view(obj, &view) || view_from_cuda_array_interface(obj, &view, &cai_error);
   if (!found && cai_error.find("no __cuda_array_interface__") != std::string::npos) {
     found = view_from_dlpack(obj, &view, &dlpack_error);
   }

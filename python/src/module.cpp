@@ -132,6 +132,8 @@ PYBIND11_MODULE(_core, m) {
     }
     return d;
   });
+  m.def("_driver_loaded", [] { return cuda::CudaDriver::load_attempted(); },
+        "Whether this process has tried to load the CUDA driver yet (tests check imports do not).");
   m.def("_set_backend", [](const std::string& name) { rt::Runtime::get().set_backend(name); },
         "Makes 'cuda' or 'cpu' the active backend; arrays and kernels of the previous one keep working.");
   m.def("backend_name", [] { return rt::Runtime::get().backend_name(); }, "The active backend: 'cuda' or 'cpu'.");

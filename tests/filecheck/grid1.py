@@ -26,5 +26,5 @@ def vadd(a, b, out):
 # PTX-DAG: %ctaid.x;
 # PTX-DAG: %ntid.x;
 # PTX-DAG: %tid.x;
-# PTX: add.rn.f32
+# PTX: add{{(\.rn)?}}.f32
 # PTX: ret;

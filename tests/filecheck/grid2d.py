@@ -25,4 +25,4 @@ def add2d(a, b, out):
 # CHECK-DAG: %tid.x;
 # CHECK-DAG: %tid.y;
 # CHECK-NOT: %tid.z
-# CHECK: add.rn.f32
+# CHECK: add{{(\.rn)?}}.f32

@@ -55,8 +55,8 @@ def block_sum(a, out):
 
 
 @gpu.jit
-def dynamic_shared_copy(a, out):
-    s = gpu.shared.array(0, gpu.float32)
+def reverse_block(a, out):
+    s = gpu.shared.array(256, gpu.float32)
     t = gpu.threadIdx.x
     s[t] = a[t]
     gpu.syncthreads()
@@ -106,13 +106,14 @@ def test_shared_memory_reduction_with_atomics():
     assert out.copy_to_host()[0] == n
 
 
-def test_dynamic_shared_memory_and_streams():
+def test_streams_and_dynamic_shared_memory_beyond_48k():
     n = 256
     a = np.arange(n, dtype=np.float32)
     s = gpu.stream()
     da = gpu.to_device(a, stream=s)
     out = gpu.device_array(n, np.float32, stream=s)
-    dynamic_shared_copy[1, n, s, n * 4](da, out)
+    # 100 KiB of dynamic shared memory needs the kernel's opt-in (cuFuncSetAttribute) before the launch.
+    reverse_block[1, n, s, 100 * 1024](da, out)
     host = out.copy_to_host(stream=s)
     s.synchronize()
     np.testing.assert_array_equal(host, a[::-1])

@@ -133,7 +133,8 @@ TEST(HostExecutor, RunsEveryThreadOfA3DGridOnceWithItsIdentity) {
               uint64_t gx = bx * 4 + tx, gy = by * 3 + ty, gz = bz * 2 + tz;
               uint64_t id = (gz * 6 + gy) * 12 + gx;
               uint64_t want = (tx | ty << 10 | uint64_t(tz) << 20 | uint64_t(bx) << 30 | uint64_t(by) << 40 |
-                               uint64_t(bz) << 50) + 1;
+                               uint64_t(bz) << 50) +
+                              1;
               ASSERT_EQ(out[id], want) << "thread " << id;
             }
 }
@@ -252,10 +253,11 @@ TEST(HostExecutor, DeadlockAtABarrierIsAnErrorNamingTheKernel) {
     exec.launch(l);
     FAIL() << "expected a deadlock error";
   } catch (const HostExecutionError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "kernel 'early_exit' deadlocked in block (0, 0, 0): 16 of 64 threads wait at syncthreads() while the "
-              "other 48 returned without reaching it; every thread of a block must reach each syncthreads() (do "
-              "not return early before a barrier)");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "kernel 'early_exit' deadlocked in block (0, 0, 0): 16 of 64 threads wait at syncthreads() while the "
+        "other 48 returned without reaching it; every thread of a block must reach each syncthreads() (do "
+        "not return early before a barrier)");
   }
   // The abandoned fibers' stacks are reused: the executor still runs barrier kernels afterwards.
   std::vector<float> in(64, 1.0f), out(1, 0);

@@ -42,7 +42,10 @@ def vadd(a, b, out):
   // The block entry (a vectorized loop over the block's threads) and the thread entry agree.
   for (bool per_thread : {false, true}) {
     std::vector<float> out(n + 1, -1.0f);
-    Args().array(a.data(), {int64_t(n)}).array(b.data(), {int64_t(n)}).array(out.data(), {int64_t(n)})
+    Args()
+        .array(a.data(), {int64_t(n)})
+        .array(b.data(), {int64_t(n)})
+        .array(out.data(), {int64_t(n)})
         .launch(r, {blocks_for(n, 128), 1, 1}, {128, 1, 1}, 0, per_thread);
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i] + b[i]) << i << (per_thread ? " per thread" : "");
     EXPECT_EQ(out[n], -1.0f);  // the threads past the end wrote nothing
@@ -66,7 +69,11 @@ def saxpy(a, x, y, out):
     x[i] = float(i % 97) * 0.25f;
     y[i] = float(i % 13) - 6.0f;
   }
-  Args().scalar(2.5f).array(x.data(), {int64_t(n)}).array(y.data(), {int64_t(n)}).array(out.data(), {int64_t(n)})
+  Args()
+      .scalar(2.5f)
+      .array(x.data(), {int64_t(n)})
+      .array(y.data(), {int64_t(n)})
+      .array(out.data(), {int64_t(n)})
       .launch(r, {blocks_for(n, 256), 1, 1}, {256, 1, 1});
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 2.5f * x[i] + y[i]) << i;
 }
@@ -86,7 +93,9 @@ def scale_add(a, out):
   const int64_t rows = 5, cols = 7;
   std::vector<double> base(cols * rows), out(rows * cols, 0.0);
   std::iota(base.begin(), base.end(), 1.0);
-  Args().strided(base.data(), {rows, cols}, {8, 8 * rows}).array(out.data(), {rows, cols})
+  Args()
+      .strided(base.data(), {rows, cols}, {8, 8 * rows})
+      .array(out.data(), {rows, cols})
       .launch(r, {2, 1, 1}, {4, 8, 1});
   for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < cols; ++j) {
@@ -96,7 +105,8 @@ def scale_add(a, out):
 }
 
 TEST(HostJit, MandelbrotWhileAndBreak) {
-  CompileResult r = compile_for_host(R"(
+  CompileResult r =
+      compile_for_host(R"(
 import gpujit as gpu
 
 @gpu.jit
@@ -120,13 +130,19 @@ def mandelbrot(image, x_min, x_max, y_min, y_max, max_iter):
             n += 1
         image[row, col] = n
 )",
-                                     "mandelbrot", "int32[:, ::1], float64, float64, float64, float64, int32");
+                       "mandelbrot", "int32[:, ::1], float64, float64, float64, float64, int32");
   const int64_t height = 60, width = 80;
   const int32_t max_iter = 100;
   const double x_min = -2.0, x_max = 1.0, y_min = -1.2, y_max = 1.2;
   std::vector<int32_t> image(height * width, -1);
-  Args().array(image.data(), {height, width}).scalar(x_min).scalar(x_max).scalar(y_min).scalar(y_max)
-      .scalar(max_iter).launch(r, {blocks_for(height, 16), blocks_for(width, 16), 1}, {16, 16, 1});
+  Args()
+      .array(image.data(), {height, width})
+      .scalar(x_min)
+      .scalar(x_max)
+      .scalar(y_min)
+      .scalar(y_max)
+      .scalar(max_iter)
+      .launch(r, {blocks_for(height, 16), blocks_for(width, 16), 1}, {16, 16, 1});
   int inside = 0;
   for (int64_t row = 0; row < height; ++row) {
     for (int64_t col = 0; col < width; ++col) {
@@ -151,7 +167,8 @@ def mandelbrot(image, x_min, x_max, y_min, y_max, max_iter):
 double normal_cdf(double d) { return 0.5 * (1.0 + std::erf(d / std::sqrt(2.0))); }
 
 TEST(HostJit, BlackScholesWithADeviceFunctionMatchesLibm) {
-  CompileResult r = compile_for_host(R"(
+  CompileResult r =
+      compile_for_host(R"(
 import math
 import gpujit as gpu
 
@@ -173,9 +190,9 @@ def black_scholes(call, put, price, strike, years, rate, volatility):
         call[i] = price[i] * cnd_d1 - strike[i] * discount * cnd_d2
         put[i] = strike[i] * discount * (1.0 - cnd_d2) - price[i] * (1.0 - cnd_d1)
 )",
-                                     "black_scholes",
-                                     "float64[::1], float64[::1], float64[::1], float64[::1], float64[::1], float64, "
-                                     "float64");
+                       "black_scholes",
+                       "float64[::1], float64[::1], float64[::1], float64[::1], float64[::1], float64, "
+                       "float64");
   const size_t n = 2000;
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> price_d(5, 30), strike_d(1, 100), years_d(0.25, 10);
@@ -187,8 +204,15 @@ def black_scholes(call, put, price, strike, years, rate, volatility):
   }
   const double rate = 0.02, vol = 0.30;
   auto len = int64_t(n);
-  Args().array(call.data(), {len}).array(put.data(), {len}).array(price.data(), {len}).array(strike.data(), {len})
-      .array(years.data(), {len}).scalar(rate).scalar(vol).launch(r, {blocks_for(n, 128), 1, 1}, {128, 1, 1});
+  Args()
+      .array(call.data(), {len})
+      .array(put.data(), {len})
+      .array(price.data(), {len})
+      .array(strike.data(), {len})
+      .array(years.data(), {len})
+      .scalar(rate)
+      .scalar(vol)
+      .launch(r, {blocks_for(n, 128), 1, 1}, {128, 1, 1});
   for (size_t i = 0; i < n; ++i) {
     double sqrt_t = std::sqrt(years[i]);
     double d1 = (std::log(price[i] / strike[i]) + (rate + 0.5 * vol * vol) * years[i]) / (vol * sqrt_t);
@@ -232,7 +256,11 @@ def divmod_kernel(a, b, q, m):
   b.push_back(0);
   auto n = int64_t(a.size());
   std::vector<int64_t> q(n, 99), m(n, 99);
-  Args().array(a.data(), {n}).array(b.data(), {n}).array(q.data(), {n}).array(m.data(), {n})
+  Args()
+      .array(a.data(), {n})
+      .array(b.data(), {n})
+      .array(q.data(), {n})
+      .array(m.data(), {n})
       .launch(r, {blocks_for(n, 32), 1, 1}, {32, 1, 1});
   for (int64_t i = 0; i < n; ++i) {
     EXPECT_EQ(q[i], py_floordiv(a[i], b[i])) << a[i] << " // " << b[i];
@@ -261,7 +289,11 @@ def bit_ops(a, b, out):
   std::vector<int32_t> b{3, -1, 0x0f0f, 1, -1, 0x00ff00ff, 0x7, -2};
   auto n = int64_t(a.size());
   std::vector<int32_t> out(n * 4);
-  Args().array(a.data(), {n}).array(b.data(), {n}).array(out.data(), {n, 4}).launch(rs, {1, 1, 1}, {32, 1, 1});
+  Args()
+      .array(a.data(), {n})
+      .array(b.data(), {n})
+      .array(out.data(), {n, 4})
+      .launch(rs, {1, 1, 1}, {32, 1, 1});
   for (int64_t i = 0; i < n; ++i) {
     int32_t x = a[i], y = b[i];
     EXPECT_EQ(out[i * 4 + 0], int32_t(uint32_t(x) << 3)) << x;
@@ -270,7 +302,11 @@ def bit_ops(a, b, out):
     EXPECT_EQ(out[i * 4 + 3], ~x) << x;
   }
   std::vector<uint32_t> ua(a.begin(), a.end()), ub(b.begin(), b.end()), uout(n * 4);
-  Args().array(ua.data(), {n}).array(ub.data(), {n}).array(uout.data(), {n, 4}).launch(ru, {1, 1, 1}, {32, 1, 1});
+  Args()
+      .array(ua.data(), {n})
+      .array(ub.data(), {n})
+      .array(uout.data(), {n, 4})
+      .launch(ru, {1, 1, 1}, {32, 1, 1});
   for (int64_t i = 0; i < n; ++i) {
     uint32_t x = ua[i], y = ub[i];
     EXPECT_EQ(uout[i * 4 + 0], x << 3) << x;
@@ -332,7 +368,10 @@ TEST(HostJit, SharedMemoryReductionWithSyncthreads) {
   const uint32_t blocks = blocks_for(n, 256);
   std::vector<float> a(n), out(blocks, -1);
   for (size_t i = 0; i < n; ++i) a[i] = float(i % 7);
-  Args().array(a.data(), {int64_t(n)}).array(out.data(), {int64_t(blocks)}).launch(r, {blocks, 1, 1}, {256, 1, 1});
+  Args()
+      .array(a.data(), {int64_t(n)})
+      .array(out.data(), {int64_t(blocks)})
+      .launch(r, {blocks, 1, 1}, {256, 1, 1});
   for (uint32_t b = 0; b < blocks; ++b) {
     float want = 0;
     for (size_t i = b * 256; i < std::min(n, size_t(b + 1) * 256); ++i) want += a[i];
@@ -429,7 +468,10 @@ def histogram(values, bins, total):
   std::vector<int32_t> values(n), bins(nbins, 0);
   std::vector<double> total(1, 0.0);
   for (int64_t i = 0; i < n; ++i) values[i] = int32_t(i * 7);
-  Args().array(values.data(), {n}).array(bins.data(), {nbins}).array(total.data(), {1})
+  Args()
+      .array(values.data(), {n})
+      .array(bins.data(), {nbins})
+      .array(total.data(), {1})
       .launch(r, {blocks_for(n, 128), 1, 1}, {128, 1, 1});
   for (int64_t b = 0; b < nbins; ++b) EXPECT_EQ(bins[b], n / nbins) << b;
   EXPECT_EQ(total[0], 0.5 * double(n));
@@ -458,8 +500,12 @@ def vote(a, counts, any_big, all_pos):
   for (size_t i = 0; i < a.size(); ++i) a[i] = (i % 3 == 0) ? double(i) : -double(i);
   std::vector<int32_t> counts(blocks), any_big(blocks), all_pos(blocks);
   auto nb = int64_t(blocks);
-  Args().array(a.data(), {int64_t(a.size())}).array(counts.data(), {nb}).array(any_big.data(), {nb})
-      .array(all_pos.data(), {nb}).launch(r, {blocks, 1, 1}, {threads, 1, 1});
+  Args()
+      .array(a.data(), {int64_t(a.size())})
+      .array(counts.data(), {nb})
+      .array(any_big.data(), {nb})
+      .array(all_pos.data(), {nb})
+      .launch(r, {blocks, 1, 1}, {threads, 1, 1});
   for (uint32_t b = 0; b < blocks; ++b) {
     int want = 0;
     bool big = false, pos = true;
@@ -503,10 +549,13 @@ def rotate(a, out):
   std::vector<double> a(blocks * threads), out(blocks * threads);
   std::iota(a.begin(), a.end(), 0.0);
   auto len = int64_t(a.size());
-  Args().array(a.data(), {len}).array(out.data(), {len})
+  Args()
+      .array(a.data(), {len})
+      .array(out.data(), {len})
       .launch(r, {blocks, 1, 1}, {threads, 1, 1}, threads * sizeof(double));
   for (uint32_t b = 0; b < blocks; ++b) {
-    for (uint32_t t = 0; t < threads; ++t) ASSERT_EQ(out[b * threads + t], a[b * threads + (t + 1) % threads]);
+    for (uint32_t t = 0; t < threads; ++t)
+      ASSERT_EQ(out[b * threads + t], a[b * threads + (t + 1) % threads]);
   }
 }
 
@@ -580,12 +629,16 @@ def maths(x, out):
     int64_t ulps;
   };
   const Fn fns[] = {
-      {"sin", [](double v) { return std::sin(v); }, 2},     {"cos", [](double v) { return std::cos(v); }, 2},
-      {"exp", [](double v) { return std::exp(v); }, 2},     {"log", [](double v) { return std::log(v); }, 1},
-      {"sqrt", [](double v) { return std::sqrt(v); }, 0},   {"tanh", [](double v) { return std::tanh(v); }, 2},
+      {"sin", [](double v) { return std::sin(v); }, 2},
+      {"cos", [](double v) { return std::cos(v); }, 2},
+      {"exp", [](double v) { return std::exp(v); }, 2},
+      {"log", [](double v) { return std::log(v); }, 1},
+      {"sqrt", [](double v) { return std::sqrt(v); }, 0},
+      {"tanh", [](double v) { return std::tanh(v); }, 2},
       {"atan2", [](double v) { return std::atan2(v, 1.5); }, 3},
       {"pow", [](double v) { return std::pow(v, 1.7); }, 4},
-      {"erf", [](double v) { return std::erf(v); }, 2},     {"floor", [](double v) { return std::floor(v); }, 0},
+      {"erf", [](double v) { return std::erf(v); }, 2},
+      {"floor", [](double v) { return std::floor(v); }, 0},
       {"lgamma", [](double v) { return std::lgamma(v); }, 6},
       {"expm1", [](double v) { return std::expm1(v); }, 1},
   };

@@ -27,8 +27,8 @@ class CompileFailed : public std::runtime_error {
 
 /// Compiles `kernel` of `source` for the host with the signature `sig` ("float32[::1], int64"). Throws
 /// CompileFailed with the rendered diagnostics when it does not compile (gtest reports it as a failure).
-inline CompileResult compile_for_host(const std::string& source, const std::string& kernel, const std::string& sig,
-                                      int opt_level = 3) {
+inline CompileResult compile_for_host(const std::string& source, const std::string& kernel,
+                                      const std::string& sig, int opt_level = 3) {
   std::shared_ptr<const Module> module = parse_source("kernels.py", source);
   CompileRequest request;
   request.module = module;

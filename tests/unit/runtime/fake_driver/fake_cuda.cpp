@@ -454,11 +454,13 @@ CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attr, int 
   return CUDA_SUCCESS;
 }
 
-CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                        unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
-  FAKE_ENTER("cuLaunchKernel");
+namespace {
+
+/// Checks and records a launch (the state's mutex held).
+CUresult record_launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                       unsigned bz, unsigned shared, CUstream stream, void** params) {
   auto* f = reinterpret_cast<FakeFunction*>(function);
-  if (extra != nullptr || !valid_stream(stream)) return kInvalidValue;
+  if (!valid_stream(stream)) return kInvalidValue;
   if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0) return kInvalidValue;
   if (uint64_t(bx) * by * bz > 1024 || bz > 64) return kInvalidValue;
   int max_dynamic = f->max_dynamic_shared > 48 * 1024 ? f->max_dynamic_shared : 48 * 1024;
@@ -481,6 +483,22 @@ CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned 
   for (size_t i = 0; i < n; ++i) std::memcpy(l.bytes.data() + l.offsets[i], params[i], f->param_sizes[i]);
   state().launches++;
   return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
+  FAKE_ENTER("cuLaunchKernel");
+  if (extra != nullptr) return kInvalidValue;
+  return record_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params);
+}
+
+/// A cooperative launch is recorded as a plain one (the fake driver runs nothing) and counted on its own.
+CUresult cuLaunchCooperativeKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                   unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params) {
+  FAKE_ENTER("cuLaunchCooperativeKernel");
+  return record_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params);
 }
 
 // ---- test introspection ----

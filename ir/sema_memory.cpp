@@ -1,0 +1,85 @@
+// Semantic analysis of constant memory: global NumPy arrays a kernel names and cuda.const.array_like.
+//
+// As in numba-cuda, a module-level NumPy array a kernel reads is frozen into the compiled code: its value
+// is the array as it was at the first compile, placed in constant memory (`.const` in PTX, a read-only
+// global on the host). const.array_like(a) is then `a` itself; the name is kept for numba compatibility.
+// Constant arrays are read-only: a store or an atomic into one, directly or through a local variable
+// assigned one, is an error. GPUs have 64 KiB of constant memory, so bigger arrays are rejected.
+#include <fmt/format.h>
+
+#include "ir/sema_internal.h"
+
+namespace gpujit {
+
+namespace {
+
+constexpr size_t kConstantMemoryBytes = 64 * 1024;
+
+}  // namespace
+
+ExprResult FunctionAnalyzer::const_array(const std::string& id, const GlobalValue& g, const Expr& e) {
+  if (g.shape.empty()) {
+    error(e.range,
+          fmt::format("global '{}' is a 0-dimensional NumPy array; kernels can only read arrays of one or "
+                      "more dimensions (use a number instead)",
+                      id));
+    return ExprResult::error();
+  }
+  if (is_complex(g.dtype)) {
+    error(e.range, fmt::format("global '{}' is an array of {}; complex numbers are not supported yet", id,
+                               scalar_name(g.dtype)));
+    return ExprResult::error();
+  }
+  if (g.bytes.size() > kConstantMemoryBytes) {
+    error(e.range,
+          fmt::format("global array '{}' is {} bytes, more than the {} bytes of GPU constant memory; pass "
+                      "it to the kernel as an argument instead",
+                      id, g.bytes.size(), kConstantMemoryBytes));
+    return ExprResult::error();
+  }
+  if (checking_) {
+    Symbol s;
+    s.kind = Symbol::Kind::ConstArray;
+    s.name = id;
+    fn_.symbols[&e] = s;
+  }
+  return record(e, ExprResult::of_value(Type::array_of(g.dtype, unsigned(g.shape.size()), Layout::C)));
+}
+
+ExprResult FunctionAnalyzer::array_like_call(const CallExpr& e, const BuiltinInfo& b,
+                                             const std::vector<ExprResult>& args) {
+  const Type& t = args[0].type;
+  if (!t.is_array()) {
+    error(e.args[0]->range, fmt::format("{}() takes a NumPy array, got {}{}", path_of(*e.func), t.str(),
+                                        origin_of(*e.args[0])));
+    return ExprResult::error();
+  }
+  if (checking_) fn_.operand_types[&e] = {t};
+  return record(e, ExprResult::of_value(t));
+}
+
+bool FunctionAnalyzer::is_const_array(const Expr& e) const {
+  if (const auto* n = e.as<NameExpr>()) {
+    if (is_local_name(n->id)) return const_array_vars_.count(n->id) != 0;
+    auto g = program_.globals().find(n->id);
+    return g != program_.globals().end() && g->second.kind == GlobalValue::Kind::ConstArray;
+  }
+  if (const auto* c = e.as<CallExpr>()) {
+    std::string callee = path_of(*c->func);
+    bool array_like =
+        callee == "const.array_like" ||
+        (callee.size() > 17 && callee.compare(callee.size() - 17, 17, ".const.array_like") == 0);
+    return array_like && c->args.size() == 1 && is_const_array(*c->args[0]);
+  }
+  return false;
+}
+
+bool FunctionAnalyzer::reject_const_array_write(const Expr& target, const char* what) {
+  if (!is_const_array(target)) return false;
+  std::string name = path_of(target);
+  error(target.range, fmt::format("{} is in constant memory, which is read-only; {} cannot write to it",
+                                  name.empty() ? "this array" : fmt::format("'{}'", name), what));
+  return true;
+}
+
+}  // namespace gpujit
