@@ -84,7 +84,7 @@ llvm::Value* NvptxTarget::warp_match(llvm::IRBuilder<>& b, bool all, llvm::Value
 }
 
 llvm::Value* NvptxTarget::warp_active_mask(llvm::IRBuilder<>& b) {
-  return b.CreateIntrinsic(llvm::Intrinsic::nvvm_activemask, {}, {});
+  return b.CreateIntrinsic(b.getInt32Ty(), llvm::Intrinsic::nvvm_activemask, {});
 }
 
 llvm::Value* NvptxTarget::lanemask_lt(llvm::IRBuilder<>& b) {

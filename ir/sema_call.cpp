@@ -470,6 +470,7 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
     fn_.operand_types[&e] = types;
   }
   const Type& ret = s->fn->signature.ret;
+  if (s->diags.has_errors()) return ExprResult::error();  // the callee's own errors say why
   if (!s->fn->mangled_name.empty() && ret.is_valid()) return record(e, ExprResult::of_value(ret));
   // The callee failed before it could be typed; its own errors say why.
   return ExprResult::error();

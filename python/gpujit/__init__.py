@@ -25,6 +25,7 @@ _core._set_error_classes(CompileError, CudaSupportError, CudaAPIError, LaunchErr
 
 globals().update(_make_dtypes())
 globals().update(_build_kernel_api(_core.kernel_builtins()))
+from . import random  # noqa: E402  (the module, in place of the kernel-only `random` namespace)
 
 DeviceArray = _core.DeviceArray
 DeviceNDArray = _core.DeviceArray  # numba's name

@@ -12,6 +12,7 @@
 #include "ir/builtins.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/runtime.h"
+#include "runtime/xoroshiro128p.h"
 
 namespace gpujit::py {
 namespace {
@@ -161,10 +162,21 @@ PYBIND11_MODULE(_core, m) {
         case BuiltinScope::Local: scope = "local"; break;
         case BuiltinScope::Const: scope = "const"; break;
         case BuiltinScope::Atomic: scope = "atomic"; break;
+        case BuiltinScope::Random: scope = "random"; break;
+        case BuiltinScope::Cg: scope = "cg"; break;
         default: break;
       }
       if (scope) out.append(pyb::make_tuple(scope, b.name, b.callable, b.supported));
     }
     return out;
   }, "The kernel-side names (gpujit.grid, gpujit.threadIdx.x, ...) from the compiler's builtins table.");
+
+  m.def("_xoroshiro128p_states", [](size_t n, uint64_t seed, uint64_t subsequence_start) {
+    std::string bytes(n * 2 * sizeof(uint64_t), '\0');
+    {
+      pyb::gil_scoped_release release;
+      rt::init_xoroshiro128p_states(reinterpret_cast<uint64_t*>(bytes.data()), n, seed, subsequence_start);
+    }
+    return pyb::bytes(bytes);
+  }, "The initial states of n xoroshiro128+ generators as numba.cuda.random makes them: 2n uint64 (s0, s1).");
 }

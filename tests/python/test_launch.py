@@ -6,6 +6,7 @@ parameter, sized by the PTX's own parameter list, so these tests check the ABI e
 """
 
 import struct
+import sys
 
 import numpy as np
 import pytest
@@ -204,3 +205,71 @@ def test_a_kernel_limited_by_registers_says_so(fake, monkeypatch):
 
     with pytest.raises(gpu.LaunchError, match=r"a block of 512 threads is more than this kernel's limit of 256"):
         heavy[1, 512](1)
+
+
+class _FakeCupyModule:
+    """Stands in for cupy: the launch path recognizes cupy.ndarray by isinstance and reads data.ptr, shape,
+    strides and dtype directly instead of building __cuda_array_interface__."""
+
+    class ndarray:
+        def __init__(self, target):
+            class Memory:
+                ptr = target.__cuda_array_interface__["data"][0]
+
+            self.data = Memory()
+            self.shape = target.shape
+            self.strides = target.strides
+            self.dtype = target.dtype
+
+        @property
+        def __cuda_array_interface__(self):
+            raise AssertionError("the CuPy fast path should not need the interface")
+
+
+class _FakeTorchModule:
+    """Stands in for torch: tensors are read through data_ptr(), shape, stride() (in elements) and dtype."""
+
+    class dtype_float32:
+        def __str__(self):
+            return "torch.float32"
+
+    class Tensor:
+        def __init__(self, target, is_cuda=True):
+            self._target = target
+            self.is_cuda = is_cuda
+            self.shape = target.shape
+            self.dtype = _FakeTorchModule.float32
+
+        def data_ptr(self):
+            return self._target.__cuda_array_interface__["data"][0]
+
+        def stride(self):
+            return tuple(s // 4 for s in self._target.strides)
+
+        @property
+        def __cuda_array_interface__(self):
+            if not self.is_cuda:
+                raise AttributeError("no interface on a CPU tensor")
+            raise AssertionError("the torch fast path should not need the interface")
+
+
+_FakeTorchModule.float32 = _FakeTorchModule.dtype_float32()
+
+
+def test_cupy_and_torch_arrays_take_their_fast_paths(fake, monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", _FakeCupyModule)
+    monkeypatch.setitem(sys.modules, "torch", _FakeTorchModule)
+
+    @gpu.jit
+    def k(a, b):
+        pass
+
+    d = gpu.to_device(np.zeros((4, 6), np.float32))
+    view = d[:, 2:]
+    k[1, 1](_FakeCupyModule.ndarray(view), _FakeTorchModule.Tensor(d))
+    params = [u64(p) for p in fake.last_launch()[5]]
+    base = d.__cuda_array_interface__["data"][0]
+    assert params == [base + 8, 4, 4, 24, 4, base, 4, 6, 24, 4]
+    assert k.signatures == ["(float32[:, :], float32[:, ::1])"]
+    with pytest.raises(TypeError, match="argument 'b' .* cannot be passed: no interface on a CPU tensor|argument 'b'"):
+        k[1, 1](_FakeCupyModule.ndarray(view), _FakeTorchModule.Tensor(d, is_cuda=False))

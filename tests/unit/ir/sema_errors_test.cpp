@@ -236,10 +236,10 @@ def k(a, b):
 TEST(SemaErrors, UnsupportedFeaturesSaySo) {
   EXPECT_EQ(only_error(R"(
 def k(a):
-    print(a[0])
+    print(a)
 )",
                        "float32[:]"),
-            "6:5: print() is not supported in kernels yet");
+            "6:11: print() in a kernel takes numbers and strings, got float32[:] ('a' is an argument)");
   EXPECT_EQ(only_error(R"(
 def k(a):
     a[0] = cuda.shfl_sync(0xffffffff, a[0], 0)
@@ -262,7 +262,8 @@ def k(a):
 }
 
 TEST(SemaErrors, Recursion) {
-  Analyzed a = run(R"(
+  // Self-recursion types from the base case; mutual recursion and a recursion with no base case are errors.
+  Analyzed ok = run(R"(
 def fact(n):
     if n <= 1:
         return 1
@@ -271,9 +272,34 @@ def fact(n):
 def k(a):
     a[0] = fact(5)
 )",
-                   "int64[:]");
-  EXPECT_FALSE(a.program);
-  EXPECT_EQ(a.first_error(), "8:16: recursive calls are not supported: fact -> fact");
+                    "int64[:]");
+  EXPECT_TRUE(ok.program) << ok.first_error();
+  Analyzed mutual = run(R"(
+def ping(n):
+    return 0 if n == 0 else pong(n - 1)
+
+def pong(n):
+    return ping(n)
+
+def k(a):
+    a[0] = ping(5)
+)",
+                        "int64[:]");
+  EXPECT_FALSE(mutual.program);
+  EXPECT_EQ(mutual.first_error(),
+            "9:12: mutual recursion is not supported: ping -> pong -> ping; only a function that calls itself "
+            "may recurse");
+  EXPECT_EQ(only_error(R"(
+def forever(n):
+    return forever(n + 1)
+
+def k(a):
+    a[0] = forever(1)
+)",
+                       "int64[:]"),
+            "6:12: cannot infer the return type of recursive function 'forever': every value it returns "
+            "depends on this call; add a base case that returns without calling 'forever', or declare the "
+            "signature, e.g. @cuda.jit(\"int64(int64)\", device=True)");
 }
 
 TEST(SemaErrors, DeviceFunctionMustReturnOnEveryPath) {

@@ -1,0 +1,62 @@
+"""gpujit.random: numba.cuda.random's xoroshiro128+ generators, one per thread.
+
+    from gpujit.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
+
+    @gpu.jit
+    def draw(states, out):
+        i = gpu.grid(1)
+        if i < out.size:
+            out[i] = xoroshiro128p_uniform_float32(states, i)
+
+    states = create_xoroshiro128p_states(n, seed=1)
+
+The states are made on the host exactly as numba makes them (SplitMix64 of the seed, then jumps of 2**64
+steps from one generator to the next), so a kernel draws numba's sequences. Here they are a device array of
+shape (n, 2) and dtype uint64 (s0, s1 per generator) rather than numba's record array of the same bytes.
+The draw functions only exist inside kernels; they advance the state of generator `index` in place.
+"""
+
+from . import _core
+from ._kernel_api import KernelFunction
+
+# numba's record dtype of one state; `states.view(xoroshiro128p_dtype)` reads gpujit's states as numba's.
+_STATE_FIELDS = [("s0", "u8"), ("s1", "u8")]
+
+xoroshiro128p_next = KernelFunction("random", "xoroshiro128p_next")
+xoroshiro128p_uniform_float32 = KernelFunction("random", "xoroshiro128p_uniform_float32")
+xoroshiro128p_uniform_float64 = KernelFunction("random", "xoroshiro128p_uniform_float64")
+xoroshiro128p_normal_float32 = KernelFunction("random", "xoroshiro128p_normal_float32")
+xoroshiro128p_normal_float64 = KernelFunction("random", "xoroshiro128p_normal_float64")
+
+
+def __getattr__(name):
+    if name == "xoroshiro128p_dtype":
+        import numpy as np
+
+        return np.dtype(_STATE_FIELDS, align=True)
+    raise AttributeError(f"module 'gpujit.random' has no attribute '{name}'")
+
+
+def _host_states(n, seed, subsequence_start):
+    import numpy as np
+
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"the number of generators must be non-negative, got {n}")
+    mask = (1 << 64) - 1
+    raw = _core._xoroshiro128p_states(n, int(seed) & mask, int(subsequence_start) & mask)
+    return np.frombuffer(raw, dtype=np.uint64).reshape(n, 2).copy()
+
+
+def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
+    """Initializes the device array `states` (n, 2) uint64 in place for n generators (numba's signature)."""
+    host = _host_states(states.shape[0], seed, subsequence_start)
+    states.copy_to_device(host, stream=stream)
+
+
+def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
+    """A device array of the states of n generators, seeded as numba seeds them: generator i starts
+    (subsequence_start + i) * 2**64 steps into the sequence of `seed`."""
+    from . import to_device
+
+    return to_device(_host_states(n, seed, subsequence_start), stream=stream)
