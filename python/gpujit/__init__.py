@@ -25,7 +25,8 @@ _core._set_error_classes(CompileError, CudaSupportError, CudaAPIError, LaunchErr
 
 globals().update(_make_dtypes())
 globals().update(_build_kernel_api(_core.kernel_builtins()))
-from . import random  # noqa: E402  (the module, in place of the kernel-only `random` namespace)
+# gpujit.random is a module (host-side create_xoroshiro128p_states too), in place of the kernel namespace.
+random = __import__("importlib").import_module(".random", __name__)
 
 DeviceArray = _core.DeviceArray
 DeviceNDArray = _core.DeviceArray  # numba's name

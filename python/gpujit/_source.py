@@ -81,9 +81,11 @@ def describe(value):
         return ("unsupported", f"{value} does not fit in 64 bits")
     if isinstance(value, float):
         return ("float", value, None)
+    if isinstance(value, str):
+        return ("str", value)
     if isinstance(value, tuple):
         elts = [describe(v) for v in value]
-        bad = [e for e in elts if e[0] not in ("int", "float", "bool", "none", "tuple")]
+        bad = [e for e in elts if e[0] not in ("int", "float", "bool", "none", "str", "tuple")]
         if bad:
             return ("unsupported", "a tuple holding values other than numbers")
         return ("tuple", elts)

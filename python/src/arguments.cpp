@@ -186,9 +186,10 @@ void Arguments::classify(PyObject* obj, size_t i, const std::string& kernel, con
   if (type == g_device_array_type) {
     const PyDeviceArray* a = device_array_of(obj);
     if (a->view.device != &device && a->view.device) {
-      throw pybind11::type_error(describe(kernel, param, i) + " is an array on device " +
-                                 std::to_string(a->view.device->ordinal()) + " but the launch is on device " +
-                                 std::to_string(device.ordinal()));
+      throw pybind11::type_error(describe(kernel, param, i) + " is an array on " +
+                                 a->view.device->properties().name + " (device " +
+                                 std::to_string(a->view.device->ordinal()) + ") but the launch is on " +
+                                 device.properties().name + " (device " + std::to_string(device.ordinal()) + ")");
     }
     v.array = &a->view;
     codes_[i] = a->code;

@@ -1,6 +1,7 @@
 // DeviceArray, Stream, Event and the memory functions of the gpujit package (see arrays.h).
 #include "arrays.h"
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -363,10 +364,9 @@ void register_arrays(pyb::module_& m) {
       })
       .def("__repr__", [](PyStream& s) {
         if (!s.stream->handle()) return std::string("<gpujit default stream>");
-        return "<gpujit stream 0x" + pyb::str(pyb::int_(reinterpret_cast<uintptr_t>(s.stream->handle())))
-                                         .format()
-                                         .cast<std::string>() +
-               ">";
+        char text[64];
+        std::snprintf(text, sizeof(text), "<gpujit stream %p>", s.stream->handle());
+        return std::string(text);
       });
 
   m.def("stream", [] { return PyStream{rt::Stream::create(rt::Runtime::get().current_device())}; },

@@ -32,7 +32,8 @@ struct DispatcherState {
   /// scalar arguments to the closest one (numba's behaviour for explicit signatures).
   std::vector<std::vector<rt::ArgCode>> signatures;
   std::shared_ptr<const KernelSource> source;
-  bool building_source = false;
+  /// The source while its free names are being read (a recursive device function meets itself then).
+  std::shared_ptr<KernelSource> partial;
   rt::KernelCache cache;
 };
 
@@ -83,24 +84,21 @@ std::shared_ptr<const KernelSource> resolve_device_function(PyObject* obj) {
 std::shared_ptr<const KernelSource> source_of(PyObject* self) {
   DispatcherState& st = state_of(self);
   if (st.source) return st.source;
-  if (st.building_source) {
-    throw pyb::type_error("device function '" + st.name + "' reaches itself through the functions it calls; "
-                          "recursion is not supported");
-  }
-  st.building_source = true;
-  struct Reset {
-    DispatcherState& s;
-    ~Reset() { s.building_source = false; }
-  } reset{st};
+  if (st.partial) return st.partial;
   PyObject* raw = PyObject_CallMethod(self, "_source_args", nullptr);
   if (!raw) {
     strip_traceback();
     throw pyb::error_already_set();
   }
   auto args = pyb::reinterpret_steal<pyb::tuple>(raw);
-  st.source = build_kernel_source(args[0].cast<std::string>(), args[1].cast<std::string>(),
-                                  args[2].cast<unsigned>(), args[3].cast<std::string>(), args[4],
-                                  &resolve_device_function);
+  st.partial = parse_kernel_source(args[0].cast<std::string>(), args[1].cast<std::string>(),
+                                   args[2].cast<unsigned>(), args[3].cast<std::string>());
+  struct Reset {
+    DispatcherState& s;
+    ~Reset() { s.partial.reset(); }
+  } reset{st};
+  fill_globals(*st.partial, args[4], &resolve_device_function);
+  st.source = st.partial;
   return st.source;
 }
 

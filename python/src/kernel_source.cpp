@@ -25,6 +25,12 @@ ConstValue constant_of(const pyb::tuple& d) {
     return ConstValue::of_float(d[1].cast<double>(), d[2].is_none() ? ScalarKind::Float64 : dtype_named(d[2]));
   }
   if (tag == "bool") return ConstValue::of_bool(d[1].cast<bool>());
+  if (tag == "str") {
+    ConstValue v;
+    v.kind = ConstValue::Kind::String;
+    v.s = d[1].cast<std::string>();
+    return v;
+  }
   if (tag == "none") return ConstValue{};
   if (tag == "tuple") {
     std::vector<ConstValue> elts;
@@ -36,16 +42,17 @@ ConstValue constant_of(const pyb::tuple& d) {
 
 }  // namespace
 
-std::shared_ptr<const KernelSource> build_kernel_source(const std::string& text, const std::string& filename,
-                                                        unsigned first_line, const std::string& name,
-                                                        pyb::handle globals, SourceResolver resolve) {
+std::shared_ptr<KernelSource> parse_kernel_source(const std::string& text, const std::string& filename,
+                                                  unsigned first_line, const std::string& name) {
   auto src = std::make_shared<KernelSource>();
   src->name = name;
   src->module = parse_source(filename, text, first_line);
   if (src->module->errors.has_errors()) raise_compile_error(src->module->errors);
-  const FunctionDef* fn = src->module->find_function(name);
-  if (!fn) throw pyb::value_error("the source of '" + name + "' does not define it");
+  if (!src->module->find_function(name)) throw pyb::value_error("the source of '" + name + "' does not define it");
+  return src;
+}
 
+void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve) {
   std::vector<std::shared_ptr<const KernelSource>> callees;
   for (pyb::handle item : globals) {
     auto pair = pyb::reinterpret_borrow<pyb::tuple>(item);
@@ -74,14 +81,14 @@ std::shared_ptr<const KernelSource> build_kernel_source(const std::string& text,
     } else {
       g = GlobalValue::of_constant(constant_of(d));
     }
-    src->globals[gname] = std::move(g);
+    src.globals[gname] = std::move(g);
   }
   for (const auto& callee : callees) {
-    src->extra_modules.push_back(callee->module);
-    src->extra_modules.insert(src->extra_modules.end(), callee->extra_modules.begin(), callee->extra_modules.end());
-    for (const auto& [n, v] : callee->globals) src->globals.emplace(n, v);
+    if (callee.get() == &src) continue;  // a function calling itself
+    src.extra_modules.push_back(callee->module);
+    src.extra_modules.insert(src.extra_modules.end(), callee->extra_modules.begin(), callee->extra_modules.end());
+    for (const auto& [n, v] : callee->globals) src.globals.emplace(n, v);
   }
-  return src;
 }
 
 }  // namespace gpujit::py

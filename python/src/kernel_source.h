@@ -5,7 +5,8 @@
 // line numbers) and describes each free name's value as a small tuple; build_kernel_source() parses the text
 // and turns the descriptions into the compiler's GlobalEnv:
 //   ("int", value, dtype | None)   ("float", value, dtype | None)   ("bool", value)   ("none",)
-//   ("tuple", [descriptions])      ("module", canonical name)       ("member", module, attribute)
+//   ("str", text)                  ("tuple", [descriptions])        ("module", canonical name)
+//   ("member", module, attribute)
 //   ("dtype", name)                ("function", dispatcher)         ("array", dtype, shape, bytes)
 //   ("unsupported", reason)
 // A device function's own free names are merged into the kernel's environment (the kernel's win on a
@@ -36,10 +37,13 @@ struct KernelSource {
 /// dispatcher, which caches it).
 using SourceResolver = std::shared_ptr<const KernelSource> (*)(PyObject* dispatcher);
 
-/// Parses `text` and converts the free-name descriptions. Raises gpujit.CompileError for a text that does
-/// not parse or lacks the function.
-std::shared_ptr<const KernelSource> build_kernel_source(const std::string& text, const std::string& filename,
-                                                        unsigned first_line, const std::string& name,
-                                                        pyb::handle globals, SourceResolver resolve);
+/// Parses `text` into a source whose free names are still empty. Raises gpujit.CompileError for a text
+/// that does not parse; ValueError if it lacks the function.
+std::shared_ptr<KernelSource> parse_kernel_source(const std::string& text, const std::string& filename,
+                                                  unsigned first_line, const std::string& name);
+/// Converts the free-name descriptions into `src`'s environment. A device function may resolve to a
+/// source still being filled (one that calls itself, directly or through others): it is used as it is, so
+/// recursion reaches semantic analysis, which accepts a function calling itself and names a longer cycle.
+void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve);
 
 }  // namespace gpujit::py

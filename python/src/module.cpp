@@ -59,8 +59,6 @@ struct PinnedBuffer {
 
 }  // namespace
 
-void register_dlpack(pyb::module_& m, pyb::class_<PyDeviceArray>& cls);
-
 }  // namespace gpujit::py
 
 PYBIND11_MODULE(_core, m) {

@@ -92,23 +92,24 @@ def bad_index(a):
 # GLOBAL-DAG: atom.global.exch.b32
 # GLOBAL-DAG: atom.global.inc.u32
 # GLOBAL-DAG: atom.global.dec.u32
-# GLOBAL-DAG: atom.global.cas.b32
-# GLOBAL-DAG: atom.global.cas.b64
+# GLOBAL-DAG: atom{{(.relaxed.gpu)?}}.global.cas.b32
+# GLOBAL-DAG: atom{{(.relaxed.gpu)?}}.global.cas.b64
 # GLOBAL-NOT: atom.global.sub
 
 # SHARED: .visible .entry {{.*}}shared_ops
 # An atomic whose old value is unused is a `red` (reduction) instruction.
 # SHARED-DAG: {{atom|red}}.shared.add.u32
 # SHARED-DAG: {{atom|red}}.shared.add.f32
-# SHARED-DAG: atom.shared.cas.b32
+# SHARED-DAG: atom{{(.relaxed.gpu)?}}.shared.cas.b32
 # SHARED-DAG: {{atom|red}}.global.add.u32
 # SHARED-DAG: {{atom|red}}.global.add.f32
 
 # numba's max: a NaN value or element stores nothing; otherwise a CAS loop runs while the element is smaller.
 # FMAX: .visible .entry {{.*}}float_max
-# FMAX: ld.global.f32
-# FMAX: setp.{{(nan|num)}}.f32
-# FMAX: atom.global.cas.b32
+# FMAX: ld.{{(relaxed.gpu.)?}}global.b32
+# FMAX: setp.nan.f32
+# FMAX: setp.geu.f32
+# FMAX: atom{{(.relaxed.gpu)?}}.global.cas.b32
 # FMAX-NOT: atom.global.max
 
 # ERRINC: error: cuda.atomic.inc() does not support arrays of int32 ('a' is an argument); it takes arrays of uint32 or uint64

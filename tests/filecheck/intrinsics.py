@@ -8,6 +8,7 @@
 # RUN: %gpujit ptx %s -k floats --sig 'void(float32[::1], float64[::1])' --arch sm_75 -o %t.f.ptx
 # RUN: FileCheck %s --check-prefix=FLOATS < %t.f.ptx
 # RUN: %ptxas-all %t.f.ptx
+# RUN: %gpujit ptx %s -k floats --sig 'void(float32[::1], float64[::1])' --emit typed | FileCheck %s --check-prefix=FLOATS-TYPED
 # RUN: %gpujit ptx %s -k bad_popc --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERR
 import gpujit as cuda
 
@@ -41,18 +42,21 @@ def bad_popc(f):
 # BITS-DAG: clz.b64
 # BITS-DAG: {{selp.b64|max.s64|abs.s64}}
 
-# TYPED: cuda.popc(x) -> uint32
-# TYPED: cuda.brev(x) -> uint32
-# TYPED: cuda.clz(x) -> uint32
-# TYPED: cuda.ffs(x) -> uint32
-# TYPED: cuda.popc(y) -> int64
-# TYPED: cuda.clz(y) -> int64
-# TYPED: cuda.ffs(y) -> uint32
+# TYPED: cuda.popc<cuda.popc>(x:uint32):uint32
+# TYPED: cuda.brev<cuda.brev>(x:uint32):uint32
+# TYPED: cuda.clz<cuda.clz>(x:uint32):uint32
+# TYPED: cuda.ffs<cuda.ffs>(x:uint32):uint32
+# TYPED: cuda.popc<cuda.popc>(y:int64):int64
+# TYPED: cuda.clz<cuda.clz>(y:int64):int64
+# TYPED: cuda.ffs<cuda.ffs>(y:int64):uint32
+# TYPED: cuda.selp<cuda.selp>((y:int64 > 0:int64):bool, y:int64, (-y:int64):int64):int64
 
+# fma with float32 operands (and weak constants) stays float32; cbrt is libdevice's, inlined.
 # FLOATS: .visible .entry {{.*}}floats
-# FLOATS-DAG: fma.rn.f32
-# FLOATS-DAG: fma.rn.f64
-# FLOATS-DAG: selp.f64
-# FLOATS-NOT: cvt.f64.f32
+# FLOATS-DAG: fma.rn.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, 0f3F800000;
+# FLOATS-DAG: fma.rn.f64 {{%rd[0-9]+}}, {{%rd[0-9]+}}, 0d4000000000000000, {{%rd[0-9]+}};
+# FLOATS-TYPED: cuda.fma<cuda.fma>(f[i:int64]:float32, f[(i:int64 + 1:int64):int64]:float32, 1.0:float64->float32):float32
+# FLOATS-TYPED: cuda.cbrt<cuda.cbrt>(f[i:int64]:float32):float32
+# FLOATS-TYPED: cuda.cbrt<cuda.cbrt>(d[i:int64]:float64):float64
 
 # ERR: error: cuda.popc() argument 1 must be an integer, got float32

@@ -71,23 +71,31 @@ def bad_local(out):
     a = cuda.local.array(0, np.float32)
     out[0] = a[0]
 
-# Four static arrays, each its size: 32 float32, 4x32 float64, 2x3x32 int16, 32x33 uint8.
+# Four static arrays, each its size: 32 float32, 4x32 float64, 2x3x32 int16, 32x33 uint8. (LLVM declares a
+# shared array one function uses inside that function.)
 # STATIC-DAG: .shared .align 16 .b8 {{.*}}[128];
 # STATIC-DAG: .shared .align 16 .b8 {{.*}}[1024];
 # STATIC-DAG: .shared .align 16 .b8 {{.*}}[384];
 # STATIC-DAG: .shared .align 16 .b8 {{.*}}[1056];
-# STATIC: bar.sync 0
-# STATIC: st.global.u64
+# STATIC: st.shared.b32
+# STATIC: st.shared.b64
+# STATIC: st.shared.b16
+# STATIC: st.shared.b8
+# STATIC: bar.sync 0;
+# len(a) + b.size + c.shape[2] folds to 32 + 128 + 32.
+# STATIC: st.global.b64 [{{%rd[0-9]+}}], 192;
 
 # Both dynamic arrays are the one extern symbol; their extent is %dynamic_smem_size / itemsize.
 # DYN: .extern .shared .align 16 .b8 gpujit_dynamic_shared[];
 # DYN-NOT: .shared .align 16 .b8 shared
-# DYN: st.shared.{{[fbu]}}32 [gpujit_dynamic_shared{{.*}}]
-# DYN: ld.shared.{{[bu]}}32 {{.*}}[gpujit_dynamic_shared{{.*}}]
+# DYN: mov.b64 [[BASE:%rd[0-9]+]], gpujit_dynamic_shared;
+# DYN: st.shared.b32
+# DYN: ld.shared.b32
 # DYN: %dynamic_smem_size
 
-# LOCAL: .local .align {{(8|16)}} .b8 __local_depot
-# LOCAL: ld.local.f64
+# LOCAL: .local .align {{(8|16)}} .b8 __local_depot0[256];
+# LOCAL: st.local
+# LOCAL: ld.local.b64
 
 # ERR: error: shared.array shape must be a compile-time constant; 'n' is an argument
 # ERRLOCAL: error: local.array shape must be positive, got 0

@@ -23,6 +23,7 @@ def bad_print(a):
     print(a, sep=",")
 
 # CHECK: .extern .func {{.*}}vprintf
+# CHECK: .const .align 1 .b8 {{.*}}[45] = {104, 101, 108, 108, 111, 32,
 # CHECK: .visible .entry {{.*}}show
 # CHECK: cvt.f64.f32
 # CHECK: call.uni {{.*}}vprintf

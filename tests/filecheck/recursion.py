@@ -70,7 +70,7 @@ def declared_kernel(out):
 # CHECK: call.uni {{.*}}fib
 # CHECK: .visible .entry {{.*}}fib_kernel
 
-# TYPED: def fib(n: int64) -> int64
+# TYPED: device fib(n: int64) -> int64
 
 # MUTUAL: error: mutual recursion is not supported: is_even -> is_odd -> is_even; only a function that calls itself may recurse
 

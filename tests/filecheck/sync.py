@@ -41,9 +41,9 @@ def fences(out):
 # CHECK: bar.warp.sync -1;
 
 # FENCE: .visible .entry {{.*}}fences
-# FENCE: st.global.u32
+# FENCE: st.global.b32
 # FENCE-NEXT: {{membar.cta|fence.sc.cta}};
-# FENCE: st.global.u32
+# FENCE: st.global.b32
 # FENCE-NEXT: {{membar.gl|fence.sc.gpu}};
-# FENCE: st.global.u32
+# FENCE: st.global.b32
 # FENCE-NEXT: {{membar.sys|fence.sc.sys}};

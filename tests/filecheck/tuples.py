@@ -32,14 +32,16 @@ def bad_index(out):
     t = (1, 2.0)
     out[0] = t[2]
 
+# An array is 3 parameters (data, shape, stride); each tuple element is one more.
 # CHECK: .visible .entry {{.*}}use_tuples(
-# CHECK: .param .f32 {{.*}}_param_5,
-# CHECK: .param .f32 {{.*}}_param_6,
-# CHECK: .param .b64 {{.*}}_param_7,
-# CHECK: .param .f64 {{.*}}_param_8
-# CHECK-NOT: _param_9
+# CHECK: .param .f32 {{.*}}_param_3,
+# CHECK: .param .f32 {{.*}}_param_4,
+# CHECK: .param .u64 {{.*}}_param_5,
+# CHECK: .param .f64 {{.*}}_param_6
+# CHECK-NOT: _param_7
 
-# TYPED: def use_tuples(out: float64[::1], pair: UniTuple(float32 x 2), mixed: Tuple(int64, float64))
-# TYPED: t: Tuple(int64, int64, float64)
+# TYPED: kernel use_tuples(out: float64[::1], pair: (float32, float32), mixed: (int64, float64)) -> void
+# TYPED: t: (int64, int64, float64)
+# TYPED: (q:int64, r:int64):(int64, int64) = divmod_<device {{.*}}>(i:int64, 3:int64):(int64, int64)
 
 # ERR: error: tuple index 2 is out of range for a tuple of 2 elements

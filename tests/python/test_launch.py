@@ -273,3 +273,16 @@ def test_cupy_and_torch_arrays_take_their_fast_paths(fake, monkeypatch):
     assert k.signatures == ["(float32[:, :], float32[:, ::1])"]
     with pytest.raises(TypeError, match="argument 'b' .* cannot be passed: no interface on a CPU tensor|argument 'b'"):
         k[1, 1](_FakeCupyModule.ndarray(view), _FakeTorchModule.Tensor(d, is_cuda=False))
+
+
+def test_arrays_of_another_backend_are_refused_by_name(fake):
+    @gpu.jit
+    def k(a):
+        pass
+
+    gpu._core._set_backend("cpu")
+    on_cpu = gpu.to_device(np.arange(3.0))
+    gpu._core._set_backend("cuda")
+    np.testing.assert_array_equal(on_cpu.copy_to_host(), np.arange(3.0))  # still usable after the switch
+    with pytest.raises(TypeError, match=r"argument 'a' \(position 1\) is an array on cpu \(device 0\) but the launch is on Fake CUDA Device 0"):
+        k[1, 1](on_cpu)

@@ -95,6 +95,7 @@ class Args {
     l.static_shared_bytes = result.host->static_shared_bytes;
     l.dynamic_shared_bytes = dynamic_shared;
     l.uses_barrier = result.host->uses_barrier;
+    l.uses_grid_sync = result.uses_grid_sync;
     HostExecutor::instance().launch(l);
   }
 

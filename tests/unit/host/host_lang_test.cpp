@@ -443,7 +443,7 @@ def k(a, x, u):
 }
 
 TEST(HostLang, RecursiveDeviceFunctions) {
-  CompileResult r = compile_for_host(R"(
+  CompileResult r = compile_for_host(R"src(
 import gpujit as cuda
 
 @cuda.jit(device=True)
@@ -476,7 +476,7 @@ def k(out, sq):
     out[i] = fib(i) + power(2.0, i) + halves(i)
     if i == 0:
         count_down(sq, len(sq) - 1)
-)",
+)src",
                                      "k", "float64[::1], int64[::1]");
   std::vector<double> out(20);
   std::vector<int64_t> sq(10);

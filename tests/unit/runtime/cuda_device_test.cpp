@@ -278,3 +278,25 @@ TEST(LaunchDims, ZeroAndOversizedDimensionsAreNamed) {
 
 }  // namespace
 }  // namespace gpujit::rt
+
+namespace gpujit::rt {
+namespace {
+
+TEST(Runtime, SwitchingBackendsKeepsEachBackendsDevices) {
+  Runtime& rt = Runtime::get();
+  rt.set_backend("cuda");
+  Device& gpu = rt.current_device();
+  EXPECT_EQ(gpu.backend(), BackendKind::Cuda);
+  DeviceBuffer on_gpu(gpu, 256, nullptr);
+  rt.set_backend("cpu");
+  Device& cpu = rt.current_device();
+  EXPECT_EQ(cpu.backend(), BackendKind::Host);
+  EXPECT_EQ(rt.backend_name(), "cpu");
+  rt.set_backend("cuda");
+  EXPECT_EQ(&rt.current_device(), &gpu);  // the same device object: arrays made on it stay valid
+  EXPECT_THROW(rt.set_backend("tpu"), std::invalid_argument);
+  EXPECT_EQ(rt.backend_name(), "cuda");
+}
+
+}  // namespace
+}  // namespace gpujit::rt
