@@ -201,6 +201,7 @@ struct PtxOptions {
   Stage emit = Stage::Ptx;
   int opt_level = 3;
   bool fastmath = false;
+  bool debug = false;
   std::string output;
 };
 
@@ -222,6 +223,8 @@ int run_ptx(const PtxOptions& opts) {
   request.options.arch = check_arch(opts.arch);
   request.options.opt_level = opts.opt_level;
   request.options.fastmath = opts.fastmath || decorator_flag(fn, "fastmath");
+  request.options.debug =
+      opts.debug || decorator_flag(fn, "debug") || decorator_flag(fn, "boundscheck");
   request.options.keep_tokens = opts.emit == Stage::Tokens;
   request.options.keep_ast = opts.emit == Stage::Ast;
   request.options.keep_typed = opts.emit == Stage::Typed;
@@ -292,6 +295,9 @@ int main_impl(int argc, char** argv) {
       ->capture_default_str();
   ptx->add_flag("--fastmath", opts.fastmath,
                 "Approximate division and sqrt, flush denormals (numba's fastmath)");
+  ptx->add_flag("--debug", opts.debug,
+                "Bounds-check array indexing: an out-of-range index prints where and traps (numba's "
+                "debug=True / boundscheck=True)");
   ptx->add_option("-o,--output", opts.output, "Write the output to this file instead of stdout");
   ptx->footer(kPtxFooter);
 

@@ -6,7 +6,8 @@
 // strides passed at launch are never read for it; any other layout uses the byte strides. Index arithmetic
 // is `nsw`: an in-bounds offset never exceeds the array's byte size, and the flag lets LLVM fold sign
 // extensions and keep the math narrow. Negative indices count from the end (a[-1]) for signed index
-// types; there is no bounds check, as in numba-cuda without debug.
+// types. Without debug there is no bounds check, as in numba-cuda; with it (CompileOptions::debug) every
+// integer index is checked after the wrap (checked_index, codegen/bounds_check.cpp).
 //
 // Slices make views with Python's clamping rules (PySlice_AdjustIndices); a zero step selects nothing
 // rather than raising.
@@ -79,23 +80,24 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
     const SliceExpr* slice = nullptr;
     llvm::Value* value = nullptr;
     Type type;
+    const Expr* expr = nullptr;  // where the index is written, for bounds-check messages
   };
   std::vector<Component> comps;
   auto add_expr = [&](const Expr& e) {
     if (auto* s = e.as<SliceExpr>()) {
-      comps.push_back({s, nullptr, Type()});
+      comps.push_back({s, nullptr, Type(), &e});
     } else {
-      comps.push_back({nullptr, lower_expr(e), type_of(e)});
+      comps.push_back({nullptr, lower_expr(e), type_of(e), &e});
     }
   };
   if (auto* tuple = index.as<TupleExpr>()) {
     for (const ExprPtr& e : tuple->elts) add_expr(*e);
   } else if (auto* s = index.as<SliceExpr>()) {
-    comps.push_back({s, nullptr, Type()});
+    comps.push_back({s, nullptr, Type(), &index});
   } else if (const Type& it = type_of(index); it.is_tuple()) {
     llvm::Value* v = lower_expr(index);
     for (unsigned i = 0; i < it.elements.size(); ++i)
-      comps.push_back({nullptr, b_.CreateExtractValue(v, {i}), it.elements[i]});
+      comps.push_back({nullptr, b_.CreateExtractValue(v, {i}), it.elements[i], &index});
   } else {
     add_expr(index);
   }
@@ -107,7 +109,7 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
   if (all_ints) {
     std::vector<llvm::Value*> idx;
     for (unsigned k = 0; k < comps.size(); ++k)
-      idx.push_back(wrap_index(comps[k].value, comps[k].type, a.shape[k]));
+      idx.push_back(checked_index(comps[k].value, comps[k].type, a.shape[k], k, *comps[k].expr));
     return {element_pointer(a, t, idx), nullptr};
   }
 
@@ -127,7 +129,7 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
     }
     const Component& c = comps[k];
     if (!c.slice) {
-      llvm::Value* i = wrap_index(c.value, c.type, a.shape[k]);
+      llvm::Value* i = checked_index(c.value, c.type, a.shape[k], k, *c.expr);
       offset = b_.CreateAdd(offset, b_.CreateMul(i, strides[k], "", false, true), "", false, true);
       continue;
     }

@@ -46,8 +46,8 @@ void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& 
 
   auto start = Clock::now();
   llvm::LLVMContext context;
-  LoweredModule lowered =
-      lower_program(program, request.globals, *target, context, options.fastmath, result.diagnostics);
+  LoweredModule lowered = lower_program(program, request.globals, *target, context, options.fastmath,
+                                        result.diagnostics, options.debug);
   result.params = lowered.params;
   result.entry_name = lowered.kernel->getName().str();
   if (result.diagnostics.has_errors()) return;

@@ -14,6 +14,7 @@
 //   warp_lowering.cpp     shfl/vote/match_*_sync, activemask, lanemask_lt, cg.this_grid().sync()
 //   complex_lowering.cpp  complex64/complex128 arithmetic, complex(), .real/.imag, cmath
 //   random_lowering.cpp   gpu.random's xoroshiro128+ draws
+//   bounds_check.cpp      debug=True: array index checks and the targets' index_error
 //
 // Value representation: a scalar is an LLVM scalar (bool is i1; in array memory it is a byte), a tuple is
 // a literal struct of its elements, None is the empty struct, and an array is the struct
@@ -43,7 +44,7 @@ struct BuiltinInfo;
 class ModuleLowering {
  public:
   ModuleLowering(const TypedProgram& program, const GlobalEnv& globals, Target& target, llvm::Module& module,
-                 bool fastmath, Diagnostics& diags);
+                 bool fastmath, Diagnostics& diags, bool bounds_check = false);
 
   llvm::Module& module() { return module_; }
   llvm::LLVMContext& ctx() { return module_.getContext(); }
@@ -51,6 +52,9 @@ class ModuleLowering {
   const GlobalEnv& globals() const { return globals_; }
   Diagnostics& diags() { return diags_; }
   bool fastmath() const { return fastmath_; }
+  /// Array indices are checked against their axes (CompileOptions::debug).
+  bool bounds_check() const { return bounds_check_; }
+  const TypedProgram& program() const { return program_; }
 
   /// The LLVM type of a value of type `t` (see the representation above).
   llvm::Type* llvm_type(const Type& t);
@@ -71,6 +75,7 @@ class ModuleLowering {
   Target& target_;
   llvm::Module& module_;
   bool fastmath_;
+  bool bounds_check_;
   Diagnostics& diags_;
   std::map<const TypedFunction*, llvm::Function*> functions_;
   std::map<std::pair<unsigned, bool>, llvm::Function*> int_pow_;
@@ -159,6 +164,10 @@ class FunctionLowering {
   /// Integer index value (any integer type) to i64, wrapping negative values by `extent` (Python's
   /// a[-1]) when the index type is signed.
   llvm::Value* wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent);
+  /// wrap_index(), then, with bounds checks on, a check that the result lies in [0, extent) whose failure
+  /// calls Target::index_error naming axis `axis` and the source line of `at` (codegen/bounds_check.cpp).
+  llvm::Value* checked_index(llvm::Value* index, const Type& index_type, llvm::Value* extent, unsigned axis,
+                             const Expr& at);
   /// The address of element `indices` (one i64 per dimension, already wrapped) of an array.
   llvm::Value* element_pointer(const ArrayParts& a, const Type& array_type,
                                const std::vector<llvm::Value*>& idx);

@@ -99,6 +99,7 @@ class HostJit {
     define("gpujit_host_syncwarp", &gpujit_host_syncwarp);
     define("gpujit_host_warp", &gpujit_host_warp);
     define("gpujit_host_grid_sync", &gpujit_host_grid_sync);
+    define("gpujit_host_index_error", &gpujit_host_index_error);
     if (llvm::Error e = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
       throw InternalError("host JIT: " + llvm::toString(std::move(e)));
   }
@@ -144,8 +145,8 @@ void compile_typed_for_host(const TypedProgram& program, const CompileRequest& r
   auto context = std::make_unique<llvm::LLVMContext>();
 
   auto start = std::chrono::steady_clock::now();
-  LoweredModule lowered =
-      lower_program(program, request.globals, *target, *context, options.fastmath, result.diagnostics);
+  LoweredModule lowered = lower_program(program, request.globals, *target, *context, options.fastmath,
+                                        result.diagnostics, options.debug);
   result.params = lowered.params;
   result.entry_name = lowered.kernel->getName().str();
   if (result.diagnostics.has_errors()) return;

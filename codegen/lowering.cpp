@@ -25,12 +25,13 @@ namespace gpujit {
 // ModuleLowering
 
 ModuleLowering::ModuleLowering(const TypedProgram& program, const GlobalEnv& globals, Target& target,
-                               llvm::Module& module, bool fastmath, Diagnostics& diags)
+                               llvm::Module& module, bool fastmath, Diagnostics& diags, bool bounds_check)
     : program_(program),
       globals_(globals),
       target_(target),
       module_(module),
       fastmath_(fastmath),
+      bounds_check_(bounds_check),
       diags_(diags) {}
 
 llvm::Type* ModuleLowering::llvm_type(const Type& t) {
@@ -335,13 +336,13 @@ void FunctionLowering::finish_function() {
 // The entry point
 
 LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
-                            llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags) {
+                            llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags, bool bounds_check) {
   const TypedFunction* kernel = program.kernel();
   if (!kernel || !kernel->def) throw InternalError("codegen: the typed program has no kernel");
   LoweredModule out;
   out.module = std::make_unique<llvm::Module>(kernel->name, ctx);
   target.init_module(*out.module);
-  ModuleLowering m(program, globals, target, *out.module, fastmath, diags);
+  ModuleLowering m(program, globals, target, *out.module, fastmath, diags, bounds_check);
 
   for (const auto& fn : program.functions) {
     if (fn.get() == kernel) continue;

@@ -35,8 +35,10 @@ bool uses_grid_sync(const TypedProgram& program);
 
 /// Lowers the kernel of `program` and every device function it calls into a fresh module of `ctx`.
 /// `globals` resolves captured constant arrays (const.array_like). User errors go to `diags`; when it
-/// gains an error the module is incomplete and must not be compiled further.
+/// gains an error the module is incomplete and must not be compiled further. `bounds_check` (debug=True)
+/// checks every array index against its axis (codegen/bounds_check.cpp).
 LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
-                            llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags);
+                            llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags,
+                            bool bounds_check = false);
 
 }  // namespace gpujit

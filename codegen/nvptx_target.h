@@ -34,6 +34,9 @@ class NvptxTarget final : public Target {
   llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const override;
   llvm::Value* dynamic_shared_size(llvm::IRBuilder<>& b) override;
   void print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) override;
+  // Bounds-check failures (debug=True): codegen/bounds_check.cpp.
+  void index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
+                   unsigned axis) override;
   llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
                          llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) override;
   bool finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) override;

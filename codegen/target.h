@@ -95,6 +95,15 @@ class Target {
   /// the device synchronizes; the host's is flushed at once.
   virtual void print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) = 0;
 
+  /// An array index outside its axis in code compiled with bounds checks (CompileOptions::debug): reports it
+  /// and ends the thread. Lowering puts `unreachable` after the call, so the emitted code must not return.
+  /// `where` is a generic pointer to a C string naming the function and source line ("kernel 'k' at
+  /// file.py:12"), `index` the i64 index as written, `extent` the axis' i64 size. The GPU prints the message
+  /// and traps (the launch then fails at the next synchronization); the host records it for the executor,
+  /// which raises it after the launch (codegen/bounds_check.cpp).
+  virtual void index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
+                           unsigned axis) = 0;
+
   /// Calls the math function the builtins table names by its libdevice name ("__nv_expf", "__nv_erf").
   /// `args` already have the function's parameter types; the result has type `ret`.
   virtual llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,

@@ -104,4 +104,12 @@ __attribute__((visibility("default"))) uint64_t gpujit_host_warp(gpujit::HostThr
 /// cg.this_grid().sync(): waits until every thread of the grid has arrived (the executor runs a grid that
 /// uses it with all its blocks at once).
 __attribute__((visibility("default"))) void gpujit_host_grid_sync(gpujit::HostThreadContext* ctx);
+/// A bounds check failed in a kernel compiled with debug=True: index `index` of axis `axis` is outside
+/// [0, extent). `where` names the function and source line ("kernel 'k' at file.py:12"); tid_* is the
+/// thread's index (ctx->tid is not kept current inside a block entry's loop). Records the first such error of
+/// the block and ends it: the executor abandons the block's other threads and raises the error after the
+/// launch (rt::KernelIndexError). Never returns.
+[[noreturn]] __attribute__((visibility("default"))) void gpujit_host_index_error(
+    gpujit::HostThreadContext* ctx, const char* where, int64_t index, int64_t extent, uint32_t axis,
+    uint32_t tid_x, uint32_t tid_y, uint32_t tid_z);
 }

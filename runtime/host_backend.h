@@ -61,7 +61,8 @@ class HostDevice final : public rt::Device {
   std::shared_ptr<rt::LoadedKernel> load_kernel(const CompileResult& result,
                                                 const std::string& name) override;
   /// Runs the whole grid before returning. A kernel that deadlocks at a barrier throws HostExecutionError
-  /// (a std::runtime_error) naming the kernel and the block.
+  /// (a std::runtime_error) naming the kernel and the block; one compiled with debug=True that indexes out of
+  /// bounds throws rt::KernelIndexError.
   void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;
 };
 

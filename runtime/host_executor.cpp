@@ -16,6 +16,11 @@
 // with the mask of the warp's lanes that called it in that pass.
 // cg.this_grid().sync() (a launch with uses_grid_sync) runs every block on an OS thread of its own; a block
 // whose live fibers all wait at the grid barrier waits for the other blocks (HostGridBarrier).
+// A failed bounds check (gpujit_host_index_error, kernels compiled with debug=True) ends its block at once:
+// a fiber switches to the scheduler for good, a thread run on the worker's own stack longjmps to the block's
+// start (generated code keeps nothing with a destructor on the stack). The block's other threads are
+// abandoned, so they cannot be reported as a deadlock, and the first index error of the launch is raised
+// after it in preference to any other failure.
 #include "runtime/host_executor.h"
 
 #include <fmt/format.h>
@@ -24,6 +29,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <csetjmp>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
@@ -32,6 +38,7 @@
 
 #include "runtime/host_fiber.h"
 #include "runtime/host_warp.h"
+#include "runtime/runtime_error.h"
 
 namespace gpujit {
 
@@ -66,6 +73,8 @@ struct HostBlockState {
   bool misused = false;          // a barrier was reached in a block run as a plain loop
   HostGridBarrier* grid = nullptr;  // the launch's grid barrier, for launches with uses_grid_sync
   bool grid_failed = false;         // a grid sync of a block run as a plain loop could not pass
+  std::jmp_buf* escape = nullptr;   // where an index error in a block run as a plain loop jumps to
+  std::string index_error;          // the block's first failed bounds check, as the message to raise
 };
 
 namespace {
@@ -213,6 +222,7 @@ struct HostExecutor::Impl {
   std::atomic<bool> failed{false};
   std::mutex error_mutex;
   std::string error;
+  std::string index_error;  // the first failed bounds check; raised in preference to `error`
   HostGridBarrier* grid = nullptr;  // uses_grid_sync launches: every block runs at once
 
 
@@ -227,7 +237,25 @@ struct HostExecutor::Impl {
   /// Records why the block `proto` names could not pass the grid barrier (nothing if another failure did it).
   void wait_failed(const HostThreadContext& proto);
   void fail(std::string message);
+  /// Records a failed bounds check (the first one wins) and stops the launch as fail() does.
+  void fail_index(std::string message);
+  /// Throws the launch's failure, if any: its index error first, else the first other error.
+  void throw_if_failed();
 };
+
+void HostExecutor::Impl::fail_index(std::string message) {
+  {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (index_error.empty()) index_error = std::move(message);
+  }
+  fail("");
+}
+
+void HostExecutor::Impl::throw_if_failed() {
+  if (!failed.load(std::memory_order_acquire)) return;
+  if (!index_error.empty()) throw rt::KernelIndexError(index_error);
+  throw HostExecutionError(error);
+}
 
 void HostExecutor::Impl::fail(std::string message) {
   std::lock_guard<std::mutex> lock(error_mutex);
@@ -287,6 +315,8 @@ void HostExecutor::Impl::run_block(Worker& worker, uint64_t linear_block) {
   } else {
     run_block_loop(worker, ctx);
   }
+  // Before departing: blocks waiting at a grid sync must see this failure, not a block that left early.
+  if (!worker.block.index_error.empty()) fail_index(std::move(worker.block.index_error));
   if (grid != nullptr) grid->depart();
   if (worker.block.grid_failed) wait_failed(ctx);
 }
@@ -327,8 +357,10 @@ void HostExecutor::Impl::run_cooperative(uint64_t total_blocks) {
   for (std::thread& t : threads) t.join();
 }
 
-void HostExecutor::Impl::run_block_loop(Worker& worker, HostThreadContext& ctx) {
-  const HostLaunch& l = *job;
+namespace {
+
+/// Runs every thread of the block `ctx` names, one after the other on the calling OS thread.
+void run_threads_in_order(const HostLaunch& l, HostThreadContext& ctx) {
   if (l.block_entry != nullptr && !l.uses_barrier) {
     l.block_entry(l.params, &ctx);
     return;
@@ -345,6 +377,24 @@ void HostExecutor::Impl::run_block_loop(Worker& worker, HostThreadContext& ctx) 
       }
     }
   }
+}
+
+/// run_threads_in_order(), with the landing place of gpujit_host_index_error's longjmp. False if a failed
+/// bounds check ended the block. Only generated code runs between the setjmp and the longjmp.
+bool run_threads_escapable(const HostLaunch& l, HostThreadContext& ctx) {
+  std::jmp_buf escape;
+  ctx.block->escape = &escape;
+  if (setjmp(escape) != 0) return false;
+  run_threads_in_order(l, ctx);
+  ctx.block->escape = nullptr;
+  return true;
+}
+
+}  // namespace
+
+void HostExecutor::Impl::run_block_loop(Worker& worker, HostThreadContext& ctx) {
+  const HostLaunch& l = *job;
+  if (!run_threads_escapable(l, ctx)) return;
   if (worker.block.misused) {
     fail(fmt::format(
         "kernel '{}' reached syncthreads() but was compiled without barriers; this is a gpujit bug",
@@ -388,6 +438,8 @@ void HostExecutor::Impl::run_block_fibers(Worker& worker, const HostThreadContex
         break;
       }
     }
+    // A failed bounds check ended a fiber's turn for good: the block stops, its other fibers abandoned.
+    if (!block.index_error.empty()) return;
     if (block.live == 0) return;
     // No fiber is running now. Warp barriers first: they may free lanes that go on to the block barrier.
     if (release_warp_barriers(fibers, n)) continue;
@@ -513,13 +565,14 @@ void HostExecutor::launch(const HostLaunch& launch) {
   s.next_block.store(0, std::memory_order_relaxed);
   s.failed.store(false, std::memory_order_relaxed);
   s.error.clear();
+  s.index_error.clear();
   if (launch.uses_grid_sync) {
     HostGridBarrier grid(total_blocks);
     s.grid = &grid;
     s.run_cooperative(total_blocks);
     s.grid = nullptr;
     s.job = nullptr;
-    if (s.failed.load(std::memory_order_acquire)) throw HostExecutionError(s.error);
+    s.throw_if_failed();
     return;
   }
   bool use_pool = !s.threads.empty() && total_blocks > 1;
@@ -537,7 +590,7 @@ void HostExecutor::launch(const HostLaunch& launch) {
     s.done_cv.wait(lock, [&] { return s.pending == 0; });
   }
   s.job = nullptr;
-  if (s.failed.load(std::memory_order_acquire)) throw HostExecutionError(s.error);
+  s.throw_if_failed();
 }
 
 }  // namespace gpujit
@@ -596,6 +649,25 @@ uint64_t gpujit_host_warp(gpujit::HostThreadContext* ctx, uint32_t op, uint32_t 
   fiber->warp = deposit;
   gpujit::pass_on(fiber);
   return fiber->warp.result;
+}
+
+void gpujit_host_index_error(gpujit::HostThreadContext* ctx, const char* where, int64_t index, int64_t extent,
+                             uint32_t axis, uint32_t tid_x, uint32_t tid_y, uint32_t tid_z) {
+  gpujit::HostBlockState* block = ctx->block;
+  if (block->index_error.empty()) {
+    block->index_error = fmt::format(
+        "index {} is out of bounds for axis {} with size {} in {}, thread ({}, {}, {}) of block ({}, {}, {})", index,
+        axis, extent, where, tid_x, tid_y, tid_z, ctx->ctaid[0], ctx->ctaid[1], ctx->ctaid[2]);
+  }
+  if (block->fibers != nullptr) {
+    // Back to the block's scheduler for good; it sees the error and abandons the block's fibers.
+    auto* fiber = reinterpret_cast<gpujit::Fiber*>(ctx);
+    fiber->state = gpujit::FiberState::Done;
+    gpujit::fiber_switch(&fiber->sp, block->scheduler_sp);
+    __builtin_unreachable();
+  }
+  if (block->escape == nullptr) std::abort();  // not run by the executor: nowhere to go
+  std::longjmp(*block->escape, 1);
 }
 
 void gpujit_host_grid_sync(gpujit::HostThreadContext* ctx) {

@@ -69,7 +69,9 @@ class HostExecutor {
   static HostExecutor& instance();
 
   /// Runs every block and thread of the grid; returns when all are done. Throws HostExecutionError for a
-  /// bad configuration or a deadlocked block (the other blocks stop early; memory they wrote stays written).
+  /// bad configuration or a deadlocked block (the other blocks stop early; memory they wrote stays written),
+  /// and rt::KernelIndexError (runtime/runtime_error.h) for a failed bounds check, which wins over any other
+  /// failure of the same launch.
   void launch(const HostLaunch& launch);
 
   /// Number of OS threads that run blocks, the launching thread included.

@@ -8,6 +8,7 @@
 
 #include "runtime/cuda_device.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/device_spec.h"
 #include "runtime/host_backend.h"
 #include "runtime/runtime_error.h"
 
@@ -26,6 +27,18 @@ const char* default_backend() {
   cuda::CudaDriver& driver = cuda::CudaDriver::get();
   if (driver.cuDeviceGetCount(&count) != cuda::CUDA_SUCCESS || count == 0) return "cpu";
   return "cuda";
+}
+
+/// Device `ordinal` of `b`, activated for the calling thread; std::out_of_range if `b` has no such device.
+Device& open_device(Backend& b, int ordinal) {
+  int count = b.device_count();
+  if (ordinal < 0 || ordinal >= count) {
+    throw std::out_of_range(fmt::format("no device {}: the {} backend has {} device{}", ordinal, b.name(),
+                                        count, count == 1 ? "" : "s"));
+  }
+  Device& device = b.device(ordinal);
+  device.activate();
+  return device;
 }
 
 }  // namespace
@@ -50,6 +63,7 @@ void Runtime::set_backend(const std::string& name) {
   if (!factories_.count(name)) throw std::invalid_argument(fmt::format("unknown backend '{}'", name));
   if (name != active_) {
     active_ = name;
+    default_ordinal_.store(0);
     generation_.fetch_add(1);
   }
 }
@@ -57,36 +71,52 @@ void Runtime::set_backend(const std::string& name) {
 std::string Runtime::backend_name() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!active_.empty()) return active_;
-  const char* env = std::getenv("GPUJIT_BACKEND");
-  return env && *env ? env : default_backend();
+  if (std::optional<DeviceSpec> env = device_from_environment()) return env->backend;
+  return default_backend();
 }
 
-Backend& Runtime::backend() {
-  std::string name = backend_name();
-  std::lock_guard<std::mutex> lock(mutex_);
-  active_ = name;
+Backend& Runtime::made_backend_locked(const std::string& name) {
   auto& slot = made_[name];
   if (!slot) {
     auto it = factories_.find(name);
     if (it == factories_.end()) {
       made_.erase(name);
-      active_.clear();
-      throw std::invalid_argument(fmt::format("unknown backend '{}' (GPUJIT_BACKEND)", name));
+      throw std::invalid_argument(fmt::format("unknown backend '{}'", name));
     }
     slot = it->second();
   }
   return *slot;
 }
 
-Device& Runtime::select_device(int ordinal) {
-  Backend& b = backend();
-  int count = b.device_count();
-  if (ordinal < 0 || ordinal >= count) {
-    throw std::out_of_range(fmt::format("no device {}: the {} backend has {} device{}", ordinal, b.name(),
-                                        count, count == 1 ? "" : "s"));
+Backend& Runtime::backend() {
+  std::string name = backend_name();
+  std::lock_guard<std::mutex> lock(mutex_);
+  Backend& b = made_backend_locked(name);
+  if (active_.empty()) {
+    // First use: threads start on the device GPUJIT_DEVICE names ("cuda:1"), else on device 0.
+    std::optional<DeviceSpec> env = device_from_environment();
+    default_ordinal_.store(env && env->backend == name ? env->ordinal : 0);
   }
-  Device& device = b.device(ordinal);
-  device.activate();
+  active_ = name;
+  return b;
+}
+
+Device& Runtime::select_device(int ordinal) {
+  Device& device = open_device(backend(), ordinal);
+  tl_current_ = &device;
+  tl_generation_ = generation_.load();
+  return device;
+}
+
+Device& Runtime::select(const std::string& name, int ordinal) {
+  Backend* b = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    b = &made_backend_locked(name);
+  }
+  // Opened before switching: a backend that cannot run here (no CUDA driver) leaves the active one as it was.
+  Device& device = open_device(*b, ordinal);
+  set_backend(name);
   tl_current_ = &device;
   tl_generation_ = generation_.load();
   return device;

@@ -1,12 +1,13 @@
 // The process-wide runtime: which backend runs kernels and which of its devices each thread uses.
 //
 // Backends register a factory under a name ("cuda" and "cpu" are built in). The active backend is, at first
-// use, the one set_backend() named, else the environment variable GPUJIT_BACKEND's, else "cuda" when the
-// CUDA driver loads and sees a GPU and "cpu" otherwise. set_backend() may switch later: every backend made
-// stays alive, so arrays and kernels of the previous one keep working (they hold their Device), and each
-// thread's current device is reset. Each thread has a current device of the active backend (device 0 until
-// select_device()), activated for the thread on first use, so the launch path only reads a thread-local
-// and one counter.
+// use, the one set_backend() named, else the one the environment variable GPUJIT_DEVICE names ("cpu", "cuda",
+// "cuda:1"; GPUJIT_BACKEND is its older name, see device_spec.h), else "cuda" when the CUDA driver loads and
+// sees a GPU and "cpu" otherwise. set_backend() and select() may switch later: every backend made stays
+// alive, so arrays and kernels of the previous one keep working (they hold their Device), and each thread's
+// current device is reset. Each thread has a current device of the active backend (device 0, or the
+// GPUJIT_DEVICE one, until select_device()), activated for the thread on first use, so the launch path only
+// reads a thread-local and one counter.
 //
 // The runtime object is never destroyed: kernels, arrays and streams held by Python objects may be released
 // during interpreter shutdown, after static destructors would have run.
@@ -41,19 +42,25 @@ class Runtime {
   /// The calling thread's current device, activated for it.
   Device& current_device() {
     if (tl_current_ && tl_generation_ == generation_.load(std::memory_order_relaxed)) return *tl_current_;
-    return select_device(0);
+    return select_device(default_ordinal_.load(std::memory_order_relaxed));
   }
   /// Makes device `ordinal` of the active backend current for the calling thread.
   Device& select_device(int ordinal);
+  /// Makes backend `name` active (as set_backend()) and its device `ordinal` current for the calling thread.
+  /// The device is opened first: if that throws (no CUDA driver, no such device), nothing changes.
+  Device& select(const std::string& name, int ordinal);
 
  private:
   Runtime();
+  /// The backend `name`, created on first request; mutex_ must be held. std::invalid_argument if unknown.
+  Backend& made_backend_locked(const std::string& name);
 
   std::mutex mutex_;
   std::map<std::string, BackendFactory> factories_;
   std::map<std::string, std::unique_ptr<Backend>> made_;  // every backend created, kept alive
   std::string active_;                                    // empty until chosen
   std::atomic<uint64_t> generation_{1};                   // bumped when the active backend changes
+  std::atomic<int> default_ordinal_{0};                   // a thread's device until it selects one
   static thread_local Device* tl_current_;
   static thread_local uint64_t tl_generation_;
 };

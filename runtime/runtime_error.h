@@ -6,7 +6,10 @@
 //   its text, e.g. "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
 // - LaunchError: a launch the runtime refuses before calling the driver (a zero or oversized grid or block,
 //   too much shared memory) or an argument it cannot pass. The message names the kernel and the limit.
-// The Python binding maps them to gpujit.CudaSupportError, gpujit.CudaAPIError and ValueError.
+// - KernelIndexError: a kernel compiled with debug=True indexed an array out of bounds; the message names
+//   the index, axis and extent, the kernel and source line, and the thread and block. The CPU backend raises
+//   it after the launch (the GPU traps instead, which fails the launch with a DriverError).
+// The Python binding maps them to gpujit.CudaSupportError, gpujit.CudaAPIError, ValueError and IndexError.
 #pragma once
 
 #include <stdexcept>
@@ -37,6 +40,11 @@ class DriverError : public std::runtime_error {
 class LaunchError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+};
+
+class KernelIndexError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace gpujit::rt

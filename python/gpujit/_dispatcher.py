@@ -17,7 +17,7 @@ class Dispatcher(_core.Dispatcher):
         if code.co_flags & 0x0C:  # CO_VARARGS | CO_VARKEYWORDS
             raise TypeError(f"'{pyfunc.__name__}': kernels take positional parameters only (no *args, **kwargs)")
         params = code.co_varnames[: code.co_argcount]
-        super().__init__(pyfunc.__name__, params, device, fastmath, opt)
+        super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug)
         self.py_func = pyfunc
         self.__name__ = pyfunc.__name__
         self.__qualname__ = getattr(pyfunc, "__qualname__", pyfunc.__name__)
@@ -43,6 +43,9 @@ class Dispatcher(_core.Dispatcher):
         return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
 
 
+# numba-cuda's jit options. fastmath and opt change the code; debug compiles at opt 0 with bounds-checked
+# array indexing (an out-of-bounds index raises IndexError on the CPU backend), boundscheck adds the checks
+# alone; the others are accepted so that numba-cuda code runs, and have no effect yet.
 _OPTIONS = {"device", "fastmath", "opt", "lineinfo", "debug", "inline", "cache", "link", "max_registers",
             "boundscheck", "forceinline", "launch_bounds"}
 
@@ -54,13 +57,16 @@ def jit(func_or_sig=None, device=False, **options):
     @jit(device=True)         a device function, callable from kernels
     @jit("void(float32[:])")  eager: compiled now for these signatures only (a list of them works too)
     @jit(fastmath=True)       approximate division, sqrt and denormals, as numba's fastmath
+    @jit(debug=True)          bounds-checked indexing at opt 0 (boundscheck=True: the checks alone)
     """
     unknown = set(options) - _OPTIONS
     if unknown:
         raise TypeError(f"jit() got unknown option(s): {', '.join(sorted(unknown))}")
-    kwargs = {"device": device, "fastmath": bool(options.get("fastmath", False)),
-              "opt": 0 if options.get("debug") else int(options.get("opt", 3) if options.get("opt", 3) is not True else 3),
-              "lineinfo": bool(options.get("lineinfo", False)), "debug": bool(options.get("debug", False))}
+    opt = options.get("opt", 3)
+    opt = 3 if opt is True else 0 if opt is False or options.get("debug") else int(opt)
+    kwargs = {"device": device, "fastmath": bool(options.get("fastmath", False)), "opt": opt,
+              "lineinfo": bool(options.get("lineinfo", False)),
+              "debug": bool(options.get("debug", False) or options.get("boundscheck", False))}
 
     def factory(pyfunc):
         return Dispatcher(pyfunc, **kwargs)

@@ -149,6 +149,24 @@ std::shared_ptr<rt::Stream> stream_from_python(pyb::handle obj, rt::Device& devi
 
 static rt::StreamHandle handle_of(const std::shared_ptr<rt::Stream>& s) { return s ? s->handle() : nullptr; }
 
+/// A view's shape (or byte strides) as a Python tuple.
+static pyb::tuple shape_tuple(const rt::ArrayView& v) {
+  pyb::tuple t(v.ndim);
+  for (int i = 0; i < v.ndim; ++i) t[size_t(i)] = pyb::int_(v.shape[i]);
+  return t;
+}
+static pyb::tuple strides_tuple(const rt::ArrayView& v) {
+  pyb::tuple t(v.ndim);
+  for (int i = 0; i < v.ndim; ++i) t[size_t(i)] = pyb::int_(v.strides[i]);
+  return t;
+}
+
+/// A NumPy view of host bytes `raw` laid out as the device view `v`, whose lowest byte is at raw[0].
+static pyb::object host_window(const rt::ArrayView& v, const pyb::object& raw, int64_t lo) {
+  return numpy().attr("ndarray")(shape_tuple(v), numpy_dtype(v.dtype), pyb::arg("buffer") = raw,
+                                 pyb::arg("offset") = -lo, pyb::arg("strides") = strides_tuple(v));
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Device arrays
 
@@ -222,8 +240,7 @@ pyb::object device_to_host(const PyDeviceArray& array, pyb::handle into, const s
   const rt::ArrayView& v = array.view;
   rt::Device& device = v.device ? *v.device : rt::Runtime::get().current_device();
   bool c = v.is_c_contiguous(), f = v.is_f_contiguous();
-  pyb::tuple shape(v.ndim);
-  for (int i = 0; i < v.ndim; ++i) shape[size_t(i)] = pyb::int_(v.shape[i]);
+  pyb::tuple shape = shape_tuple(v);
   pyb::object out;
   if (into.is_none()) {
     out = numpy().attr("empty")(shape, numpy_dtype(v.dtype), pyb::arg("order") = (!c && f) ? "F" : "C");
@@ -252,11 +269,7 @@ pyb::object device_to_host(const PyDeviceArray& array, pyb::handle into, const s
     device.copy_to_host(rb.buffer().buf, rt::DevicePtr(int64_t(v.data) + lo), size_t(hi - lo), handle_of(stream));
   }
   device.synchronize_stream(handle_of(stream));
-  pyb::tuple strides(v.ndim);
-  for (int i = 0; i < v.ndim; ++i) strides[size_t(i)] = pyb::int_(v.strides[i]);
-  pyb::object strided = numpy().attr("ndarray")(shape, numpy_dtype(v.dtype), pyb::arg("buffer") = raw,
-                                                pyb::arg("offset") = -lo, pyb::arg("strides") = strides);
-  numpy().attr("copyto")(out, strided);
+  numpy().attr("copyto")(out, host_window(v, raw, lo));
   return out;
 }
 
@@ -326,17 +339,9 @@ static rt::ArrayView index_view(const rt::ArrayView& base, pyb::handle key, bool
 
 static pyb::dict cuda_array_interface(const PyDeviceArray& a) {
   const rt::ArrayView& v = a.view;
-  pyb::tuple shape(v.ndim);
-  for (int i = 0; i < v.ndim; ++i) shape[size_t(i)] = pyb::int_(v.shape[i]);
-  pyb::object strides = pyb::none();
-  if (!v.is_c_contiguous()) {
-    pyb::tuple s(v.ndim);
-    for (int i = 0; i < v.ndim; ++i) s[size_t(i)] = pyb::int_(v.strides[i]);
-    strides = s;
-  }
   pyb::dict d;
-  d["shape"] = shape;
-  d["strides"] = strides;
+  d["shape"] = shape_tuple(v);
+  d["strides"] = v.is_c_contiguous() ? pyb::object(pyb::none()) : pyb::object(strides_tuple(v));
   d["typestr"] = typestr_of(v.dtype);
   d["data"] = pyb::make_tuple(pyb::int_(v.size() ? v.data : 0), false);
   d["version"] = 3;
@@ -402,16 +407,8 @@ void register_arrays(pyb::module_& m) {
 
   auto cls = pyb::class_<PyDeviceArray>(m, "DeviceArray", "An array in device memory (numba's DeviceNDArray).");
   g_device_array_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
-  cls.def_property_readonly("shape", [](const PyDeviceArray& a) {
-       pyb::tuple t(a.view.ndim);
-       for (int i = 0; i < a.view.ndim; ++i) t[size_t(i)] = pyb::int_(a.view.shape[i]);
-       return t;
-     })
-      .def_property_readonly("strides", [](const PyDeviceArray& a) {
-        pyb::tuple t(a.view.ndim);
-        for (int i = 0; i < a.view.ndim; ++i) t[size_t(i)] = pyb::int_(a.view.strides[i]);
-        return t;
-      })
+  cls.def_property_readonly("shape", [](const PyDeviceArray& a) { return shape_tuple(a.view); })
+      .def_property_readonly("strides", [](const PyDeviceArray& a) { return strides_tuple(a.view); })
       .def_property_readonly("dtype", [](const PyDeviceArray& a) { return numpy_dtype(a.view.dtype); })
       .def_property_readonly("ndim", [](const PyDeviceArray& a) { return a.view.ndim; })
       .def_property_readonly("size", [](const PyDeviceArray& a) { return a.view.size(); })
@@ -454,7 +451,7 @@ void register_arrays(pyb::module_& m) {
         PyDeviceArray target{index_view(a.view, key, &all_ints), a.stream};
         // Read-modify-write through the host keeps strided targets right; contiguous ones skip the read.
         pyb::object host = target.view.is_c_contiguous()
-                               ? numpy().attr("empty")(pyb::cast(target).attr("shape"), numpy_dtype(target.view.dtype))
+                               ? numpy().attr("empty")(shape_tuple(target.view), numpy_dtype(target.view.dtype))
                                : device_to_host(target, pyb::none(), a.stream);
         host[pyb::reinterpret_borrow<pyb::object>(Py_Ellipsis)] = value;
         if (target.view.is_c_contiguous()) {
@@ -468,14 +465,7 @@ void register_arrays(pyb::module_& m) {
           d.copy_to_host(rb.buffer().buf, rt::DevicePtr(int64_t(target.view.data) + lo), size_t(hi - lo),
                          handle_of(a.stream));
           d.synchronize_stream(handle_of(a.stream));
-          pyb::tuple shape(target.view.ndim), strides(target.view.ndim);
-          for (int i = 0; i < target.view.ndim; ++i) {
-            shape[size_t(i)] = pyb::int_(target.view.shape[i]);
-            strides[size_t(i)] = pyb::int_(target.view.strides[i]);
-          }
-          pyb::object window = numpy().attr("ndarray")(shape, numpy_dtype(target.view.dtype), pyb::arg("buffer") = raw,
-                                                       pyb::arg("offset") = -lo, pyb::arg("strides") = strides);
-          numpy().attr("copyto")(window, host);
+          numpy().attr("copyto")(host_window(target.view, raw, lo), host);
           d.copy_to_device(rt::DevicePtr(int64_t(target.view.data) + lo), rb.buffer().buf, size_t(hi - lo),
                            handle_of(a.stream));
           d.synchronize_stream(handle_of(a.stream));

@@ -372,12 +372,12 @@ PyObject* dispatcher_new(PyTypeObject* type, PyObject*, PyObject*) {
 }
 
 int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
-  static const char* keywords[] = {"name", "params", "device", "fastmath", "opt", nullptr};
+  static const char* keywords[] = {"name", "params", "device", "fastmath", "opt", "debug", nullptr};
   const char* name = nullptr;
   PyObject* params = nullptr;
-  int device = 0, fastmath = 0, opt = 3;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppi", const_cast<char**>(keywords), &name, &params, &device,
-                                   &fastmath, &opt)) {
+  int device = 0, fastmath = 0, opt = 3, debug = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppip", const_cast<char**>(keywords), &name, &params, &device,
+                                   &fastmath, &opt, &debug)) {
     return -1;
   }
   try {
@@ -388,6 +388,7 @@ int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
     st.device = device != 0;
     st.options.fastmath = fastmath != 0;
     st.options.opt_level = opt;
+    st.options.debug = debug != 0;  // bounds checks (debug=True or boundscheck=True)
   } catch (...) {
     set_error_from_current_exception();
     return -1;

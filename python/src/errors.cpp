@@ -38,6 +38,8 @@ void set_error_from_current_exception() {
     Py_DECREF(err);
   } catch (const rt::LaunchError& e) {
     PyErr_SetString(or_default(g_launch_error, PyExc_ValueError), e.what());
+  } catch (const rt::KernelIndexError& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
   } catch (const InternalError& e) {
     PyErr_SetString(PyExc_RuntimeError, (std::string("internal gpujit error (please report it): ") + e.what()).c_str());
   } catch (const std::out_of_range& e) {
@@ -93,6 +95,8 @@ void register_errors(pyb::module_& m) {
     } catch (const rt::DriverError&) {
       set_error_from_current_exception();
     } catch (const rt::LaunchError&) {
+      set_error_from_current_exception();
+    } catch (const rt::KernelIndexError&) {
       set_error_from_current_exception();
     } catch (const InternalError&) {
       set_error_from_current_exception();

@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "ir/builtins.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/device_spec.h"
 #include "runtime/runtime.h"
 #include "runtime/xoroshiro128p.h"
 
@@ -93,12 +94,22 @@ PYBIND11_MODULE(_core, m) {
       .def("__hash__", [](const PyDevice& d) { return reinterpret_cast<uintptr_t>(d.device); })
       .def("__repr__", [](const PyDevice& d) {
         const auto& p = d.device->properties();
-        return "<gpujit device " + std::to_string(p.ordinal) + " '" + p.name + "' (compute capability " +
-               std::to_string(p.cc_major) + "." + std::to_string(p.cc_minor) + ")>";
+        std::string what = d.device->backend() == rt::BackendKind::Host
+                               ? "cpu backend"
+                               : "cuda, compute capability " + std::to_string(p.cc_major) + "." +
+                                     std::to_string(p.cc_minor);
+        return "<gpujit device " + std::to_string(p.ordinal) + " '" + p.name + "' (" + what + ")>";
       });
 
   m.def("select_device", [](int ordinal) { return PyDevice{&rt::Runtime::get().select_device(ordinal)}; },
-        pyb::arg("device_id"), "Makes a device current for the calling thread and returns it.");
+        pyb::arg("device_id"),
+        "Makes device `device_id` of the active backend current for the calling thread and returns it.");
+  m.def("select_device", [](const std::string& name) {
+    rt::DeviceSpec spec = rt::parse_device_spec(name, "select_device()");
+    return PyDevice{&rt::Runtime::get().select(spec.backend, spec.ordinal)};
+  }, pyb::arg("device_id"),
+        "select_device('cpu'), select_device('cuda') or select_device('cuda:N'): switches every thread to that "
+        "backend and makes the device current for the calling thread.");
   m.def("get_current_device", [] { return PyDevice{&rt::Runtime::get().current_device()}; },
         "The calling thread's current device (device 0 unless select_device chose another).");
   m.def("device_count", [] { return rt::Runtime::get().backend().device_count(); });

@@ -11,9 +11,9 @@
 # RUN: %gpujit ptx %s -k float_max --sig 'void(float32[::1], float32[::1])' --arch sm_75 -o %t.fmax.ptx
 # RUN: FileCheck %s --check-prefix=FMAX < %t.fmax.ptx
 # RUN: %ptxas-all %t.fmax.ptx
-# RUN: %gpujit ptx %s -k bad_inc --sig 'void(int32[::1])' 2>&1 | FileCheck %s --check-prefix=ERRINC
-# RUN: %gpujit ptx %s -k bad_and --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERRAND
-# RUN: %gpujit ptx %s -k bad_index --sig 'void(float32[:, ::1])' 2>&1 | FileCheck %s --check-prefix=ERRIDX
+# RUN: not %gpujit ptx %s -k bad_inc --sig 'void(int32[::1])' 2>&1 | FileCheck %s --check-prefix=ERRINC
+# RUN: not %gpujit ptx %s -k bad_and --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERRAND
+# RUN: not %gpujit ptx %s -k bad_index --sig 'void(float32[:, ::1])' 2>&1 | FileCheck %s --check-prefix=ERRIDX
 import gpujit as cuda
 
 

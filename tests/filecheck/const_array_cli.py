@@ -2,7 +2,7 @@
 # so where the kernel uses one, naming the global (the PTX of constant arrays is checked from Python, in
 # tests/python/test_kernel_language.py, and in tests/unit/codegen). Writing into a constant array is an
 # error in any path.
-# RUN: %gpujit ptx %s -k smooth --sig 'void(float32[::1])' 2>&1 | FileCheck %s
+# RUN: not %gpujit ptx %s -k smooth --sig 'void(float32[::1])' 2>&1 | FileCheck %s
 import numpy as np
 
 import gpujit as cuda

@@ -9,7 +9,7 @@
 # RUN: FileCheck %s --check-prefix=FLOATS < %t.f.ptx
 # RUN: %ptxas-all %t.f.ptx
 # RUN: %gpujit ptx %s -k floats --sig 'void(float32[::1], float64[::1])' --emit typed | FileCheck %s --check-prefix=FLOATS-TYPED
-# RUN: %gpujit ptx %s -k bad_popc --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERR
+# RUN: not %gpujit ptx %s -k bad_popc --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERR
 import gpujit as cuda
 
 

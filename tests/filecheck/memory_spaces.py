@@ -11,8 +11,8 @@
 # RUN: %gpujit ptx %s -k per_thread --sig 'void(float64[::1], int64)' --arch sm_75 -o %t.local.ptx
 # RUN: FileCheck %s --check-prefix=LOCAL < %t.local.ptx
 # RUN: %ptxas-all %t.local.ptx
-# RUN: %gpujit ptx %s -k bad_shape --sig 'void(float32[::1], int64)' 2>&1 | FileCheck %s --check-prefix=ERR
-# RUN: %gpujit ptx %s -k bad_local --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERRLOCAL
+# RUN: not %gpujit ptx %s -k bad_shape --sig 'void(float32[::1], int64)' 2>&1 | FileCheck %s --check-prefix=ERR
+# RUN: not %gpujit ptx %s -k bad_local --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERRLOCAL
 import numpy as np
 
 import gpujit as cuda

@@ -5,7 +5,7 @@
 # RUN: FileCheck %s < %t.ptx
 # RUN: %ptxas-all %t.ptx
 # RUN: %gpujit ptx %s -k show --sig 'void(int32[::1], float32, uint8)' --emit llvm | FileCheck %s --check-prefix=IR
-# RUN: %gpujit ptx %s -k bad_print --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERR
+# RUN: not %gpujit ptx %s -k bad_print --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERR
 import gpujit as cuda
 
 GREETING = "hello"

@@ -5,8 +5,8 @@
 # RUN: FileCheck %s < %t.ptx
 # RUN: %ptxas-all %t.ptx
 # RUN: %gpujit ptx %s -k fib_kernel --sig 'void(int64[::1])' --emit typed | FileCheck %s --check-prefix=TYPED
-# RUN: %gpujit ptx %s -k mutual_kernel --sig 'void(int64[::1])' 2>&1 | FileCheck %s --check-prefix=MUTUAL
-# RUN: %gpujit ptx %s -k no_base_kernel --sig 'void(int64[::1])' 2>&1 | FileCheck %s --check-prefix=NOBASE
+# RUN: not %gpujit ptx %s -k mutual_kernel --sig 'void(int64[::1])' 2>&1 | FileCheck %s --check-prefix=MUTUAL
+# RUN: not %gpujit ptx %s -k no_base_kernel --sig 'void(int64[::1])' 2>&1 | FileCheck %s --check-prefix=NOBASE
 # RUN: %gpujit ptx %s -k declared_kernel --sig 'void(float64[::1])' --arch sm_75 -o %t.decl.ptx
 # RUN: %ptxas-all %t.decl.ptx
 import gpujit as cuda

@@ -5,7 +5,7 @@
 # RUN: FileCheck %s < %t.ptx
 # RUN: %ptxas-all %t.ptx
 # RUN: %gpujit ptx %s -k use_tuples --sig 'void(float64[::1], UniTuple(float32, 2), Tuple(int64, float64))' --emit typed | FileCheck %s --check-prefix=TYPED
-# RUN: %gpujit ptx %s -k bad_index --sig 'void(float64[::1])' 2>&1 | FileCheck %s --check-prefix=ERR
+# RUN: not %gpujit ptx %s -k bad_index --sig 'void(float64[::1])' 2>&1 | FileCheck %s --check-prefix=ERR
 import gpujit as cuda
 
 
@@ -33,7 +33,7 @@ def bad_index(out):
     out[0] = t[2]
 
 # An array is 3 parameters (data, shape, stride); each tuple element is one more.
-# CHECK: .visible .entry {{.*}}use_tuples(
+# CHECK: .visible .entry {{.*}}use_tuples_{{[0-9a-f]+}}(
 # CHECK: .param .f32 {{.*}}_param_3,
 # CHECK: .param .f32 {{.*}}_param_4,
 # CHECK: .param .u64 {{.*}}_param_5,

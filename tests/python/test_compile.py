@@ -60,9 +60,11 @@ def test_closure_variables_and_numpy_dtypes_are_captured():
 
     @gpu.jit
     def k(out):
-        out[0] = dt(n)
+        out[0] = dt(n) / 2
 
-    assert "5" in k.inspect_ptx("void(float32[::1])") or ".entry" in k.inspect_ptx("void(float32[::1])")
+    out = np.zeros(1, np.float32)
+    k[1, 1](out)  # runs on the default backend: the CPU where there is no GPU
+    assert out[0] == 2.5
 
 
 def _frames(tb):

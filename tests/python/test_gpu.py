@@ -187,4 +187,4 @@ def test_torch_tensors_are_passed_zero_copy():
 def test_inspect_ptx_targets_this_device():
     major, minor = gpu.get_current_device().compute_capability
     ptx = saxpy.inspect_ptx("void(float32, float32[::1], float32[::1], float32[::1])")
-    assert f".target sm_{major}{minor}" in ptx or ".target sm_" in ptx
+    assert f".target sm_{major}{minor}" in ptx  # H100/H200 are 9.0; newer GPUs would be capped at LLVM's newest

@@ -165,7 +165,7 @@ def k(out):
                      "write to it"),
               std::string::npos)
         << m;
-    EXPECT_NE(m.find("kernels.py:8:22: error: 'WEIGHTS' is in constant memory, which is read-only; an atomic "
+    EXPECT_NE(m.find("kernels.py:8:21: error: 'WEIGHTS' is in constant memory, which is read-only; an atomic "
                      "operation cannot write to it"),
               std::string::npos)
         << m;

@@ -242,12 +242,6 @@ def k(a):
             "6:11: print() in a kernel takes numbers and strings, got float32[:] ('a' is an argument)");
   EXPECT_EQ(only_error(R"(
 def k(a):
-    a[0] = cuda.shfl_sync(0xffffffff, a[0], 0)
-)",
-                       "float32[:]"),
-            "6:12: 'cuda.shfl_sync' is not supported yet");
-  EXPECT_EQ(only_error(R"(
-def k(a):
     r = range(4)
 )",
                        "float32[:]"),

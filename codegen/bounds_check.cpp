@@ -1,0 +1,94 @@
+// Debug-mode bounds checks (CompileOptions::debug, numba's debug=True / boundscheck=True): the check every
+// integer array index gets after Python's negative wrap, and what each target does when one fails.
+//
+// The check is one unsigned compare of the wrapped i64 index with the axis' extent (an index still negative
+// after the wrap compares as huge), branching to a cold block that hands the target the index as written,
+// the extent, the axis and a constant string naming the function and the source line. Target::index_error
+// never returns, so that block ends in `unreachable`: the in-bounds path gets no new values merging back and
+// LLVM keeps optimizing it as before. Without debug, checked_index() is wrap_index() and no check exists.
+//
+// NVPTX: one vprintf of the whole message with the thread and block indices, then llvm.trap; the launch fails
+// at the next synchronization and the message is on the device's printf output.
+// Host: a call to gpujit_host_index_error (runtime/host_abi.h), which records the message and ends the
+// block; the executor raises it after the launch (rt::KernelIndexError, IndexError in Python).
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
+
+#include "codegen/function_lowering.h"
+#include "codegen/host_target.h"
+#include "codegen/nvptx_target.h"
+
+namespace gpujit {
+namespace {
+
+/// A NUL-terminated string constant in address space `address_space` of the builder's module, as a generic
+/// pointer. unnamed_addr lets LLVM merge equal strings (every access on one line names the same place).
+llvm::Value* c_string(llvm::IRBuilder<>& b, const std::string& text, unsigned address_space) {
+  llvm::Module* module = b.GetInsertBlock()->getModule();
+  llvm::Constant* init = llvm::ConstantDataArray::getString(b.getContext(), text, true);
+  auto* g = new llvm::GlobalVariable(*module, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init,
+                                     "gpujit.where", nullptr, llvm::GlobalValue::NotThreadLocal, address_space);
+  g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  g->setAlignment(llvm::Align(1));
+  return b.CreateAddrSpaceCast(g, b.getPtrTy(0));
+}
+
+}  // namespace
+
+llvm::Value* FunctionLowering::checked_index(llvm::Value* index, const Type& index_type, llvm::Value* extent,
+                                             unsigned axis, const Expr& at) {
+  llvm::Value* wrapped = wrap_index(index, index_type, extent);
+  if (!m_.bounds_check()) return wrapped;
+  llvm::Value* written = cast(index, index_type, Type::scalar_of(ScalarKind::Int64));
+
+  // "kernel 'k' at file.py:12" or "device function 'f' of kernel 'k' at file.py:7".
+  const TypedFunction* kernel = m_.program().kernel();
+  std::string where = &fn_ == kernel ? "kernel '" + fn_.name + "'"
+                                     : "device function '" + fn_.name + "' of kernel '" + kernel->name + "'";
+  if (at.range.valid() && fn_.def->file) {
+    where += " at " + fn_.def->file->name() + ":" + std::to_string(at.range.begin.line);
+  }
+
+  llvm::BasicBlock* fail = new_block("index.error");
+  llvm::BasicBlock* ok = new_block("index.ok");
+  llvm::Value* in_bounds = b_.CreateICmpULT(wrapped, extent, "in.bounds");
+  b_.CreateCondBr(in_bounds, ok, fail, llvm::MDBuilder(m_.ctx()).createLikelyBranchWeights());
+  b_.SetInsertPoint(fail);
+  m_.target().index_error(b_, c_string(b_, where, m_.target().constant_address_space()), written, extent, axis);
+  b_.CreateUnreachable();
+  b_.SetInsertPoint(ok);
+  return wrapped;
+}
+
+void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
+                              unsigned axis) {
+  // The same text the host backend raises, so a message reads alike on both.
+  static const char* const kFormat =
+      "index %lld is out of bounds for axis %lld with size %lld in %s, thread (%lld, %lld, %lld) of block "
+      "(%lld, %lld, %lld)\n";
+  std::vector<llvm::Value*> args{index, b.getInt64(axis), extent, where};
+  for (SpecialReg reg : {SpecialReg::ThreadIdx, SpecialReg::BlockIdx}) {
+    for (unsigned a = 0; a < 3; ++a) args.push_back(b.CreateZExt(special_register(b, reg, a), b.getInt64Ty()));
+  }
+  print(b, c_string(b, kFormat, constant_address_space()), args);
+  b.CreateIntrinsic(llvm::Intrinsic::trap, {});
+}
+
+void HostTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
+                             unsigned axis) {
+  // The thread index goes along: inside a block entry's loop it lives in the loop's induction variables.
+  auto* call = llvm::cast<llvm::CallInst>(
+      call_runtime(b, "gpujit_host_index_error", b.getVoidTy(),
+                   {where, index, extent, b.getInt32(axis), thread_index(b, 0), thread_index(b, 1),
+                    thread_index(b, 2)}));
+  call->setDoesNotReturn();
+  if (llvm::Function* fn = call->getCalledFunction()) {
+    fn->setDoesNotReturn();
+    fn->addFnAttr(llvm::Attribute::Cold);
+  }
+}
+
+}  // namespace gpujit
