@@ -25,14 +25,25 @@ namespace gpujit {
 namespace {
 
 /// A NUL-terminated string constant in address space `address_space` of the builder's module, as a generic
-/// pointer. unnamed_addr lets LLVM merge equal strings (every access on one line names the same place).
+/// pointer.
 llvm::Value* c_string(llvm::IRBuilder<>& b, const std::string& text, unsigned address_space) {
   llvm::Module* module = b.GetInsertBlock()->getModule();
   llvm::Constant* init = llvm::ConstantDataArray::getString(b.getContext(), text, true);
-  auto* g = new llvm::GlobalVariable(*module, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init,
-                                     "gpujit.where", nullptr, llvm::GlobalValue::NotThreadLocal, address_space);
-  g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  g->setAlignment(llvm::Align(1));
+  // One global per distinct text: a kernel checks many accesses on the same line, all with one message.
+  llvm::GlobalVariable* g = nullptr;
+  for (llvm::GlobalVariable& existing : module->globals()) {
+    if (existing.getName().starts_with("gpujit.where") && existing.hasInitializer() &&
+        existing.getInitializer() == init && existing.getAddressSpace() == address_space) {
+      g = &existing;
+      break;
+    }
+  }
+  if (g == nullptr) {
+    g = new llvm::GlobalVariable(*module, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init,
+                                 "gpujit.where", nullptr, llvm::GlobalValue::NotThreadLocal, address_space);
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    g->setAlignment(llvm::Align(1));
+  }
   return b.CreateAddrSpaceCast(g, b.getPtrTy(0));
 }
 

@@ -34,6 +34,12 @@ llvm::Value* FunctionLowering::lower_expr(const Expr& e) {
       return cast(b_.getInt64(v), own, t);
     }
     case ExprKind::FloatLit:
+      if (static_cast<const FloatLitExpr&>(e).imaginary) {
+        llvm::Type* d = b_.getDoubleTy();
+        llvm::Constant* parts[] = {llvm::ConstantFP::get(d, 0.0),
+                                   llvm::ConstantFP::get(d, static_cast<const FloatLitExpr&>(e).value)};
+        return cast(llvm::ConstantStruct::getAnon(m_.ctx(), parts), Type::scalar_of(ScalarKind::Complex128), t);
+      }
       return cast(llvm::ConstantFP::get(b_.getDoubleTy(), static_cast<const FloatLitExpr&>(e).value),
                   Type::scalar_of(ScalarKind::Float64), t);
     case ExprKind::BoolLit:
@@ -334,6 +340,7 @@ std::optional<ConstValue> FunctionLowering::const_eval(const Expr& e) const {
     case ExprKind::IntLit:
       return ConstValue::of_int(int64_t(static_cast<const IntLitExpr&>(e).value));
     case ExprKind::FloatLit:
+      if (static_cast<const FloatLitExpr&>(e).imaginary) return std::nullopt;
       return ConstValue::of_float(static_cast<const FloatLitExpr&>(e).value);
     case ExprKind::BoolLit:
       return ConstValue::of_bool(static_cast<const BoolLitExpr&>(e).value);

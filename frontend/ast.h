@@ -84,8 +84,10 @@ struct IntLitExpr : Expr {
 
 struct FloatLitExpr : Expr {
   static constexpr ExprKind kKind = ExprKind::FloatLit;
-  FloatLitExpr(SourceRange r, double value) : Expr(kKind, r), value(value) {}
+  FloatLitExpr(SourceRange r, double value, bool imaginary = false)
+      : Expr(kKind, r), value(value), imaginary(imaginary) {}
   double value;
+  bool imaginary;  // 2.5j: the complex128 0 + 2.5j (Python's imaginary literal)
 };
 
 struct BoolLitExpr : Expr {

@@ -85,7 +85,9 @@ class Dumper {
         line(indent, role, fmt::format("IntLit {} {}", e.as<IntLitExpr>()->value, at(e.range)));
         return;
       case ExprKind::FloatLit:
-        line(indent, role, fmt::format("FloatLit {} {}", format_float(e.as<FloatLitExpr>()->value), at(e.range)));
+        line(indent, role,
+             fmt::format("FloatLit {}{} {}", format_float(e.as<FloatLitExpr>()->value),
+                         e.as<FloatLitExpr>()->imaginary ? "j" : "", at(e.range)));
         return;
       case ExprKind::BoolLit:
         line(indent, role, fmt::format("BoolLit {} {}", e.as<BoolLitExpr>()->value ? "True" : "False", at(e.range)));

@@ -1023,7 +1023,9 @@ ExprPtr Parser::parse_atom() {
     case TokenKind::Float:
       advance();
       return std::make_unique<FloatLitExpr>(t.range, t.float_value);
-    case TokenKind::Imaginary: fail(t.range, "complex literals are not supported in kernels");
+    case TokenKind::Imaginary:
+      advance();
+      return std::make_unique<FloatLitExpr>(t.range, t.float_value, true);
     case TokenKind::KwTrue: advance(); return std::make_unique<BoolLitExpr>(t.range, true);
     case TokenKind::KwFalse: advance(); return std::make_unique<BoolLitExpr>(t.range, false);
     case TokenKind::KwNone: advance(); return std::make_unique<NoneLitExpr>(t.range);

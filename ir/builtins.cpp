@@ -144,7 +144,6 @@ std::vector<BuiltinInfo> make_rows() {
          "atomic.nanmax(ary, idx, val): atomic.max where a NaN on either side counts as missing"),
       fn(Id::AtomicNanMin, S::Atomic, "nanmin", 3, 3, T::AtomicRmw, L::Atomic,
          "atomic.nanmin(ary, idx, val): atomic.min where a NaN on either side counts as missing"),
-      // Warp and integer intrinsics of numba-cuda that gpujit does not have yet.
       // Warp-level operations (numba-cuda's signatures; ir/sema_warp.cpp).
       warp(Id::AllSync, "all_sync", 2, "all_sync(mask, pred): whether pred is true in every lane of mask (bool)"),
       warp(Id::AnySync, "any_sync", 2, "any_sync(mask, pred): whether pred is true in any lane of mask (bool)"),

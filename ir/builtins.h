@@ -89,7 +89,7 @@ enum class BuiltinId : uint16_t {
   AtomicNanMax,
   AtomicNanMin,
   AtomicCompareAndSwap,
-  // Warp and integer intrinsics (not supported yet).
+  // Warp operations (ir/sema_warp.cpp) and integer intrinsics.
   AllSync,
   AnySync,
   EqSync,

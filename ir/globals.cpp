@@ -78,6 +78,10 @@ std::optional<GlobalValue> fold(const Expr& e, const GlobalEnv& env, std::string
       return constant(ConstValue::of_int(static_cast<int64_t>(v), k));
     }
     case ExprKind::FloatLit:
+      if (e.as<FloatLitExpr>()->imaginary) {
+        *why = "complex constants cannot be captured; write the literal inside the kernel";
+        return std::nullopt;
+      }
       return constant(ConstValue::of_float(e.as<FloatLitExpr>()->value));
     case ExprKind::BoolLit:
       return constant(ConstValue::of_bool(e.as<BoolLitExpr>()->value));

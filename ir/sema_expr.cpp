@@ -165,6 +165,8 @@ ExprResult FunctionAnalyzer::expr(const Expr& e) {
       return record(e, ExprResult::of_const(ConstValue::of_int(static_cast<int64_t>(v))));
     }
     case ExprKind::FloatLit:
+      // An imaginary literal is a complex128 value; complex numbers are never compile-time constants.
+      if (e.as<FloatLitExpr>()->imaginary) return record(e, ExprResult::of_value(Type::scalar_of(ScalarKind::Complex128)));
       return record(e, ExprResult::of_const(ConstValue::of_float(e.as<FloatLitExpr>()->value)));
     case ExprKind::BoolLit:
       return record(e, ExprResult::of_const(ConstValue::of_bool(e.as<BoolLitExpr>()->value)));

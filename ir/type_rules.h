@@ -21,6 +21,10 @@
 //   the results of `a if c else b`, so `0.5 * x` stays float32 on the GPU. A non-negative int constant mixed with an unsigned integer takes
 //   the unsigned type, so `u + 1` stays unsigned. In comparisons a constant only adapts where the value is
 //   exact in the other type, so `x == 0.1` still compares in float64 as Python does.
+// - Complex numbers: + - * / ** in promote_types of the operands (int64 or float64 with complex64 gives
+//   complex128, float32 with complex64 stays complex64, and a weak constant beside a complex64 takes
+//   float32, so `2.0 * z` stays complex64); no // % or bit operations; only == and != compare them; a
+//   complex number has a truth value but converts to no real type (can_convert).
 #pragma once
 
 #include <string>

@@ -188,6 +188,8 @@ class Dumper {
       case ExprKind::BoolLit:
       case ExprKind::NoneLit: {
         const ConstValue* c = fn_.constant_of(&e);
+        if (const auto* f = e.as<FloatLitExpr>(); f && f->imaginary)
+          return typed(e, ConstValue::of_float(f->value).str() + "j");
         return typed(e, c ? c->str() : "?");
       }
       case ExprKind::StringLit:

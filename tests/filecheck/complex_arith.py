@@ -37,7 +37,7 @@ def funcs(z, out):
         w = cmath.sqrt(z[i]) * cmath.exp(z[i]) + cmath.sin(z[i])
         r, phi = cmath.polar(w)
         out[i] = abs(w) + cmath.phase(w) + r + phi + w.real + w.imag + cmath.isfinite(w)
-        z[i] = cmath.rect(r, phi) + complex(phi, r)
+        z[i] = cmath.rect(r, phi) + complex(phi, r) * 1j
 
 # FUNCS: .visible .entry {{.*}}funcs
 # FUNCS: ld.global.b64 {{.*}}, [[[Z:%rd[0-9]+]]];
@@ -48,6 +48,7 @@ def funcs(z, out):
 
 # TYPED-DAG: w: complex128
 # TYPED-DAG: r: float64
+# TYPED-DAG: 1.0j:complex128
 
 # ORDER: error: complex numbers cannot be ordered with '<'; compare their .real, .imag or abs()
 

@@ -210,3 +210,17 @@ def test_math_functions_reject_complex_arguments():
 
     with pytest.raises(gpu.CompileError, match="must be a number, got complex128"):
         bad[1, 1](np.zeros(1, np.complex128), np.zeros(1))
+
+
+@gpu.jit
+def phasors(x, out):
+    i = gpu.grid(1)
+    if i < x.size:
+        out[i] = cmath.exp(1j * x[i]) + 2.5j - 1e-3J * x[i]
+
+
+def test_imaginary_literals():
+    x = np.linspace(-4, 4, 50)
+    out = np.zeros(50, np.complex128)
+    phasors[1, 64](x, out)
+    np.testing.assert_allclose(out, np.exp(1j * x) + 2.5j - 1e-3j * x, rtol=1e-14, atol=1e-15)

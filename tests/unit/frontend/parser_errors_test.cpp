@@ -66,7 +66,6 @@ const ErrorCase kUnsupported[] = {
     {"    x = a @ b\n", "2:11: the matrix multiplication operator '@' is not supported in kernels"},
     {"    a @= b\n", "2:7: the matrix multiplication operator '@=' is not supported in kernels"},
     {"    match a:\n        case 1:\n            pass\n", "2:5: 'match' is not supported in kernels; use if/elif"},
-    {"    x = 1j\n", "2:9: complex literals are not supported in kernels"},
     {"    x = a[..., 0]\n", "2:11: '...' (Ellipsis) is not supported in kernels"},
     {"    x = 18446744073709551616\n", "2:9: integer literal '18446744073709551616' does not fit in 64 bits"},
 };
