@@ -108,6 +108,14 @@ Device& Runtime::select_device(int ordinal) {
   return device;
 }
 
+Device& Runtime::select_default_device() {
+  Backend& b = backend();  // on first use this also reads GPUJIT_DEVICE's ordinal
+  Device& device = open_device(b, default_ordinal_.load());
+  tl_current_ = &device;
+  tl_generation_ = generation_.load();
+  return device;
+}
+
 Device& Runtime::select(const std::string& name, int ordinal) {
   Backend* b = nullptr;
   {

@@ -42,7 +42,7 @@ class Runtime {
   /// The calling thread's current device, activated for it.
   Device& current_device() {
     if (tl_current_ && tl_generation_ == generation_.load(std::memory_order_relaxed)) return *tl_current_;
-    return select_device(default_ordinal_.load(std::memory_order_relaxed));
+    return select_default_device();
   }
   /// Makes device `ordinal` of the active backend current for the calling thread.
   Device& select_device(int ordinal);
@@ -54,6 +54,8 @@ class Runtime {
   Runtime();
   /// The backend `name`, created on first request; mutex_ must be held. std::invalid_argument if unknown.
   Backend& made_backend_locked(const std::string& name);
+  /// Makes the device a thread starts on current for it (device 0, or the one GPUJIT_DEVICE names).
+  Device& select_default_device();
 
   std::mutex mutex_;
   std::map<std::string, BackendFactory> factories_;

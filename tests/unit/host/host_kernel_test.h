@@ -25,10 +25,11 @@ class CompileFailed : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Compiles `kernel` of `source` for the host with the signature `sig` ("float32[::1], int64"). Throws
-/// CompileFailed with the rendered diagnostics when it does not compile (gtest reports it as a failure).
+/// Compiles `kernel` of `source` for the host with the signature `sig` ("float32[::1], int64"), with bounds
+/// checks when `debug`. Throws CompileFailed with the rendered diagnostics when it does not compile (gtest
+/// reports it as a failure).
 inline CompileResult compile_for_host(const std::string& source, const std::string& kernel,
-                                      const std::string& sig, int opt_level = 3) {
+                                      const std::string& sig, int opt_level = 3, bool debug = false) {
   std::shared_ptr<const Module> module = parse_source("kernels.py", source);
   CompileRequest request;
   request.module = module;
@@ -40,6 +41,7 @@ inline CompileResult compile_for_host(const std::string& source, const std::stri
   Diagnostics global_diags;
   request.globals = globals_from_module(*module, global_diags);
   request.options.opt_level = opt_level;
+  request.options.debug = debug;
   CompileResult result = compile_host(request);
   if (!result.ok || !result.host) throw CompileFailed(global_diags.render() + result.diagnostics.render());
   return result;
