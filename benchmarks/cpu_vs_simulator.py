@@ -22,7 +22,7 @@ import time
 
 # Both must be decided before the packages are imported.
 os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
-os.environ["GPUJIT_BACKEND"] = "cpu"
+os.environ["GPUJIT_DEVICE"] = "cpu"
 
 import numpy as np  # noqa: E402
 

@@ -72,8 +72,12 @@ class ComplexMath {
   llvm::Value* fn(const char* stem, llvm::Value* x, llvm::Value* y) {
     return fl_.call_math(std::string("__nv_") + stem + "f", std::string("__nv_") + stem, k_, {x, y});
   }
-  llvm::Value* select(llvm::Value* cond, llvm::Value* x, llvm::Value* y) { return b_.CreateSelect(cond, x, y); }
-  Parts select(llvm::Value* cond, Parts x, Parts y) { return {select(cond, x.re, y.re), select(cond, x.im, y.im)}; }
+  llvm::Value* select(llvm::Value* cond, llvm::Value* x, llvm::Value* y) {
+    return b_.CreateSelect(cond, x, y);
+  }
+  Parts select(llvm::Value* cond, Parts x, Parts y) {
+    return {select(cond, x.re, y.re), select(cond, x.im, y.im)};
+  }
   llvm::Value* eq(llvm::Value* x, double v) { return b_.CreateFCmpOEQ(x, c(v)); }
   llvm::Value* is_inf(llvm::Value* x) { return b_.CreateFCmpOEQ(fabs(x), c(HUGE_VAL)); }
 
@@ -192,7 +196,8 @@ class ComplexMath {
                div(neg(fn("atan2", mul(c(-2), y), sub(mul(one_minus, add(c(1), x)), mul(ay, ay)))), c(2))};
     llvm::Value* h = fn("hypot", mul(x, c(0.5)), mul(y, c(0.5)));
     Parts far{div(div(div(x, h), h), c(4)), neg(copysign(c(M_PI / 2), neg(y)))};
-    llvm::Value* large = b_.CreateOr(b_.CreateFCmpOGT(x, c(sqrt_large())), b_.CreateFCmpOGT(ay, c(sqrt_large())));
+    llvm::Value* large =
+        b_.CreateOr(b_.CreateFCmpOGT(x, c(sqrt_large())), b_.CreateFCmpOGT(ay, c(sqrt_large())));
     Parts r = select(large, far, near);
     return select(negative, Parts{neg(r.re), neg(r.im)}, r);
   }
@@ -295,7 +300,8 @@ llvm::Value* FunctionLowering::lower_number_attribute(const BuiltinInfo& bi, con
 llvm::Value* FunctionLowering::lower_complex(const BuiltinInfo& bi, const CallExpr& e) {
   const Type& result = type_of(e);
   auto it = fn_.operand_types.find(&e);
-  if (it == fn_.operand_types.end()) internal("complex builtin " + bi.qualified_name() + " without operand types");
+  if (it == fn_.operand_types.end())
+    internal("complex builtin " + bi.qualified_name() + " without operand types");
   const std::vector<Type>& ops = it->second;
 
   if (bi.id == BuiltinId::Conjugate) {
@@ -348,7 +354,8 @@ llvm::Value* FunctionLowering::lower_complex(const BuiltinInfo& bi, const CallEx
       return cast(b_.CreateOr(m.is_inf(z.re), m.is_inf(z.im)), Type::scalar_of(ScalarKind::Bool), result);
     case BuiltinId::CmathIsFinite: {
       llvm::Value* inf = m.c(HUGE_VAL);
-      llvm::Value* finite = b_.CreateAnd(b_.CreateFCmpOLT(m.fabs(z.re), inf), b_.CreateFCmpOLT(m.fabs(z.im), inf));
+      llvm::Value* finite =
+          b_.CreateAnd(b_.CreateFCmpOLT(m.fabs(z.re), inf), b_.CreateFCmpOLT(m.fabs(z.im), inf));
       return cast(finite, Type::scalar_of(ScalarKind::Bool), result);
     }
     case BuiltinId::CmathSqrt:

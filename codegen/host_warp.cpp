@@ -19,8 +19,8 @@ llvm::Value* op_code(llvm::IRBuilder<>& b, HostWarpOp op) { return b.getInt32(st
 
 }  // namespace
 
-llvm::Value* HostTarget::warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask, llvm::Value* value,
-                                      llvm::Value* lane) {
+llvm::Value* HostTarget::warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask,
+                                      llvm::Value* value, llvm::Value* lane) {
   uses_barrier_ = true;
   HostWarpOp op = HostWarpOp::ShflIdx;
   switch (mode) {
@@ -69,8 +69,9 @@ llvm::Value* HostTarget::warp_match(llvm::IRBuilder<>& b, bool all, llvm::Value*
 
 llvm::Value* HostTarget::warp_active_mask(llvm::IRBuilder<>& b) {
   uses_barrier_ = true;
-  llvm::Value* r = call_runtime(b, "gpujit_host_warp", b.getInt64Ty(),
-                                {op_code(b, HostWarpOp::ActiveMask), b.getInt32(0), b.getInt64(0), b.getInt32(0)});
+  llvm::Value* r =
+      call_runtime(b, "gpujit_host_warp", b.getInt64Ty(),
+                   {op_code(b, HostWarpOp::ActiveMask), b.getInt32(0), b.getInt64(0), b.getInt32(0)});
   return b.CreateTrunc(r, b.getInt32Ty());
 }
 

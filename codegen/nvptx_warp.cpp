@@ -51,10 +51,11 @@ llvm::Value* shuffle32(llvm::IRBuilder<>& b, Target::Shuffle mode, llvm::Value* 
 
 }  // namespace
 
-llvm::Value* NvptxTarget::warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask, llvm::Value* value,
-                                       llvm::Value* lane) {
+llvm::Value* NvptxTarget::warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask,
+                                       llvm::Value* value, llvm::Value* lane) {
   if (value->getType()->isIntegerTy(32)) return shuffle32(b, mode, mask, value, lane);
-  if (!value->getType()->isIntegerTy(64)) throw InternalError("warp_shuffle of a value that is not i32 or i64");
+  if (!value->getType()->isIntegerTy(64))
+    throw InternalError("warp_shuffle of a value that is not i32 or i64");
   llvm::Value* lo = shuffle32(b, mode, mask, b.CreateTrunc(value, b.getInt32Ty()), lane);
   llvm::Value* hi = shuffle32(b, mode, mask, b.CreateTrunc(b.CreateLShr(value, 32), b.getInt32Ty()), lane);
   llvm::Value* wide_hi = b.CreateShl(b.CreateZExt(hi, b.getInt64Ty()), 32);
@@ -79,7 +80,8 @@ llvm::Value* NvptxTarget::warp_vote(llvm::IRBuilder<>& b, Vote mode, llvm::Value
 llvm::Value* NvptxTarget::warp_match(llvm::IRBuilder<>& b, bool all, llvm::Value* mask, llvm::Value* value) {
   using namespace llvm::Intrinsic;
   bool wide = value->getType()->isIntegerTy(64);
-  if (all) return b.CreateIntrinsic(wide ? nvvm_match_all_sync_i64p : nvvm_match_all_sync_i32p, {}, {mask, value});
+  if (all)
+    return b.CreateIntrinsic(wide ? nvvm_match_all_sync_i64p : nvvm_match_all_sync_i32p, {}, {mask, value});
   return b.CreateIntrinsic(wide ? nvvm_match_any_sync_i64 : nvvm_match_any_sync_i32, {}, {mask, value});
 }
 
@@ -97,8 +99,8 @@ void NvptxTarget::grid_sync(llvm::IRBuilder<>& b) {
   llvm::GlobalVariable* counter = module.getGlobalVariable(kGridBarrier, true);
   if (!counter) {
     counter = new llvm::GlobalVariable(module, b.getInt32Ty(), false, llvm::GlobalValue::InternalLinkage,
-                                       b.getInt32(0), kGridBarrier, nullptr, llvm::GlobalValue::NotThreadLocal,
-                                       kGlobalAddressSpace);
+                                       b.getInt32(0), kGridBarrier, nullptr,
+                                       llvm::GlobalValue::NotThreadLocal, kGlobalAddressSpace);
     counter->setAlignment(llvm::Align(4));
   }
   auto sreg = [&](SpecialReg reg, unsigned axis) { return special_register(b, reg, axis); };

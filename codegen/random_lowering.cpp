@@ -36,7 +36,8 @@ llvm::Value* FunctionLowering::lower_random(const BuiltinInfo& bi, const CallExp
     llvm::Value* s1 = load_element(s1_ptr, ScalarKind::UInt64);
     llvm::Value* result = b_.CreateAdd(s0, s1);
     llvm::Value* t = b_.CreateXor(s1, s0);
-    store_element(s0_ptr, b_.CreateXor(b_.CreateXor(rotl(s0, 55), t), b_.CreateShl(t, 14)), ScalarKind::UInt64);
+    store_element(s0_ptr, b_.CreateXor(b_.CreateXor(rotl(s0, 55), t), b_.CreateShl(t, 14)),
+                  ScalarKind::UInt64);
     store_element(s1_ptr, rotl(t, 36), ScalarKind::UInt64);
     return result;
   };
@@ -68,8 +69,8 @@ llvm::Value* FunctionLowering::lower_random(const BuiltinInfo& bi, const CallExp
       }
       // numba's TWO_PI_FLOAT32 is np.float32(2 * pi): 2pi rounded to float32.
       double two_pi = wide ? 2 * M_PI : double(float(2 * M_PI));
-      llvm::Value* radius = b_.CreateUnaryIntrinsic(
-          llvm::Intrinsic::sqrt, b_.CreateFMul(llvm::ConstantFP::get(ft, -2.0), log_u1));
+      llvm::Value* radius = b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt,
+                                                    b_.CreateFMul(llvm::ConstantFP::get(ft, -2.0), log_u1));
       llvm::Value* angle = b_.CreateFMul(llvm::ConstantFP::get(ft, two_pi), u2);
       llvm::Value* z0 = b_.CreateFMul(radius, call_math("__nv_cosf", "__nv_cos", k, {angle}));
       return cast(z0, Type::scalar_of(k), result);

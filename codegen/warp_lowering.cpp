@@ -96,7 +96,8 @@ llvm::Value* FunctionLowering::lower_warp(const BuiltinInfo& bi, const CallExpr&
 bool uses_grid_sync(const TypedProgram& program) {
   for (const auto& fn : program.functions) {
     for (const auto& [expr, symbol] : fn->symbols) {
-      if (symbol.kind == Symbol::Kind::Builtin && symbol.builtin && symbol.builtin->id == BuiltinId::GridGroupSync)
+      if (symbol.kind == Symbol::Kind::Builtin && symbol.builtin &&
+          symbol.builtin->id == BuiltinId::GridGroupSync)
         return true;
     }
   }

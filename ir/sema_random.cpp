@@ -16,16 +16,17 @@ ExprResult FunctionAnalyzer::random_call(const CallExpr& e, const BuiltinInfo& b
   std::string name = path_of(*e.func);
   const Type& states = args[0].type;
   if (!states.is_array() || states.scalar != ScalarKind::UInt64 || states.ndim != 2) {
-    error(e.args[0]->range,
-          fmt::format("{}() takes the generator states made by gpu.random.create_xoroshiro128p_states() (a 2-D "
-                      "uint64 array), got {}{}",
-                      name, states.str(), origin_of(*e.args[0])));
+    error(
+        e.args[0]->range,
+        fmt::format("{}() takes the generator states made by gpu.random.create_xoroshiro128p_states() (a 2-D "
+                    "uint64 array), got {}{}",
+                    name, states.str(), origin_of(*e.args[0])));
     return ExprResult::error();
   }
   const Type& index = args[1].type;
   if (!index.is_integer()) {
-    error(e.args[1]->range, fmt::format("{}() takes an integer index, got {}{}", name, index.str(),
-                                        origin_of(*e.args[1])));
+    error(e.args[1]->range,
+          fmt::format("{}() takes an integer index, got {}{}", name, index.str(), origin_of(*e.args[1])));
     return ExprResult::error();
   }
   ScalarKind result = ScalarKind::UInt64;

@@ -6,7 +6,7 @@ The CUDA driver is loaded once per process:
   use (or taken from GPUJIT_FAKE_CUDA_LIB) and loaded through GPUJIT_CUDA_DRIVER. It runs no kernels but
   records every launch, so the CUDA launch path (argument classification, packing, caching, errors) is
   tested on machines without a GPU.
-Tests run on the default backend: CUDA with a real GPU, else the CPU backend (GPUJIT_BACKEND=cpu is set
+Tests run on the default backend: CUDA with a real GPU, else the CPU backend (GPUJIT_DEVICE=cpu is set
 here when the fake driver is in use, so kernels really run). Tests that use the `cuda` fixture switch to
 the CUDA backend (the real GPU, or the fake driver) for their duration; the `fake` fixture also needs the
 fake driver and gives access to its records. Tests marked `gpu` need a real GPU and are skipped with the
@@ -56,10 +56,10 @@ FAKE_LIB = None
 if not REAL_GPU and "GPUJIT_CUDA_DRIVER" not in os.environ:
     FAKE_LIB = build_fake_driver()
     os.environ["GPUJIT_CUDA_DRIVER"] = str(FAKE_LIB)
-    os.environ.setdefault("GPUJIT_BACKEND", "cpu")
+    os.environ.setdefault("GPUJIT_DEVICE", "cpu")
 elif os.environ.get("GPUJIT_CUDA_DRIVER", "").endswith("libfakecuda.so"):
     FAKE_LIB = Path(os.environ["GPUJIT_CUDA_DRIVER"])
-    os.environ.setdefault("GPUJIT_BACKEND", "cpu")
+    os.environ.setdefault("GPUJIT_DEVICE", "cpu")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -137,7 +137,7 @@ def test_compiling_needs_no_driver(tmp_path):
         except cuda.CudaSupportError as e:
             print(e)
     """))
-    env = dict(os.environ, GPUJIT_CUDA_DRIVER=str(tmp_path / "no-such-libcuda.so"), GPUJIT_BACKEND="cuda")
+    env = dict(os.environ, GPUJIT_CUDA_DRIVER=str(tmp_path / "no-such-libcuda.so"), GPUJIT_DEVICE="cuda")
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()

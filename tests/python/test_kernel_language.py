@@ -101,7 +101,7 @@ def test_constant_arrays_are_baked_into_constant_memory():
     ptx = weighted.inspect_ptx("void(float32[::1], int64[::1])")
     assert ".const .align 16 .b8 const_WEIGHTS[24]" in ptx
     assert ".const .align 16 .b8 const_PRIMES[48]" in ptx
-    assert "ld.const.f32" in ptx
+    assert "ld.const.b32" in ptx and "ld.const.b64" in ptx
 
 
 def test_writing_a_constant_array_is_a_compile_error():

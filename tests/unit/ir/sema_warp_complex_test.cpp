@@ -6,7 +6,8 @@ namespace gpujit::test {
 namespace {
 
 // Lines 1-4 are the imports, line 5 is blank; kernels in these tests start on line 6.
-const char* kHeader = "import cmath\nimport numpy as np\nfrom numba import cuda\nimport gpujit.random as rnd\n";
+const char* kHeader =
+    "import cmath\nimport numpy as np\nfrom numba import cuda\nimport gpujit.random as rnd\n";
 
 Analyzed run(const std::string& body, const std::string& sig) {
   return analyze_source(std::string(kHeader) + body, "k", sig);
