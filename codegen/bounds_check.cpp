@@ -68,33 +68,34 @@ llvm::Value* FunctionLowering::checked_index(llvm::Value* index, const Type& ind
   llvm::Value* in_bounds = b_.CreateICmpULT(wrapped, extent, "in.bounds");
   b_.CreateCondBr(in_bounds, ok, fail, llvm::MDBuilder(m_.ctx()).createLikelyBranchWeights());
   b_.SetInsertPoint(fail);
-  m_.target().index_error(b_, c_string(b_, where, m_.target().constant_address_space()), written, extent, axis);
+  m_.target().index_error(b_, c_string(b_, where, m_.target().constant_address_space()), written, extent,
+                          axis);
   b_.CreateUnreachable();
   b_.SetInsertPoint(ok);
   return wrapped;
 }
 
-void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
-                              unsigned axis) {
+void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index,
+                              llvm::Value* extent, unsigned axis) {
   // The same text the host backend raises, so a message reads alike on both.
   static const char* const kFormat =
       "index %lld is out of bounds for axis %lld with size %lld in %s, thread (%lld, %lld, %lld) of block "
       "(%lld, %lld, %lld)\n";
   std::vector<llvm::Value*> args{index, b.getInt64(axis), extent, where};
   for (SpecialReg reg : {SpecialReg::ThreadIdx, SpecialReg::BlockIdx}) {
-    for (unsigned a = 0; a < 3; ++a) args.push_back(b.CreateZExt(special_register(b, reg, a), b.getInt64Ty()));
+    for (unsigned a = 0; a < 3; ++a)
+      args.push_back(b.CreateZExt(special_register(b, reg, a), b.getInt64Ty()));
   }
   print(b, c_string(b, kFormat, constant_address_space()), args);
   b.CreateIntrinsic(llvm::Intrinsic::trap, {});
 }
 
-void HostTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
-                             unsigned axis) {
+void HostTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index,
+                             llvm::Value* extent, unsigned axis) {
   // The thread index goes along: inside a block entry's loop it lives in the loop's induction variables.
-  auto* call = llvm::cast<llvm::CallInst>(
-      call_runtime(b, "gpujit_host_index_error", b.getVoidTy(),
-                   {where, index, extent, b.getInt32(axis), thread_index(b, 0), thread_index(b, 1),
-                    thread_index(b, 2)}));
+  auto* call = llvm::cast<llvm::CallInst>(call_runtime(
+      b, "gpujit_host_index_error", b.getVoidTy(),
+      {where, index, extent, b.getInt32(axis), thread_index(b, 0), thread_index(b, 1), thread_index(b, 2)}));
   call->setDoesNotReturn();
   if (llvm::Function* fn = call->getCalledFunction()) {
     fn->setDoesNotReturn();

@@ -33,9 +33,9 @@ struct CompileOptions {
   std::string arch = "sm_80";  // sm_75 and newer
   int opt_level = 3;           // 0..3, LLVM's pipeline level
   bool fastmath = false;       // approximate division/sqrt and flush denormals, as numba's fastmath=True
-  /// Bounds-check every array index (numba's debug=True / boundscheck=True): an index outside its axis, after
-  /// Python's negative wrap, stops the thread with an error naming the kernel, thread, block, index and source
-  /// line (Target::index_error). Off by default: the checks cost a compare and branch per axis and access.
+  /// Bounds-check every array index (numba's debug=True / boundscheck=True): an index outside its axis,
+  /// after Python's negative wrap, stops the thread with an error naming the kernel, thread, block, index and
+  /// source line (Target::index_error). Off by default: a compare and a branch per axis and access.
   bool debug = false;
   bool keep_tokens = false;    // fill CompileResult::tokens
   bool keep_ast = false;       // fill CompileResult::ast

@@ -15,8 +15,10 @@ DeviceSpec parse_device_spec(std::string_view text, std::string_view origin) {
         "{} '{}' names no device; use 'cpu', 'cuda' (or 'gpu'), or 'cuda:N' for GPU number N", origin, text));
   };
   std::string_view trimmed = text;
-  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.front()))) trimmed.remove_prefix(1);
-  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) trimmed.remove_suffix(1);
+  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.front())))
+    trimmed.remove_prefix(1);
+  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back())))
+    trimmed.remove_suffix(1);
   std::string s;
   for (char c : trimmed) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string name = s;

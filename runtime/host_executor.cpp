@@ -656,8 +656,8 @@ void gpujit_host_index_error(gpujit::HostThreadContext* ctx, const char* where, 
   gpujit::HostBlockState* block = ctx->block;
   if (block->index_error.empty()) {
     block->index_error = fmt::format(
-        "index {} is out of bounds for axis {} with size {} in {}, thread ({}, {}, {}) of block ({}, {}, {})", index,
-        axis, extent, where, tid_x, tid_y, tid_z, ctx->ctaid[0], ctx->ctaid[1], ctx->ctaid[2]);
+        "index {} is out of bounds for axis {} with size {} in {}, thread ({}, {}, {}) of block ({}, {}, {})",
+        index, axis, extent, where, tid_x, tid_y, tid_z, ctx->ctaid[0], ctx->ctaid[1], ctx->ctaid[2]);
   }
   if (block->fibers != nullptr) {
     // Back to the block's scheduler for good; it sees the error and abandons the block's fibers.

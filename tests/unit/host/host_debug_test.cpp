@@ -44,9 +44,10 @@ TEST(HostDebug, AnIndexPastTheEndNamesIndexAxisKernelLineThreadAndBlock) {
     std::string message = index_error_of([&] {
       Args().array(out.data(), {6}).launch(r, {2, 1, 1}, {4, 1, 1}, 0, per_thread);
     });
-    EXPECT_EQ(message,
-              "index 6 is out of bounds for axis 0 with size 6 in kernel 'fill' at kernels.py:7, thread (2, 0, 0) "
-              "of block (1, 0, 0)")
+    EXPECT_EQ(
+        message,
+        "index 6 is out of bounds for axis 0 with size 6 in kernel 'fill' at kernels.py:7, thread (2, 0, 0) "
+        "of block (1, 0, 0)")
         << (per_thread ? "per thread" : "block entry");
     // Block 0 ran to the end; the out-of-bounds element was never written.
     for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(out[size_t(i)], i);
@@ -74,10 +75,11 @@ def corner(a, i, j, out):
   run(-1, -4);  // a[2, 0]
   EXPECT_EQ(out[0], 8.0);
   EXPECT_EQ(index_error_of([&] { run(-4, 0); }),
-            "index -4 is out of bounds for axis 0 with size 3 in kernel 'corner' at kernels.py:6, thread (0, 0, 0) of "
-            "block (0, 0, 0)");
+            "index -4 is out of bounds for axis 0 with size 3 in kernel 'corner' at kernels.py:6, "
+            "thread (0, 0, 0) of block (0, 0, 0)");
   std::string message = index_error_of([&] { run(0, 4); });
-  EXPECT_NE(message.find("index 4 is out of bounds for axis 1 with size 4 in kernel 'corner'"), std::string::npos)
+  EXPECT_NE(message.find("index 4 is out of bounds for axis 1 with size 4 in kernel 'corner'"),
+            std::string::npos)
       << message;
 }
 
@@ -102,9 +104,12 @@ def reverse(a):
   ASSERT_TRUE(r.host->uses_barrier);
   std::vector<int32_t> a(40, 1);
   // Threads 40..63 fail in load(); the first is thread 40, while threads 0..39 wait at the barrier.
-  EXPECT_EQ(index_error_of([&] { Args().array(a.data(), {40}).launch(r, {1, 1, 1}, {64, 1, 1}); }),
-            "index 40 is out of bounds for axis 0 with size 40 in device function 'load' of kernel 'reverse' at "
-            "kernels.py:7, thread (40, 0, 0) of block (0, 0, 0)");
+  EXPECT_EQ(
+      index_error_of([&] {
+        Args().array(a.data(), {40}).launch(r, {1, 1, 1}, {64, 1, 1});
+      }),
+      "index 40 is out of bounds for axis 0 with size 40 in device function 'load' of kernel 'reverse' at "
+      "kernels.py:7, thread (40, 0, 0) of block (0, 0, 0)");
   std::vector<int32_t> b(64);
   for (int32_t i = 0; i < 64; ++i) b[size_t(i)] = i;
   Args().array(b.data(), {64}).launch(r, {1, 1, 1}, {64, 1, 1});
