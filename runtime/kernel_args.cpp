@@ -20,6 +20,43 @@ ArgCode code_of_type(const Type& t) {
   return kArgInvalid;
 }
 
+namespace {
+
+Type decode(const ArgCode* key, size_t n, size_t* pos) {
+  if (*pos >= n) return Type::invalid();
+  ArgCode code = key[(*pos)++];
+  if (!is_tuple_code(code)) return type_of_code(code);
+  std::vector<Type> elements;
+  for (unsigned i = 0, count = code >> 2; i < count; ++i) elements.push_back(decode(key, n, pos));
+  return Type::tuple_of(std::move(elements));
+}
+
+bool append_codes_in(const Type& t, bool in_tuple, std::vector<ArgCode>* key) {
+  if (t.is_tuple()) {
+    if (t.elements.size() > kMaxTupleSize) return false;
+    key->push_back(tuple_code(unsigned(t.elements.size())));
+    for (const Type& e : t.elements) {
+      if (!append_codes_in(e, true, key)) return false;
+    }
+    return true;
+  }
+  if (in_tuple && t.is_array()) return false;
+  ArgCode code = code_of_type(t);
+  if (code == kArgInvalid) return false;
+  key->push_back(code);
+  return true;
+}
+
+}  // namespace
+
+std::vector<Type> types_of_key(const ArgCode* key, size_t n) {
+  std::vector<Type> types;
+  for (size_t pos = 0; pos < n;) types.push_back(decode(key, n, &pos));
+  return types;
+}
+
+bool append_codes(const Type& t, std::vector<ArgCode>* key) { return append_codes_in(t, false, key); }
+
 void append_param_sizes(const Type& t, std::vector<unsigned>* sizes) {
   if (t.is_array()) {
     sizes->insert(sizes->end(), 1 + 2 * size_t(t.ndim), 8u);

@@ -9,7 +9,8 @@
 // same way.
 //
 // ArgCode packs one argument type into 16 bits (kind, dtype, ndim, layout) so a key of argument types is a
-// short array compared with memcmp.
+// short array compared with memcmp. A tuple argument is a header code (its element count) followed by its
+// elements' codes, depth first, so a key stays flat: one code per scalar or array argument plus one per tuple.
 #pragma once
 
 #include <cstdint>
@@ -30,10 +31,21 @@ inline ArgCode scalar_code(ScalarKind k) { return ArgCode(1u | (unsigned(k) << 2
 inline ArgCode array_code(ScalarKind dtype, unsigned ndim, Layout layout) {
   return ArgCode(2u | (unsigned(dtype) << 2) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u));
 }
-/// The type an ArgCode stands for.
+/// Largest element count a tuple header can hold.
+constexpr unsigned kMaxTupleSize = 0x3FFF;
+/// The header code of a tuple of `count` elements (at most kMaxTupleSize); its elements' codes follow it.
+inline ArgCode tuple_code(unsigned count) { return ArgCode(3u | (count << 2)); }
+inline bool is_tuple_code(ArgCode code) { return (code & 3u) == 3u; }
+
+/// The type a scalar or array ArgCode stands for (invalid for a tuple header: see types_of_key).
 Type type_of_code(ArgCode code);
-/// The ArgCode of a scalar or array type; kArgInvalid for others (tuples are not encoded).
+/// The ArgCode of a scalar or array type; kArgInvalid for others (tuples take several: see append_codes).
 ArgCode code_of_type(const Type& t);
+/// The argument types a key stands for, tuples decoded from their headers.
+std::vector<Type> types_of_key(const ArgCode* key, size_t n);
+/// Appends the codes of an argument of type `t`; false when it cannot be passed from the host (the launch
+/// path passes tuples of numbers and nested tuples of them, not tuples holding arrays).
+bool append_codes(const Type& t, std::vector<ArgCode>* key);
 
 /// Appends the byte size of each flattened parameter of an argument of type `t`.
 void append_param_sizes(const Type& t, std::vector<unsigned>* sizes);

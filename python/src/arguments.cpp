@@ -163,11 +163,71 @@ std::string describe(const std::string& kernel, const std::string& param, size_t
   return "kernel '" + kernel + "': argument '" + param + "' (position " + std::to_string(index + 1) + ")";
 }
 
+/// A Python int, float or bool, or a NumPy scalar of a type seen before, read into `bytes`; kArgInvalid for
+/// anything else. Exact-type checks only: this is the launch path's fast case.
+inline rt::ArgCode fast_number(PyObject* obj, unsigned char* bytes, const std::string& kernel,
+                               const std::string& param, size_t i) {
+  PyTypeObject* type = Py_TYPE(obj);
+  if (type == &PyFloat_Type) {
+    double d = PyFloat_AS_DOUBLE(obj);
+    std::memcpy(bytes, &d, 8);
+    return rt::scalar_code(ScalarKind::Float64);
+  }
+  if (type == &PyLong_Type) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow == 0) {
+      std::memcpy(bytes, &x, 8);
+      return rt::scalar_code(ScalarKind::Int64);
+    }
+    unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(obj) : 0;
+    if (overflow < 0 || PyErr_Occurred()) {
+      PyErr_Clear();
+      throw pybind11::value_error(describe(kernel, param, i) + " is an int too large for int64 and uint64");
+    }
+    std::memcpy(bytes, &u, 8);
+    return rt::scalar_code(ScalarKind::UInt64);
+  }
+  if (type == &PyBool_Type) {
+    bytes[0] = obj == Py_True;
+    return rt::scalar_code(ScalarKind::Bool);
+  }
+  for (const auto& [t, kind] : g_numpy_scalars) {
+    if (t == type) {
+      read_number(obj, kind, bytes);
+      return rt::scalar_code(kind);
+    }
+  }
+  return rt::kArgInvalid;
+}
+
+/// A NumPy scalar of a type not seen before (remembered for fast_number) or a complex, read into `bytes`;
+/// kArgInvalid for anything else.
+rt::ArgCode slow_number(PyObject* obj, unsigned char* bytes) {
+  if (std::strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) == 0) {
+    // Its 0-d buffer says which kind it is.
+    HostBuffer probe(obj, std::nothrow);
+    if (probe.ok() && probe.buffer().ndim == 0) {
+      g_numpy_scalars.emplace_back(Py_TYPE(obj), probe.kind());
+      read_number(obj, probe.kind(), bytes);
+      return rt::scalar_code(probe.kind());
+    }
+  }
+  if (PyComplex_Check(obj)) {
+    read_number(obj, ScalarKind::Complex128, bytes);
+    return rt::scalar_code(ScalarKind::Complex128);
+  }
+  return rt::kArgInvalid;
+}
+
 }  // namespace
 
 void Arguments::reset(size_t n) {
-  codes_.resize(n);
-  values_.resize(n);
+  // clear() keeps the capacity: a thread's launches stop allocating once they have seen their widest key.
+  codes_.clear();
+  codes_.reserve(n);
+  values_.clear();
+  values_.reserve(n);
   views_.clear();
   views_.reserve(n);
   copies_.clear();
@@ -180,8 +240,7 @@ rt::ArrayView& Arguments::own_view() {
 
 void Arguments::classify(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
                          rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
-  Value& v = values_[i];
-  v.array = nullptr;
+  Value& v = add_slot();
   PyTypeObject* type = Py_TYPE(obj);
   if (type == g_device_array_type) {
     const PyDeviceArray* a = device_array_of(obj);
@@ -192,83 +251,72 @@ void Arguments::classify(PyObject* obj, size_t i, const std::string& kernel, con
                                  device.properties().name + " (device " + std::to_string(device.ordinal()) + ")");
     }
     v.array = &a->view;
-    codes_[i] = a->code;
+    codes_.back() = a->code;
     return;
   }
-  if (type == &PyFloat_Type) {
-    double d = PyFloat_AS_DOUBLE(obj);
-    std::memcpy(v.bytes, &d, 8);
-    codes_[i] = rt::scalar_code(ScalarKind::Float64);
-    return;
-  }
-  if (type == &PyLong_Type) {
-    int overflow = 0;
-    long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
-    if (overflow == 0) {
-      std::memcpy(v.bytes, &x, 8);
-      codes_[i] = rt::scalar_code(ScalarKind::Int64);
-      return;
-    }
-    unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(obj) : 0;
-    if (overflow < 0 || PyErr_Occurred()) {
-      PyErr_Clear();
-      throw pybind11::value_error(describe(kernel, param, i) + " is an int too large for int64 and uint64");
-    }
-    std::memcpy(v.bytes, &u, 8);
-    codes_[i] = rt::scalar_code(ScalarKind::UInt64);
-    return;
-  }
-  if (type == &PyBool_Type) {
-    v.bytes[0] = obj == Py_True;
-    codes_[i] = rt::scalar_code(ScalarKind::Bool);
+  if (rt::ArgCode code = fast_number(obj, v.bytes, kernel, param, i)) {
+    codes_.back() = code;
     return;
   }
   if (type == g_ndarray_type) {
-    host_array(obj, i, device, stream);
+    host_array(obj, device, stream);
     return;
-  }
-  for (const auto& [t, kind] : g_numpy_scalars) {
-    if (t == type) {
-      read_number(obj, kind, v.bytes);
-      codes_[i] = rt::scalar_code(kind);
-      return;
-    }
   }
   classify_slow(obj, i, kernel, param, device, stream);
 }
 
+void Arguments::classify_tuple(PyObject* tuple, size_t i, const std::string& kernel, const std::string& param) {
+  Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+  if (size_t(n) > rt::kMaxTupleSize) {
+    throw pybind11::type_error(describe(kernel, param, i) + " is a tuple of " + std::to_string(n) +
+                               " elements; at most " + std::to_string(rt::kMaxTupleSize) + " can be passed");
+  }
+  codes_.back() = rt::tuple_code(unsigned(n));
+  for (Py_ssize_t e = 0; e < n; ++e) {
+    PyObject* item = PyTuple_GET_ITEM(tuple, e);
+    // Each slot is filled before the next one is added: add_slot() may move the earlier ones.
+    unsigned char* bytes = add_slot().bytes;
+    if (PyTuple_CheckExact(item)) {
+      classify_tuple(item, i, kernel, param);
+      continue;
+    }
+    rt::ArgCode code = fast_number(item, bytes, kernel, param, i);
+    if (!code) code = slow_number(item, bytes);
+    if (!code) {
+      throw pybind11::type_error(describe(kernel, param, i) + " is a tuple whose element " + std::to_string(e) +
+                                 " has type '" + Py_TYPE(item)->tp_name +
+                                 "'; a tuple argument may hold only numbers and tuples of numbers (pass arrays "
+                                 "as separate arguments)");
+    }
+    codes_.back() = code;
+  }
+}
+
 void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
                               rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
-  Value& v = values_[i];
+  Value& v = values_.back();
   PyTypeObject* type = Py_TYPE(obj);
   const char* name = type->tp_name;
   if (std::strcmp(name, "numpy.ndarray") == 0) {
     g_ndarray_type = type;
-    host_array(obj, i, device, stream);
+    host_array(obj, device, stream);
     return;
   }
-  if (std::strncmp(name, "numpy.", 6) == 0) {
-    // A NumPy scalar type not seen before: its 0-d buffer says which kind it is.
-    HostBuffer probe(obj, std::nothrow);
-    if (probe.ok() && probe.buffer().ndim == 0) {
-      g_numpy_scalars.emplace_back(type, probe.kind());
-      read_number(obj, probe.kind(), v.bytes);
-      codes_[i] = rt::scalar_code(probe.kind());
-      return;
-    }
+  if (PyTuple_CheckExact(obj)) {
+    classify_tuple(obj, i, kernel, param);
+    return;
   }
   if (PyObject_TypeCheck(obj, g_device_array_type)) {
     v.array = device_array_view(obj);
-    codes_[i] = rt::array_code(v.array->dtype, unsigned(v.array->ndim), v.array->layout());
+    codes_.back() = rt::array_code(v.array->dtype, unsigned(v.array->ndim), v.array->layout());
     return;
   }
   if (g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type)) {
-    host_array(obj, i, device, stream);
+    host_array(obj, device, stream);
     return;
   }
-  if (PyComplex_Check(obj)) {
-    read_number(obj, ScalarKind::Complex128, v.bytes);
-    codes_[i] = rt::scalar_code(ScalarKind::Complex128);
+  if (rt::ArgCode code = slow_number(obj, v.bytes)) {
+    codes_.back() = code;
     return;
   }
   std::string cai_error, dlpack_error;
@@ -280,7 +328,7 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   if (found) {
     view.device = &device;
     v.array = &view;
-    codes_[i] = rt::array_code(view.dtype, unsigned(view.ndim), view.layout());
+    codes_.back() = rt::array_code(view.dtype, unsigned(view.ndim), view.layout());
     return;
   }
   views_.pop_back();
@@ -293,7 +341,7 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   throw pybind11::type_error(describe(kernel, param, i) + " of type '" + name + "' cannot be passed: " + why);
 }
 
-void Arguments::host_array(PyObject* obj, size_t i, rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
+void Arguments::host_array(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
   HostCopy copy;
   copy.original = obj;
   copy.buffer = std::make_unique<HostBuffer>(obj);
@@ -311,8 +359,8 @@ void Arguments::host_array(PyObject* obj, size_t i, rt::Device& device, const st
   view = hv;
   view.data = copy.device->ptr();
   view.device = &device;
-  values_[i].array = &view;
-  codes_[i] = rt::array_code(view.dtype, unsigned(view.ndim), view.layout());
+  values_.back().array = &view;
+  codes_.back() = rt::array_code(view.dtype, unsigned(view.ndim), view.layout());
   copies_.push_back(std::move(copy));
 }
 
@@ -320,6 +368,7 @@ void** Arguments::pack(const rt::ArgCode* targets) {
   size_t n = codes_.size();
   params_.begin(n);
   for (size_t i = 0; i < n; ++i) {
+    if (rt::is_tuple_code(codes_[i])) continue;  // its elements follow
     const Value& v = values_[i];
     if (v.array) {
       const rt::ArrayView& a = *v.array;

@@ -64,8 +64,9 @@ PyTypeObject* g_launcher_type = nullptr;
 DispatcherState& state_of(PyObject* self) { return *reinterpret_cast<DispatcherObject*>(self)->state; }
 
 std::string describe_key(const std::vector<rt::ArgCode>& key) {
+  std::vector<Type> types = rt::types_of_key(key.data(), key.size());
   std::string s = "(";
-  for (size_t i = 0; i < key.size(); ++i) s += (i ? ", " : "") + rt::type_of_code(key[i]).str();
+  for (size_t i = 0; i < types.size(); ++i) s += (i ? ", " : "") + types[i].str();
   return s + ")";
 }
 
@@ -131,7 +132,7 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
   CompileRequest req;
   req.module = src->module;
   req.kernel_name = src->name;
-  for (rt::ArgCode c : key) req.arg_types.push_back(rt::type_of_code(c));
+  req.arg_types = rt::types_of_key(key.data(), key.size());
   req.globals = src->globals;
   req.extra_modules = src->extra_modules;
   req.options = st.options;
@@ -165,10 +166,15 @@ rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, 
 }
 
 /// Whether arguments of types `args` can be passed to a kernel compiled for `sig` (explicit signatures):
-/// arrays of the same dtype and rank (a C array fits an any-layout parameter), numbers to numbers.
+/// arrays of the same dtype and rank (a C array fits an any-layout parameter), numbers to numbers, tuples to
+/// tuples of the same length. Both keys are flat (kernel_args.h), so equal tuple headers keep them in step.
 bool convertible(const rt::ArgCode* args, size_t n, const std::vector<rt::ArgCode>& sig) {
   if (sig.size() != n) return false;
   for (size_t i = 0; i < n; ++i) {
+    if (rt::is_tuple_code(args[i]) || rt::is_tuple_code(sig[i])) {
+      if (args[i] != sig[i]) return false;
+      continue;
+    }
     Type a = rt::type_of_code(args[i]), p = rt::type_of_code(sig[i]);
     if (a.is_array() != p.is_array()) return false;
     if (a.is_array()) {
@@ -216,8 +222,8 @@ void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args,
   Arguments& a = scope.get();
   for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);
   const rt::ArgCode* targets = nullptr;
-  rt::LoadedKernel* kernel = st.cache.find(a.codes(), nargs, &device);
-  if (!kernel) kernel = specialize(dispatcher, device, a.codes(), nargs, &targets);
+  rt::LoadedKernel* kernel = st.cache.find(a.codes(), a.code_count(), &device);
+  if (!kernel) kernel = specialize(dispatcher, device, a.codes(), a.code_count(), &targets);
   rt::validate_launch(spec.config, device.properties(), *kernel);
   void** params = a.pack(targets);
   device.launch(*kernel, spec.config, params);
@@ -443,14 +449,12 @@ std::vector<rt::ArgCode> key_of_signature(const DispatcherState& st, const std::
   if (!sig) throw pyb::type_error("invalid signature '" + text + "' for '" + st.name + "': " + error);
   std::vector<rt::ArgCode> key;
   for (const Type& t : sig->params) {
-    rt::ArgCode c = rt::code_of_type(t);
-    if (c == rt::kArgInvalid) {
+    if (!rt::append_codes(t, &key)) {
       throw pyb::type_error("signature '" + text + "': parameters of type '" + t.str() + "' are not supported");
     }
-    key.push_back(c);
   }
-  if (key.size() != st.param_names.size()) {
-    throw pyb::type_error("signature '" + text + "' has " + std::to_string(key.size()) + " parameters but '" +
+  if (sig->params.size() != st.param_names.size()) {
+    throw pyb::type_error("signature '" + text + "' has " + std::to_string(sig->params.size()) + " parameters but '" +
                           st.name + "' takes " + std::to_string(st.param_names.size()));
   }
   return key;

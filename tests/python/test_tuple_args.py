@@ -1,0 +1,135 @@
+"""Tuples of numbers as kernel arguments, launched from Python.
+
+A tuple is typed element by element as numba types it (int -> int64, float -> float64, bool -> bool, a NumPy
+scalar -> its dtype; all alike gives a UniTuple, else a Tuple), is part of the specialization key (so (1, 2)
+and (1.5, 2.5) compile two kernels) and is passed flattened, one parameter per element. Tuples holding
+arrays are refused with a TypeError naming the kernel and the parameter.
+"""
+
+import struct
+
+import numpy as np
+import pytest
+
+import gpujit as gpu
+
+
+@gpu.jit
+def fill_range(out, bounds):
+    i = gpu.grid(1)
+    if i == 0:
+        lo, hi = bounds
+        for j in range(lo, hi):
+            out[j] = j * 10
+
+
+def test_unituple_of_ints_as_loop_bounds():
+    out = np.zeros(8, np.int64)
+    fill_range[1, 32](out, (2, 5))
+    np.testing.assert_array_equal(out, [0, 0, 20, 30, 40, 0, 0, 0])
+    assert fill_range.signatures == ["(int64[::1], (int64, int64))"]
+
+
+def test_tuple_elements_as_indices():
+    @gpu.jit
+    def pick(out, src, idx):
+        i = gpu.grid(1)
+        if i < 3:
+            out[i] = src[idx[i]]
+
+    src = np.arange(10, dtype=np.float64) * 1.5
+    out = np.zeros(3)
+    pick[1, 32](out, src, (7, 0, 4))
+    np.testing.assert_array_equal(out, src[[7, 0, 4]])
+
+
+def test_heterogeneous_tuple():
+    @gpu.jit
+    def scale(out, params):
+        i = gpu.grid(1)
+        factor, n = params
+        if i < n:
+            out[i] = factor * i + params[1]
+
+    out = np.zeros(6)
+    scale[1, 32](out, (0.5, 4))
+    np.testing.assert_array_equal(out, [4.0, 4.5, 5.0, 5.5, 0.0, 0.0])
+    assert scale.signatures == ["(float64[::1], (float64, int64))"]
+
+
+def test_same_kernel_specializes_on_tuple_element_types_and_length():
+    @gpu.jit
+    def total(out, t):
+        if gpu.grid(1) == 0:
+            s = 0.0
+            for j in range(len(t)):
+                s += t[j]
+            out[0] = s
+
+    out = np.zeros(1)
+    total[1, 1](out, (1, 2))
+    assert out[0] == 3.0
+    total[1, 1](out, (1.5, 2.5))
+    assert out[0] == 4.0
+    total[1, 1](out, (1, 2, 4))
+    assert out[0] == 7.0
+    total[1, 1](out, (3, 4))  # the first specialization again, from the cache
+    assert out[0] == 7.0
+    assert total._stats["compiled"] == 3
+    assert sorted(total.signatures) == sorted([
+        "(float64[::1], (int64, int64))",
+        "(float64[::1], (float64, float64))",
+        "(float64[::1], (int64, int64, int64))",
+    ])
+
+
+def test_numpy_scalars_bools_and_nested_tuples():
+    @gpu.jit
+    def mix(out, t):
+        if gpu.grid(1) == 0:
+            a, (flag, b) = t
+            out[0] = a + b if flag else a - b
+
+    out = np.zeros(1, np.float32)
+    mix[1, 1](out, (np.float32(2.5), (True, np.int16(3))))
+    assert out[0] == 5.5
+    mix[1, 1](out, (np.float32(2.5), (False, np.int16(3))))
+    assert out[0] == -0.5
+    assert mix.signatures == ["(float32[::1], (float32, (bool, int16)))"]
+
+
+def test_tuple_holding_an_array_is_a_type_error():
+    @gpu.jit
+    def k(out, t):
+        pass
+
+    with pytest.raises(TypeError, match=r"kernel 'k': argument 't' \(position 2\) is a tuple whose element 1 "
+                                        r"has type 'numpy.ndarray'"):
+        k[1, 1](np.zeros(1), (1.0, np.zeros(3)))
+
+
+def test_tuple_elements_are_packed_one_parameter_each(fake):
+    @gpu.jit
+    def k(x, t, y):
+        pass
+
+    k[1, 1](np.int32(5), (1.5, 7, np.float32(0.25)), 9)
+    params = fake.last_launch()[5]
+    assert len(params) == 5
+    assert struct.unpack("<i", params[0])[0] == 5
+    assert struct.unpack("<d", params[1])[0] == 1.5
+    assert struct.unpack("<q", params[2])[0] == 7
+    assert struct.unpack("<f", params[3])[0] == 0.25
+    assert struct.unpack("<q", params[4])[0] == 9
+
+
+def test_explicit_tuple_signature_converts_elements():
+    @gpu.jit("void(float64[::1], UniTuple(float64, 2))")
+    def add(out, t):
+        out[0] = t[0] + t[1]
+
+    out = np.zeros(1)
+    add[1, 1](out, (1, 2))
+    assert out[0] == 3.0
+    with pytest.raises(TypeError, match="has no signature"):
+        add[1, 1](out, (1, 2, 3))
