@@ -21,6 +21,27 @@ TEST(ArgCode, RoundTripsScalarAndArrayTypes) {
   EXPECT_NE(array_code(ScalarKind::Float32, 2, Layout::C), array_code(ScalarKind::Float32, 2, Layout::Any));
 }
 
+TEST(ArgCode, TupleKeysRoundTripAndTellShapesApart) {
+  const Type i64 = Type::scalar_of(ScalarKind::Int64), f64 = Type::scalar_of(ScalarKind::Float64);
+  const std::vector<Type> args = {Type::array_of(ScalarKind::Float32, 1, Layout::C),
+                                  Type::tuple_of({i64, Type::tuple_of({f64, Type::scalar_of(ScalarKind::Int32)})}),
+                                  f64};
+  std::vector<ArgCode> key;
+  for (const Type& t : args) ASSERT_TRUE(append_codes(t, &key)) << t.str();
+  EXPECT_EQ(key.size(), 7u);  // array, tuple(2), int64, tuple(2), float64, int32, float64
+  EXPECT_EQ(types_of_key(key.data(), key.size()), args);
+
+  std::vector<ArgCode> ints, floats, triple;
+  ASSERT_TRUE(append_codes(Type::tuple_of({i64, i64}), &ints));
+  ASSERT_TRUE(append_codes(Type::tuple_of({f64, f64}), &floats));
+  ASSERT_TRUE(append_codes(Type::tuple_of({i64, i64, i64}), &triple));
+  EXPECT_NE(ints, floats);
+  EXPECT_NE(ints.size(), triple.size());
+
+  std::vector<ArgCode> rejected;
+  EXPECT_FALSE(append_codes(Type::tuple_of({Type::array_of(ScalarKind::Float32, 1, Layout::C)}), &rejected));
+}
+
 TEST(ParamSizes, FollowTheArrayAbi) {
   std::vector<unsigned> sizes;
   append_param_sizes(Type::array_of(ScalarKind::Float32, 2, Layout::C), &sizes);
