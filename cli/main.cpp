@@ -102,6 +102,20 @@ bool decorator_flag(const FunctionDef& fn, const std::string& flag) {
   return false;
 }
 
+/// The value of an integer keyword of the kernel's decorator, as `max_registers=32`; 0 when absent or not a
+/// literal int.
+int decorator_int(const FunctionDef& fn, const std::string& name) {
+  const Expr* d = jit_decorator(fn);
+  const auto* call = d ? d->as<CallExpr>() : nullptr;
+  if (call == nullptr) return 0;
+  for (const Keyword& kw : call->keywords) {
+    if (kw.name != name) continue;
+    const auto* value = kw.value->as<IntLitExpr>();
+    return value != nullptr && value->value <= 0x7FFFFFFF ? int(value->value) : 0;
+  }
+  return 0;
+}
+
 bool is_kernel(const FunctionDef& fn) {
   return jit_decorator(fn) != nullptr && !decorator_flag(fn, "device");
 }
@@ -136,11 +150,15 @@ const FunctionDef& choose_kernel(const Module& module, const std::string& path, 
                    join(kernels) + "); choose one with --kernel NAME"};
 }
 
-/// The signature string of `@jit("void(float32[:])")`, if the decorator carries one.
+/// The signature string of `@jit("void(float32[:])")` (or of a list of one, `@jit(["void(float32[:])"])`),
+/// if the decorator carries one.
 std::optional<std::string> decorator_signature(const FunctionDef& fn) {
   const auto* call = jit_decorator(fn) ? jit_decorator(fn)->as<CallExpr>() : nullptr;
   if (call == nullptr || call->args.empty()) return std::nullopt;
-  if (const auto* text = call->args.front()->as<StringLitExpr>()) return text->value;
+  const Expr* arg = call->args.front().get();
+  if (const auto* list = arg->as<TupleExpr>(); list && list->is_list && list->elts.size() == 1)
+    arg = list->elts.front().get();
+  if (const auto* text = arg->as<StringLitExpr>()) return text->value;
   return std::nullopt;
 }
 
@@ -202,6 +220,9 @@ struct PtxOptions {
   int opt_level = 3;
   bool fastmath = false;
   bool debug = false;
+  bool lineinfo = false;
+  int max_registers = 0;  // 0: the decorator's max_registers=, if any
+  bool index32 = false;
   std::string output;
 };
 
@@ -218,6 +239,9 @@ int run_ptx(const PtxOptions& opts) {
   request.module = module;
   request.kernel_name = fn.name;
   request.arg_types = sig.params;
+  if (opts.index32) {
+    for (Type& t : request.arg_types) t.index32 = t.is_array();
+  }
   Diagnostics global_diags;
   request.globals = globals_from_module(*module, global_diags);
   request.options.arch = check_arch(opts.arch);
@@ -225,6 +249,9 @@ int run_ptx(const PtxOptions& opts) {
   request.options.fastmath = opts.fastmath || decorator_flag(fn, "fastmath");
   request.options.debug =
       opts.debug || decorator_flag(fn, "debug") || decorator_flag(fn, "boundscheck");
+  request.options.lineinfo = opts.lineinfo || decorator_flag(fn, "lineinfo");
+  request.options.max_registers =
+      opts.max_registers > 0 ? opts.max_registers : decorator_int(fn, "max_registers");
   request.options.keep_tokens = opts.emit == Stage::Tokens;
   request.options.keep_ast = opts.emit == Stage::Ast;
   request.options.keep_typed = opts.emit == Stage::Typed;
@@ -295,9 +322,19 @@ int main_impl(int argc, char** argv) {
       ->capture_default_str();
   ptx->add_flag("--fastmath", opts.fastmath,
                 "Approximate division and sqrt, flush denormals (numba's fastmath)");
+  ptx->add_flag("--index32", opts.index32,
+                "Compile for array arguments that span under 2 GiB, as a launch from Python does for such "
+                "arrays: their index arithmetic is 32-bit");
   ptx->add_flag("--debug", opts.debug,
                 "Bounds-check array indexing: an out-of-range index prints where and traps (numba's "
                 "debug=True / boundscheck=True)");
+  ptx->add_flag("--lineinfo", opts.lineinfo,
+                "Put .file/.loc line information in the PTX so profilers map instructions to source lines "
+                "(numba's lineinfo=True, nvcc's -lineinfo)");
+  ptx->add_option("--max-registers", opts.max_registers,
+                  "At most N registers per thread: .maxnreg N on the entry (numba's max_registers)")
+      ->check(CLI::Range(1, 255))
+      ->type_name("N");
   ptx->add_option("-o,--output", opts.output, "Write the output to this file instead of stdout");
   ptx->footer(kPtxFooter);
 

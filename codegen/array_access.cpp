@@ -5,7 +5,9 @@
 // C-contiguous array is indexed from its shape alone, (i0 * shape1 + i1) * shape2 + i2 elements, so the
 // strides passed at launch are never read for it; any other layout uses the byte strides. Index arithmetic
 // is `nsw`: an in-bounds offset never exceeds the array's byte size, and the flag lets LLVM fold sign
-// extensions and keep the math narrow. Negative indices count from the end (a[-1]) for signed index
+// extensions and keep the math narrow. On a GPU, an index32 array (one that spans under 2 GiB: shared,
+// local and constant arrays, and the arguments the launch path finds small) is indexed in 32-bit
+// arithmetic, as CUDA C code indexed with `int` is; an out-of-bounds index is undefined either way. Negative indices count from the end (a[-1]) for signed index
 // types. Without debug there is no bounds check, as in numba-cuda; with it (CompileOptions::debug) every
 // integer index is checked after the wrap (checked_index, codegen/bounds_check.cpp).
 //
@@ -74,6 +76,39 @@ llvm::Value* FunctionLowering::element_pointer(const ArrayParts& a, const Type& 
   return b_.CreateInBoundsGEP(b_.getInt8Ty(), a.data, offset);
 }
 
+bool FunctionLowering::narrow_access(const Type& t) const {
+  // Bounds checks compare the full 64-bit index, so debug builds keep the 64-bit path.
+  return t.index32 && m_.target().narrow_index_math() && !m_.bounds_check();
+}
+
+llvm::Value* FunctionLowering::wrap_index32(llvm::Value* index, const Type& index_type, llvm::Value* extent) {
+  if (!index_type.is_integer() && !index_type.is_bool())
+    internal("array index of type '" + index_type.str() + "'");
+  const bool is_signed_index = index_type.is_integer() && is_signed(index_type.scalar);
+  llvm::Value* i = b_.CreateIntCast(index, b_.getInt32Ty(), is_signed_index);
+  if (!is_signed_index) return i;
+  llvm::Value* n = b_.CreateTrunc(extent, b_.getInt32Ty());
+  return b_.CreateSelect(b_.CreateICmpSLT(i, b_.getInt32(0)), b_.CreateAdd(i, n, "", false, true), i);
+}
+
+llvm::Value* FunctionLowering::element_pointer32(const ArrayParts& a, const Type& t,
+                                                 const std::vector<llvm::Value*>& idx) {
+  if (idx.empty()) return a.data;
+  auto narrow = [&](llvm::Value* v) { return b_.CreateTrunc(v, b_.getInt32Ty()); };
+  llvm::Value* offset = nullptr;
+  if (t.layout == Layout::C) {
+    offset = idx[0];
+    for (size_t k = 1; k < idx.size(); ++k)
+      offset = b_.CreateAdd(b_.CreateMul(offset, narrow(a.shape[k]), "", false, true), idx[k], "", false, true);
+    return b_.CreateInBoundsGEP(m_.memory_type(t.scalar), a.data, b_.CreateSExt(offset, b_.getInt64Ty()));
+  }
+  for (size_t k = 0; k < idx.size(); ++k) {
+    llvm::Value* term = b_.CreateMul(idx[k], narrow(a.strides[k]), "", false, true);
+    offset = offset ? b_.CreateAdd(offset, term, "", false, true) : term;
+  }
+  return b_.CreateInBoundsGEP(b_.getInt8Ty(), a.data, b_.CreateSExt(offset, b_.getInt64Ty()));
+}
+
 FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, const Type& t,
                                                             const Expr& index, const Type& result_type) {
   struct Component {
@@ -106,6 +141,11 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
   ArrayParts a = unpack_array(array, t.ndim);
   bool all_ints = comps.size() == t.ndim;
   for (const Component& c : comps) all_ints = all_ints && !c.slice;
+  if (all_ints && narrow_access(t)) {
+    std::vector<llvm::Value*> idx;
+    for (unsigned k = 0; k < comps.size(); ++k) idx.push_back(wrap_index32(comps[k].value, comps[k].type, a.shape[k]));
+    return {element_pointer32(a, t, idx), nullptr};
+  }
   if (all_ints) {
     std::vector<llvm::Value*> idx;
     for (unsigned k = 0; k < comps.size(); ++k)
@@ -278,11 +318,12 @@ int64_t element_count(const std::vector<int64_t>& shape) {
 }  // namespace
 
 llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& shape, ScalarKind dtype,
-                                                 const Type& result) {
+                                                 const Type& result, unsigned alignment) {
   llvm::Module& mod = m_.module();
   const unsigned as = m_.target().shared_address_space();
   llvm::Type* mt = m_.memory_type(dtype);
   const int64_t count = element_count(shape);
+  const llvm::Align align(std::max(16u, alignment));
   llvm::GlobalVariable* g;
   if (count == 0) {
     // shared.array(0, dtype) is the block's dynamic shared memory, sized at launch; every such array of a
@@ -293,15 +334,15 @@ llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& sha
       g = new llvm::GlobalVariable(mod, llvm::ArrayType::get(b_.getInt8Ty(), 0), false,
                                    llvm::GlobalValue::ExternalLinkage, nullptr, name, nullptr,
                                    llvm::GlobalValue::NotThreadLocal, as);
-      g->setAlignment(llvm::Align(16));
     }
+    g->setAlignment(std::max(g->getAlign().valueOrOne(), align));  // the largest any of its users asks for
   } else {
     // Shared memory cannot be initialized: the global is undef, one per call site.
     auto* at = llvm::ArrayType::get(mt, uint64_t(count));
     g = new llvm::GlobalVariable(mod, at, false, llvm::GlobalValue::InternalLinkage,
                                  llvm::UndefValue::get(at), "shared", nullptr,
                                  llvm::GlobalValue::NotThreadLocal, as);
-    g->setAlignment(llvm::Align(16));
+    g->setAlignment(align);
   }
   llvm::Value* data = b_.CreateAddrSpaceCast(g, b_.getPtrTy(0));
   Type own = Type::array_of(dtype, unsigned(shape.size()), Layout::C);
@@ -315,10 +356,10 @@ llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& sha
 }
 
 llvm::Value* FunctionLowering::make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype,
-                                                const Type& result) {
+                                                const Type& result, unsigned alignment) {
   llvm::AllocaInst* slot = entry_alloca(
       llvm::ArrayType::get(m_.memory_type(dtype), uint64_t(element_count(shape))), "local.array");
-  slot->setAlignment(llvm::Align(std::max(16u, scalar_size(dtype))));
+  slot->setAlignment(llvm::Align(std::max({16u, scalar_size(dtype), alignment})));
   Type own = Type::array_of(dtype, unsigned(shape.size()), Layout::C);
   return cast(pack_array(constant_shape_parts(b_, slot, shape, scalar_size(dtype))), own, result);
 }

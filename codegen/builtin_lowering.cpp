@@ -56,7 +56,7 @@ std::vector<std::string> parameter_names(const BuiltinInfo& b) {
       if (b.id == BuiltinId::AtomicCompareAndSwap) return {"ary", "old", "val"};
       return {"ary", "idx", "val"};
     case BuiltinLowering::ArrayAlloc:
-      return {"shape", "dtype"};
+      return {"shape", "dtype", "alignment"};
     case BuiltinLowering::Grid:
       return {"ndim"};
     default:
@@ -202,8 +202,10 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
       } else {
         shape = const_shape(arg(0));
       }
-      if (bi.id == BuiltinId::SharedArray) return make_shared_array(shape, result.scalar, result);
-      if (bi.id == BuiltinId::LocalArray) return make_local_array(shape, result.scalar, result);
+      unsigned alignment = 0;
+      if (auto it = fn_.array_alignments.find(&e); it != fn_.array_alignments.end()) alignment = it->second;
+      if (bi.id == BuiltinId::SharedArray) return make_shared_array(shape, result.scalar, result, alignment);
+      if (bi.id == BuiltinId::LocalArray) return make_local_array(shape, result.scalar, result, alignment);
       break;
     }
 

@@ -27,6 +27,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// The most registers a PTX thread can have, and so the largest useful `.maxnreg`.
+constexpr int kMaxRegisters = 255;
+
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -37,6 +40,13 @@ void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& 
   const CompileOptions& options = request.options;
   const FunctionDef& def = *program.kernel()->def;
   std::string error;
+  if (options.max_registers < 0 || options.max_registers > kMaxRegisters) {
+    result.diagnostics.error(def.file, def.name_range,
+                             "max_registers must be between 1 and " + std::to_string(kMaxRegisters) +
+                                 " (a thread has at most that many), not " +
+                                 std::to_string(options.max_registers));
+    return;
+  }
   std::unique_ptr<NvptxTarget> target =
       NvptxTarget::create(options.arch, options.opt_level, options.fastmath, &error);
   if (!target) {
@@ -47,10 +57,11 @@ void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& 
   auto start = Clock::now();
   llvm::LLVMContext context;
   LoweredModule lowered = lower_program(program, request.globals, *target, context, options.fastmath,
-                                        result.diagnostics, options.debug);
+                                        result.diagnostics, options.debug, options.lineinfo);
   result.params = lowered.params;
   result.entry_name = lowered.kernel->getName().str();
   if (result.diagnostics.has_errors()) return;
+  if (options.max_registers > 0) limit_registers(*lowered.kernel, options.max_registers);
   if (!target->finalize_module(*lowered.module, *lowered.kernel, &error)) {
     result.diagnostics.error(def.file, def.name_range, error);
     return;

@@ -37,6 +37,12 @@ struct CompileOptions {
   /// after Python's negative wrap, stops the thread with an error naming the kernel, thread, block, index and
   /// source line (Target::index_error). Off by default: a compare and a branch per axis and access.
   bool debug = false;
+  /// Line information in the PTX (numba's lineinfo=True, nvcc's -lineinfo): `.file`/`.loc` directives that
+  /// map each instruction to the user's source line, and no other debug information. NVPTX only.
+  bool lineinfo = false;
+  /// At most this many registers per thread (numba's max_registers): `.maxnreg` on the PTX entry. 0: no
+  /// limit. NVPTX only; 1..255.
+  int max_registers = 0;
   bool keep_tokens = false;    // fill CompileResult::tokens
   bool keep_ast = false;       // fill CompileResult::ast
   bool keep_typed = false;     // fill CompileResult::typed
@@ -85,6 +91,14 @@ struct CompileResult {
 /// Compiles one kernel specialization. Never throws for user errors (they are in result.diagnostics);
 /// throws InternalError for compiler bugs.
 GPUJIT_API CompileResult compile(const CompileRequest& request);
+
+/// The key of `request`'s entry in the on-disk kernel cache (runtime/disk_cache.h): 64 hex digits of the
+/// SHA-256 of everything the compile's PTX depends on: the kernel's name and source text, the source text of
+/// every device function its free names reach, the value of every free name (constants, dtypes, captured
+/// arrays), the argument types, the options that change code (target, architecture, optimization level,
+/// fastmath, debug, lineinfo, max_registers), and the identity of the compiler (gpujit's and LLVM's
+/// versions and the core library's build). The keep_* options are not part of it.
+GPUJIT_API std::string cache_key(const CompileRequest& request);
 
 /// Parses source text into a Module (imports, globals, functions), keeping parse errors in the module.
 GPUJIT_API std::shared_ptr<const Module> parse_source(const std::string& filename, const std::string& text,

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,12 @@
 #include "frontend/diagnostics.h"
 #include "ir/typed_function.h"
 
+namespace llvm {
+class DIBuilder;  // codegen/lowering.cpp, which alone makes and destroys ModuleLowering, includes it
+class DICompileUnit;
+class DIFile;
+}  // namespace llvm
+
 namespace gpujit {
 
 struct BuiltinInfo;
@@ -45,6 +52,7 @@ class ModuleLowering {
  public:
   ModuleLowering(const TypedProgram& program, const GlobalEnv& globals, Target& target, llvm::Module& module,
                  bool fastmath, Diagnostics& diags, bool bounds_check = false);
+  ~ModuleLowering();
 
   llvm::Module& module() { return module_; }
   llvm::LLVMContext& ctx() { return module_.getContext(); }
@@ -69,6 +77,15 @@ class ModuleLowering {
   /// exponents; made once per module and type, always inlined.
   llvm::Function* int_pow_function(unsigned bits, bool is_signed);
 
+  /// Line information (CompileOptions::lineinfo): starts the module's debug info, a compile unit for the
+  /// kernel's file that asks for `.file`/`.loc` directives only (DebugDirectivesOnly, as nvcc -lineinfo).
+  void enable_line_info(const FunctionDef& kernel);
+  /// Gives `fn` a DISubprogram for `def` when line information is on; its statements then carry DILocations
+  /// (FunctionLowering::lower_stmt). No-op otherwise.
+  void attach_line_info(llvm::Function& fn, const FunctionDef& def);
+  /// Resolves the debug info's forward references; call once every function is lowered.
+  void finish_line_info();
+
  private:
   const TypedProgram& program_;
   const GlobalEnv& globals_;
@@ -79,6 +96,12 @@ class ModuleLowering {
   Diagnostics& diags_;
   std::map<const TypedFunction*, llvm::Function*> functions_;
   std::map<std::pair<unsigned, bool>, llvm::Function*> int_pow_;
+  /// The DIFile of the file `def` comes from (line information on).
+  llvm::DIFile* line_info_file(const FunctionDef& def);
+
+  std::unique_ptr<llvm::DIBuilder> di_;  // set when line information is on
+  llvm::DICompileUnit* di_unit_ = nullptr;
+  std::map<const SourceFile*, llvm::DIFile*> di_files_;
 };
 
 /// The parts of an array value, unpacked from its struct.
@@ -158,6 +181,9 @@ class FunctionLowering {
   llvm::Value* call_math(const std::string& f32_name, const std::string& f64_name, ScalarKind k,
                          llvm::ArrayRef<llvm::Value*> args);
 
+  /// A parameter attribute: the `bits`-wide value lies in [lo, hi).
+  llvm::Attribute range_attribute(int64_t lo, int64_t hi, unsigned bits);
+
   // --- arrays (array_access.cpp)
   ArrayParts unpack_array(llvm::Value* array, unsigned ndim);
   llvm::Value* pack_array(const ArrayParts& parts);
@@ -171,6 +197,15 @@ class FunctionLowering {
   /// The address of element `indices` (one i64 per dimension, already wrapped) of an array.
   llvm::Value* element_pointer(const ArrayParts& a, const Type& array_type,
                                const std::vector<llvm::Value*>& idx);
+  /// Whether accesses to arrays of type `t` compute their offsets in 32 bits (element_pointer32).
+  bool narrow_access(const Type& t) const;
+  /// wrap_index() in 32 bits, for narrow_access() arrays: the index truncated to i32 (an in-bounds index
+  /// fits), wrapped by the extent truncated likewise.
+  llvm::Value* wrap_index32(llvm::Value* index, const Type& index_type, llvm::Value* extent);
+  /// element_pointer() for narrow_access() arrays, from i32 indices: every product and sum is an in-bounds
+  /// offset below 2**31, so it is `nsw` i32 arithmetic, sign-extended once into the address.
+  llvm::Value* element_pointer32(const ArrayParts& a, const Type& array_type,
+                                 const std::vector<llvm::Value*>& idx);
   /// Lowers the index of `a[index]`: the element's address if it names one element, else null and a view.
   struct IndexResult {
     llvm::Value* element_ptr = nullptr;
@@ -183,9 +218,12 @@ class FunctionLowering {
   llvm::Value* array_attribute(llvm::Value* array, const Type& array_type, const std::string& attr,
                                const Type& result_type);
   llvm::Value* array_size(const ArrayParts& a);
-  /// shared.array / local.array: a fresh C-layout array of the given shape.
-  llvm::Value* make_shared_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result);
-  llvm::Value* make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result);
+  /// shared.array / local.array: a fresh C-layout array of the given shape, its base aligned to at least
+  /// `alignment` bytes (their alignment= argument; 0 keeps the default of 16).
+  llvm::Value* make_shared_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result,
+                                 unsigned alignment = 0);
+  llvm::Value* make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result,
+                                unsigned alignment = 0);
   /// The captured global array `name` in constant memory (one global per module and name).
   llvm::Value* make_const_array(const std::string& name, const GlobalValue& g, const Type& result);
   std::vector<int64_t> const_shape(const Expr& shape_expr);

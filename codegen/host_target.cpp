@@ -433,12 +433,22 @@ llvm::Function* thread_context(llvm::Module& m, llvm::Function* kernel) {
 }
 
 /// Step 2: shared arrays into the context's buffers. Returns the static shared bytes.
+///
+/// The buffers are only kHostSharedAlign-aligned, so an array asking for more (shared.array's alignment=)
+/// is aligned at run time: the static arrays' base is rounded up to the largest alignment among them, and
+/// the dynamic array's base is rounded down to its own; the static size includes the slack both roundings
+/// may use (the dynamic buffer starts right after the static one), so no array overlaps another and the
+/// dynamic one keeps all of the launch's bytes.
 size_t place_shared_arrays(llvm::Module& m) {
   llvm::LLVMContext& c = m.getContext();
   const llvm::DataLayout& layout = m.getDataLayout();
   std::vector<llvm::GlobalVariable*> shared;
+  size_t align_of[2] = {kHostSharedAlign, kHostSharedAlign};  // static, dynamic
   for (llvm::GlobalVariable& g : m.globals()) {
-    if (g.getAddressSpace() == HostTarget::kSharedAddressSpace) shared.push_back(&g);
+    if (g.getAddressSpace() != HostTarget::kSharedAddressSpace) continue;
+    shared.push_back(&g);
+    size_t& a = align_of[g.isDeclaration() || layout.getTypeAllocSize(g.getValueType()) == 0 ? 1 : 0];
+    a = std::max<size_t>(a, g.getAlign().valueOrOne().value());
   }
   // Per function: where its prologue goes (before the first original instruction, so the values dominate
   // every use) and the buffer bases it has loaded.
@@ -461,6 +471,12 @@ size_t place_shared_arrays(llvm::Module& m) {
                         llvm::MDNode::get(c, llvm::ConstantAsMetadata::get(b.getInt64(kHostSharedAlign))));
       load->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(c, {}));
       base = load;
+      const size_t align = align_of[dynamic ? 1 : 0];
+      if (align > kHostSharedAlign) {
+        llvm::Value* p = dynamic ? base : b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, align - 1);
+        base = b.CreateIntrinsic(llvm::Intrinsic::ptrmask, {b.getPtrTy(), b.getInt64Ty()},
+                                 {p, b.getInt64(~uint64_t(align - 1))}, nullptr, "shared.aligned");
+      }
     }
     return base;
   };
@@ -503,6 +519,7 @@ size_t place_shared_arrays(llvm::Module& m) {
     }
     g->eraseFromParent();
   }
+  for (size_t align : align_of) total += align - kHostSharedAlign;  // the slack of the roundings
   return total;
 }
 

@@ -11,7 +11,12 @@
 // ValueError). The increment is `nsw` for signed counters, as clang's `for` loops are: the counter stays
 // below `stop` before each step, so it can only overflow when `stop` lies within one step of the type's
 // limit.
+//
+// With line information on (lineinfo=True: the function has a DISubprogram), every instruction a statement
+// emits carries the statement's line and column, and code a compound statement emits after its body (a
+// loop's step, its branch back) carries the compound statement's own.
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 
 #include "codegen/function_lowering.h"
 
@@ -26,7 +31,33 @@ void FunctionLowering::lower_block(const Block& block) {
   }
 }
 
+namespace {
+
+/// Gives the instructions of one statement its line and column (line information on: the function has a
+/// DISubprogram), and the enclosing statement's location back afterwards, which is where the code a compound
+/// statement emits after its body (a loop's step and back edge) belongs.
+class StatementLocation {
+ public:
+  StatementLocation(llvm::IRBuilder<>& b, llvm::Function& fn, const Stmt& s)
+      : b_(b), outer_(b.getCurrentDebugLocation()) {
+    if (llvm::DISubprogram* sp = fn.getSubprogram()) {
+      b_.SetCurrentDebugLocation(
+          llvm::DILocation::get(fn.getContext(), s.range.begin.line, s.range.begin.col, sp));
+    }
+  }
+  ~StatementLocation() { b_.SetCurrentDebugLocation(outer_); }
+  StatementLocation(const StatementLocation&) = delete;
+  StatementLocation& operator=(const StatementLocation&) = delete;
+
+ private:
+  llvm::IRBuilder<>& b_;
+  llvm::DebugLoc outer_;
+};
+
+}  // namespace
+
 void FunctionLowering::lower_stmt(const Stmt& s) {
+  StatementLocation location(b_, *llvm_fn_, s);
   switch (s.kind) {
     case StmtKind::Expr: {
       const Expr& value = *static_cast<const ExprStmt&>(s).value;

@@ -1,20 +1,29 @@
 // Module-level lowering: types, functions, the kernel's argument ABI, and the entry point lower_program().
 //
 // The kernel's LLVM signature is the flattened array ABI of DESIGN.md: an array argument becomes its data
-// pointer, then ndim int64 shapes, then ndim int64 strides in bytes; a tuple argument becomes its elements'
-// parameters in order; a bool is passed as one byte. Inside the kernel each argument is rebuilt into its
+// pointer, then ndim int64 shapes, then ndim int64 strides in bytes (int32 both for an index32 array); a
+// tuple argument becomes its elements' parameters in order; a bool is passed as one byte. Inside the kernel each argument is rebuilt into its
 // value representation (function_lowering.h) and stored in the parameter's local slot.
 //
 // Pointers are not marked noalias, as numba does not mark them: NumPy semantics let a kernel receive the same
 // array twice (an in-place `a[i] = a[i] + b[i]` launched with a is b), and noalias would miscompile that. The
 // loads of an elementwise kernel are independent of each other anyway, and the index math that feeds them is
 // built so LLVM can narrow it (grid indices are zero-extended from 32-bit registers with known ranges).
+//
+// Line information (lineinfo=True) is debug info of the smallest kind: one compile unit that asks for
+// DebugDirectivesOnly (NVPTX then emits `.file` and `.loc` and no .debug_info section, as nvcc -lineinfo),
+// a DISubprogram per function, and statement locations (lower_stmt.cpp). It never changes the code.
 #include "codegen/lowering.h"
 
 #include <functional>
 
+#include <llvm/IR/ConstantRange.h>
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "codegen/function_lowering.h"
@@ -33,6 +42,8 @@ ModuleLowering::ModuleLowering(const TypedProgram& program, const GlobalEnv& glo
       fastmath_(fastmath),
       bounds_check_(bounds_check),
       diags_(diags) {}
+
+ModuleLowering::~ModuleLowering() = default;
 
 llvm::Type* ModuleLowering::llvm_type(const Type& t) {
   llvm::LLVMContext& c = ctx();
@@ -181,12 +192,58 @@ llvm::Function* ModuleLowering::int_pow_function(unsigned bits, bool is_signed) 
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Line information
+
+void ModuleLowering::enable_line_info(const FunctionDef& kernel) {
+  // The flags clang sets on every module with debug info; DWARF 2 is what CUDA's compilers use on the device.
+  module_.addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
+  module_.addModuleFlag(llvm::Module::Warning, "Dwarf Version", 2);
+  di_ = std::make_unique<llvm::DIBuilder>(module_);
+  // One compile unit, the kernel's file; device functions from other files get DIFiles of their own.
+  di_unit_ = di_->createCompileUnit(llvm::DISourceLanguageName(llvm::dwarf::DW_LANG_Python),
+                                    line_info_file(kernel), "gpujit", /*isOptimized=*/true, "", 0,
+                                    llvm::StringRef(), llvm::DICompileUnit::DebugDirectivesOnly);
+}
+
+llvm::DIFile* ModuleLowering::line_info_file(const FunctionDef& def) {
+  llvm::DIFile*& file = di_files_[def.file.get()];
+  if (file) return file;
+  // The path Python reports for the function (or the CLI was given), absolute so that a profiler finds the
+  // file from any folder; a pseudo-name such as "<string>" stays as it is.
+  llvm::SmallString<256> path(def.file ? def.file->name() : std::string("<unknown>"));
+  if (!path.starts_with("<")) llvm::sys::fs::make_absolute(path);
+  file = di_->createFile(llvm::sys::path::filename(path), llvm::sys::path::parent_path(path));
+  return file;
+}
+
+void ModuleLowering::attach_line_info(llvm::Function& fn, const FunctionDef& def) {
+  if (!di_) return;
+  llvm::DIFile* file = line_info_file(def);
+  llvm::DISubroutineType* type = di_->createSubroutineType(di_->getOrCreateTypeArray({}));
+  unsigned line = def.range.begin.line;
+  llvm::DISubprogram* sp =
+      di_->createFunction(di_unit_, def.name, fn.getName(), file, line, type, line,
+                          llvm::DINode::FlagPrototyped,
+                          llvm::DISubprogram::SPFlagDefinition | llvm::DISubprogram::SPFlagOptimized);
+  fn.setSubprogram(sp);
+}
+
+void ModuleLowering::finish_line_info() {
+  if (di_) di_->finalize();
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // FunctionLowering: set-up, entry blocks and shared helpers
 
 FunctionLowering::FunctionLowering(ModuleLowering& m, const TypedFunction& fn, llvm::Function* llvm_fn)
     : m_(m), fn_(fn), llvm_fn_(llvm_fn), b_(m.ctx()) {
   alloca_block_ = llvm::BasicBlock::Create(m.ctx(), "entry", llvm_fn);
   b_.SetInsertPoint(alloca_block_);
+  // With line information, the prologue (parameter stores) and the implicit return are the `def` line's.
+  if (llvm::DISubprogram* sp = llvm_fn->getSubprogram()) {
+    b_.SetCurrentDebugLocation(
+        llvm::DILocation::get(m.ctx(), fn.def->range.begin.line, fn.def->range.begin.col, sp));
+  }
   if (m.fastmath()) b_.setFastMathFlags(llvm::FastMathFlags::getFast());
   // Every local gets its slot up front, zeroed: a variable assigned on some paths only reads as zero (Python
   // would raise UnboundLocalError; numba reads garbage), and mem2reg folds the zero away where unused.
@@ -249,7 +306,8 @@ void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Typ
   llvm::LLVMContext& c = m.ctx();
   if (t.is_array()) {
     out->push_back(llvm::PointerType::get(c, 0));
-    for (unsigned i = 0; i < 2u * t.ndim; ++i) out->push_back(llvm::Type::getInt64Ty(c));
+    llvm::Type* extent = t.index32 ? llvm::Type::getInt32Ty(c) : llvm::Type::getInt64Ty(c);
+    for (unsigned i = 0; i < 2u * t.ndim; ++i) out->push_back(extent);
   } else if (t.is_tuple()) {
     for (const Type& e : t.elements) flatten_param_types(m, e, out);
   } else if (t.is_bool()) {
@@ -266,6 +324,12 @@ void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Typ
 }
 
 }  // namespace
+
+llvm::Attribute FunctionLowering::range_attribute(int64_t lo, int64_t hi, unsigned bits) {
+  return llvm::Attribute::get(m_.ctx(), llvm::Attribute::Range,
+                              llvm::ConstantRange(llvm::APInt(bits, uint64_t(lo), true),
+                                                  llvm::APInt(bits, uint64_t(hi), true)));
+}
 
 void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
   const auto& params = fn_.def->params;
@@ -287,8 +351,24 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
       unsigned align = is_complex(t.scalar) ? scalar_size(t.scalar) / 2 : scalar_size(t.scalar);
       llvm::cast<llvm::Argument>(parts.data)
           ->addAttr(llvm::Attribute::getWithAlignment(m_.ctx(), llvm::Align(align ? align : 1)));
-      for (unsigned i = 0; i < t.ndim; ++i) parts.shape.push_back(take(".shape" + std::to_string(i)));
-      for (unsigned i = 0; i < t.ndim; ++i) parts.strides.push_back(take(".stride" + std::to_string(i)));
+      // What the launch path guarantees of the shapes (runtime/kernel_args.h), told to LLVM: with extents
+      // below 2**62, `i += stride` below an extent cannot overflow, so LLVM proves grid-stride indices
+      // non-negative and drops their negative-index wrap. An index32 array passes its shapes and strides
+      // as i32 (extents below 2**31), so comparisons and products with them stay 32-bit.
+      for (unsigned i = 0; i < t.ndim; ++i) {
+        llvm::Argument* shape = take(".shape" + std::to_string(i));
+        if (t.index32) {
+          shape->addAttr(range_attribute(0, int64_t{1} << 31, 32));
+          parts.shape.push_back(b_.CreateZExt(shape, b_.getInt64Ty(), "", /*IsNonNeg=*/true));
+        } else {
+          shape->addAttr(range_attribute(0, int64_t{1} << 62, 64));
+          parts.shape.push_back(shape);
+        }
+      }
+      for (unsigned i = 0; i < t.ndim; ++i) {
+        llvm::Argument* stride = take(".stride" + std::to_string(i));
+        parts.strides.push_back(t.index32 ? b_.CreateSExt(stride, b_.getInt64Ty()) : stride);
+      }
       return pack_array(parts);
     }
     if (t.is_tuple()) {
@@ -336,17 +416,21 @@ void FunctionLowering::finish_function() {
 // The entry point
 
 LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
-                            llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags, bool bounds_check) {
+                            llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags, bool bounds_check,
+                            bool line_info) {
   const TypedFunction* kernel = program.kernel();
   if (!kernel || !kernel->def) throw InternalError("codegen: the typed program has no kernel");
   LoweredModule out;
   out.module = std::make_unique<llvm::Module>(kernel->name, ctx);
   target.init_module(*out.module);
   ModuleLowering m(program, globals, target, *out.module, fastmath, diags, bounds_check);
+  if (line_info) m.enable_line_info(*kernel->def);
 
   for (const auto& fn : program.functions) {
     if (fn.get() == kernel) continue;
-    FunctionLowering lowering(m, *fn, m.device_function(*fn));
+    llvm::Function* llvm_fn = m.device_function(*fn);
+    m.attach_line_info(*llvm_fn, *fn->def);
+    FunctionLowering lowering(m, *fn, llvm_fn);
     lowering.lower_device_function();
   }
 
@@ -357,8 +441,10 @@ LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& global
   out.kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *out.module);
   out.kernel->addFnAttr(llvm::Attribute::NoUnwind);
   target.mark_kernel(*out.kernel);
+  m.attach_line_info(*out.kernel, *kernel->def);
   FunctionLowering lowering(m, *kernel, out.kernel);
   lowering.lower_kernel(&out.params);
+  m.finish_line_info();
 
   if (!diags.has_errors()) {
     std::string errors;

@@ -36,9 +36,10 @@ bool uses_grid_sync(const TypedProgram& program);
 /// Lowers the kernel of `program` and every device function it calls into a fresh module of `ctx`.
 /// `globals` resolves captured constant arrays (const.array_like). User errors go to `diags`; when it
 /// gains an error the module is incomplete and must not be compiled further. `bounds_check` (debug=True)
-/// checks every array index against its axis (codegen/bounds_check.cpp).
+/// checks every array index against its axis (codegen/bounds_check.cpp). `line_info` (lineinfo=True) gives
+/// every function a DISubprogram and every statement's instructions the statement's line and column.
 LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
                             llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags,
-                            bool bounds_check = false);
+                            bool bounds_check = false, bool line_info = false);
 
 }  // namespace gpujit

@@ -111,6 +111,11 @@ unsigned parse_sm_version(const std::string& arch) {
   return v;
 }
 
+void limit_registers(llvm::Function& kernel, int count) {
+  if (count <= 0) throw InternalError("a register limit must be positive");
+  kernel.addFnAttr("nvvm.maxnreg", std::to_string(count));
+}
+
 std::unique_ptr<NvptxTarget> NvptxTarget::create(const std::string& arch, int opt_level, bool fastmath,
                                                  std::string* error) {
   unsigned sm = parse_sm_version(arch);

@@ -31,6 +31,7 @@ class NvptxTarget final : public Target {
   void fence(llvm::IRBuilder<>& b, FenceScope scope) override;
   unsigned shared_address_space() const override { return 3; }
   unsigned constant_address_space() const override { return 4; }
+  bool narrow_index_math() const override { return true; }
   llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const override;
   llvm::Value* dynamic_shared_size(llvm::IRBuilder<>& b) override;
   void print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) override;
@@ -59,5 +60,9 @@ class NvptxTarget final : public Target {
 
 /// Parses "sm_80" into 80; 0 if malformed.
 unsigned parse_sm_version(const std::string& arch);
+
+/// Caps the registers each thread of `kernel` may use (numba's max_registers): LLVM 22 reads the
+/// "nvvm.maxnreg" function attribute, which replaced the nvvm.annotations entry, and emits `.maxnreg N`.
+void limit_registers(llvm::Function& kernel, int count);
 
 }  // namespace gpujit

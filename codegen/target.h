@@ -84,6 +84,11 @@ class Target {
   virtual unsigned shared_address_space() const = 0;
   virtual unsigned constant_address_space() const = 0;
 
+  /// Whether element offsets of index32 arrays (ir/types.h) are computed in 32 bits. A GPU does 64-bit
+  /// integer multiplies in several instructions; a CPU does them in one, and vectorizes 64-bit induction
+  /// variables better than truncated ones.
+  virtual bool narrow_index_math() const = 0;
+
   /// The synchronization scope of atomic.* operations (CUDA's atomicAdd is device-wide).
   virtual llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const = 0;
 

@@ -186,6 +186,10 @@ struct TupleExpr : Expr {
   static constexpr ExprKind kKind = ExprKind::Tuple;
   TupleExpr(SourceRange r, std::vector<ExprPtr> elts) : Expr(kKind, r), elts(std::move(elts)) {}
   std::vector<ExprPtr> elts;
+  /// A list display `[a, b]`. Only module-level values (the data of np.array([...]), which the CLI evaluates)
+  /// and decorators (a list of signatures) hold one; inside a function a list is a syntax error, so semantic
+  /// analysis never sees one.
+  bool is_list = false;
 };
 
 struct IfExpExpr : Expr {

@@ -157,7 +157,7 @@ class Dumper {
       }
       case ExprKind::Tuple: {
         const auto* t = e.as<TupleExpr>();
-        line(indent, role, fmt::format("Tuple {}", at(e.range)));
+        line(indent, role, fmt::format("{} {}", t->is_list ? "List" : "Tuple", at(e.range)));
         for (const ExprPtr& v : t->elts) expr(*v, indent + 1, "");
         return;
       }

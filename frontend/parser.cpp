@@ -204,6 +204,7 @@ class Parser {
   ExprPtr parse_subscript_item();
   ExprPtr parse_atom();
   ExprPtr parse_paren();
+  ExprPtr parse_list();
   [[noreturn]] void fail_display();
   [[noreturn]] void fail_starred();
 
@@ -213,6 +214,7 @@ class Parser {
   int depth_ = 0;
   Diagnostics discard_;            // errors in host code nobody compiles
   Diagnostics* diags_ = &discard_;  // where syntax errors go now
+  bool lists_allowed_ = false;      // parsing a module-level value or a decorator: `[a, b]` is host data
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -358,6 +360,7 @@ void Parser::parse_decorated(Module& m) {
   std::vector<ExprPtr> decorators;
   Diagnostics errors;
   diags_ = &errors;
+  lists_allowed_ = true;  // @cuda.jit(["void(float32[:])", "void(float64[:])"]): host code
   while (at(TokenKind::At)) {
     advance();
     try {
@@ -369,6 +372,7 @@ void Parser::parse_decorated(Module& m) {
       skip_to_line_end();
     }
   }
+  lists_allowed_ = false;
   diags_ = &discard_;
   if (at(TokenKind::KwDef)) {
     parse_function(m, std::move(decorators), errors);
@@ -503,11 +507,13 @@ void Parser::parse_global(Module& m) {
     }
     if (!declared_only) {
       advance();  // '='
+      lists_allowed_ = true;
       ExprPtr value = parse_testlist_star_expr();
       if (at_statement_end()) g.value = std::move(value);
     }
   } catch (SyntaxFailure&) {
   }
+  lists_allowed_ = false;
   skip_to_line_end();
   g.range = span_from(start);
   if (!declared_only) m.globals.push_back(std::move(g));
@@ -1041,7 +1047,10 @@ ExprPtr Parser::parse_atom() {
       return std::make_unique<StringLitExpr>(span_from(start), std::move(value));
     }
     case TokenKind::LParen: return parse_paren();
-    case TokenKind::LBracket: case TokenKind::LBrace: fail_display();
+    case TokenKind::LBracket:
+      if (lists_allowed_) return parse_list();
+      fail_display();
+    case TokenKind::LBrace: fail_display();
     case TokenKind::Ellipsis: fail(t.range, "'...' (Ellipsis) is not supported in kernels");
     case TokenKind::KwLambda: fail(t.range, "'lambda' is not supported in kernels");
     case TokenKind::KwYield: fail(t.range, "'yield' is not supported in kernels");
@@ -1072,6 +1081,27 @@ ExprPtr Parser::parse_paren() {
   if (!at(TokenKind::RParen)) fail_unexpected("',' or ')' in the tuple");
   advance();
   return std::make_unique<TupleExpr>(span_from(open), std::move(elts));
+}
+
+// [a, b, ...] in a module-level value, as a TupleExpr marked is_list; a comprehension is still rejected.
+ExprPtr Parser::parse_list() {
+  size_t open = pos_;
+  advance();
+  std::vector<ExprPtr> elts;
+  while (!at(TokenKind::RBracket)) {
+    if (at(TokenKind::Star)) fail_starred();
+    elts.push_back(parse_test());
+    if (at(TokenKind::KwFor)) {
+      pos_ = open;
+      fail_display();
+    }
+    if (!accept(TokenKind::Comma)) break;
+  }
+  if (!at(TokenKind::RBracket)) fail_unexpected("',' or ']' in the list");
+  advance();
+  auto list = std::make_unique<TupleExpr>(span_from(open), std::move(elts));
+  list->is_list = true;
+  return list;
 }
 
 // A list, set or dict display or comprehension, rejected with a range covering the brackets.

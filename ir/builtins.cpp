@@ -109,10 +109,12 @@ std::vector<BuiltinInfo> make_rows() {
       fn(Id::ThreadFenceBlock, S::Kernel, "threadfence_block", 0, 0, T::VoidFn, L::Barrier, "memory fence at block scope"),
       fn(Id::ThreadFenceSystem, S::Kernel, "threadfence_system", 0, 0, T::VoidFn, L::Barrier, "memory fence at system scope"),
       // Arrays in shared and local memory.
-      fn(Id::SharedArray, S::Shared, "array", 2, 2, T::ArrayAlloc, L::ArrayAlloc,
-         "shared.array(shape, dtype): a C-order array shared by the block; shape is a constant int or tuple"),
-      fn(Id::LocalArray, S::Local, "array", 2, 2, T::ArrayAlloc, L::ArrayAlloc,
-         "local.array(shape, dtype): a C-order array private to the thread; shape is a constant int or tuple"),
+      fn(Id::SharedArray, S::Shared, "array", 2, 3, T::ArrayAlloc, L::ArrayAlloc,
+         "shared.array(shape, dtype, alignment=None): a C-order array shared by the block; shape is a "
+         "constant int or tuple, alignment a constant power of two (bytes)"),
+      fn(Id::LocalArray, S::Local, "array", 2, 3, T::ArrayAlloc, L::ArrayAlloc,
+         "local.array(shape, dtype, alignment=None): a C-order array private to the thread; shape is a "
+         "constant int or tuple, alignment a constant power of two (bytes)"),
       fn(Id::ConstArrayLike, S::Const, "array_like", 1, 1, T::ArrayLike, L::ArrayAlloc,
          "const.array_like(a): `a` itself; a global NumPy array a kernel names is baked into constant memory"),
       // Atomics: atomic.op(ary, idx, val) returns the old value.

@@ -2,10 +2,11 @@
 // denotes when a kernel of that file uses it.
 //
 // Bindings apply in source order, as running the file would: an import binds a module (or a module's
-// member, resolved when used), a module-level assignment binds a folded constant, a dtype or a module, and
+// member, resolved when used), a module-level assignment binds a folded constant, a dtype, a module or a
+// NumPy array (np.array([...]), np.arange(n)... evaluated by ir/numpy_arrays.cpp, for const.array_like), and
 // a function definition binds a device function. A later binding of a name replaces an earlier one. A
-// module-level value outside the kernel subset (a call to np.zeros, a list) is not an error here: it binds
-// GlobalValue::Unsupported with the reason, reported only if a kernel uses the name.
+// module-level value outside the kernel subset (a call to np.linspace, a list) is not an error here: it
+// binds GlobalValue::Unsupported with the reason, reported only if a kernel uses the name.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "codegen/compiler.h"
 #include "ir/builtins.h"
 #include "ir/const_eval.h"
+#include "ir/numpy_arrays.h"
 
 namespace gpujit {
 
@@ -136,6 +138,10 @@ std::optional<GlobalValue> fold(const Expr& e, const GlobalEnv& env, std::string
       return std::nullopt;
     }
     case ExprKind::Tuple: {
+      if (e.as<TupleExpr>()->is_list) {
+        *why = "its value is a list; kernels read tuples (1, 2, 3) and NumPy arrays (np.array([1, 2, 3]))";
+        return std::nullopt;
+      }
       std::vector<ConstValue> elts;
       for (const ExprPtr& x : e.as<TupleExpr>()->elts) {
         std::optional<ConstValue> v = as_constant(*x);
@@ -147,8 +153,25 @@ std::optional<GlobalValue> fold(const Expr& e, const GlobalEnv& env, std::string
     case ExprKind::Call: {
       const auto& c = *e.as<CallExpr>();
       std::string callee = dotted(*c.func);
+      GlobalFolder folder = [&env](const Expr& x, std::string* w) { return fold(x, env, w); };
+      // arr.astype(np.float32), arr.reshape(2, 3) on an array evaluated above.
+      if (const auto* method = c.func->as<AttributeExpr>()) {
+        std::string ignored;
+        std::optional<GlobalValue> base = fold(*method->value, env, &ignored);
+        if (base && base->kind == GlobalValue::Kind::ConstArray)
+          return evaluate_array_method(c, *base, method->attr, folder, why);
+      }
       std::string ignored;
       std::optional<GlobalValue> f = fold(*c.func, env, &ignored);
+      if (f && f->kind == GlobalValue::Kind::ModuleMember && f->module_name == "numpy") {
+        if (is_numpy_array_function(f->member)) return evaluate_numpy_call(c, f->member, folder, why);
+        *why = fmt::format(
+            "its value is a call to '{}', which the gpujit CLI does not evaluate (it reads np.array, "
+            "np.asarray, np.arange, np.zeros, np.ones and np.full with constant arguments); compile the "
+            "kernel from Python to capture this array",
+            callee.empty() ? "numpy." + f->member : callee);
+        return std::nullopt;
+      }
       if (f && f->kind == GlobalValue::Kind::DType && c.args.size() == 1 && c.keywords.empty()) {
         std::optional<ConstValue> v = as_constant(*c.args[0]);
         if (!v) return std::nullopt;
@@ -202,12 +225,11 @@ GlobalEnv globals_from_module(const Module& module, Diagnostics& diags) {
       case What::Assign: {
         const GlobalAssign& g = module.globals[b.index];
         if (!g.value) {
-          // A list, a dict, np.array([...]) ...: the CLI reads no values beyond numbers, tuples, dtypes and
-          // modules; global NumPy arrays (const.array_like) are captured when compiling from Python.
+          // A dict, a comprehension, a lambda ...: host code the CLI does not read.
           env[g.name] = GlobalValue::of_unsupported(
               "its value is outside the kernel language (the gpujit CLI reads module-level numbers, tuples, "
-              "dtypes and modules; global NumPy arrays for const.array_like are captured only when the kernel "
-              "is compiled from Python)");
+              "dtypes, modules and NumPy arrays made by np.array, np.arange, np.zeros, np.ones or np.full "
+              "with constant arguments; compile the kernel from Python to capture other values)");
           break;
         }
         std::string why;

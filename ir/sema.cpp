@@ -2,6 +2,7 @@
 // TypedProgram::functions), the per-function driver (inference to a fixpoint, then the checking pass) and
 // statements. Expressions are in sema_expr.cpp, calls and builtins in sema_call.cpp.
 #include "ir/sema.h"
+#include "ir/fnv1a.h"
 
 #include <fmt/format.h>
 
@@ -21,20 +22,11 @@ constexpr int kMaxInferencePasses = 32;
 // at every call (f(x) calling f((x, x))) would never end.
 constexpr size_t kMaxNestedSpecializations = 8;
 
-uint64_t fnv1a(std::string_view text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 // A PTX identifier unique per function and argument types: the file, line and name tell functions apart,
 // the signature tells specializations apart.
 std::string mangle(const FunctionDef& def, const Signature& sig) {
   std::string key =
-      fmt::format("{}:{}:{}:{}", def.file ? def.file->name() : "", def.range.begin.line, def.name, sig.str());
+      fmt::format("{}:{}:{}:{}", def.file ? def.file->name() : "", def.range.begin.line, def.name, sig.key());
   return fmt::format("_gpujit_{}_{:016x}", def.name, fnv1a(key));
 }
 
@@ -109,7 +101,7 @@ bool is_kernel_module(const std::string& canonical) {
 
 Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::vector<Type>& args,
                                             bool is_kernel) {
-  auto key = std::make_pair(&def, Signature{Type::void_(), args}.str());
+  auto key = std::make_pair(&def, Signature{Type::void_(), args}.key());
   auto it = specs_.find(key);
   if (it != specs_.end()) return it->second.get();  // not done yet: a recursive call (sema_recursion.cpp)
   if (size_t(std::count(stack_.begin(), stack_.end(), &def)) >= kMaxNestedSpecializations) return nullptr;

@@ -274,12 +274,17 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
   const char* what = b.scope == BuiltinScope::Shared ? "shared.array" : "local.array";
   const Expr* shape_expr = e.args.size() > 0 ? e.args[0].get() : nullptr;
   const Expr* dtype_expr = e.args.size() > 1 ? e.args[1].get() : nullptr;
-  if (e.args.size() > 2) {
-    error(e.range, fmt::format("{}() takes 2 arguments (shape, dtype), got {}", what, e.args.size()));
+  const Expr* alignment_expr = e.args.size() > 2 ? e.args[2].get() : nullptr;
+  if (e.args.size() > 3) {
+    error(e.range,
+          fmt::format("{}() takes 2 or 3 arguments (shape, dtype, alignment), got {}", what, e.args.size()));
     return ExprResult::error();
   }
   for (const Keyword& k : e.keywords) {
-    const Expr** slot = k.name == "shape" ? &shape_expr : k.name == "dtype" ? &dtype_expr : nullptr;
+    const Expr** slot = k.name == "shape"       ? &shape_expr
+                        : k.name == "dtype"     ? &dtype_expr
+                        : k.name == "alignment" ? &alignment_expr
+                                                : nullptr;
     if (!slot) {
       error(k.name_range, fmt::format("{}() got an unexpected keyword argument '{}'", what, k.name));
       return ExprResult::error();
@@ -356,9 +361,48 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
     }
     return dt.what == ExprResult::What::Unknown ? dt : ExprResult::error();
   }
+  unsigned alignment = 0;
+  if (alignment_expr && !array_alignment(*alignment_expr, what, &alignment)) return ExprResult::error();
   if (checking_) fn_.array_shapes[&e] = dims;
-  return record(e,
-                ExprResult::of_value(Type::array_of(dtype, static_cast<unsigned>(dims.size()), Layout::C)));
+  if (checking_ && alignment) fn_.array_alignments[&e] = alignment;
+  // Shared and local memory are far below 2 GiB, but a shape is only checked against that at PTX assembly.
+  bool index32 = true;
+  for (int64_t bytes = scalar_size(dtype); int64_t d : dims) {
+    index32 = index32 && d < (int64_t{1} << 31) / bytes;
+    bytes = index32 ? bytes * std::max<int64_t>(d, 1) : bytes;
+  }
+  return record(e, ExprResult::of_value(
+                       Type::array_of(dtype, static_cast<unsigned>(dims.size()), Layout::C, index32)));
+}
+
+bool FunctionAnalyzer::array_alignment(const Expr& arg, const char* what, unsigned* alignment) {
+  *alignment = 0;
+  ExprResult r = expr(arg);
+  if (r.what == ExprResult::What::Unknown && !checking_) return true;  // a local still being inferred
+  if (r.what == ExprResult::What::Error) return false;                 // reported where it happened
+  if (!r.is_value() || !r.value) {
+    std::string why = why_not_constant(arg);
+    error(arg.range, fmt::format("{} alignment must be a compile-time constant{}", what,
+                                 why.empty() ? "" : "; " + why));
+    return false;
+  }
+  const ConstValue& c = *r.value;
+  if (c.kind == ConstValue::Kind::None) return true;  // alignment=None: the default
+  bool power_of_two = c.kind == ConstValue::Kind::Int && c.i > 0 && (c.i & (c.i - 1)) == 0 &&
+                      !(is_unsigned(c.scalar) && c.i < 0);
+  if (!power_of_two) {
+    error(arg.range,
+          fmt::format("{} alignment must be a power of two (a constant integer such as 16), got {}", what,
+                      c.str()));
+    return false;
+  }
+  if (c.i > kMaxArrayAlignment) {
+    error(arg.range,
+          fmt::format("{} alignment must be at most {} bytes, got {}", what, kMaxArrayAlignment, c.i));
+    return false;
+  }
+  *alignment = static_cast<unsigned>(c.i);
+  return true;
 }
 
 std::string FunctionAnalyzer::why_not_constant(const Expr& e) {

@@ -59,6 +59,9 @@ struct ExprResult {
 
 class ProgramAnalyzer;
 
+/// The largest alignment= shared.array and local.array accept, in bytes.
+constexpr int64_t kMaxArrayAlignment = 1024;
+
 /// One specialization of a function: its typed function and the diagnostics its analysis produced. Those
 /// diagnostics reach the user only if the specialization is used by the final program.
 struct Specialization {
@@ -132,6 +135,9 @@ class FunctionAnalyzer {
   ExprResult device_call(const CallExpr& e, const FunctionDef& callee, const std::vector<ExprResult>& args);
   ExprResult cast_call(const CallExpr& e, ScalarKind dtype, const std::vector<ExprResult>& args);
   ExprResult array_alloc(const CallExpr& e, const BuiltinInfo& b);
+  /// The alignment= argument of shared.array/local.array: None (0), or a constant power of two up to
+  /// kMaxArrayAlignment. Returns false after reporting an error pointing at the argument.
+  bool array_alignment(const Expr& arg, const char* what, unsigned* alignment);
   ExprResult range_call(const CallExpr& e);
   /// Why a shape expression is not a compile-time constant ("'n' is an argument"), or "".
   std::string why_not_constant(const Expr& e);

@@ -43,7 +43,8 @@ ExprResult FunctionAnalyzer::const_array(const std::string& id, const GlobalValu
     s.name = id;
     fn_.symbols[&e] = s;
   }
-  return record(e, ExprResult::of_value(Type::array_of(g.dtype, unsigned(g.shape.size()), Layout::C)));
+  bool index32 = g.bytes.size() < (size_t{1} << 31);  // always: constant memory holds 64 KiB
+  return record(e, ExprResult::of_value(Type::array_of(g.dtype, unsigned(g.shape.size()), Layout::C, index32)));
 }
 
 ExprResult FunctionAnalyzer::array_like_call(const CallExpr& e, const BuiltinInfo& b,

@@ -156,7 +156,7 @@ Type unify(const Type& a, const Type& b) {
   if (a.is_scalar() && b.is_scalar()) return Type::scalar_of(promote_scalars(a.scalar, b.scalar));
   if (a.is_array() && b.is_array()) {
     if (a.scalar != b.scalar || a.ndim != b.ndim) return Type::invalid();
-    return Type::array_of(a.scalar, a.ndim, Layout::Any);
+    return Type::array_of(a.scalar, a.ndim, a.layout == b.layout ? a.layout : Layout::Any, a.index32 && b.index32);
   }
   if (a.is_tuple() && b.is_tuple()) {
     if (a.elements.size() != b.elements.size()) return Type::invalid();
@@ -291,7 +291,7 @@ bool can_convert(const Type& from, const Type& to) {
   if (from.is_scalar() && to.is_scalar()) return !from.is_complex() || to.is_complex();
   if (from.is_array() && to.is_array()) {
     return from.scalar == to.scalar && from.ndim == to.ndim &&
-           (to.layout == Layout::Any || from.layout == to.layout);
+           (to.layout == Layout::Any || from.layout == to.layout) && (from.index32 || !to.index32);
   }
   if (from.is_tuple() && to.is_tuple()) {
     if (from.elements.size() != to.elements.size()) return false;

@@ -241,6 +241,8 @@ class Dumper {
           for (int64_t d : shape->second) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
           text += " shape=(" + dims + ")";
         }
+        if (auto align = fn_.array_alignments.find(&e); align != fn_.array_alignments.end())
+          text += " align=" + std::to_string(align->second);
         return typed(e, text);
       }
       case ExprKind::Attribute: {

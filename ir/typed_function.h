@@ -10,7 +10,8 @@
 //   Call, the type each positional argument is converted to; for an array Subscript, the index type of each
 //   axis (always int64: codegen wraps negative indices),
 // - the value of every expression that folds to a compile-time constant (constants), and the constant shape
-//   of every shared.array/local.array call (array_shapes),
+//   of every shared.array/local.array call (array_shapes) and the alignment= of those that ask for one
+//   (array_alignments),
 // - the type of every local variable; one type per variable for the whole function.
 //
 // "Every expression" means every expression that denotes a value. Names and attributes that denote a
@@ -134,6 +135,9 @@ struct TypedFunction {
   std::unordered_map<const Expr*, ConstValue> constants;
   /// The constant shape of each shared.array / local.array call, keyed by the CallExpr.
   std::unordered_map<const Expr*, std::vector<int64_t>> array_shapes;
+  /// The alignment= of the shared.array / local.array calls that give one (a power of two, in bytes): the
+  /// array's base is aligned to at least that many bytes.
+  std::unordered_map<const Expr*, unsigned> array_alignments;
 
   /// Device functions this one calls, in first-call order (codegen lowers them before their callers).
   std::vector<const TypedFunction*> callees;

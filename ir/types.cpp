@@ -1,7 +1,9 @@
 // Scalar names, type printing in numba's spelling, and the parser for type and signature strings.
 //
 // The printer and the parser are inverses for every type the parser accepts: parse_type(t.str()) == t for
-// scalars, arrays of ndim >= 1 and tuples (tuples print as "(int64, int64)", which parse_type reads back).
+// scalars, arrays of ndim >= 1 and tuples. Tuples print as numba's constructors, "UniTuple(int64, 2)" when
+// every element has the same type and "Tuple(int64, float32)" otherwise, which is also how signatures
+// write them; the parser reads those, numba's repr "UniTuple(int64 x 2)" and the plain "(int64, float32)".
 // Parse errors are lowercase, name the offending text and its column, and suggest the nearest dtype name.
 #include "ir/types.h"
 
@@ -331,12 +333,16 @@ std::string Type::str() const {
       return s + "]";
     }
     case Kind::Tuple: {
-      std::string s = "(";
+      // numba's constructors: every element alike is a UniTuple, anything else (the empty tuple too) a Tuple.
+      bool uniform = !elements.empty();
+      const std::string first = uniform ? elements.front().str() : std::string();
+      for (const Type& e : elements) uniform = uniform && e.str() == first;
+      if (uniform) return fmt::format("UniTuple({}, {})", first, elements.size());
+      std::string s = "Tuple(";
       for (size_t i = 0; i < elements.size(); ++i) {
         if (i) s += ", ";
         s += elements[i].str();
       }
-      if (elements.size() == 1) s += ",";
       return s + ")";
     }
   }
@@ -349,12 +355,39 @@ bool operator==(const Type& a, const Type& b) {
     case Type::Kind::Scalar:
       return a.scalar == b.scalar;
     case Type::Kind::Array:
-      return a.scalar == b.scalar && a.ndim == b.ndim && a.layout == b.layout;
+      return a.scalar == b.scalar && a.ndim == b.ndim && a.layout == b.layout && a.index32 == b.index32;
     case Type::Kind::Tuple:
       return a.elements == b.elements;
     default:
       return true;
   }
+}
+
+namespace {
+
+/// Appends one mark per array in `t`, depth first: '1' for index32, '0' otherwise; true if any is index32.
+bool index32_marks(const Type& t, std::string* marks) {
+  if (t.is_array()) {
+    *marks += t.index32 ? '1' : '0';
+    return t.index32;
+  }
+  bool any = false;
+  for (const Type& e : t.elements) any = index32_marks(e, marks) || any;
+  return any;
+}
+
+}  // namespace
+
+std::string Type::key() const {
+  std::string marks;
+  return index32_marks(*this, &marks) ? str() + "<i32:" + marks + ">" : str();
+}
+
+std::string Signature::key() const {
+  std::string marks;
+  bool any = false;
+  for (const Type& p : params) any = index32_marks(p, &marks) || any;
+  return any ? str() + "<i32:" + marks + ">" : str();
 }
 
 std::string Signature::str() const {

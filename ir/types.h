@@ -53,14 +53,20 @@ struct Type {
   ScalarKind scalar = ScalarKind::Int64;  // Scalar: the scalar; Array: the dtype
   uint8_t ndim = 0;                       // Array only
   Layout layout = Layout::Any;            // Array only
+  /// Array only: every in-bounds element lies within 2 GiB of the data pointer and every extent is below
+  /// 2**31, so index arithmetic may be done in 32 bits (codegen/array_access.cpp). The launch path sets it
+  /// from the actual array (runtime/kernel_args.h); shared, local and constant arrays always have it. It is
+  /// part of the specialization (equality, key()) but not of numba's spelling (str()).
+  bool index32 = false;
   std::vector<Type> elements;             // Tuple only
 
   static Type invalid() { return {}; }
   static Type void_() { Type t; t.kind = Kind::Void; return t; }
   static Type none() { Type t; t.kind = Kind::None; return t; }
   static Type scalar_of(ScalarKind k) { Type t; t.kind = Kind::Scalar; t.scalar = k; return t; }
-  static Type array_of(ScalarKind dtype, unsigned ndim, Layout layout) {
+  static Type array_of(ScalarKind dtype, unsigned ndim, Layout layout, bool index32 = false) {
     Type t; t.kind = Kind::Array; t.scalar = dtype; t.ndim = static_cast<uint8_t>(ndim); t.layout = layout;
+    t.index32 = index32;
     return t;
   }
   static Type tuple_of(std::vector<Type> elts) { Type t; t.kind = Kind::Tuple; t.elements = std::move(elts); return t; }
@@ -77,9 +83,13 @@ struct Type {
   bool is_float() const { return kind == Kind::Scalar && gpujit::is_float(scalar); }
   bool is_complex() const { return kind == Kind::Scalar && gpujit::is_complex(scalar); }
 
-  /// numba's spelling: "float32", "float32[:, ::1]" (C layout marks the last axis), "UniTuple(int64 x 2)" is
-  /// written "(int64, int64)", "void", "none".
+  /// numba's spelling: "float32", "float32[:, ::1]" (C layout marks the last axis), "UniTuple(int64, 2)" (a
+  /// tuple whose elements all have one type), "Tuple(int64, float32)" (any other tuple, "Tuple()" the empty
+  /// one), "void", "none".
   std::string str() const;
+  /// str() plus what tells specializations apart beyond numba's spelling (index32): for cache keys and
+  /// mangled names, never for users.
+  std::string key() const;
 
   friend bool operator==(const Type& a, const Type& b);
   friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
@@ -91,6 +101,7 @@ struct Signature {
   std::vector<Type> params;
 
   std::string str() const;  // "void(float32[:], float32)"
+  std::string key() const;  // as str(), from Type::key()
   friend bool operator==(const Signature& a, const Signature& b) { return a.ret == b.ret && a.params == b.params; }
 };
 

@@ -3,21 +3,46 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 namespace gpujit::rt {
 
 Type type_of_code(ArgCode code) {
   auto kind = ScalarKind((code >> 2) & 0xF);
   switch (code & 3u) {
     case 1: return Type::scalar_of(kind);
-    case 2: return Type::array_of(kind, (code >> 6) & 0xF, (code >> 10) & 1 ? Layout::C : Layout::Any);
+    case 2:
+      return Type::array_of(kind, (code >> 6) & 0xF, (code >> 10) & 1 ? Layout::C : Layout::Any, (code >> 11) & 1);
     default: return Type::invalid();
   }
 }
 
 ArgCode code_of_type(const Type& t) {
   if (t.is_scalar()) return scalar_code(t.scalar);
-  if (t.is_array()) return array_code(t.scalar, t.ndim, t.layout);
+  if (t.is_array()) return array_code(t.scalar, t.ndim, t.layout, t.index32);
   return kArgInvalid;
+}
+
+ArgCode array_code_of(const ArrayView& view) {
+  constexpr int64_t kLimit32 = int64_t{1} << 31, kLimit = int64_t{1} << 62;
+  bool index32 = true;
+  for (int d = 0; d < view.ndim; ++d) {
+    if (view.shape[d] >= kLimit) {
+      throw std::invalid_argument(fmt::format("an array extent of {} elements is too large; gpujit arrays have "
+                                          "extents below 2**62", view.shape[d]));
+    }
+    index32 = index32 && view.shape[d] < kLimit32;
+  }
+  if (index32 && view.size() > 0) {
+    // The byte offsets of the elements relative to data, as ArrayView::extent() but without overflow.
+    __int128 lo = 0, hi = view.itemsize();
+    for (int d = 0; d < view.ndim; ++d) {
+      __int128 span = __int128(view.shape[d] - 1) * view.strides[d];
+      (span < 0 ? lo : hi) += span;
+    }
+    index32 = lo > -kLimit32 && hi < kLimit32;
+  }
+  return array_code(view.dtype, unsigned(view.ndim), view.layout(), index32);
 }
 
 namespace {
@@ -59,7 +84,8 @@ bool append_codes(const Type& t, std::vector<ArgCode>* key) { return append_code
 
 void append_param_sizes(const Type& t, std::vector<unsigned>* sizes) {
   if (t.is_array()) {
-    sizes->insert(sizes->end(), 1 + 2 * size_t(t.ndim), 8u);
+    sizes->push_back(8);
+    sizes->insert(sizes->end(), 2 * size_t(t.ndim), t.index32 ? 4u : 8u);
   } else if (t.is_tuple()) {
     for (const Type& e : t.elements) append_param_sizes(e, sizes);
   } else if (t.is_complex()) {

@@ -2,13 +2,14 @@
 //
 // The launch path classifies each argument once and, in the same pass, writes its flattened parameters (the
 // ABI of DESIGN.md, as codegen/lowering.cpp flattens them: an array is its data pointer, ndim int64 shapes
-// and ndim int64 byte strides; bool is one byte; complex is two parameters, real then imaginary; a tuple is
-// its elements in order). Because every argument is passed as exactly the type it is specialized on, the
-// bytes written do not depend on which specialization is chosen, so classification, packing and the
+// and ndim int64 byte strides, int32 ones for an index32 array, which the driver reads as the low half of
+// their 8-byte slots; bool is one byte; complex is two parameters, real then imaginary; a tuple is its
+// elements in order). Because every argument is passed as exactly the type it is specialized on, the bytes
+// written do not depend on which specialization is chosen, so classification, packing and the
 // specialization key are one pass; check_param_layout() verifies once per compile that codegen flattened the
 // same way.
 //
-// ArgCode packs one argument type into 16 bits (kind, dtype, ndim, layout) so a key of argument types is a
+// ArgCode packs one argument type into 16 bits (kind, dtype, ndim, layout, index32) so a key of argument types is a
 // short array compared with memcmp. A tuple argument is a header code (its element count) followed by its
 // elements' codes, depth first, so a key stays flat: one code per scalar or array argument plus one per tuple.
 #pragma once
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "codegen/compiler.h"
+#include "runtime/device_array.h"
 #include "ir/types.h"
 
 namespace gpujit::rt {
@@ -28,9 +30,16 @@ using ArgCode = uint16_t;
 constexpr ArgCode kArgInvalid = 0;
 
 inline ArgCode scalar_code(ScalarKind k) { return ArgCode(1u | (unsigned(k) << 2)); }
-inline ArgCode array_code(ScalarKind dtype, unsigned ndim, Layout layout) {
-  return ArgCode(2u | (unsigned(dtype) << 2) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u));
+inline ArgCode array_code(ScalarKind dtype, unsigned ndim, Layout layout, bool index32 = false) {
+  return ArgCode(2u | (unsigned(dtype) << 2) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u) |
+                 (index32 ? 1u << 11 : 0u));
 }
+/// The code of an array argument, index32 (ir/types.h) when its elements lie within 2 GiB of its data
+/// pointer and its extents are below 2**31. Throws std::invalid_argument for an extent of 2**62 or more, which
+/// codegen promises LLVM never happens (codegen/lowering.cpp) and which only a broadcast view can have.
+ArgCode array_code_of(const ArrayView& view);
+/// The same code without the index32 bit: what an explicit signature's key holds.
+inline ArgCode without_index32(ArgCode code) { return (code & 3u) == 2u ? ArgCode(code & ~(1u << 11)) : code; }
 /// Largest element count a tuple header can hold.
 constexpr unsigned kMaxTupleSize = 0x3FFF;
 /// The header code of a tuple of `count` elements (at most kMaxTupleSize); its elements' codes follow it.

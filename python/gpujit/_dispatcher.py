@@ -5,19 +5,27 @@ launch path: `kernel[blocks, threads](args)` never runs Python code from this fi
 the user's function and, on the first compile only, reads its source and free names (`_source_args`).
 """
 
+import operator
+from collections import Counter, namedtuple
+
 from . import _core
 from ._signature import signature_text
+
+# numba's dispatcher.stats: the on-disk cache's folder (None when cache=False or no folder can be written) and
+# Counters of its hits and misses per signature.
+CacheStats = namedtuple("CacheStats", ("cache_path", "cache_hits", "cache_misses"))
 
 
 class Dispatcher(_core.Dispatcher):
     """A jitted kernel (or, with device=True, a device function callable from kernels)."""
 
-    def __init__(self, pyfunc, device=False, fastmath=False, opt=3, lineinfo=False, debug=False):
+    def __init__(self, pyfunc, device=False, fastmath=False, opt=3, lineinfo=False, debug=False, max_registers=0,
+                 cache=False):
         code = pyfunc.__code__
         if code.co_flags & 0x0C:  # CO_VARARGS | CO_VARKEYWORDS
             raise TypeError(f"'{pyfunc.__name__}': kernels take positional parameters only (no *args, **kwargs)")
         params = code.co_varnames[: code.co_argcount]
-        super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug)
+        super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache)
         self.py_func = pyfunc
         self.__name__ = pyfunc.__name__
         self.__qualname__ = getattr(pyfunc, "__qualname__", pyfunc.__name__)
@@ -27,6 +35,14 @@ class Dispatcher(_core.Dispatcher):
         self.device = device
         self.lineinfo = lineinfo
         self.debug = debug
+        self.max_registers = max_registers or None
+        self.cache = cache
+
+    @property
+    def stats(self):
+        """The on-disk cache's folder and its hits and misses per signature (numba's dispatcher.stats)."""
+        s = self._stats
+        return CacheStats(s["cache_path"], Counter(s["cache_hits"]), Counter(s["cache_misses"]))
 
     def _source_args(self):
         from ._source import source_args
@@ -45,7 +61,9 @@ class Dispatcher(_core.Dispatcher):
 
 # numba-cuda's jit options. fastmath and opt change the code; debug compiles at opt 0 with bounds-checked
 # array indexing (an out-of-bounds index raises IndexError on the CPU backend), boundscheck adds the checks
-# alone; the others are accepted so that numba-cuda code runs, and have no effect yet.
+# alone; lineinfo puts source lines in the PTX, max_registers caps registers per thread, cache keeps compiled
+# PTX on disk; the others (inline, forceinline, link, launch_bounds) are accepted so that numba-cuda code
+# runs, and have no effect yet.
 _OPTIONS = {"device", "fastmath", "opt", "lineinfo", "debug", "inline", "cache", "link", "max_registers",
             "boundscheck", "forceinline", "launch_bounds"}
 
@@ -58,15 +76,20 @@ def jit(func_or_sig=None, device=False, **options):
     @jit("void(float32[:])")  eager: compiled now for these signatures only (a list of them works too)
     @jit(fastmath=True)       approximate division, sqrt and denormals, as numba's fastmath
     @jit(debug=True)          bounds-checked indexing at opt 0 (boundscheck=True: the checks alone)
+    @jit(lineinfo=True)       .file/.loc line information in the PTX, for profilers
+    @jit(max_registers=32)    at most 32 registers per thread (.maxnreg)
+    @jit(cache=True)          keep the compiled PTX on disk (__pycache__) for later processes
     """
     unknown = set(options) - _OPTIONS
     if unknown:
         raise TypeError(f"jit() got unknown option(s): {', '.join(sorted(unknown))}")
+    max_registers = _max_registers(options.get("max_registers"))
     opt = options.get("opt", 3)
     opt = 3 if opt is True else 0 if opt is False or options.get("debug") else int(opt)
     kwargs = {"device": device, "fastmath": bool(options.get("fastmath", False)), "opt": opt,
               "lineinfo": bool(options.get("lineinfo", False)),
-              "debug": bool(options.get("debug", False) or options.get("boundscheck", False))}
+              "debug": bool(options.get("debug", False) or options.get("boundscheck", False)),
+              "max_registers": max_registers, "cache": bool(options.get("cache", False))}
 
     def factory(pyfunc):
         return Dispatcher(pyfunc, **kwargs)
@@ -77,6 +100,25 @@ def jit(func_or_sig=None, device=False, **options):
         return factory
     sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
     return _core.EagerDecorator(factory, [signature_text(s) for s in sigs])
+
+
+# The most registers a thread can have: the largest .maxnreg ptxas honours.
+_MAX_REGISTERS = 255
+
+
+def _max_registers(value):
+    """max_registers as the binding takes it: 0 for no limit (None), else an int from 1 to 255."""
+    if value is None:
+        return 0
+    try:
+        count = operator.index(value)  # ints and NumPy integers, not floats or strings
+    except TypeError:
+        count = None
+    if count is None or isinstance(value, bool):
+        raise TypeError(f"max_registers must be an int (registers per thread) or None, not {type(value).__name__}")
+    if not 1 <= count <= _MAX_REGISTERS:
+        raise ValueError(f"max_registers must be between 1 and {_MAX_REGISTERS} registers per thread, not {count}")
+    return count
 
 
 def _is_signature(obj):

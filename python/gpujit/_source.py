@@ -1,7 +1,9 @@
 """What the compiler needs from a Python function: its source text and the values of its free names.
 
-Runs once per kernel, at its first compile. The text is the function's own (decorators included), dedented,
-with the file name and the line its first line has in that file, so diagnostics point at the user's lines.
+Runs once per kernel, at its first compile. The text is the function's own (decorators included), exactly as
+it stands in its file, with the file name and the line its first line has there: the compiler's lexer takes
+the first line's indentation as the base level, so a kernel defined inside a function or class keeps its
+indentation and every diagnostic's line, column and caret are the file's own.
 Each free name (a global or closure variable the function reads) is described as a small tuple the binding
 turns into the compiler's environment (python/src/kernel_source.h lists the forms). Names whose values the
 kernel language cannot hold are described as unsupported with the reason; the compiler reports them only
@@ -21,7 +23,6 @@ _MODULES = {"math": "math", "cmath": "cmath", "numpy": "numpy", "gpujit": "gpuji
 def source_args(pyfunc):
     """(text, filename, first_line, name, free-name descriptions) for the binding."""
     import inspect
-    import textwrap
 
     name = pyfunc.__name__
     try:
@@ -31,7 +32,7 @@ def source_args(pyfunc):
             f"cannot read the source of '{name}' ({e}); gpujit compiles kernels from their source text, so "
             "define them in a file (for exec'd code, register the text in linecache under the code's filename)"
         ) from None
-    text = textwrap.dedent("".join(lines))
+    text = "".join(lines)
     return text, pyfunc.__code__.co_filename, max(first_line, 1), name, describe_free_names(pyfunc)
 
 

@@ -308,7 +308,7 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   }
   if (PyObject_TypeCheck(obj, g_device_array_type)) {
     v.array = device_array_view(obj);
-    codes_.back() = rt::array_code(v.array->dtype, unsigned(v.array->ndim), v.array->layout());
+    codes_.back() = rt::array_code_of(*v.array);
     return;
   }
   if (g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type)) {
@@ -328,7 +328,7 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   if (found) {
     view.device = &device;
     v.array = &view;
-    codes_.back() = rt::array_code(view.dtype, unsigned(view.ndim), view.layout());
+    codes_.back() = rt::array_code_of(view);
     return;
   }
   views_.pop_back();
@@ -360,7 +360,7 @@ void Arguments::host_array(PyObject* obj, rt::Device& device, const std::shared_
   view.data = copy.device->ptr();
   view.device = &device;
   values_.back().array = &view;
-  codes_.back() = rt::array_code(view.dtype, unsigned(view.ndim), view.layout());
+  codes_.back() = rt::array_code_of(view);
   copies_.push_back(std::move(copy));
 }
 

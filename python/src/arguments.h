@@ -33,6 +33,11 @@ class Arguments {
   /// The launch's key: one code per argument, tuples flattened (so there may be more codes than arguments).
   const rt::ArgCode* codes() const { return codes_.data(); }
   size_t code_count() const { return codes_.size(); }
+  /// Clears the index32 bit of every array code: a kernel with explicit signatures has only the general
+  /// specializations, so its keys hold no such bit.
+  void drop_index32() {
+    for (rt::ArgCode& c : codes_) c = rt::without_index32(c);
+  }
   /// Packs every argument; `targets` (may be null, else aligned with codes()) gives the types scalars are
   /// converted to.
   void** pack(const rt::ArgCode* targets);

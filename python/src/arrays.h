@@ -22,7 +22,7 @@ namespace pyb = pybind11;
 struct PyDeviceArray {
   PyDeviceArray() = default;
   PyDeviceArray(rt::ArrayView v, std::shared_ptr<rt::Stream> s)
-      : view(std::move(v)), stream(std::move(s)), code(rt::array_code(view.dtype, unsigned(view.ndim), view.layout())) {}
+      : view(std::move(v)), stream(std::move(s)), code(rt::array_code_of(view)) {}
 
   rt::ArrayView view;
   std::shared_ptr<rt::Stream> stream;  // the stream it was allocated for; null: the default stream

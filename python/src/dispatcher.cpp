@@ -1,8 +1,11 @@
 // The dispatcher, the launch configuration object and the launch path (see dispatcher.h).
 #include "dispatcher.h"
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "arrays.h"
 #include "errors.h"
 #include "kernel_source.h"
+#include "runtime/disk_cache.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/runtime_error.h"
 #include "runtime/runtime.h"
@@ -35,6 +39,13 @@ struct DispatcherState {
   /// The source while its free names are being read (a recursive device function meets itself then).
   std::shared_ptr<KernelSource> partial;
   rt::KernelCache cache;
+  /// cache=True: PTX compiles go through the on-disk cache (runtime/disk_cache.h), whose folder is chosen at
+  /// the first compile (disk_cache_chosen); disk_cache stays empty when no folder can be written.
+  bool cache_to_disk = false;
+  bool disk_cache_chosen = false;
+  std::optional<rt::DiskCache> disk_cache;
+  /// On-disk cache hits and misses per signature text, for kernel.stats (numba's dispatcher.stats).
+  std::map<std::string, long> disk_hits, disk_misses;
 };
 
 struct DispatcherObject {
@@ -125,6 +136,18 @@ struct Keep {
   bool llvm = false, typed = false;
 };
 
+/// The on-disk cache a compile with these options goes through, or null: cache=True and a PTX compile only
+/// (host code is machine code loaded into this process and is not cached).
+const rt::DiskCache* disk_cache_for(DispatcherState& st, const KernelSource& src,
+                                    const CompileOptions& options) {
+  if (!st.cache_to_disk || options.target != TargetKind::Nvptx) return nullptr;
+  if (!st.disk_cache_chosen) {
+    st.disk_cache = rt::DiskCache::for_source(src.module->file->name());
+    st.disk_cache_chosen = true;
+  }
+  return st.disk_cache ? &*st.disk_cache : nullptr;
+}
+
 std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vector<rt::ArgCode>& key,
                                                  rt::Device* device, Keep keep = {}) {
   DispatcherState& st = state_of(self);
@@ -143,14 +166,35 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
   }
   req.options.keep_llvm = keep.llvm;
   req.options.keep_typed = keep.typed;
+  const rt::DiskCache* disk = plain ? disk_cache_for(st, *src, req.options) : nullptr;
   auto result = std::make_shared<CompileResult>();
+  std::string disk_key;
+  std::string entry;
+  bool hit = false;
   {
     pyb::gil_scoped_release release;
-    *result = compile(req);
+    if (disk) {
+      disk_key = cache_key(req);
+      entry = disk->entry_path(src->module->file->name(), st.name, disk_key);
+      // An entry whose layout the launch path would not accept is as good as a corrupt one: compile again.
+      auto cached = disk->load(entry, disk_key, req.arg_types);
+      if (cached && rt::check_param_layout(*cached).empty()) {
+        result = std::move(cached);
+        hit = true;
+      }
+    }
+    if (!hit) *result = compile(req);
   }
   if (!result->ok) raise_compile_error(result->diagnostics);
   std::string mismatch = rt::check_param_layout(*result);
   if (!mismatch.empty()) throw InternalError("kernel '" + st.name + "': " + mismatch);
+  if (disk) {
+    ++(hit ? st.disk_hits : st.disk_misses)[describe_key(key)];
+    if (!hit) {
+      pyb::gil_scoped_release release;
+      disk->store(entry, disk_key, *result);  // a cache that cannot be written only costs the next compile
+    }
+  }
   if (plain) st.cache.add_compiled(key, target_key(req.options), result);
   return result;
 }
@@ -221,6 +265,7 @@ void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args,
   ArgumentScope scope(nargs);
   Arguments& a = scope.get();
   for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);
+  if (!st.signatures.empty()) a.drop_index32();
   const rt::ArgCode* targets = nullptr;
   rt::LoadedKernel* kernel = st.cache.find(a.codes(), a.code_count(), &device);
   if (!kernel) kernel = specialize(dispatcher, device, a.codes(), a.code_count(), &targets);
@@ -378,12 +423,13 @@ PyObject* dispatcher_new(PyTypeObject* type, PyObject*, PyObject*) {
 }
 
 int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
-  static const char* keywords[] = {"name", "params", "device", "fastmath", "opt", "debug", nullptr};
+  static const char* keywords[] = {"name",     "params", "device",        "fastmath", "opt",
+                                   "debug",    "lineinfo", "max_registers", "cache",    nullptr};
   const char* name = nullptr;
   PyObject* params = nullptr;
-  int device = 0, fastmath = 0, opt = 3, debug = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppip", const_cast<char**>(keywords), &name, &params, &device,
-                                   &fastmath, &opt, &debug)) {
+  int device = 0, fastmath = 0, opt = 3, debug = 0, lineinfo = 0, max_registers = 0, cache = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippip", const_cast<char**>(keywords), &name, &params,
+                                   &device, &fastmath, &opt, &debug, &lineinfo, &max_registers, &cache)) {
     return -1;
   }
   try {
@@ -395,6 +441,9 @@ int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
     st.options.fastmath = fastmath != 0;
     st.options.opt_level = opt;
     st.options.debug = debug != 0;  // bounds checks (debug=True or boundscheck=True)
+    st.options.lineinfo = lineinfo != 0;
+    st.options.max_registers = max_registers;  // 0: no limit; the jit decorator checked the range
+    st.cache_to_disk = cache != 0;
   } catch (...) {
     set_error_from_current_exception();
     return -1;
@@ -502,10 +551,15 @@ PyObject* inspect(PyObject* self, PyObject* args, PyObject* kwargs, Inspect what
     for (const auto& c : st.cache.compiled()) {
       if (std::find(keys.begin(), keys.end(), c.key) == keys.end()) keys.push_back(c.key);
     }
+    // Two specializations that read alike (index32 or not) share an entry: the 32-bit one, which is what
+    // arrays under 2 GiB run.
     pyb::dict out;
     for (const auto& key : keys) {
+      pyb::str text(describe_key(key));
+      bool narrow = std::any_of(key.begin(), key.end(), [](rt::ArgCode c) { return rt::without_index32(c) != c; });
+      if (out.contains(text) && !narrow) continue;
       auto r = compile_key(self, key, device, keep);
-      out[pyb::str(describe_key(key))] = pyb::str(inspect_text(*r, what));
+      out[text] = pyb::str(inspect_text(*r, what));
     }
     return out.release().ptr();
   } catch (...) {
@@ -525,8 +579,14 @@ PyObject* signatures_get(PyObject* self, void*) {
     for (const auto& c : st.cache.compiled()) {
       if (std::find(keys.begin(), keys.end(), c.key) == keys.end()) keys.push_back(c.key);
     }
+    // Specializations that differ only in what numba's spelling does not show (index32) read as one.
+    std::vector<std::string> texts;
+    for (const auto& k : keys) {
+      std::string text = describe_key(k);
+      if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(std::move(text));
+    }
     pyb::list out;
-    for (const auto& k : keys) out.append(pyb::str(describe_key(k)));
+    for (const std::string& t : texts) out.append(pyb::str(t));
     return out.release().ptr();
   } catch (...) {
     set_error_from_current_exception();
@@ -540,6 +600,12 @@ PyObject* stats_get(PyObject* self, void*) {
   d["compiled"] = st.cache.compiled().size();
   d["loaded"] = st.cache.loaded_count();
   d["source_parsed"] = bool(st.source);
+  pyb::dict hits, misses;
+  for (const auto& [sig, n] : st.disk_hits) hits[pyb::str(sig)] = n;
+  for (const auto& [sig, n] : st.disk_misses) misses[pyb::str(sig)] = n;
+  d["cache_hits"] = hits;
+  d["cache_misses"] = misses;
+  d["cache_path"] = st.disk_cache ? pyb::object(pyb::str(st.disk_cache->directory())) : pyb::none();
   return d.release().ptr();
 }
 

@@ -110,26 +110,59 @@ bool read_dims(PyObject* shape, PyObject* strides, int64_t stride_scale, rt::Arr
   return true;
 }
 
-bool torch_view(PyObject* t, rt::ArrayView* out) {
-  static PyObject* s_is_cuda = interned("is_cuda");
-  static PyObject* s_data_ptr = interned("data_ptr");
-  static PyObject* s_shape = interned("shape");
-  static PyObject* s_stride = interned("stride");
-  static PyObject* s_dtype = interned("dtype");
-  pybind11::object is_cuda = pybind11::reinterpret_steal<pybind11::object>(PyObject_GetAttr(t, s_is_cuda));
+using Object = pybind11::object;
+Object steal(PyObject* o) { return pybind11::reinterpret_steal<Object>(o); }
+
+/// Reads one attribute of objects of the types in g_types: through the type's data descriptor (a C getter
+/// such as torch's `dtype`) when it has one, which skips the generic attribute lookup, else by name. The
+/// descriptor is borrowed from the type, which g_types keeps alive.
+class AttributeReader {
+ public:
+  explicit AttributeReader(const char* name) : name_(interned(name)) {}
+  /// A new reference, or null with a Python error set.
+  PyObject* get(PyObject* obj) {
+    PyTypeObject* type = Py_TYPE(obj);
+    if (type != type_) {
+      type_ = type;
+      descr_ = _PyType_Lookup(type, name_);
+      getter_ = descr_ && PyDescr_IsData(descr_) ? Py_TYPE(descr_)->tp_descr_get : nullptr;
+    }
+    return getter_ ? getter_(descr_, obj, reinterpret_cast<PyObject*>(type)) : PyObject_GetAttr(obj, name_);
+  }
+  PyObject* call(PyObject* obj) { return PyObject_CallMethodNoArgs(obj, name_); }
+
+ private:
+  PyObject* name_;
+  PyTypeObject* type_ = nullptr;
+  PyObject* descr_ = nullptr;
+  descrgetfunc getter_ = nullptr;
+};
+
+AttributeReader g_is_cuda("is_cuda"), g_dtype("dtype"), g_shape("shape"), g_version("_version");
+AttributeReader g_data_ptr("data_ptr"), g_stride("stride");
+
+bool read_u64(PyObject* o, uint64_t* out) {
+  if (!o) return false;
+  *out = PyLong_AsUnsignedLongLong(o);
+  Py_DECREF(o);
+  return !PyErr_Occurred();
+}
+
+bool torch_view_uncached(PyObject* t, rt::ArrayView* out) {
+  Object is_cuda = steal(g_is_cuda.get(t));
   if (!is_cuda || is_cuda.ptr() != Py_True) {
     PyErr_Clear();
     return false;
   }
-  auto dtype = pybind11::reinterpret_steal<pybind11::object>(PyObject_GetAttr(t, s_dtype));
+  Object dtype = steal(g_dtype.get(t));
   ScalarKind kind;
   if (!dtype || !kind_of_dtype(dtype.ptr(), Library::Torch, &kind)) {
     PyErr_Clear();
     return false;
   }
-  auto ptr = pybind11::reinterpret_steal<pybind11::object>(PyObject_CallMethodNoArgs(t, s_data_ptr));
-  auto shape = pybind11::reinterpret_steal<pybind11::object>(PyObject_GetAttr(t, s_shape));
-  auto strides = pybind11::reinterpret_steal<pybind11::object>(PyObject_CallMethodNoArgs(t, s_stride));
+  Object ptr = steal(g_data_ptr.call(t));
+  Object shape = steal(g_shape.get(t));
+  Object strides = steal(g_stride.call(t));
   if (!ptr || !shape || !strides) {
     PyErr_Clear();
     return false;
@@ -138,6 +171,70 @@ bool torch_view(PyObject* t, rt::ArrayView* out) {
   if (!read_dims(shape.ptr(), strides.ptr(), int64_t(scalar_size(kind)), out)) return false;
   out->data = PyLong_AsUnsignedLongLong(ptr.ptr());
   return !PyErr_Occurred() || (PyErr_Clear(), false);
+}
+
+// Tensors read recently. Reading a tensor's five attributes costs about 0.4 us; a tensor launched again
+// is recognized by identity (a weak reference, so a new tensor at a dead one's address is not taken for
+// it) and checked by its `_version` counter, data_ptr() and dtype instead. PyTorch bumps `_version` on
+// every in-place operation, including the ones that change shape or strides only (resize_, set_,
+// transpose_, unsqueeze_, as_strided_...), so a changed tensor is read again. The one change it does not
+// count is assigning `t.data`: that is caught when the pointer or the dtype changes, but not for a view
+// that keeps both (`t.data = t.data.t()`), which PyTorch itself documents as unsafe. The cache is only
+// touched with the GIL held.
+struct CachedTensor {
+  PyObject* object = nullptr;  // borrowed, compared by identity only while `ref` is alive
+  PyObject* ref = nullptr;     // owned weak reference
+  PyObject* dtype = nullptr;   // borrowed: g_dtypes holds a reference
+  uint64_t version = 0, data = 0;
+  rt::ArrayView view;
+};
+constexpr size_t kCachedTensors = 16;
+CachedTensor g_tensors[kCachedTensors];
+size_t g_next_tensor = 0;
+
+/// The tensor's version, pointer and dtype (new reference); false if any is unreadable.
+bool tensor_identity(PyObject* t, uint64_t* version, uint64_t* data, Object* dtype) {
+  if (!read_u64(g_version.get(t), version) || !read_u64(g_data_ptr.call(t), data)) {
+    PyErr_Clear();
+    return false;
+  }
+  *dtype = steal(g_dtype.get(t));
+  if (!*dtype) PyErr_Clear();
+  return bool(*dtype);
+}
+
+bool torch_view(PyObject* t, rt::ArrayView* out) {
+  uint64_t version = 0, data = 0;
+  Object dtype;
+  if (!tensor_identity(t, &version, &data, &dtype)) return torch_view_uncached(t, out);
+  CachedTensor* slot = nullptr;
+  for (CachedTensor& c : g_tensors) {
+    if (c.object == t && PyWeakref_GetObject(c.ref) == t) {
+      if (c.version == version && c.data == data && c.dtype == dtype.ptr()) {
+        *out = c.view;
+        return true;
+      }
+      slot = &c;
+      break;
+    }
+  }
+  if (!torch_view_uncached(t, out)) return false;
+  if (!slot) {
+    PyObject* ref = PyWeakref_NewRef(t, nullptr);
+    if (!ref) {
+      PyErr_Clear();
+      return true;
+    }
+    slot = &g_tensors[g_next_tensor++ % kCachedTensors];
+    Py_XDECREF(slot->ref);
+    slot->ref = ref;
+    slot->object = t;
+  }
+  slot->version = version;
+  slot->data = data;
+  slot->dtype = dtype.ptr();  // torch dtypes are module constants, and kind_of_dtype keeps this one
+  slot->view = *out;
+  return true;
 }
 
 bool cupy_view(PyObject* a, rt::ArrayView* out) {

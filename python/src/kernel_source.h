@@ -1,9 +1,9 @@
 // A Python function's kernel source as the compiler takes it: the parsed module of its text and the values
 // of its free names.
 //
-// The Python shim (gpujit/_source.py) reads the function's text (dedented, keeping the user's file name and
-// line numbers) and describes each free name's value as a small tuple; build_kernel_source() parses the text
-// and turns the descriptions into the compiler's GlobalEnv:
+// The Python shim (gpujit/_source.py) reads the function's text (indented as in the file, with the user's
+// file name and line numbers) and describes each free name's value as a small tuple; build_kernel_source()
+// parses the text and turns the descriptions into the compiler's GlobalEnv:
 //   ("int", value, dtype | None)   ("float", value, dtype | None)   ("bool", value)   ("none",)
 //   ("str", text)                  ("tuple", [descriptions])        ("module", canonical name)
 //   ("member", module, attribute)

@@ -38,7 +38,7 @@ def stencil(a, out):
 # IR-DAG: @[[GATHER:gpujit.where[0-9]*]] = {{.*}} c"kernel 'gather' at {{.*}}bounds_check.py:28\00"
 # IR: define ptx_kernel void @{{.*}}gather
 # idx[i]: i is non-negative, so the wrap folds away and the check compares i itself.
-# IR: %in.bounds = icmp ult i64 %[[I:[0-9]+]], %idx.shape0
+# IR: %in.bounds = icmp {{(samesign )?}}ult i64 %[[I:[0-9]+]], %idx.shape0
 # IR-NEXT: br i1 %in.bounds, label %index.ok, label %index.error, !prof ![[LIKELY:[0-9]+]]
 # IR: index.error:
 # IR: store ptr addrspacecast (ptr addrspace(4) @[[GATHER]] to ptr)
@@ -71,8 +71,8 @@ def stencil(a, out):
 # The decorator's boundscheck=True turns the checks on without --debug; one per axis of each access.
 # DECORATOR: c"kernel 'stencil' at {{.*}}bounds_check.py:34\00"
 # DECORATOR: define ptx_kernel void @{{.*}}stencil
-# DECORATOR: %in.bounds = icmp ult i64 %{{[0-9]+}}, %a.shape0
-# DECORATOR: %in.bounds{{[0-9]+}} = icmp ult i64 %{{[0-9]+}}, %a.shape1
-# DECORATOR: %in.bounds{{[0-9]+}} = icmp ult i64 %{{[0-9]+}}, %out.shape0
-# DECORATOR: %in.bounds{{[0-9]+}} = icmp {{ult i64 %[0-9]+, %out.shape1|ugt i64 %out.shape1, %[0-9]+}}
+# DECORATOR: %in.bounds = icmp {{(samesign )?}}ult i64 %{{[0-9]+}}, %a.shape0
+# DECORATOR: %in.bounds{{[0-9]+}} = icmp {{(samesign )?}}ult i64 %{{[0-9]+}}, %a.shape1
+# DECORATOR: %in.bounds{{[0-9]+}} = icmp {{(samesign )?}}ult i64 %{{[0-9]+}}, %out.shape0
+# DECORATOR: %in.bounds{{[0-9]+}} = icmp {{(samesign )?(ult i64 %[0-9]+, %out.shape1|ugt i64 %out.shape1, %[0-9]+)}}
 # DECORATOR-NOT: = icmp {{.*}}shape

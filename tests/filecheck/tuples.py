@@ -40,8 +40,8 @@ def bad_index(out):
 # CHECK: .param .f64 {{.*}}_param_6
 # CHECK-NOT: _param_7
 
-# TYPED: kernel use_tuples(out: float64[::1], pair: (float32, float32), mixed: (int64, float64)) -> void
-# TYPED: t: (int64, int64, float64)
-# TYPED: (q:int64, r:int64):(int64, int64) = divmod_<device {{.*}}>(i:int64, 3:int64):(int64, int64)
+# TYPED: kernel use_tuples(out: float64[::1], pair: UniTuple(float32, 2), mixed: Tuple(int64, float64)) -> void
+# TYPED: t: Tuple(int64, int64, float64)
+# TYPED: (q:int64, r:int64):UniTuple(int64, 2) = divmod_<device {{.*}}>(i:int64, 3:int64):UniTuple(int64, 2)
 
 # ERR: error: tuple index 2 is out of range for a tuple of 2 elements

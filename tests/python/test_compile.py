@@ -83,6 +83,51 @@ def test_compile_errors_point_at_the_users_line_with_no_gpujit_frames():
     assert not [f for f in _frames(e.tb) if f.startswith(GPUJIT_DIR)]
 
 
+def _caret_under(err, source_line):
+    """The column (1-based) of the caret the rendered message puts under `source_line`."""
+    rendered = str(err).splitlines()
+    caret = rendered[rendered.index(source_line) + 1]
+    return caret.index("^") + 1
+
+
+def test_errors_in_nested_kernels_give_the_files_own_column_and_caret():
+    @gpu.jit
+    def nested(out):
+        out[0] = not_defined_anywhere + 1  # noqa: F821
+
+    line = nested.py_func.__code__.co_firstlineno + 2
+    source_line = linecache.getline(__file__, line).rstrip("\n")
+    col = source_line.index("not_defined_anywhere") + 1
+    with pytest.raises(gpu.CompileError) as e:
+        nested.inspect_ptx("void(float32[::1])")
+    err = e.value
+    assert (err.filename, err.lineno, err.col) == (__file__, line, col)
+    assert f"{__file__}:{line}:{col}: error:" in str(err)
+    assert _caret_under(err, source_line) == col
+
+
+class _Holder:
+    @staticmethod
+    def build():
+        @gpu.jit
+        def deeper(out):
+            out[0] = 1
+            out[1] = out  # an array stored into an element
+
+        return deeper
+
+
+def test_errors_in_kernels_nested_two_levels_deep_point_at_the_file():
+    deeper = _Holder.build()
+    line = deeper.py_func.__code__.co_firstlineno + 3
+    source_line = linecache.getline(__file__, line).rstrip("\n")
+    with pytest.raises(gpu.CompileError) as e:
+        deeper.inspect_ptx("void(float32[::1])")
+    assert e.value.lineno == line
+    assert e.value.col == source_line.index("out  #") + 1  # the stored value, 12 spaces in
+    assert _caret_under(e.value, source_line) == e.value.col
+
+
 def test_compile_errors_at_launch_have_no_gpujit_frames():
     @gpu.jit
     def bad(out):

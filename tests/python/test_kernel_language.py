@@ -6,6 +6,7 @@ These run on the session's default backend: the CPU backend here, the GPU where 
 so the same assertions hold on both.
 """
 
+import linecache
 import math
 
 import numpy as np
@@ -64,6 +65,57 @@ def test_dynamic_shared_arrays_alias_one_buffer_sized_by_the_launch():
     dynamic_shared[1, 4, 0, 48](x, bits, extents)
     np.testing.assert_array_equal(bits, x.view(np.int32))
     np.testing.assert_array_equal(extents, [12, 12])
+
+
+ALIGN = 128
+
+
+@cuda.jit
+def aligned_arrays(out, dyn_out):
+    t = cuda.threadIdx.x
+    tag = cuda.shared.array(3, np.uint8)
+    wide = cuda.shared.array(32, np.float64, alignment=256)
+    grid = cuda.shared.array((2, 32), dtype=np.int32, alignment=ALIGN)
+    dyn = cuda.shared.array(0, np.float32, alignment=64)
+    acc = cuda.local.array(4, np.int16, alignment=32)
+    if t < 3:
+        tag[t] = 7 + t
+    wide[t] = 0.5 * t
+    grid[0, t] = t
+    grid[1, t] = -t
+    dyn[t] = 2.0 * t
+    for j in range(4):
+        acc[j] = t + j
+    cuda.syncthreads()
+    out[t] = tag[t % 3] + wide[31 - t] + grid[0, t] - grid[1, 31 - t] + acc[3]
+    dyn_out[t] = dyn[31 - t] + len(dyn)
+
+
+def test_aligned_shared_and_local_arrays_keep_their_own_data():
+    # Every array is written by every thread and read back after the barrier: an alignment that made two
+    # arrays (or the dynamic one and a static one) overlap would show in the sums.
+    out = np.zeros(32)
+    dyn_out = np.zeros(32, np.float32)
+    aligned_arrays[1, 32, 0, 40 * 4](out, dyn_out)
+    t = np.arange(32)
+    np.testing.assert_array_equal(out, (7 + t % 3) + 0.5 * (31 - t) + t + (31 - t) + (t + 3))
+    np.testing.assert_array_equal(dyn_out, 2.0 * (31 - t) + 40)
+    ptx = aligned_arrays.inspect_ptx("void(float64[::1], float32[::1])")
+    assert ".shared .align 256 .b8" in ptx and ".shared .align 128 .b8" in ptx
+    assert ".extern .shared .align 64 .b8 gpujit_dynamic_shared[]" in ptx
+
+
+def test_an_alignment_that_is_not_a_power_of_two_points_at_the_argument():
+    @cuda.jit
+    def bad(out):
+        a = cuda.local.array(4, np.float32, alignment=24)
+        out[0] = a[0]
+
+    with pytest.raises(cuda.CompileError, match="local.array alignment must be a power of two") as e:
+        bad.inspect_ptx("void(float32[::1])")
+    line = bad.py_func.__code__.co_firstlineno + 2
+    assert e.value.lineno == line
+    assert e.value.col == linecache.getline(__file__, line).index("24") + 1
 
 
 @cuda.jit

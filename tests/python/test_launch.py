@@ -20,7 +20,8 @@ def _needs_fake(fake):
 
 
 def u64(b):
-    return struct.unpack("<Q", b)[0]
+    """A parameter's value: 8-byte ones unsigned, 4-byte ones (an index32 array's shapes and strides) signed."""
+    return struct.unpack("<Q" if len(b) == 8 else "<i", b)[0]
 
 
 def test_arrays_and_scalars_are_packed_per_the_abi(fake):
@@ -35,6 +36,8 @@ def test_arrays_and_scalars_are_packed_per_the_abi(fake):
     assert grid == (2, 3, 1) and block == (32, 2, 1) and shared == 128 and stream == 0
     ptr = d.__cuda_array_interface__["data"][0]
     assert [u64(p) for p in params[:5]] == [ptr, 3, 4, 16, 4]
+    # An array under 2 GiB is specialized index32: its shapes and strides travel as 32-bit parameters.
+    assert [len(p) for p in params[:5]] == [8, 4, 4, 4, 4]
     assert struct.unpack("<d", params[5])[0] == 2.5
     assert struct.unpack("<q", params[6])[0] == 7
     assert params[7][0] == 1
@@ -275,6 +278,59 @@ def test_cupy_and_torch_arrays_take_their_fast_paths(fake, monkeypatch):
         k[1, 1](_FakeCupyModule.ndarray(view), _FakeTorchModule.Tensor(d, is_cuda=False))
 
 
+class _VersionedTensor(_FakeTorchModule.Tensor):
+    """A fake tensor with torch's `_version` counter, counting the reads the launch path makes."""
+
+    def __init__(self, target):
+        super().__init__(target)
+        self._version = 0
+        self.reads = 0
+
+    def stride(self):
+        self.reads += 1
+        return super().stride()
+
+    def retarget(self, target, bump=True):
+        """What an in-place operation does: new metadata, and (as torch does) a new version."""
+        self._target, self.shape = target, target.shape
+        self._version += bump
+
+
+def test_torch_tensors_launched_again_are_checked_not_reread(fake, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", _FakeTorchModule)
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    d = gpu.to_device(np.zeros((4, 6), np.float32))
+    base = d.__cuda_array_interface__["data"][0]
+    t = _VersionedTensor(d)
+    for _ in range(3):
+        k[1, 1](t)
+    assert t.reads == 1  # the first launch read the whole tensor; the others matched version, pointer, dtype
+    assert [u64(p) for p in fake.last_launch()[5]] == [base, 4, 6, 24, 4]
+
+    # An in-place change of shape and strides (transpose_, resize_...) bumps the version: read again.
+    t.retarget(d[:, ::2])
+    k[1, 1](t)
+    assert t.reads == 2
+    assert [u64(p) for p in fake.last_launch()[5]] == [base, 4, 3, 24, 8]
+    # A new pointer is noticed even without a new version (t.data = other).
+    t.retarget(d[1:], bump=False)
+    k[1, 1](t)
+    assert t.reads == 3
+    assert [u64(p) for p in fake.last_launch()[5]] == [base + 24, 3, 6, 24, 4]
+
+    # A tensor that died is forgotten: a new one, even at the same address, with the same pointer and
+    # version, is read for itself.
+    del t
+    t2 = _VersionedTensor(d[:2])
+    k[1, 1](t2)
+    assert t2.reads == 1
+    assert [u64(p) for p in fake.last_launch()[5]] == [base, 2, 6, 24, 4]
+
+
 def test_arrays_of_another_backend_are_refused_by_name(fake):
     @gpu.jit
     def k(a):
@@ -286,3 +342,49 @@ def test_arrays_of_another_backend_are_refused_by_name(fake):
     np.testing.assert_array_equal(on_cpu.copy_to_host(), np.arange(3.0))  # still usable after the switch
     with pytest.raises(TypeError, match=r"argument 'a' \(position 1\) is an array on cpu \(device 0\) but the launch is on Fake CUDA Device 0"):
         k[1, 1](on_cpu)
+
+
+class _RawCudaArray:
+    """Any memory described by __cuda_array_interface__ alone (the kernels below never touch it)."""
+
+    def __init__(self, ptr, shape, strides, typestr="<f4"):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": shape, "strides": strides,
+                                         "typestr": typestr, "version": 3}
+
+
+def test_arrays_spanning_2_gib_or_more_keep_64_bit_parameters(fake):
+    @gpu.jit
+    def k(a):
+        pass
+
+    base = gpu.to_device(np.zeros(4, np.float32)).__cuda_array_interface__["data"][0]
+    k[1, 1](_RawCudaArray(base, (2,), (4,)))
+    assert [len(p) for p in fake.last_launch()[5]] == [8, 4, 4]
+    # Two elements 2 GiB apart: in-bounds byte offsets no longer fit in int32.
+    k[1, 1](_RawCudaArray(base, (2,), (1 << 31,)))
+    params = fake.last_launch()[5]
+    assert [len(p) for p in params] == [8, 8, 8]
+    assert [u64(p) for p in params] == [base, 2, 1 << 31]
+    assert k.signatures == ["(float32[::1])", "(float32[:])"]
+    # Negative strides count too: the span is measured both ways from the data pointer.
+    k[1, 1](_RawCudaArray(base + (3 << 30), (3,), (-(1 << 30),)))
+    assert [len(p) for p in fake.last_launch()[5]] == [8, 8, 8]
+    k[1, 1](_RawCudaArray(base + 8, (3,), (-4,)))
+    params = fake.last_launch()[5]
+    assert [len(p) for p in params] == [8, 4, 4] and u64(params[2]) == -4
+    # The two float32[:] specializations read alike: listed once, and inspected as the 32-bit one.
+    assert k._stats["compiled"] == 3
+    assert k.signatures == ["(float32[::1])", "(float32[:])"]
+    ptx = k.inspect_ptx()
+    assert list(ptx) == ["(float32[::1])", "(float32[:])"]
+    assert ".param .u32" in ptx["(float32[:])"]
+
+
+def test_an_extent_of_2_pow_62_is_refused(fake):
+    @gpu.jit
+    def k(a):
+        pass
+
+    base = gpu.to_device(np.zeros(4, np.float32)).__cuda_array_interface__["data"][0]
+    with pytest.raises(ValueError, match="extent of 4611686018427387904 elements is too large"):
+        k[1, 1](_RawCudaArray(base, (1 << 62,), (0,)))

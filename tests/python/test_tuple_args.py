@@ -27,7 +27,7 @@ def test_unituple_of_ints_as_loop_bounds():
     out = np.zeros(8, np.int64)
     fill_range[1, 32](out, (2, 5))
     np.testing.assert_array_equal(out, [0, 0, 20, 30, 40, 0, 0, 0])
-    assert fill_range.signatures == ["(int64[::1], (int64, int64))"]
+    assert fill_range.signatures == ["(int64[::1], UniTuple(int64, 2))"]
 
 
 def test_tuple_elements_as_indices():
@@ -54,7 +54,7 @@ def test_heterogeneous_tuple():
     out = np.zeros(6)
     scale[1, 32](out, (0.5, 4))
     np.testing.assert_array_equal(out, [4.0, 4.5, 5.0, 5.5, 0.0, 0.0])
-    assert scale.signatures == ["(float64[::1], (float64, int64))"]
+    assert scale.signatures == ["(float64[::1], Tuple(float64, int64))"]
 
 
 def test_same_kernel_specializes_on_tuple_element_types_and_length():
@@ -77,9 +77,9 @@ def test_same_kernel_specializes_on_tuple_element_types_and_length():
     assert out[0] == 7.0
     assert total._stats["compiled"] == 3
     assert sorted(total.signatures) == sorted([
-        "(float64[::1], (int64, int64))",
-        "(float64[::1], (float64, float64))",
-        "(float64[::1], (int64, int64, int64))",
+        "(float64[::1], UniTuple(int64, 2))",
+        "(float64[::1], UniTuple(float64, 2))",
+        "(float64[::1], UniTuple(int64, 3))",
     ])
 
 
@@ -95,7 +95,7 @@ def test_numpy_scalars_bools_and_nested_tuples():
     assert out[0] == 5.5
     mix[1, 1](out, (np.float32(2.5), (False, np.int16(3))))
     assert out[0] == -0.5
-    assert mix.signatures == ["(float32[::1], (float32, (bool, int16)))"]
+    assert mix.signatures == ["(float32[::1], Tuple(float32, Tuple(bool, int16)))"]
 
 
 def test_tuple_holding_an_array_is_a_type_error():
@@ -133,3 +133,27 @@ def test_explicit_tuple_signature_converts_elements():
     assert out[0] == 3.0
     with pytest.raises(TypeError, match="has no signature"):
         add[1, 1](out, (1, 2, 3))
+
+
+def test_tuple_types_read_and_print_in_numbas_spelling():
+    # Eager signatures take numba's constructors (and its repr, 'UniTuple(int64 x 2)'); gpujit prints tuple
+    # types back the same way: in kernel.signatures, in the message of a launch that fits none, in errors.
+    @gpu.jit(["void(float64[::1], Tuple(int64, float32))", "void(float64[::1], UniTuple(int64 x 2))"])
+    def pick(out, t):
+        out[0] = t[0] + t[1]
+
+    assert sorted(pick.signatures) == ["(float64[::1], Tuple(int64, float32))",
+                                       "(float64[::1], UniTuple(int64, 2))"]
+    out = np.zeros(1)
+    pick[1, 1](out, (1, 2))
+    assert out[0] == 3.0
+    with pytest.raises(TypeError) as e:
+        pick[1, 1](out, (1, 2, 3))
+    assert "UniTuple(int64, 3)" in str(e.value) and "Tuple(int64, float32)" in str(e.value)
+
+    @gpu.jit
+    def bad(out, t):
+        out[0] = t
+
+    with pytest.raises(gpu.CompileError, match=r"of type UniTuple\(int64, 2\) into an element of type float64"):
+        bad[1, 1](out, (1, 2))

@@ -95,7 +95,10 @@ inline std::string sexpr(const Expr& e) {
       auto part = [](const ExprPtr& p) { return p ? sexpr(*p) : std::string("_"); };
       return "(: " + part(s->lower) + " " + part(s->upper) + " " + part(s->step) + ")";
     }
-    case ExprKind::Tuple: return "(tuple" + sexpr_list(e.as<TupleExpr>()->elts) + ")";
+    case ExprKind::Tuple: {
+      const auto* t = e.as<TupleExpr>();
+      return std::string(t->is_list ? "(list" : "(tuple") + sexpr_list(t->elts) + ")";
+    }
     case ExprKind::IfExp: {
       const auto* i = e.as<IfExpExpr>();
       return "(if " + sexpr(*i->test) + " " + sexpr(*i->body) + " " + sexpr(*i->orelse) + ")";

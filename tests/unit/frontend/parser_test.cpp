@@ -294,14 +294,20 @@ TEST(ParserFunction, DecoratorsAreExpressions) {
       "def b(x): pass\n"
       "@jit(\"void(float32[:])\")\n"
       "@other\n"
-      "def c(x): pass\n");
+      "def c(x): pass\n"
+      "@cuda.jit([\"void(float32[:])\", \"void(float64[:])\"])\n"
+      "def d(x): pass\n");
   ASSERT_EQ(all_errors(*m), std::vector<std::string>{});
-  ASSERT_EQ(m->functions.size(), 3u);
+  ASSERT_EQ(m->functions.size(), 4u);
   EXPECT_EQ(sexpr(*m->functions[0]->decorators[0]), "(. gpu jit)");
   EXPECT_EQ(sexpr(*m->functions[1]->decorators[0]), "(call (. cuda jit) device=True)");
   ASSERT_EQ(m->functions[2]->decorators.size(), 2u);
   EXPECT_EQ(sexpr(*m->functions[2]->decorators[0]), "(call jit 'void(float32[:])')");
   EXPECT_EQ(sexpr(*m->functions[2]->decorators[1]), "other");
+  // numba's list of signatures: a list display is host data in a decorator (it is an error in a body).
+  EXPECT_EQ(sexpr(*m->functions[3]->decorators[0]),
+            "(call (. cuda jit) (list 'void(float32[:])' 'void(float64[:])'))");
+  EXPECT_TRUE(m->functions[3]->errors.all().empty());
   // The function's range starts at `def`, its name range at the name.
   EXPECT_EQ(m->functions[0]->range.begin, (SourceLoc{2, 1}));
   EXPECT_EQ(m->functions[0]->range.end, (SourceLoc{2, 15}));
@@ -366,17 +372,23 @@ TEST(ParserModule, Globals) {
       "CONFIG = {'a': 1}\n"
       "F = lambda x: x\n"
       "declared: int\n"
-      "a = b = 3\n");
+      "a = b = 3\n"
+      "NESTED = np.array([[1, 2], (3,)], dtype=f4)\n"
+      "SQUARES = [x * x for x in range(3)]\n");
   EXPECT_EQ(all_errors(*m), std::vector<std::string>{});
-  ASSERT_EQ(m->globals.size(), 7u);
+  ASSERT_EQ(m->globals.size(), 9u);
   EXPECT_EQ(m->globals[0].name, "N");
   EXPECT_EQ(sexpr(*m->globals[0].value), "128");
   EXPECT_EQ(m->globals[0].range.begin, (SourceLoc{1, 1}));
   EXPECT_EQ(m->globals[0].range.end, (SourceLoc{1, 8}));
   EXPECT_EQ(sexpr(*m->globals[1].value), "f2.500000");
   EXPECT_EQ(sexpr(*m->globals[2].value), "(tuple 1 2)");
-  for (size_t i = 3; i < 7; ++i) EXPECT_EQ(m->globals[i].value, nullptr) << m->globals[i].name;
+  // A list display is kept at module level, as the data of np.array([...]) (the CLI evaluates it).
+  EXPECT_EQ(sexpr(*m->globals[3].value), "(list 1 2 3)");
+  for (size_t i = 4; i < 7; ++i) EXPECT_EQ(m->globals[i].value, nullptr) << m->globals[i].name;
   EXPECT_EQ(m->globals[6].name, "a");
+  EXPECT_EQ(sexpr(*m->globals[7].value), "(call (. np array) (list (list 1 2) (tuple 3)) dtype=f4)");
+  EXPECT_EQ(m->globals[8].value, nullptr);  // a comprehension is not data
 }
 
 TEST(ParserModule, HostCodeIsSkippedSilently) {

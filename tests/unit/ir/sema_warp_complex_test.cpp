@@ -39,7 +39,7 @@ def k(a, f):
   EXPECT_EQ(local_type(a, "b"), "int32");
   EXPECT_EQ(local_type(a, "v"), "bool");
   EXPECT_EQ(local_type(a, "m"), "int32");
-  EXPECT_EQ(local_type(a, "pair"), "(int32, bool)");
+  EXPECT_EQ(local_type(a, "pair"), "Tuple(int32, bool)");
   EXPECT_EQ(local_type(a, "lt"), "uint32");
 }
 
@@ -107,7 +107,7 @@ def k(z, w, x):
   EXPECT_EQ(local_type(a, "s"), "complex64");
   EXPECT_EQ(local_type(a, "e"), "complex64");
   EXPECT_EQ(local_type(a, "ph"), "float32");
-  EXPECT_EQ(local_type(a, "po"), "(float64, float64)");
+  EXPECT_EQ(local_type(a, "po"), "UniTuple(float64, 2)");
   EXPECT_EQ(local_type(a, "nan"), "bool");
   EXPECT_EQ(local_type(a, "conj"), "complex128");
   EXPECT_EQ(local_type(a, "xr"), "float32");

@@ -44,7 +44,7 @@ TEST(Unify, ArraysAndTuples) {
   EXPECT_FALSE(unify(c, Type::array_of(K::Float32, 1, Layout::C)).is_valid());
   EXPECT_FALSE(unify(c, S(K::Int64)).is_valid());  // an array then an int: no unification
   Type t1 = Type::tuple_of({S(K::Int32), S(K::Float32)}), t2 = Type::tuple_of({S(K::Int64), S(K::Float32)});
-  EXPECT_EQ(unify(t1, t2).str(), "(int64, float32)");
+  EXPECT_EQ(unify(t1, t2).str(), "Tuple(int64, float32)");
   EXPECT_FALSE(unify(t1, Type::tuple_of({S(K::Int64)})).is_valid());
 }
 
@@ -234,4 +234,20 @@ TEST(ConstEval, PythonSemantics) {
 }
 
 }  // namespace
+TEST(Unify, Index32ArraysMeetAsTheGeneralArray) {
+  const Type narrow = Type::array_of(ScalarKind::Float32, 2, Layout::C, true);
+  const Type wide = Type::array_of(ScalarKind::Float32, 2, Layout::C);
+  EXPECT_EQ(unify(narrow, narrow), narrow);
+  EXPECT_EQ(unify(narrow, wide), wide);  // same layout kept, index32 only if both have it
+  EXPECT_EQ(unify(narrow, Type::array_of(ScalarKind::Float32, 2, Layout::Any, true)),
+            Type::array_of(ScalarKind::Float32, 2, Layout::Any, true));
+  EXPECT_TRUE(can_convert(narrow, wide));
+  EXPECT_FALSE(can_convert(wide, narrow));
+  // Users see numba's spelling; specializations are told apart by key().
+  EXPECT_EQ(narrow.str(), wide.str());
+  EXPECT_NE(narrow.key(), wide.key());
+  EXPECT_EQ(wide.key(), wide.str());
+  EXPECT_NE((Signature{Type::void_(), {narrow}}.key()), (Signature{Type::void_(), {wide}}.key()));
+}
+
 }  // namespace gpujit

@@ -68,9 +68,13 @@ TEST(TypeStr, NumbaSpelling) {
   EXPECT_EQ(Type::array_of(ScalarKind::Float32, 2, Layout::C).str(), "float32[:, ::1]");
   EXPECT_EQ(Type::array_of(ScalarKind::Int8, 3, Layout::Any).str(), "int8[:, :, :]");
   Type i64 = Type::scalar_of(ScalarKind::Int64);
-  EXPECT_EQ(Type::tuple_of({i64, i64}).str(), "(int64, int64)");
-  EXPECT_EQ(Type::tuple_of({i64}).str(), "(int64,)");
-  EXPECT_EQ(Type::tuple_of({}).str(), "()");
+  Type f32 = Type::scalar_of(ScalarKind::Float32);
+  EXPECT_EQ(Type::tuple_of({i64, i64}).str(), "UniTuple(int64, 2)");
+  EXPECT_EQ(Type::tuple_of({i64}).str(), "UniTuple(int64, 1)");
+  EXPECT_EQ(Type::tuple_of({}).str(), "Tuple()");
+  EXPECT_EQ(Type::tuple_of({i64, f32}).str(), "Tuple(int64, float32)");
+  EXPECT_EQ(Type::tuple_of({Type::tuple_of({i64, f32}), Type::tuple_of({i64, f32})}).str(),
+            "UniTuple(Tuple(int64, float32), 2)");
   EXPECT_EQ(Type::void_().str(), "void");
   EXPECT_EQ(Type::none().str(), "none");
 }
@@ -89,15 +93,18 @@ TEST(TypeEquality, ComparesTheFieldsOfItsKind) {
 
 TEST(ParseType, RoundTripsEveryPrintedType) {
   for (const char* text : {"float32", "uint8", "bool", "float32[:]", "float32[::1]", "float64[:, ::1]",
-                           "int16[:, :, :]", "(int64, int64)", "(int64,)", "(float32[:], (int32, bool))"}) {
+                           "int16[:, :, :]", "UniTuple(int64, 2)", "UniTuple(int64, 1)", "Tuple()",
+                           "Tuple(float32[:], Tuple(int32, bool))", "UniTuple(UniTuple(float32, 2), 3)"}) {
     EXPECT_EQ(parse_ok(text).str(), text);
   }
 }
 
 TEST(ParseType, AcceptsNumbaForms) {
-  EXPECT_EQ(parse_ok("UniTuple(int64, 2)").str(), "(int64, int64)");
-  EXPECT_EQ(parse_ok("UniTuple(int64 x 3)").str(), "(int64, int64, int64)");
-  EXPECT_EQ(parse_ok("Tuple(int64, float32)").str(), "(int64, float32)");
+  EXPECT_EQ(parse_ok("UniTuple(int64 x 3)").str(), "UniTuple(int64, 3)");
+  EXPECT_EQ(parse_ok("Tuple(int64, int64)").str(), "UniTuple(int64, 2)");  // numba's Tuple() does the same
+  EXPECT_EQ(parse_ok("(int64, float32)").str(), "Tuple(int64, float32)");
+  EXPECT_EQ(parse_ok("(f4, (i8,))").str(), "Tuple(float32, UniTuple(int64, 1))");
+  EXPECT_EQ(parse_ok("()").str(), "Tuple()");
   EXPECT_EQ(parse_ok("array(float32, 2d, C)").str(), "float32[:, ::1]");
   EXPECT_EQ(parse_ok("array(f8, 1d, A)").str(), "float64[:]");
   EXPECT_EQ(parse_ok("  f4 [ : ,  ::1 ] ").str(), "float32[:, ::1]");
@@ -134,7 +141,13 @@ TEST(ParseSignature, WithAndWithoutReturnType) {
 
   s = parse_signature("UniTuple(int64, 2)(int64, f8)", &err);
   ASSERT_TRUE(s) << err;
-  EXPECT_EQ(s->str(), "(int64, int64)(int64, float64)");
+  EXPECT_EQ(s->str(), "UniTuple(int64, 2)(int64, float64)");
+
+  // The printed signature reads back: tuples as numba writes them in signature strings.
+  s = parse_signature("void(UniTuple(int64, 2), Tuple(int64, float32), UniTuple(int64 x 3))", &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_EQ(s->str(), "void(UniTuple(int64, 2), Tuple(int64, float32), UniTuple(int64, 3))");
+  EXPECT_EQ(parse_signature(s->str(), &err), s);
 
   s = parse_signature("float32()", &err);
   ASSERT_TRUE(s) << err;

@@ -53,6 +53,46 @@ TEST(ParamSizes, FollowTheArrayAbi) {
   EXPECT_EQ(sizes, (std::vector<unsigned>{4, 4, 1, 2}));
 }
 
+TEST(ParamSizes, Index32ArraysPassShapesAndStridesIn32Bits) {
+  std::vector<unsigned> sizes;
+  append_param_sizes(Type::array_of(ScalarKind::Float32, 2, Layout::Any, true), &sizes);
+  EXPECT_EQ(sizes, (std::vector<unsigned>{8, 4, 4, 4, 4}));
+}
+
+ArrayView view_of(ScalarKind dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+  ArrayView v;
+  v.data = 1 << 20;
+  v.dtype = dtype;
+  v.ndim = int(shape.size());
+  for (int d = 0; d < v.ndim; ++d) v.shape[d] = shape[size_t(d)], v.strides[d] = strides[size_t(d)];
+  return v;
+}
+
+bool index32_of(const ArrayView& v) { return type_of_code(array_code_of(v)).index32; }
+
+TEST(ArgCode, Index32IsSetForArraysSpanningUnder2GiB) {
+  EXPECT_TRUE(index32_of(view_of(ScalarKind::Float32, {1024, 1024}, {4096, 4})));
+  // 2**29 float32 elements are exactly 2 GiB: the last byte's offset is 2**31 - 1, still below the limit.
+  EXPECT_FALSE(index32_of(view_of(ScalarKind::Float32, {int64_t{1} << 29}, {4})));
+  EXPECT_TRUE(index32_of(view_of(ScalarKind::Float32, {(int64_t{1} << 29) - 1}, {4})));
+  // Negative strides reach below the data pointer; the span is what counts.
+  EXPECT_TRUE(index32_of(view_of(ScalarKind::Int16, {1000}, {-2})));
+  EXPECT_FALSE(index32_of(view_of(ScalarKind::Int8, {2}, {-(int64_t{1} << 31)})));
+  // A broadcast (stride 0) spans one element, but its extent must still fit in int32.
+  EXPECT_TRUE(index32_of(view_of(ScalarKind::Float64, {int64_t{1} << 30}, {0})));
+  EXPECT_FALSE(index32_of(view_of(ScalarKind::Float64, {int64_t{1} << 31}, {0})));
+  // Huge strides do not overflow the span computation.
+  EXPECT_FALSE(index32_of(view_of(ScalarKind::Float32, {1 << 20, 1 << 20}, {int64_t{1} << 42, 4})));
+  // Empty arrays have no in-bounds element at all.
+  EXPECT_TRUE(index32_of(view_of(ScalarKind::Float32, {0, 7}, {28, 4})));
+  EXPECT_THROW(array_code_of(view_of(ScalarKind::Float32, {int64_t{1} << 62}, {0})), std::invalid_argument);
+  // The code keeps dtype, rank and layout, and explicit-signature keys drop the bit.
+  ArgCode code = array_code_of(view_of(ScalarKind::Float32, {4, 4}, {16, 4}));
+  EXPECT_EQ(type_of_code(code), Type::array_of(ScalarKind::Float32, 2, Layout::C, true));
+  EXPECT_EQ(without_index32(code), array_code(ScalarKind::Float32, 2, Layout::C));
+  EXPECT_EQ(without_index32(scalar_code(ScalarKind::Int64)), scalar_code(ScalarKind::Int64));
+}
+
 TEST(ParamLayoutCheck, AcceptsTheFlattenedLayoutAndReportsAMismatch) {
   CompileResult r;
   r.params.push_back({Type::array_of(ScalarKind::Float32, 1, Layout::C), 0, 3});

@@ -1,0 +1,192 @@
+// The key of a compile in the on-disk kernel cache (see cache_key() in compiler.h).
+//
+// The key is the SHA-256 of a canonical byte stream of the compile's inputs. Every field is written with its
+// length or its fixed width, so two different requests never make the same stream. The stream covers what
+// compile() reads and nothing that varies between runs of the same program: the free names come sorted by
+// name (GlobalEnv is a map), a device function is named by its source file's text and its own name (not by
+// an address), and floats by their bits. Anything that could change the PTX without changing those inputs,
+// a rebuilt compiler or another libdevice, changes the key through the compiler's identity: LLVM's version,
+// the core library file's size and modification time, and libdevice's path, size and modification time.
+// A key that differs when nothing relevant changed costs one compile; a key that stays the same when the
+// PTX would differ would run stale code, so every doubt is resolved towards including a field.
+#include <dlfcn.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/SHA256.h>
+
+#include "codegen/compiler.h"
+#include "codegen/libdevice.h"
+
+namespace gpujit {
+namespace {
+
+/// Bumped whenever the stream below changes meaning, so entries of an older layout are never found.
+constexpr uint64_t kKeyFormat = 1;
+
+/// Feeds fields into the hash, each framed so that the stream parses back unambiguously.
+class KeyStream {
+ public:
+  void u64(uint64_t v) {
+    std::array<uint8_t, 8> bytes;
+    for (unsigned i = 0; i < 8; ++i) bytes[i] = uint8_t(v >> (8 * i));
+    sha_.update(llvm::ArrayRef<uint8_t>(bytes));
+  }
+  void i64(int64_t v) { u64(uint64_t(v)); }
+  void f64(double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    u64(bits);
+  }
+  void str(std::string_view s) {
+    u64(s.size());
+    sha_.update(llvm::StringRef(s.data(), s.size()));
+  }
+  void bytes(const std::vector<uint8_t>& b) {
+    u64(b.size());
+    sha_.update(llvm::ArrayRef<uint8_t>(b));
+  }
+
+  std::string hex() {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out;
+    for (uint8_t b : sha_.final()) {
+      out += kDigits[b >> 4];
+      out += kDigits[b & 15];
+    }
+    return out;
+  }
+
+ private:
+  llvm::SHA256 sha_;
+};
+
+/// A file's identity without reading it: path, size and modification time (zeros when it cannot be read).
+void file_identity(KeyStream& k, const std::string& path) {
+  llvm::sys::fs::file_status status;
+  bool ok = !path.empty() && !llvm::sys::fs::status(path, status);
+  k.str(path);
+  k.u64(ok ? status.getSize() : 0);
+  k.i64(ok ? status.getLastModificationTime().time_since_epoch().count() : 0);
+}
+
+/// The compiler that makes the PTX: LLVM's version and this build of the core library.
+void compiler_identity(KeyStream& k) {
+  k.str(LLVM_VERSION_STRING);
+  Dl_info info{};
+  std::string library;
+  if (dladdr(reinterpret_cast<const void*>(&cache_key), &info) != 0 && info.dli_fname) {
+    library = info.dli_fname;
+  }
+  file_identity(k, library);
+  k.str(__DATE__ " " __TIME__);  // the build of this file, should the library's file be unreadable
+  std::string searched;
+  file_identity(k, find_libdevice(&searched));
+}
+
+void source_file(KeyStream& k, const SourceFile* file) {
+  if (!file) {
+    k.str("<no file>");
+    return;
+  }
+  k.str(file->name());
+  k.u64(file->first_line());
+  k.str(file->text());
+}
+
+void constant(KeyStream& k, const ConstValue& c) {
+  k.u64(uint64_t(c.kind));
+  k.u64(uint64_t(c.scalar));
+  switch (c.kind) {
+    case ConstValue::Kind::Int:
+    case ConstValue::Kind::Bool:
+      k.i64(c.i);
+      break;
+    case ConstValue::Kind::Float:
+      k.f64(c.f);
+      break;
+    case ConstValue::Kind::String:
+      k.str(c.s);
+      break;
+    case ConstValue::Kind::Tuple:
+      k.u64(c.elements.size());
+      for (const ConstValue& e : c.elements) constant(k, e);
+      break;
+    case ConstValue::Kind::None:
+      break;
+  }
+}
+
+void global(KeyStream& k, const GlobalValue& g) {
+  k.u64(uint64_t(g.kind));
+  switch (g.kind) {
+    case GlobalValue::Kind::Constant:
+      constant(k, g.constant);
+      break;
+    case GlobalValue::Kind::Module:
+      k.str(g.module_name);
+      break;
+    case GlobalValue::Kind::DType:
+      k.u64(uint64_t(g.dtype));
+      break;
+    case GlobalValue::Kind::DeviceFunction:
+      // The function's whole source text: a device function's own free names are merged into the kernel's
+      // environment, which is hashed as a whole.
+      if (!g.function) throw InternalError("cache key: a device function global without a function");
+      k.str(g.function->name);
+      source_file(k, g.function->file.get());
+      break;
+    case GlobalValue::Kind::ConstArray:
+      k.u64(uint64_t(g.dtype));
+      k.u64(g.shape.size());
+      for (int64_t s : g.shape) k.i64(s);
+      k.bytes(g.bytes);
+      break;
+    case GlobalValue::Kind::ModuleMember:
+      k.str(g.module_name);
+      k.str(g.member);
+      break;
+    case GlobalValue::Kind::Unsupported:
+      k.str(g.reason);
+      break;
+  }
+}
+
+}  // namespace
+
+std::string cache_key(const CompileRequest& request) {
+  if (!request.module) throw InternalError("cache_key() was given no module");
+  const CompileOptions& o = request.options;
+  KeyStream k;
+  k.str("gpujit kernel cache");
+  k.u64(kKeyFormat);
+  compiler_identity(k);
+
+  k.u64(uint64_t(o.target));
+  k.str(o.arch);
+  k.i64(o.opt_level);
+  k.u64(o.fastmath);
+  k.u64(o.debug);
+  k.u64(o.lineinfo);
+  k.i64(o.max_registers);
+
+  k.str(request.kernel_name);
+  k.u64(request.arg_types.size());
+  for (const Type& t : request.arg_types) k.str(t.key());  // key(): index32 arrays compile differently
+  source_file(k, request.module->file.get());
+  k.u64(request.globals.size());
+  for (const auto& [name, value] : request.globals) {
+    k.str(name);
+    global(k, value);
+  }
+  return k.hex();
+}
+
+}  // namespace gpujit

@@ -1,0 +1,287 @@
+"""The jit options that change what is compiled or where it is kept: lineinfo, max_registers and cache.
+
+cache=True keeps PTX on disk, so its tests run kernels in fresh processes (a cache hit can only be seen in a
+process that did not compile the kernel) on the CUDA backend: the real GPU, or conftest's fake driver, which
+loads the PTX and reads its entry's parameters. Host code (the cpu backend) is not cached; inspect_ptx, which
+compiles PTX on any backend, is.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import gpujit as gpu
+
+
+# ---------------------------------------------------------------------------------------------------------
+# lineinfo
+
+
+@gpu.jit(lineinfo=True)
+def with_lines(a, out):
+    i = gpu.grid(1)
+    if i < out.size:
+        out[i] = a[i] * 2 + 1
+
+
+@gpu.jit
+def without_lines(a, out):
+    i = gpu.grid(1)
+    if i < out.size:
+        out[i] = a[i] * 2 + 1
+
+
+def test_lineinfo_puts_the_source_file_and_lines_in_the_ptx():
+    ptx = with_lines.inspect_ptx("void(float32[::1], float32[::1])")
+    files = dict(re.findall(r'^\s*\.file\s+(\d+)\s+"([^"]+)"', ptx, re.M))
+    assert any(path.endswith("test_jit_options.py") for path in files.values()), ptx
+    here = next(n for n, path in files.items() if path.endswith("test_jit_options.py"))
+    lines = {int(line) for line in re.findall(rf"^\s*\.loc\s+{here}\s+(\d+)\s", ptx, re.M)}
+    first = with_lines.py_func.__code__.co_firstlineno  # the decorator's line
+    assert first + 2 in lines  # i = gpu.grid(1)
+    assert first + 4 in lines  # out[i] = a[i] * 2 + 1
+    # Line 0 is LLVM's mark for code merged from several lines; every other line is one of the kernel's.
+    assert lines - {0} <= set(range(first, first + 5)), lines
+    assert ".section .debug_info" not in ptx  # line tables only, as nvcc -lineinfo
+
+
+def test_without_lineinfo_the_ptx_has_no_line_directives():
+    ptx = without_lines.inspect_ptx("void(float32[::1], float32[::1])")
+    assert ".loc" not in ptx and ".file" not in ptx
+
+
+def test_lineinfo_kernels_still_run():
+    a = np.arange(16, dtype=np.float32)
+    out = np.zeros_like(a)
+    with_lines[2, 8](a, out)
+    np.testing.assert_array_equal(out, a * 2 + 1)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# max_registers
+
+
+@gpu.jit(max_registers=32)
+def capped(a, out):
+    i = gpu.grid(1)
+    if i < out.size:
+        out[i] = a[i] * a[i]
+
+
+def test_max_registers_becomes_maxnreg_on_the_entry():
+    ptx = capped.inspect_ptx("void(float64[::1], float64[::1])")
+    assert re.search(r"\.maxnreg 32\b", ptx), ptx
+    assert ".maxnreg" not in without_lines.inspect_ptx("void(float32[::1], float32[::1])")
+    assert capped.max_registers == 32
+
+
+def test_max_registers_kernels_still_run():
+    a = np.arange(10.0)
+    out = np.zeros_like(a)
+    capped[1, 16](a, out)
+    np.testing.assert_array_equal(out, a * a)
+
+
+@pytest.mark.parametrize("value", [0, -4, 256, 10_000])
+def test_max_registers_out_of_range_is_refused_at_decoration(value):
+    with pytest.raises(ValueError, match=rf"max_registers must be between 1 and 255 registers per thread, not {value}"):
+        gpu.jit(max_registers=value)
+
+
+@pytest.mark.parametrize("value", [32.0, "32", True])
+def test_max_registers_must_be_an_int(value):
+    with pytest.raises(TypeError, match="max_registers must be an int"):
+        gpu.jit(max_registers=value)
+
+
+def test_max_registers_takes_numpy_ints_and_none():
+    assert gpu.jit(max_registers=np.int32(64))(capped.py_func).max_registers == 64
+    assert gpu.jit(max_registers=None)(capped.py_func).max_registers is None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# cache
+
+MODULE = """
+import gpujit as gpu
+
+SCALE = {scale}
+
+
+@gpu.jit(device=True)
+def shift(x):
+    return x + {shift}
+
+
+@gpu.jit(cache=True)
+def scale(a, out):
+    i = gpu.grid(1)
+    if i < out.size:
+        out[i] = shift(a[i]) * SCALE
+"""
+
+# Runs in a fresh process: imports the kernel module from argv[1], compiles it by a launch on the CUDA backend
+# ("launch") or by inspect_ptx on any backend ("inspect"), and prints the cache's counters.
+CHILD = """
+import hashlib, json, sys
+import numpy as np
+import gpujit as gpu
+
+sys.path.insert(0, sys.argv[1])
+import cached_kernels as mod
+
+ptx = ""
+if sys.argv[2] == "launch":
+    gpu.select_device("cuda")
+    a = np.arange(8, dtype=np.float32)
+    out = np.zeros_like(a)
+    mod.scale[1, 8](a, out)
+else:
+    ptx = mod.scale.inspect_ptx("void(float32[::1], float32[::1])")
+s = mod.scale.stats
+print(json.dumps({"hits": sum(s.cache_hits.values()), "misses": sum(s.cache_misses.values()),
+                  "path": s.cache_path, "ptx": hashlib.sha256(ptx.encode()).hexdigest()}))
+"""
+
+
+def cuda_device_here():
+    """Whether this process's CUDA driver (the real one, or conftest's fake) sees a device."""
+    try:
+        return gpu._core.driver_info().get("cuda_driver") is not None
+    except Exception:
+        return False
+
+
+class Project:
+    """A folder holding cached_kernels.py, and fresh processes that use it."""
+
+    def __init__(self, root, cache_dir):
+        self.root = root
+        self.cache_dir = cache_dir
+        (root / "child.py").write_text(CHILD)
+        self.write()
+
+    def write(self, scale=2.0, shift=1.0):
+        (self.root / "cached_kernels.py").write_text(MODULE.format(scale=scale, shift=shift))
+
+    def run(self, mode="launch"):
+        env = dict(os.environ)
+        env.pop("GPUJIT_CACHE_DIR", None)
+        if self.cache_dir is not None:
+            env["GPUJIT_CACHE_DIR"] = str(self.cache_dir)
+        # No stale bytecode of the rewritten module: the child must read the new source.
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        out = subprocess.run([sys.executable, str(self.root / "child.py"), str(self.root), mode],
+                             capture_output=True, text=True, env=env, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    def entries(self):
+        folder = self.cache_dir if self.cache_dir is not None else self.root / "__pycache__"
+        return sorted(folder.glob("cached_kernels.scale.*.gpujit"))
+
+
+@pytest.fixture
+def project(tmp_path):
+    if not cuda_device_here():
+        pytest.skip("no CUDA driver loads here (conftest's fake driver would)")
+    root = tmp_path / "project"
+    root.mkdir()
+    return Project(root, tmp_path / "cache")
+
+
+def test_a_second_process_hits_the_cache(project):
+    first = project.run()
+    assert (first["hits"], first["misses"]) == (0, 1)
+    assert first["path"] == str(project.cache_dir)
+    assert len(project.entries()) == 1
+    second = project.run()
+    assert (second["hits"], second["misses"]) == (1, 0)
+    assert len(project.entries()) == 1
+
+
+def counters(result):
+    return result["hits"], result["misses"]
+
+
+def test_changing_a_captured_constant_or_the_source_misses(project):
+    assert counters(project.run()) == (0, 1)
+    project.write(scale=3.0)  # a captured global
+    assert counters(project.run()) == (0, 1)
+    assert counters(project.run()) == (1, 0)
+    project.write(scale=3.0, shift=2.0)  # a device function's text
+    assert counters(project.run()) == (0, 1)
+    assert len(project.entries()) == 3
+    project.write()  # back to the first version: its entry is still there
+    assert counters(project.run()) == (1, 0)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip"])
+def test_a_corrupt_entry_is_rebuilt(project, damage):
+    project.run()
+    [entry] = project.entries()
+    data = entry.read_bytes()
+    # A torn write and a flipped bit in the PTX (tests/unit/runtime/disk_cache_test.cpp tries every field).
+    damaged = data[: len(data) // 2] if damage == "truncate" else data[:-40] + bytes([data[-40] ^ 1]) + data[-39:]
+    entry.write_bytes(damaged)
+    rebuilt = project.run()
+    assert (rebuilt["hits"], rebuilt["misses"]) == (0, 1)
+    assert entry.read_bytes() == data  # written again, whole
+    assert project.run()["hits"] == 1
+
+
+def test_inspect_ptx_goes_through_the_cache_on_any_backend(project):
+    miss = project.run("inspect")
+    hit = project.run("inspect")
+    assert (miss["misses"], hit["hits"]) == (1, 1)
+    assert hit["ptx"] == miss["ptx"]  # the cached PTX is the compiled one
+
+
+def test_entries_go_to_pycache_next_to_the_source_by_default(tmp_path):
+    if not cuda_device_here():
+        pytest.skip("no CUDA driver loads here (conftest's fake driver would)")
+    project = Project(tmp_path, None)
+    result = project.run()
+    assert result["path"] == str(tmp_path / "__pycache__")
+    assert len(project.entries()) == 1
+    assert project.run()["hits"] == 1
+
+
+def test_host_code_is_not_cached(tmp_path, monkeypatch):
+    # A launch on the cpu backend compiles host code, which the disk cache leaves alone.
+    monkeypatch.setenv("GPUJIT_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "host_kernels.py"
+    source.write_text(textwrap.dedent("""
+        import gpujit as gpu
+
+        @gpu.jit(cache=True)
+        def fill(out):
+            i = gpu.grid(1)
+            if i < out.size:
+                out[i] = i
+    """))
+    code = compile(source.read_text(), str(source), "exec")
+    namespace = {}
+    exec(code, namespace)
+    fill = namespace["fill"]
+    previous = gpu._core.backend_name()
+    gpu._core._set_backend("cpu")
+    try:
+        out = np.zeros(5)
+        fill[1, 8](out)
+    finally:
+        gpu._core._set_backend(previous)
+    np.testing.assert_array_equal(out, np.arange(5.0))
+    assert fill.stats.cache_hits == {} and fill.stats.cache_misses == {}
+    assert not list((tmp_path / "cache").glob("*.gpujit"))
+
+
+def test_stats_without_cache():
+    assert capped.stats.cache_path is None
+    assert capped.stats.cache_hits == {} and capped.stats.cache_misses == {}
