@@ -262,6 +262,17 @@ void Arguments::classify(PyObject* obj, size_t i, const std::string& kernel, con
     host_array(obj, device, stream);
     return;
   }
+  if (is_fast_foreign_type(type)) {
+    // A tensor or CuPy array passed before: straight to its reader.
+    rt::ArrayView& view = own_view();
+    if (fast_foreign_view(obj, &view)) {
+      view.device = &device;
+      values_.back().array = &view;
+      codes_.back() = rt::array_code_of(view);
+      return;
+    }
+    views_.pop_back();
+  }
   classify_slow(obj, i, kernel, param, device, stream);
 }
 

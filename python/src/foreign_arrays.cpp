@@ -113,9 +113,9 @@ bool read_dims(PyObject* shape, PyObject* strides, int64_t stride_scale, rt::Arr
 using Object = pybind11::object;
 Object steal(PyObject* o) { return pybind11::reinterpret_steal<Object>(o); }
 
-/// Reads one attribute of objects of the types in g_types: through the type's data descriptor (a C getter
-/// such as torch's `dtype`) when it has one, which skips the generic attribute lookup, else by name. The
-/// descriptor is borrowed from the type, which g_types keeps alive.
+/// Reads one attribute: through the type's data descriptor (a C getter such as torch's `dtype`) when it has
+/// one, which skips the generic attribute lookup, else by name. It remembers the last type it read from,
+/// with a strong reference, so the descriptor it borrows from that type stays valid.
 class AttributeReader {
  public:
   explicit AttributeReader(const char* name) : name_(interned(name)) {}
@@ -123,6 +123,8 @@ class AttributeReader {
   PyObject* get(PyObject* obj) {
     PyTypeObject* type = Py_TYPE(obj);
     if (type != type_) {
+      Py_INCREF(type);
+      Py_XDECREF(type_);
       type_ = type;
       descr_ = _PyType_Lookup(type, name_);
       getter_ = descr_ && PyDescr_IsData(descr_) ? Py_TYPE(descr_)->tp_descr_get : nullptr;
@@ -191,6 +193,7 @@ struct CachedTensor {
 constexpr size_t kCachedTensors = 16;
 CachedTensor g_tensors[kCachedTensors];
 size_t g_next_tensor = 0;
+TensorCacheCounts g_counts;
 
 /// The tensor's version, pointer and dtype (new reference); false if any is unreadable.
 bool tensor_identity(PyObject* t, uint64_t* version, uint64_t* data, Object* dtype) {
@@ -206,12 +209,16 @@ bool tensor_identity(PyObject* t, uint64_t* version, uint64_t* data, Object* dty
 bool torch_view(PyObject* t, rt::ArrayView* out) {
   uint64_t version = 0, data = 0;
   Object dtype;
-  if (!tensor_identity(t, &version, &data, &dtype)) return torch_view_uncached(t, out);
+  if (!tensor_identity(t, &version, &data, &dtype)) {
+    ++g_counts.uncacheable;
+    return torch_view_uncached(t, out);
+  }
   CachedTensor* slot = nullptr;
   for (CachedTensor& c : g_tensors) {
     if (c.object == t && PyWeakref_GetObject(c.ref) == t) {
       if (c.version == version && c.data == data && c.dtype == dtype.ptr()) {
         *out = c.view;
+        ++g_counts.hits;
         return true;
       }
       slot = &c;
@@ -223,6 +230,7 @@ bool torch_view(PyObject* t, rt::ArrayView* out) {
     PyObject* ref = PyWeakref_NewRef(t, nullptr);
     if (!ref) {
       PyErr_Clear();
+      ++g_counts.uncacheable;
       return true;
     }
     slot = &g_tensors[g_next_tensor++ % kCachedTensors];
@@ -234,26 +242,25 @@ bool torch_view(PyObject* t, rt::ArrayView* out) {
   slot->data = data;
   slot->dtype = dtype.ptr();  // torch dtypes are module constants, and kind_of_dtype keeps this one
   slot->view = *out;
+  ++g_counts.misses;
   return true;
 }
 
+// CuPy's own readers: a reader remembers one type, and a process may pass tensors and CuPy arrays in turn.
+AttributeReader g_cupy_dtype("dtype"), g_cupy_data("data"), g_cupy_ptr("ptr"), g_cupy_shape("shape"),
+    g_cupy_strides("strides");
+
 bool cupy_view(PyObject* a, rt::ArrayView* out) {
-  static PyObject* s_data = interned("data");
-  static PyObject* s_ptr = interned("ptr");
-  static PyObject* s_shape = interned("shape");
-  static PyObject* s_strides = interned("strides");
-  static PyObject* s_dtype = interned("dtype");
-  auto dtype = pybind11::reinterpret_steal<pybind11::object>(PyObject_GetAttr(a, s_dtype));
+  Object dtype = steal(g_cupy_dtype.get(a));
   ScalarKind kind;
   if (!dtype || !kind_of_dtype(dtype.ptr(), Library::CuPy, &kind)) {
     PyErr_Clear();
     return false;
   }
-  auto data = pybind11::reinterpret_steal<pybind11::object>(PyObject_GetAttr(a, s_data));
-  auto ptr = data ? pybind11::reinterpret_steal<pybind11::object>(PyObject_GetAttr(data.ptr(), s_ptr))
-                  : pybind11::object();
-  auto shape = pybind11::reinterpret_steal<pybind11::object>(PyObject_GetAttr(a, s_shape));
-  auto strides = pybind11::reinterpret_steal<pybind11::object>(PyObject_GetAttr(a, s_strides));
+  Object data = steal(g_cupy_data.get(a));
+  Object ptr = data ? steal(g_cupy_ptr.get(data.ptr())) : Object();
+  Object shape = steal(g_cupy_shape.get(a));
+  Object strides = steal(g_cupy_strides.get(a));
   if (!ptr || !shape || !strides) {
     PyErr_Clear();
     return false;
@@ -265,6 +272,15 @@ bool cupy_view(PyObject* a, rt::ArrayView* out) {
 }
 
 }  // namespace
+
+TensorCacheCounts tensor_cache_counts() { return g_counts; }
+
+bool is_fast_foreign_type(PyTypeObject* type) {
+  for (const auto& [t, lib] : g_types) {
+    if (t == type) return lib != Library::Other;
+  }
+  return false;
+}
 
 bool fast_foreign_view(PyObject* obj, rt::ArrayView* out) {
   switch (library_of(obj)) {

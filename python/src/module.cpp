@@ -9,6 +9,7 @@
 #include "dispatcher.h"
 #include "dtypes.h"
 #include "errors.h"
+#include "foreign_arrays.h"
 #include "ir/builtins.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_spec.h"
@@ -146,6 +147,14 @@ PYBIND11_MODULE(_core, m) {
         "Whether this process has tried to load the CUDA driver yet (tests check imports do not).");
   m.def("_set_backend", [](const std::string& name) { rt::Runtime::get().set_backend(name); },
         "Makes 'cuda' or 'cpu' the active backend; arrays and kernels of the previous one keep working.");
+  m.def("_tensor_cache_counts", [] {
+    TensorCacheCounts c = tensor_cache_counts();
+    pybind11::dict d;
+    d["hits"] = c.hits;
+    d["misses"] = c.misses;
+    d["uncacheable"] = c.uncacheable;
+    return d;
+  }, "How PyTorch tensor arguments were read (python/src/foreign_arrays.cpp), for tests and benchmarks.");
   m.def("backend_name", [] { return rt::Runtime::get().backend_name(); }, "The active backend: 'cuda' or 'cpu'.");
 
   pyb::class_<PinnedBuffer>(m, "PinnedBuffer", pyb::buffer_protocol())

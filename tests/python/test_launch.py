@@ -306,9 +306,12 @@ def test_torch_tensors_launched_again_are_checked_not_reread(fake, monkeypatch):
     d = gpu.to_device(np.zeros((4, 6), np.float32))
     base = d.__cuda_array_interface__["data"][0]
     t = _VersionedTensor(d)
+    before = gpu._core._tensor_cache_counts()
     for _ in range(3):
         k[1, 1](t)
     assert t.reads == 1  # the first launch read the whole tensor; the others matched version, pointer, dtype
+    after = gpu._core._tensor_cache_counts()
+    assert (after["misses"] - before["misses"], after["hits"] - before["hits"]) == (1, 2)
     assert [u64(p) for p in fake.last_launch()[5]] == [base, 4, 6, 24, 4]
 
     # An in-place change of shape and strides (transpose_, resize_...) bumps the version: read again.
