@@ -114,19 +114,24 @@ using Object = pybind11::object;
 Object steal(PyObject* o) { return pybind11::reinterpret_steal<Object>(o); }
 
 /// Reads one attribute: through the type's data descriptor (a C getter such as torch's `dtype`) when it has
-/// one, which skips the generic attribute lookup, else by name. It remembers the last type it read from,
-/// with a strong reference, so the descriptor it borrows from that type stays valid.
+/// one, which skips the generic attribute lookup, else by name. It remembers the last type it read from
+/// and that type's descriptor (strong references), looked up again when the type is modified.
 class AttributeReader {
  public:
   explicit AttributeReader(const char* name) : name_(interned(name)) {}
   /// A new reference, or null with a Python error set.
   PyObject* get(PyObject* obj) {
     PyTypeObject* type = Py_TYPE(obj);
-    if (type != type_) {
+    // The version tag changes whenever the type or a base is modified (a monkeypatched attribute).
+    if (type != type_ || type->tp_version_tag != version_ || version_ == 0) {
       Py_INCREF(type);
       Py_XDECREF(type_);
       type_ = type;
-      descr_ = _PyType_Lookup(type, name_);
+      PyObject* descr = _PyType_Lookup(type, name_);  // gives the type a version tag if it can have one
+      version_ = type->tp_version_tag;
+      Py_XINCREF(descr);
+      Py_XDECREF(descr_);
+      descr_ = descr;
       getter_ = descr_ && PyDescr_IsData(descr_) ? Py_TYPE(descr_)->tp_descr_get : nullptr;
     }
     return getter_ ? getter_(descr_, obj, reinterpret_cast<PyObject*>(type)) : PyObject_GetAttr(obj, name_);
@@ -135,7 +140,8 @@ class AttributeReader {
 
  private:
   PyObject* name_;
-  PyTypeObject* type_ = nullptr;
+  PyTypeObject* type_ = nullptr;  // strong references, so the descriptor stays valid
+  unsigned int version_ = 0;      // type_'s tp_version_tag when descr_ was looked up; 0: none valid
   PyObject* descr_ = nullptr;
   descrgetfunc getter_ = nullptr;
 };

@@ -334,6 +334,30 @@ def test_torch_tensors_launched_again_are_checked_not_reread(fake, monkeypatch):
     assert [u64(p) for p in fake.last_launch()[5]] == [base, 2, 6, 24, 4]
 
 
+def test_a_monkeypatched_tensor_attribute_is_read_anew(fake, monkeypatch):
+    # The launch path keeps the type's attribute descriptors; replacing one on the class must be seen.
+    class Tensor(_FakeTorchModule.Tensor):
+        def __init__(self, target):
+            self._target, self.is_cuda, self.dtype = target, True, _FakeTorchModule.float32
+
+        @property
+        def shape(self):
+            return self._target.shape
+
+    monkeypatch.setitem(sys.modules, "torch", type("torch", (), {"Tensor": Tensor}))
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    d = gpu.to_device(np.zeros((4, 6), np.float32))
+    k[1, 1](Tensor(d))
+    assert [u64(p) for p in fake.last_launch()[5][1:3]] == [4, 6]
+    Tensor.shape = property(lambda self: (2, 6))
+    k[1, 1](Tensor(d))
+    assert [u64(p) for p in fake.last_launch()[5][1:3]] == [2, 6]
+
+
 def test_arrays_of_another_backend_are_refused_by_name(fake):
     @gpu.jit
     def k(a):
