@@ -11,8 +11,12 @@
 // types. Without debug there is no bounds check, as in numba-cuda; with it (CompileOptions::debug) every
 // integer index is checked after the wrap (checked_index, codegen/bounds_check.cpp).
 //
-// Slices make views with Python's clamping rules (PySlice_AdjustIndices); a zero step selects nothing
-// rather than raising.
+// Slices and partial indices make views with Python's clamping rules (PySlice_AdjustIndices); a zero step
+// selects nothing rather than raising (sema rejects a constant zero). A view's value is an array value like
+// any other, its strides always set, so it is passed, returned and indexed as arrays are. Storing into a
+// view (store_to_view) is a loop per axis.
+#include <functional>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 
@@ -271,11 +275,58 @@ LValue FunctionLowering::subscript_lvalue(const SubscriptExpr& e) {
     return LValue{llvm::PoisonValue::get(b_.getPtrTy()), Type::scalar_of(ScalarKind::Int64), true};
   }
   IndexResult r = index_array(lower_expr(*e.value), base, *e.index, type_of(e));
-  if (!r.element_ptr) {
-    unsupported(e, "assignment to an array slice is not supported; assign element by element in a loop");
-    return LValue{llvm::PoisonValue::get(b_.getPtrTy()), Type::scalar_of(base.scalar), true};
-  }
+  if (!r.element_ptr) internal("an element store to a view (store_to_view's job; sema rejects '+=' on one)");
   return LValue{r.element_ptr, Type::scalar_of(base.scalar), true};
+}
+
+void FunctionLowering::store_to_view(const SubscriptExpr& e, llvm::Value* value, const Type& from) {
+  const Type& base = type_of(*e.value);
+  const Type& view_type = type_of(e);
+  IndexResult r = index_array(lower_expr(*e.value), base, *e.index, view_type);
+  if (!r.view) internal("a slice store that names one element");
+  const unsigned nd = view_type.ndim;
+  ArrayParts dst = unpack_array(r.view, nd);
+  ArrayParts src;
+  std::vector<llvm::Value*> extents = dst.shape;
+  llvm::Value* fill = nullptr;
+  if (from.is_array()) {
+    if (from.ndim != nd) internal("a slice store from an array of another rank");
+    src = unpack_array(value, nd);
+    // NumPy raises on a shape mismatch; a kernel cannot, so it copies the part both have and never strays.
+    for (unsigned k = 0; k < nd; ++k)
+      extents[k] = b_.CreateSelect(b_.CreateICmpSLT(src.shape[k], extents[k]), src.shape[k], extents[k]);
+  } else {
+    fill = cast(value, from, Type::scalar_of(view_type.scalar));
+  }
+  // One loop per axis, the last innermost, so a C view is written in address order.
+  std::vector<llvm::Value*> idx(nd);
+  std::function<void(unsigned)> loop = [&](unsigned k) {
+    if (k == nd) {
+      llvm::Value* v = fill;
+      if (!v) {
+        v = load_element(element_pointer(src, from, idx), from.scalar);
+        v = cast(v, Type::scalar_of(from.scalar), Type::scalar_of(view_type.scalar));
+      }
+      store_element(element_pointer(dst, view_type, idx), v, view_type.scalar);
+      return;
+    }
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    llvm::BasicBlock* head = new_block("slice.loop");
+    llvm::BasicBlock* body = new_block("slice.body");
+    llvm::BasicBlock* done = new_block("slice.done");
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "slice.i");
+    i->addIncoming(i64(0), pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, extents[k]), body, done);
+    b_.SetInsertPoint(body);
+    idx[k] = i;
+    loop(k + 1);
+    i->addIncoming(b_.CreateAdd(i, i64(1), "", true, true), b_.GetInsertBlock());
+    b_.CreateBr(head);
+    b_.SetInsertPoint(done);
+  };
+  loop(0);
 }
 
 std::vector<int64_t> FunctionLowering::const_shape(const Expr& shape_expr) {

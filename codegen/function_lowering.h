@@ -229,6 +229,9 @@ class FunctionLowering {
   std::vector<int64_t> const_shape(const Expr& shape_expr);
   /// The LValue of `a[index]` where it names one element.
   LValue subscript_lvalue(const SubscriptExpr& e);
+  /// `a[slices] = value`: fills the view with a scalar, or copies an array of its rank into it element by
+  /// element (over the extents the two share).
+  void store_to_view(const SubscriptExpr& e, llvm::Value* value, const Type& from);
 
   // --- builtins (builtin_lowering.cpp)
   llvm::Value* lower_builtin_call(const BuiltinInfo& b, const CallExpr& e);

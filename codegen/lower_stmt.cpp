@@ -108,6 +108,10 @@ void FunctionLowering::assign_to(const Expr& target, llvm::Value* value, const T
       return;
     }
     case ExprKind::Subscript: {
+      if (type_of(target).is_array()) {
+        store_to_view(static_cast<const SubscriptExpr&>(target), value, from);
+        return;
+      }
       LValue lv = subscript_lvalue(static_cast<const SubscriptExpr&>(target));
       llvm::Value* v = cast(value, from, lv.type);
       if (lv.array_element) {

@@ -327,6 +327,10 @@ void FunctionAnalyzer::assign_target(const Expr& target, const Type& t, const Ex
   if (const auto* sub = target.as<SubscriptExpr>()) {
     ExprResult r = subscript(*sub, true);
     if (!r.is_value() || !t.is_valid()) return;
+    if (r.type.is_array()) {
+      slice_store(r.type, t, value_expr ? *value_expr : target);
+      return;
+    }
     if (!can_convert(t, r.type)) {
       error(value_expr ? value_expr->range : target.range,
             fmt::format("cannot store a value of type {} into an element of type {}", t.str(), r.type.str()));
@@ -356,6 +360,24 @@ void FunctionAnalyzer::assign_target(const Expr& target, const Type& t, const Ex
   }
   error(target.range,
         "cannot assign to this expression; assign to a name, an array element or a tuple of them");
+}
+
+void FunctionAnalyzer::slice_store(const Type& view, const Type& t, const Expr& value_expr) {
+  // numba's setitem on a view: a scalar fills it, an array of the same rank is copied into it.
+  const Type elem = Type::scalar_of(view.scalar);
+  if (t.is_scalar() && !can_convert(t, elem)) {
+    error(value_expr.range,
+          fmt::format("cannot store a value of type {} into a slice of {}", t.str(), view.str()));
+  } else if (t.is_array() && (t.ndim != view.ndim || !can_convert(Type::scalar_of(t.scalar), elem))) {
+    error(value_expr.range,
+          fmt::format("cannot assign an array of type {} to a slice of type {}; the source must be a "
+                      "scalar or an array with as many dimensions ({})",
+                      t.str(), view.str(), int(view.ndim)));
+  } else if (!t.is_scalar() && !t.is_array()) {
+    error(value_expr.range,
+          fmt::format("cannot assign a value of type {} to an array slice; assign a scalar or an array",
+                      t.str()));
+  }
 }
 
 void FunctionAnalyzer::bind_var(const std::string& name, const Type& t, const NameExpr& target) {
@@ -416,6 +438,11 @@ void FunctionAnalyzer::aug_assign(const AugAssignStmt& s) {
   if (const auto* sub = s.target->as<SubscriptExpr>()) {
     ExprResult cur = subscript(*sub, true);
     if (!cur.is_value() || !v.is_value()) return;
+    if (cur.type.is_array()) {
+      error(s.range,
+            fmt::format("'{}' on an array slice is not supported; use a loop over its elements", op));
+      return;
+    }
     OpTyping t = type_binary(s.op, operand(cur), operand(v));
     if (!t.ok()) {
       error(s.range,

@@ -190,7 +190,7 @@ ExprResult FunctionAnalyzer::expr(const Expr& e) {
     case ExprKind::Subscript:
       return subscript(*e.as<SubscriptExpr>(), false);
     case ExprKind::Slice:
-      error(e.range, "a slice can only appear as an array index, and slicing arrays is not supported yet");
+      error(e.range, "a slice can only appear as an array index ('a[1:n]')");
       return ExprResult::error();
     case ExprKind::Tuple:
       return tuple(*e.as<TupleExpr>());
@@ -618,13 +618,44 @@ ExprResult FunctionAnalyzer::tuple(const TupleExpr& e) {
 
 ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
   ExprResult base = value(*e.value);
+  const auto* tuple_index = e.index->as<TupleExpr>();
   bool has_slice = e.index->kind == ExprKind::Slice;
-  if (const auto* t = e.index->as<TupleExpr>()) {
-    for (const ExprPtr& elt : t->elts) has_slice = has_slice || elt->kind == ExprKind::Slice;
+  if (tuple_index) {
+    for (const ExprPtr& elt : tuple_index->elts) has_slice = has_slice || elt->kind == ExprKind::Slice;
   }
   if (has_slice) {
-    error(e.index->range, "slicing arrays is not supported yet; index single elements");
-    return ExprResult::error();
+    // Each component is typed on its own: a slice has no value of its own to type.
+    std::vector<IndexPart> parts;
+    bool unknown = base.what == ExprResult::What::Unknown, failed = !base.ok();
+    auto add = [&](const Expr& x) {
+      IndexPart p{&x, x.as<SliceExpr>(), Type()};
+      if (!p.slice) {
+        ExprResult r = value(x);
+        unknown = unknown || r.what == ExprResult::What::Unknown;
+        failed = failed || (r.ok() && !r.is_value()) || r.what == ExprResult::What::Error;
+        p.type = r.type;
+      } else if (!slice_bounds(*p.slice)) {
+        failed = true;
+      }
+      parts.push_back(p);
+    };
+    if (tuple_index) {
+      for (const ExprPtr& elt : tuple_index->elts) add(*elt);
+    } else {
+      add(*e.index);
+    }
+    if (unknown) return ExprResult::unknown();
+    if (failed || !base.is_value()) return ExprResult::error();
+    if (!base.type.is_array()) {
+      error(e.index->range, base.type.is_tuple()
+                                ? fmt::format("slicing a tuple is not supported; index its elements{}",
+                                              origin_of(*e.value))
+                                : fmt::format("only arrays can be sliced, got {}{}", base.type.str(),
+                                              origin_of(*e.value)));
+      return ExprResult::error();
+    }
+    if (is_store && reject_const_array_write(*e.value, "a store")) return ExprResult::error();
+    return array_subscript(e, base.type, parts, nullptr);
   }
   ExprResult idx = value(*e.index);
   if (base.what == ExprResult::What::Unknown || idx.what == ExprResult::What::Unknown)
@@ -633,8 +664,13 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
   const Type& t = base.type;
   if (t.is_array()) {
     if (is_store && reject_const_array_write(*e.value, "a store")) return ExprResult::error();
-    if (!array_index(e, t, idx.type)) return ExprResult::error();
-    return record(e, ExprResult::of_value(Type::scalar_of(t.scalar)));
+    std::vector<IndexPart> parts;
+    if (idx.type.is_tuple()) {
+      for (const Type& elt : idx.type.elements) parts.push_back({e.index.get(), nullptr, elt});
+    } else {
+      parts.push_back({e.index.get(), nullptr, idx.type});
+    }
+    return array_subscript(e, t, parts, &idx.type);
   }
   if (t.is_tuple()) {
     if (is_store) {
@@ -675,34 +711,69 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
   return ExprResult::error();
 }
 
-bool FunctionAnalyzer::array_index(const SubscriptExpr& e, const Type& array_type, const Type& index_type) {
-  std::vector<Type> parts = index_type.is_tuple() ? index_type.elements : std::vector<Type>{index_type};
-  for (const Type& p : parts) {
-    if (!p.is_integer()) {
-      error(e.index->range, fmt::format("array index must be an integer{}, got {}{}",
-                                        index_type.is_tuple() ? " or a tuple of integers" : "",
-                                        index_type.str(), origin_of(*e.index)));
-      return false;
+bool FunctionAnalyzer::slice_bounds(const SliceExpr& s) {
+  bool ok = true;
+  for (const ExprPtr* part : {&s.lower, &s.upper, &s.step}) {
+    if (!*part) continue;
+    const Expr& x = **part;
+    ExprResult r = value(x);
+    if (!r.ok()) {
+      ok = false;
+      continue;
+    }
+    if (!r.is_value() || (!r.type.is_integer() && r.type.kind != Type::Kind::None)) {
+      error(x.range, fmt::format("slice {} must be an integer or None, got {}{}",
+                                 part == &s.step ? "step" : "bound", r.type.str(), origin_of(x)));
+      ok = false;
+    } else if (part == &s.step && r.value && r.value->kind == ConstValue::Kind::Int && r.value->i == 0) {
+      error(x.range, "slice step cannot be zero");
+      ok = false;
     }
   }
-  size_t ndim = array_type.ndim;
-  std::string base = path_of(*e.value);
-  std::string what = base.empty() ? "the array" : fmt::format("array '{}'", base);
-  if (parts.size() < ndim) {
-    error(e.index->range, fmt::format("{} has {} but {} given; indexing with fewer indices than dimensions "
-                                      "(array views) is not supported yet",
-                                      what, plural(ndim, "dimension", "dimensions"),
-                                      plural(parts.size(), "index was", "indices were")));
-    return false;
+  return ok;
+}
+
+ExprResult FunctionAnalyzer::array_subscript(const SubscriptExpr& e, const Type& array_type,
+                                             const std::vector<IndexPart>& parts, const Type* index_type) {
+  for (const IndexPart& p : parts) {
+    if (p.slice || p.type.is_integer()) continue;
+    if (index_type) {  // an index without slices: name the whole index, as written
+      error(e.index->range, fmt::format("array index must be an integer{}, got {}{}",
+                                        index_type->is_tuple() ? " or a tuple of integers" : "",
+                                        index_type->str(), origin_of(*e.index)));
+    } else {
+      error(p.expr->range, fmt::format("array index must be an integer or a slice, got {}{}", p.type.str(),
+                                       origin_of(*p.expr)));
+    }
+    return ExprResult::error();
   }
+  const size_t ndim = array_type.ndim;
   if (parts.size() > ndim) {
+    std::string base = path_of(*e.value);
+    std::string what = base.empty() ? "the array" : fmt::format("array '{}'", base);
     error(e.index->range, fmt::format("too many indices: {} has {} but {} given", what,
                                       plural(ndim, "dimension", "dimensions"),
                                       plural(parts.size(), "index was", "indices were")));
-    return false;
+    return ExprResult::error();
   }
-  if (checking_) fn_.operand_types[&e] = std::vector<Type>(ndim, Type::scalar_of(ScalarKind::Int64));
-  return true;
+  const size_t integers =
+      size_t(std::count_if(parts.begin(), parts.end(), [](const IndexPart& p) { return !p.slice; }));
+  if (integers == ndim) {
+    if (checking_) fn_.operand_types[&e] = std::vector<Type>(ndim, Type::scalar_of(ScalarKind::Int64));
+    return record(e, ExprResult::of_value(Type::scalar_of(array_type.scalar)));
+  }
+  // A view (numba's typing of getitem): integers drop their axis, slices keep theirs, missing trailing
+  // indices mean ':'. A C array stays C only when every index but the last given is an integer and the last
+  // is an integer or a slice without a step; the view spans no more than its base, so index32 carries over.
+  bool contiguous = array_type.layout == Layout::C;
+  for (size_t k = 0; k < parts.size() && contiguous; ++k) {
+    const SliceExpr* s = parts[k].slice;
+    bool stepped = s && s->step && s->step->kind != ExprKind::NoneLit;
+    contiguous = !s || (k + 1 == parts.size() && !stepped);
+  }
+  return record(e, ExprResult::of_value(Type::array_of(array_type.scalar, unsigned(ndim - integers),
+                                                       contiguous ? Layout::C : Layout::Any,
+                                                       array_type.index32)));
 }
 
 }  // namespace gpujit

@@ -108,6 +108,8 @@ class FunctionAnalyzer {
   /// Binds one assignment target to a value of type `t` coming from `value_expr` (null for a loop).
   void assign_target(const Expr& target, const Type& t, const Expr* value_expr);
   void bind_var(const std::string& name, const Type& t, const NameExpr& target);
+  /// Checks `view[...] = value`: a scalar convertible to its dtype, or an array of its rank.
+  void slice_store(const Type& view, const Type& t, const Expr& value_expr);
   void check_condition(const Expr& test, const char* construct);
 
   // --- expressions (sema_expr.cpp)
@@ -126,8 +128,19 @@ class FunctionAnalyzer {
   ExprResult ifexp(const IfExpExpr& e);
   ExprResult tuple(const TupleExpr& e);
   ExprResult subscript(const SubscriptExpr& e, bool is_store);
-  /// Types the index of an array access; fills operand_types. Returns false after reporting an error.
-  bool array_index(const SubscriptExpr& e, const Type& array_type, const Type& index_type);
+  /// One component of an array index: an integer (type) or a slice.
+  struct IndexPart {
+    const Expr* expr;         // where it is written
+    const SliceExpr* slice;   // null for an integer index
+    Type type;                // an integer index's type
+  };
+  /// Types an array access: an element when every axis has an integer index (operand_types: int64 per axis),
+  /// else a view with numba's layout. `index_type` is the whole index's type when it has no slices (for its
+  /// error message). Error after reporting one.
+  ExprResult array_subscript(const SubscriptExpr& e, const Type& array_type,
+                             const std::vector<IndexPart>& parts, const Type* index_type);
+  /// Types a slice's bounds and step (integers or None; a constant step not zero). False after an error.
+  bool slice_bounds(const SliceExpr& s);
 
   // --- calls and builtins (sema_call.cpp)
   ExprResult call(const CallExpr& e);

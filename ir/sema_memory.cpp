@@ -72,6 +72,7 @@ bool FunctionAnalyzer::is_const_array(const Expr& e) const {
         (callee.size() > 17 && callee.compare(callee.size() - 17, 17, ".const.array_like") == 0);
     return array_like && c->args.size() == 1 && is_const_array(*c->args[0]);
   }
+  if (const auto* s = e.as<SubscriptExpr>()) return is_const_array(*s->value);  // a view of one
   return false;
 }
 

@@ -260,13 +260,18 @@ class Dumper {
           }
         } else if (ops != fn_.operand_types.end() && ops->second.size() == 1) {
           index = converted(*s.index, &ops->second[0]);
+        } else if (tup) {  // a view's index: its slices and integers as written
+          for (size_t i = 0; i < tup->elts.size(); ++i) index += (i ? ", " : "") + expr(*tup->elts[i]);
         } else {
           index = expr(*s.index);
         }
         return typed(e, fmt::format("{}[{}]", base(*s.value), index));
       }
-      case ExprKind::Slice:
-        return "<slice>";
+      case ExprKind::Slice: {
+        const auto& sl = *e.as<SliceExpr>();
+        std::string text = (sl.lower ? expr(*sl.lower) : "") + ":" + (sl.upper ? expr(*sl.upper) : "");
+        return sl.step ? text + ":" + expr(*sl.step) : text;
+      }
       case ExprKind::Tuple: {
         const auto& t = *e.as<TupleExpr>();
         std::string s;

@@ -7,8 +7,8 @@
 //   builtin from the builtins table, a device function, a module, a dtype,
 // - the type operands are converted to before an operation (operand_types) for BinOp, UnaryOp, Compare (one
 //   per comparison) and AugAssign, which may differ from the result type (a comparison yields bool); for a
-//   Call, the type each positional argument is converted to; for an array Subscript, the index type of each
-//   axis (always int64: codegen wraps negative indices),
+//   Call, the type each positional argument is converted to; for an array Subscript that names one element,
+//   the index type of each axis (always int64: codegen wraps negative indices; a view has no entry),
 // - the value of every expression that folds to a compile-time constant (constants), and the constant shape
 //   of every shared.array/local.array call (array_shapes) and the alignment= of those that ask for one
 //   (array_alignments),
@@ -127,7 +127,7 @@ struct TypedFunction {
   std::unordered_map<const Expr*, Type> expr_types;
   std::unordered_map<const Expr*, Symbol> symbols;
   /// BinOp/UnaryOp: 1; Compare: one per op; Call (builtin, cast or device function): one per positional
-  /// argument that is a value; array Subscript: int64 per axis.
+  /// argument that is a value; array Subscript naming one element: int64 per axis.
   std::unordered_map<const Expr*, std::vector<Type>> operand_types;
   std::unordered_map<const Stmt*, Type> stmt_operand_types;          // AugAssign: the type the op runs in
   /// Expressions analysis folded to a compile-time value (literals, named constants, math.pi, arithmetic

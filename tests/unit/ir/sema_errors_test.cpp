@@ -133,11 +133,11 @@ TEST(SemaErrors, BadIndexCount) {
   EXPECT_EQ(
       only_error(R"(
 def k(m):
-    m[0] = 1.0
+    m[0] = m
 )",
                  "float32[:, :]"),
-      "6:7: array 'm' has 2 dimensions but 1 index was given; indexing with fewer indices than dimensions "
-      "(array views) is not supported yet");
+      "6:12: cannot assign an array of type float32[:, :] to a slice of type float32[:]; the source must be "
+      "a scalar or an array with as many dimensions (1)");
   EXPECT_EQ(only_error(R"(
 def k(v):
     x = v[1, 2]
@@ -152,10 +152,10 @@ def k(v):
             "6:7: array index must be an integer, got float64");
   EXPECT_EQ(only_error(R"(
 def k(v):
-    v[1:3] = 1
+    v[1:3] += 1
 )",
                        "float32[:]"),
-            "6:7: slicing arrays is not supported yet; index single elements");
+            "6:5: '+=' on an array slice is not supported; use a loop over its elements");
 }
 
 TEST(SemaErrors, UnifyFailureNamesBothLines) {
