@@ -1,6 +1,6 @@
 """Launch overhead of gpujit next to numba-cuda, CuPy and a C++ cuLaunchKernel loop, in one run.
 
-Usage: python benchmarks/launch_overhead.py [--json OUT.json] [--n 20000]
+Usage: python benchmarks/launch_overhead.py [--json OUT.json] [--n 20000] [--no-pin]
 
 For each argument shape of PERFORMANCE.md's table (0 args, 1/3/16 device arrays, 16 and 256 float scalars,
 3 CuPy arrays, 3 torch tensors) it times an empty kernel: the best of 3 rounds of N asynchronous launches
@@ -8,6 +8,11 @@ followed by one synchronize, in microseconds per launch. The floor is the same l
 driver (benchmarks/launch_floor.cpp, built here with the CUDA toolkit). Also measured: `import gpujit` in
 a fresh interpreter (median of 5) next to bare Python, numba-cuda and CuPy. Peers that are not installed are
 left out. Prints a table with gpujit's ratio to the floor and writes every figure as JSON.
+
+The process pins itself to one CPU first (--no-pin leaves it free): every contender runs in this process, so
+all get the same CPU, and on the GPU machines an unpinned run moved between cores often enough to shift one
+configuration by 0.8 us inside a single run (our own arrays timed at 3.83 and 4.58 us around two foreign
+arrays), far more than the differences measured here.
 """
 
 import argparse
@@ -191,12 +196,23 @@ def print_table(results):
         print(f"{key}: {results[key]}")
 
 
+def pin_to_one_cpu():
+    """Pins this process to one of the CPUs it may use (not the first, which takes most interrupts)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    cpu = cpus[len(cpus) // 2]
+    os.sched_setaffinity(0, {cpu})
+    return cpu
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--n", type=int, default=20000, help="launches per round")
+    parser.add_argument("--no-pin", action="store_true", help="do not pin the process to one CPU")
     args = parser.parse_args()
     results = {}
+    if not args.no_pin:
+        print(f"pinned to CPU {pin_to_one_cpu()}")
     with tempfile.TemporaryDirectory() as tmp:
         bench_floor(results, tmp)
         bench_gpujit(args.n, results, tmp)
