@@ -40,12 +40,18 @@ llvm::Value* FunctionLowering::pack_array(const ArrayParts& p) {
   return agg;
 }
 
-llvm::Value* FunctionLowering::wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent) {
+llvm::Value* FunctionLowering::wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent,
+                                          unsigned bits) {
   if (!index_type.is_integer() && !index_type.is_bool())
     internal("array index of type '" + index_type.str() + "'");
-  llvm::Value* i = cast(index, index_type, Type::scalar_of(ScalarKind::Int64));
-  if (!index_type.is_integer() || !is_signed(index_type.scalar)) return i;
-  return b_.CreateSelect(b_.CreateICmpSLT(i, i64(0)), b_.CreateAdd(i, extent), i);
+  const bool is_signed_index = index_type.is_integer() && is_signed(index_type.scalar);
+  llvm::Type* width = b_.getIntNTy(bits);
+  // Narrowing keeps the low bits, which is the index itself whenever it is in bounds.
+  llvm::Value* i = b_.CreateIntCast(index, width, is_signed_index);
+  if (!is_signed_index) return i;
+  llvm::Value* n = b_.CreateTrunc(extent, width);  // extents are i64; a no-op for 64 bits
+  return b_.CreateSelect(b_.CreateICmpSLT(i, llvm::ConstantInt::get(width, 0)),
+                         b_.CreateAdd(i, n, "", false, bits == 32), i);
 }
 
 namespace {
@@ -66,51 +72,29 @@ std::vector<llvm::Value*> c_strides(llvm::IRBuilder<>& b, const ArrayParts& a, u
 llvm::Value* FunctionLowering::element_pointer(const ArrayParts& a, const Type& t,
                                                const std::vector<llvm::Value*>& idx) {
   if (idx.empty()) return a.data;
-  if (t.layout == Layout::C) {
-    llvm::Value* offset = idx[0];
-    for (size_t k = 1; k < idx.size(); ++k)
-      offset = b_.CreateAdd(b_.CreateMul(offset, a.shape[k], "", false, true), idx[k], "", false, true);
-    return b_.CreateInBoundsGEP(m_.memory_type(t.scalar), a.data, offset);
-  }
+  // The indices' width says which arithmetic: i64, or i32 for narrow_access() arrays, where every product
+  // and sum is an in-bounds offset below 2**31 (so `nsw` holds) sign-extended once into the address.
+  llvm::Type* width = idx[0]->getType();
+  auto fit = [&](llvm::Value* v) { return b_.CreateTrunc(v, width); };  // shapes and strides are i64
   llvm::Value* offset = nullptr;
-  for (size_t k = 0; k < idx.size(); ++k) {
-    llvm::Value* term = b_.CreateMul(idx[k], a.strides[k], "", false, true);
-    offset = offset ? b_.CreateAdd(offset, term, "", false, true) : term;
+  llvm::Type* unit = b_.getInt8Ty();
+  if (t.layout == Layout::C) {
+    offset = idx[0];
+    for (size_t k = 1; k < idx.size(); ++k)
+      offset = b_.CreateAdd(b_.CreateMul(offset, fit(a.shape[k]), "", false, true), idx[k], "", false, true);
+    unit = m_.memory_type(t.scalar);
+  } else {
+    for (size_t k = 0; k < idx.size(); ++k) {
+      llvm::Value* term = b_.CreateMul(idx[k], fit(a.strides[k]), "", false, true);
+      offset = offset ? b_.CreateAdd(offset, term, "", false, true) : term;
+    }
   }
-  return b_.CreateInBoundsGEP(b_.getInt8Ty(), a.data, offset);
+  return b_.CreateInBoundsGEP(unit, a.data, b_.CreateSExt(offset, b_.getInt64Ty()));
 }
 
 bool FunctionLowering::narrow_access(const Type& t) const {
   // Bounds checks compare the full 64-bit index, so debug builds keep the 64-bit path.
   return t.index32 && m_.target().narrow_index_math() && !m_.bounds_check();
-}
-
-llvm::Value* FunctionLowering::wrap_index32(llvm::Value* index, const Type& index_type, llvm::Value* extent) {
-  if (!index_type.is_integer() && !index_type.is_bool())
-    internal("array index of type '" + index_type.str() + "'");
-  const bool is_signed_index = index_type.is_integer() && is_signed(index_type.scalar);
-  llvm::Value* i = b_.CreateIntCast(index, b_.getInt32Ty(), is_signed_index);
-  if (!is_signed_index) return i;
-  llvm::Value* n = b_.CreateTrunc(extent, b_.getInt32Ty());
-  return b_.CreateSelect(b_.CreateICmpSLT(i, b_.getInt32(0)), b_.CreateAdd(i, n, "", false, true), i);
-}
-
-llvm::Value* FunctionLowering::element_pointer32(const ArrayParts& a, const Type& t,
-                                                 const std::vector<llvm::Value*>& idx) {
-  if (idx.empty()) return a.data;
-  auto narrow = [&](llvm::Value* v) { return b_.CreateTrunc(v, b_.getInt32Ty()); };
-  llvm::Value* offset = nullptr;
-  if (t.layout == Layout::C) {
-    offset = idx[0];
-    for (size_t k = 1; k < idx.size(); ++k)
-      offset = b_.CreateAdd(b_.CreateMul(offset, narrow(a.shape[k]), "", false, true), idx[k], "", false, true);
-    return b_.CreateInBoundsGEP(m_.memory_type(t.scalar), a.data, b_.CreateSExt(offset, b_.getInt64Ty()));
-  }
-  for (size_t k = 0; k < idx.size(); ++k) {
-    llvm::Value* term = b_.CreateMul(idx[k], narrow(a.strides[k]), "", false, true);
-    offset = offset ? b_.CreateAdd(offset, term, "", false, true) : term;
-  }
-  return b_.CreateInBoundsGEP(b_.getInt8Ty(), a.data, b_.CreateSExt(offset, b_.getInt64Ty()));
 }
 
 FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, const Type& t,
@@ -147,8 +131,8 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
   for (const Component& c : comps) all_ints = all_ints && !c.slice;
   if (all_ints && narrow_access(t)) {
     std::vector<llvm::Value*> idx;
-    for (unsigned k = 0; k < comps.size(); ++k) idx.push_back(wrap_index32(comps[k].value, comps[k].type, a.shape[k]));
-    return {element_pointer32(a, t, idx), nullptr};
+    for (unsigned k = 0; k < comps.size(); ++k) idx.push_back(wrap_index(comps[k].value, comps[k].type, a.shape[k], 32));
+    return {element_pointer(a, t, idx), nullptr};
   }
   if (all_ints) {
     std::vector<llvm::Value*> idx;

@@ -187,25 +187,20 @@ class FunctionLowering {
   // --- arrays (array_access.cpp)
   ArrayParts unpack_array(llvm::Value* array, unsigned ndim);
   llvm::Value* pack_array(const ArrayParts& parts);
-  /// Integer index value (any integer type) to i64, wrapping negative values by `extent` (Python's
-  /// a[-1]) when the index type is signed.
-  llvm::Value* wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent);
+  /// Integer index value (any integer type) to a `bits`-wide integer (64, or 32 for narrow_access()
+  /// arrays, where an in-bounds index fits), wrapping negative values by `extent` (Python's a[-1]) when the
+  /// index type is signed.
+  llvm::Value* wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent, unsigned bits = 64);
   /// wrap_index(), then, with bounds checks on, a check that the result lies in [0, extent) whose failure
   /// calls Target::index_error naming axis `axis` and the source line of `at` (codegen/bounds_check.cpp).
   llvm::Value* checked_index(llvm::Value* index, const Type& index_type, llvm::Value* extent, unsigned axis,
                              const Expr& at);
-  /// The address of element `indices` (one i64 per dimension, already wrapped) of an array.
+  /// The address of element `indices` (already wrapped, one per dimension, all i64 or all i32) of an array;
+  /// i32 indices make the offset arithmetic 32-bit.
   llvm::Value* element_pointer(const ArrayParts& a, const Type& array_type,
                                const std::vector<llvm::Value*>& idx);
-  /// Whether accesses to arrays of type `t` compute their offsets in 32 bits (element_pointer32).
+  /// Whether accesses to arrays of type `t` are indexed in 32 bits.
   bool narrow_access(const Type& t) const;
-  /// wrap_index() in 32 bits, for narrow_access() arrays: the index truncated to i32 (an in-bounds index
-  /// fits), wrapped by the extent truncated likewise.
-  llvm::Value* wrap_index32(llvm::Value* index, const Type& index_type, llvm::Value* extent);
-  /// element_pointer() for narrow_access() arrays, from i32 indices: every product and sum is an in-bounds
-  /// offset below 2**31, so it is `nsw` i32 arithmetic, sign-extended once into the address.
-  llvm::Value* element_pointer32(const ArrayParts& a, const Type& array_type,
-                                 const std::vector<llvm::Value*>& idx);
   /// Lowers the index of `a[index]`: the element's address if it names one element, else null and a view.
   struct IndexResult {
     llvm::Value* element_ptr = nullptr;
