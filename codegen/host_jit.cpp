@@ -29,6 +29,18 @@
 #include "frontend/diagnostics.h"
 #include "ir/typed_function.h"
 
+#if defined(__x86_64__)
+// Half-precision conversions LLVM calls where x86-64 has no instruction for them (double to half always;
+// float to and from half without F16C). They are libgcc's; Python loads libgcc with our extension
+// privately (RTLD_LOCAL), so the JIT's search of the process's symbols does not find them, and they are
+// bound by address below. Declared only to take their addresses; the JIT calls them with LLVM's signature.
+extern "C" {
+void __truncdfhf2();
+void __truncsfhf2();
+void __extendhfsf2();
+}
+#endif
+
 namespace gpujit {
 namespace {
 
@@ -100,6 +112,11 @@ class HostJit {
     define("gpujit_host_warp", &gpujit_host_warp);
     define("gpujit_host_grid_sync", &gpujit_host_grid_sync);
     define("gpujit_host_index_error", &gpujit_host_index_error);
+#if defined(__x86_64__)
+    define("__truncdfhf2", &__truncdfhf2);
+    define("__truncsfhf2", &__truncsfhf2);
+    define("__extendhfsf2", &__extendhfsf2);
+#endif
     if (llvm::Error e = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
       throw InternalError("host JIT: " + llvm::toString(std::move(e)));
   }
