@@ -4,7 +4,9 @@ Usage: python benchmarks/launch_overhead.py [--json OUT.json] [--n 20000] [--pin
 
 For each argument shape of PERFORMANCE.md's table (0 args, 1/3/16 device arrays, 16 and 256 float scalars,
 3 CuPy arrays, 3 torch tensors) it times an empty kernel: the best of 3 rounds of N asynchronous launches
-followed by one synchronize, in microseconds per launch. The floor is the same loop in C++ straight on the
+followed by one synchronize, in microseconds per launch. For our own arrays, CuPy arrays and torch tensors it
+also times the launch path's reading of 3 such arguments alone (`gpujit._core._argument_read_ns`: no
+lookup, packing or launch), which the driver's drift does not touch. The floor is the same loop in C++ straight on the
 driver (benchmarks/launch_floor.cpp, built here with the CUDA toolkit). Also measured: `import gpujit` in
 a fresh interpreter (median of 5) next to bare Python, numba-cuda and CuPy. Peers that are not installed are
 left out. Prints a table with gpujit's ratio to the floor and writes every figure as JSON.
@@ -101,10 +103,18 @@ def bench_gpujit(n, results, tmp):
         results[f"gpujit 3 arrays, next to {label}"] = statistics.median(o for _, o in pairs)
         results[f"gpujit 3 {label}, extra"] = statistics.median(b - o for b, o in pairs)
 
+    # Reading the arguments alone (no lookup, packing or launch), in ns per launch of 3 arguments: what a
+    # foreign array costs the launch path itself, free of the driver's drift.
+    def reads(label, x):
+        best = min(gpu._core._argument_read_ns((x, x, x), max(n * 5, 1000)) for _ in range(5))
+        results[f"read ns: 3 {label}"] = round(best, 1)
+
+    reads("arrays", dev)
     try:
         import cupy as cp
 
         foreign("cupy arrays", cp.zeros(1024, cp.float32))
+        reads("cupy arrays", cp.zeros(1024, cp.float32))
     except ImportError:
         pass
     try:
@@ -112,6 +122,7 @@ def bench_gpujit(n, results, tmp):
 
         if torch.cuda.is_available():
             foreign("torch tensors", torch.zeros(1024, device="cuda"))
+            reads("torch tensors", torch.zeros(1024, device="cuda"))
             counts = gpu._core._tensor_cache_counts()  # how the tensors were read: cache hits vs full reads
             print(f"torch tensor reads: {counts}")
     except ImportError:
@@ -200,6 +211,9 @@ def print_table(results):
             extra = results[f"gpujit 3 {label}, extra"]
             print(f"gpujit 3 {label}: {theirs:.2f} us, our own arrays around it {ours:.2f} us: "
                   f"+{extra:.2f} us, median of 21 alternating rounds (target: within 1 us)")
+    read = {k[len("read ns: 3 "):]: v for k, v in results.items() if k.startswith("read ns: ")}
+    if read:
+        print("reading 3 arguments, no launch (ns): " + ", ".join(f"{k} {v:.0f}" for k, v in read.items()))
     for key in [k for k in results if k.startswith("import ms")]:
         print(f"{key}: {results[key]}")
 

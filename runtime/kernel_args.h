@@ -29,7 +29,7 @@ using ArgCode = uint16_t;
 
 constexpr ArgCode kArgInvalid = 0;
 
-inline ArgCode scalar_code(ScalarKind k) { return ArgCode(1u | (unsigned(k) << 2)); }
+constexpr ArgCode scalar_code(ScalarKind k) { return ArgCode(1u | (unsigned(k) << 2)); }
 inline ArgCode array_code(ScalarKind dtype, unsigned ndim, Layout layout, bool index32 = false) {
   return ArgCode(2u | (unsigned(dtype) << 2) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u) |
                  (index32 ? 1u << 11 : 0u));
@@ -68,17 +68,11 @@ class ParamBuffer {
  public:
   /// Starts a launch with room for at least `max_params` parameters.
   void begin(size_t max_params) {
-    if (slots_.size() < max_params) {
-      slots_.resize(max_params);
-      pointers_.resize(max_params);
-    }
+    if (slots_.size() < max_params) grow(max_params);
     count_ = 0;
   }
-  void push_u64(uint64_t v) {
-    slots_[count_] = v;
-    pointers_[count_] = &slots_[count_];
-    ++count_;
-  }
+  /// Appends a parameter; room must have been made (begin(), reserve_more()).
+  void push_u64(uint64_t v) { slots_[count_++] = v; }
   /// A scalar of `size` bytes (at most 8).
   void push_bytes(const void* bytes, unsigned size) {
     uint64_t v = 0;
@@ -88,11 +82,7 @@ class ParamBuffer {
   /// Room left for parameters without reallocation.
   size_t capacity_left() const { return slots_.size() - count_; }
   void reserve_more(size_t n) {
-    if (capacity_left() < n) {
-      slots_.resize(count_ + n);
-      pointers_.resize(count_ + n);
-      for (size_t i = 0; i < count_; ++i) pointers_[i] = &slots_[i];
-    }
+    if (capacity_left() < n) grow(count_ + n);
   }
 
   size_t count() const { return count_; }
@@ -100,6 +90,13 @@ class ParamBuffer {
   const uint64_t* slots() const { return slots_.data(); }
 
  private:
+  /// The pointer to each slot is set here, once per growth, rather than by every push.
+  void grow(size_t n) {
+    slots_.resize(n);
+    pointers_.resize(n);
+    for (size_t i = 0; i < n; ++i) pointers_[i] = &slots_[i];
+  }
+
   std::vector<uint64_t> slots_;
   std::vector<void*> pointers_;
   size_t count_ = 0;

@@ -1,6 +1,7 @@
 // Argument classification, packing and NumPy copy-back for one launch (see arguments.h).
 #include "arguments.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -223,14 +224,20 @@ rt::ArgCode slow_number(PyObject* obj, unsigned char* bytes) {
 }  // namespace
 
 void Arguments::reset(size_t n) {
-  // clear() keeps the capacity: a thread's launches stop allocating once they have seen their widest key.
-  codes_.clear();
-  codes_.reserve(n);
-  values_.clear();
-  values_.reserve(n);
+  count_ = 0;
+  if (codes_.size() < n) {
+    codes_.resize(n);
+    values_.resize(n);
+  }
   views_.clear();
   views_.reserve(n);
   copies_.clear();
+}
+
+void Arguments::grow_slots() {
+  size_t n = std::max<size_t>(8, codes_.size() * 2);
+  codes_.resize(n);
+  values_.resize(n);
 }
 
 rt::ArrayView& Arguments::own_view() {
@@ -251,11 +258,11 @@ void Arguments::classify(PyObject* obj, size_t i, const std::string& kernel, con
                                  device.properties().name + " (device " + std::to_string(device.ordinal()) + ")");
     }
     v.array = &a->view;
-    codes_.back() = a->code;
+    last_code() = a->code;
     return;
   }
   if (rt::ArgCode code = fast_number(obj, v.bytes, kernel, param, i)) {
-    codes_.back() = code;
+    last_code() = code;
     return;
   }
   if (type == g_ndarray_type) {
@@ -267,8 +274,8 @@ void Arguments::classify(PyObject* obj, size_t i, const std::string& kernel, con
     rt::ArrayView& view = own_view();
     if (fast_foreign_view(obj, &view)) {
       view.device = &device;
-      values_.back().array = &view;
-      codes_.back() = rt::array_code_of(view);
+      last_value().array = &view;
+      last_code() = rt::array_code_of(view);
       return;
     }
     views_.pop_back();
@@ -282,7 +289,7 @@ void Arguments::classify_tuple(PyObject* tuple, size_t i, const std::string& ker
     throw pybind11::type_error(describe(kernel, param, i) + " is a tuple of " + std::to_string(n) +
                                " elements; at most " + std::to_string(rt::kMaxTupleSize) + " can be passed");
   }
-  codes_.back() = rt::tuple_code(unsigned(n));
+  last_code() = rt::tuple_code(unsigned(n));
   for (Py_ssize_t e = 0; e < n; ++e) {
     PyObject* item = PyTuple_GET_ITEM(tuple, e);
     // Each slot is filled before the next one is added: add_slot() may move the earlier ones.
@@ -299,13 +306,13 @@ void Arguments::classify_tuple(PyObject* tuple, size_t i, const std::string& ker
                                  "'; a tuple argument may hold only numbers and tuples of numbers (pass arrays "
                                  "as separate arguments)");
     }
-    codes_.back() = code;
+    last_code() = code;
   }
 }
 
 void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
                               rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
-  Value& v = values_.back();
+  Value& v = last_value();
   PyTypeObject* type = Py_TYPE(obj);
   const char* name = type->tp_name;
   if (std::strcmp(name, "numpy.ndarray") == 0) {
@@ -319,7 +326,7 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   }
   if (PyObject_TypeCheck(obj, g_device_array_type)) {
     v.array = device_array_view(obj);
-    codes_.back() = rt::array_code_of(*v.array);
+    last_code() = rt::array_code_of(*v.array);
     return;
   }
   if (g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type)) {
@@ -327,7 +334,7 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     return;
   }
   if (rt::ArgCode code = slow_number(obj, v.bytes)) {
-    codes_.back() = code;
+    last_code() = code;
     return;
   }
   std::string cai_error, dlpack_error;
@@ -339,7 +346,7 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   if (found) {
     view.device = &device;
     v.array = &view;
-    codes_.back() = rt::array_code_of(view);
+    last_code() = rt::array_code_of(view);
     return;
   }
   views_.pop_back();
@@ -370,13 +377,13 @@ void Arguments::host_array(PyObject* obj, rt::Device& device, const std::shared_
   view = hv;
   view.data = copy.device->ptr();
   view.device = &device;
-  values_.back().array = &view;
-  codes_.back() = rt::array_code_of(view);
+  last_value().array = &view;
+  last_code() = rt::array_code_of(view);
   copies_.push_back(std::move(copy));
 }
 
 void** Arguments::pack(const rt::ArgCode* targets) {
-  size_t n = codes_.size();
+  size_t n = count_;
   params_.begin(n);
   for (size_t i = 0; i < n; ++i) {
     if (rt::is_tuple_code(codes_[i])) continue;  // its elements follow
@@ -391,6 +398,14 @@ void** Arguments::pack(const rt::ArgCode* targets) {
     }
     ScalarKind from = kind_of(codes_[i]);
     ScalarKind to = targets ? kind_of(targets[i]) : from;
+    if (to == from && from != ScalarKind::Complex64 && from != ScalarKind::Complex128) {
+      // The common case: one parameter, its bytes as classify() stored them, zero-extended to 8.
+      uint64_t slot;
+      std::memcpy(&slot, v.bytes, 8);
+      params_.reserve_more(1);
+      params_.push_u64(slot);
+      continue;
+    }
     const unsigned char* bytes = v.bytes;
     alignas(8) unsigned char converted[16];
     if (to != from) {

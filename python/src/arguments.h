@@ -12,6 +12,7 @@
 // while another is being prepared on the same thread (a __cuda_array_interface__ property that launches).
 #pragma once
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,17 +27,45 @@ namespace gpujit::py {
 class Arguments {
  public:
   void reset(size_t n);
+  /// The launch path's commonest arguments, classified inline: a DeviceArray on `device` and a Python float
+  /// or int that fits int64 (what classify() would record for them). False, with nothing recorded, for
+  /// anything else, which then goes to classify().
+  bool classify_fast(PyObject* obj, const rt::Device& device) {
+    PyTypeObject* type = Py_TYPE(obj);
+    if (type == &PyFloat_Type) {
+      double d = PyFloat_AS_DOUBLE(obj);
+      std::memcpy(add_slot().bytes, &d, 8);
+      last_code() = kFloat64Code;
+      return true;
+    }
+    if (type == &PyLong_Type) {
+      int overflow = 0;
+      long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
+      if (overflow != 0) return false;  // uint64, or an error classify() reports
+      std::memcpy(add_slot().bytes, &x, 8);
+      last_code() = kInt64Code;
+      return true;
+    }
+    if (type == g_device_array_type) {
+      const PyDeviceArray* a = device_array_of(obj);
+      if (a->view.device != &device) return false;  // classify() says which device it is on
+      add_slot().array = &a->view;
+      last_code() = a->code;
+      return true;
+    }
+    return false;
+  }
   /// Classifies argument `index` (named `param` of kernel `kernel`, for messages). Throws TypeError for an
   /// argument that cannot be passed.
   void classify(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
                 rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   /// The launch's key: one code per argument, tuples flattened (so there may be more codes than arguments).
   const rt::ArgCode* codes() const { return codes_.data(); }
-  size_t code_count() const { return codes_.size(); }
+  size_t code_count() const { return count_; }
   /// Clears the index32 bit of every array code: a kernel with explicit signatures has only the general
   /// specializations, so its keys hold no such bit.
   void drop_index32() {
-    for (rt::ArgCode& c : codes_) c = rt::without_index32(c);
+    for (size_t i = 0; i < count_; ++i) codes_[i] = rt::without_index32(codes_[i]);
   }
   /// Packs every argument; `targets` (may be null, else aligned with codes()) gives the types scalars are
   /// converted to.
@@ -45,9 +74,12 @@ class Arguments {
   void finish(rt::Device& device, rt::StreamHandle stream);
 
  private:
+  static constexpr rt::ArgCode kFloat64Code = rt::scalar_code(ScalarKind::Float64);
+  static constexpr rt::ArgCode kInt64Code = rt::scalar_code(ScalarKind::Int64);
+
   struct Value {
     const rt::ArrayView* array = nullptr;  // arrays; scalars use bytes
-    alignas(8) unsigned char bytes[16] = {};
+    alignas(8) unsigned char bytes[16] = {};  // a scalar's bytes, the rest zero (pack() reads 8 at once)
   };
   /// A NumPy argument's device copy, kept until the copy back.
   struct HostCopy {
@@ -60,17 +92,26 @@ class Arguments {
 
   /// Adds a code and value slot for the next argument or tuple element.
   Value& add_slot() {
-    codes_.push_back(rt::kArgInvalid);
-    return values_.emplace_back();
+    if (count_ == codes_.size()) grow_slots();
+    codes_[count_] = rt::kArgInvalid;
+    Value& v = values_[count_++];
+    v = Value();
+    return v;
   }
+  rt::ArgCode& last_code() { return codes_[count_ - 1]; }
+  Value& last_value() { return values_[count_ - 1]; }
+  void grow_slots();
   void classify_tuple(PyObject* tuple, size_t index, const std::string& kernel, const std::string& param);
   void classify_slow(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
                      rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   void host_array(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   rt::ArrayView& own_view();
 
+  // The first count_ entries are this launch's; the vectors only grow, so a thread's launches stop
+  // allocating once they have seen their widest key.
   std::vector<rt::ArgCode> codes_;
   std::vector<Value> values_;  // one per code (a tuple header's is unused)
+  size_t count_ = 0;
   std::vector<rt::ArrayView> views_;  // reserved up front: Values point into it
   std::vector<HostCopy> copies_;
   rt::ParamBuffer params_;

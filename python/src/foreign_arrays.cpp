@@ -93,15 +93,16 @@ bool kind_of_dtype(PyObject* dtype, Library lib, ScalarKind* kind) {
   return true;
 }
 
-/// Fills shape (and, when `strides` is a tuple, byte strides) from tuples of ints.
+/// Fills shape and, unless `strides` is null, byte strides from tuples of ints (strides in units of
+/// `stride_scale` bytes).
 bool read_dims(PyObject* shape, PyObject* strides, int64_t stride_scale, rt::ArrayView* out) {
-  if (!PyTuple_Check(shape) || !PyTuple_Check(strides)) return false;
+  if (!PyTuple_Check(shape) || (strides && !PyTuple_Check(strides))) return false;
   Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
-  if (ndim > rt::kMaxDims || PyTuple_GET_SIZE(strides) != ndim) return false;
+  if (ndim > rt::kMaxDims || (strides && PyTuple_GET_SIZE(strides) != ndim)) return false;
   out->ndim = int(ndim);
   for (Py_ssize_t i = 0; i < ndim; ++i) {
     out->shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
-    out->strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i)) * stride_scale;
+    if (strides) out->strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i)) * stride_scale;
   }
   if (PyErr_Occurred()) {
     PyErr_Clear();
@@ -121,29 +122,41 @@ class AttributeReader {
   explicit AttributeReader(const char* name) : name_(interned(name)) {}
   /// A new reference, or null with a Python error set.
   PyObject* get(PyObject* obj) {
-    PyTypeObject* type = Py_TYPE(obj);
-    // The version tag changes whenever the type or a base is modified (a monkeypatched attribute).
-    if (type != type_ || type->tp_version_tag != version_ || version_ == 0) {
-      Py_INCREF(type);
-      Py_XDECREF(type_);
-      type_ = type;
-      PyObject* descr = _PyType_Lookup(type, name_);  // gives the type a version tag if it can have one
-      version_ = type->tp_version_tag;
-      Py_XINCREF(descr);
-      Py_XDECREF(descr_);
-      descr_ = descr;
-      getter_ = descr_ && PyDescr_IsData(descr_) ? Py_TYPE(descr_)->tp_descr_get : nullptr;
-    }
-    return getter_ ? getter_(descr_, obj, reinterpret_cast<PyObject*>(type)) : PyObject_GetAttr(obj, name_);
+    refresh(Py_TYPE(obj));
+    return getter_ ? getter_(descr_, obj, reinterpret_cast<PyObject*>(type_)) : PyObject_GetAttr(obj, name_);
   }
-  PyObject* call(PyObject* obj) { return PyObject_CallMethodNoArgs(obj, name_); }
+  /// `obj.name()`. A method the type defines in C (torch's data_ptr, stride) is called through its
+  /// descriptor, which skips the lookup along the type's MRO. Like PyTorch's own C++ functions, this reads
+  /// the tensor through its type and ignores an attribute of that name set on one instance; a subclass that
+  /// overrides the method in Python has a different descriptor and goes through the ordinary call.
+  PyObject* call(PyObject* obj) {
+    refresh(Py_TYPE(obj));
+    if (method_) return PyObject_Vectorcall(descr_, &obj, 1, nullptr);
+    return PyObject_CallMethodNoArgs(obj, name_);
+  }
 
  private:
+  void refresh(PyTypeObject* type) {
+    // The version tag changes whenever the type or a base is modified (a monkeypatched attribute).
+    if (type == type_ && type->tp_version_tag == version_ && version_ != 0) return;
+    Py_INCREF(type);
+    Py_XDECREF(type_);
+    type_ = type;
+    PyObject* descr = _PyType_Lookup(type, name_);  // gives the type a version tag if it can have one
+    version_ = type->tp_version_tag;
+    Py_XINCREF(descr);
+    Py_XDECREF(descr_);
+    descr_ = descr;
+    getter_ = descr_ && PyDescr_IsData(descr_) ? Py_TYPE(descr_)->tp_descr_get : nullptr;
+    method_ = descr_ && Py_IS_TYPE(descr_, &PyMethodDescr_Type);
+  }
+
   PyObject* name_;
   PyTypeObject* type_ = nullptr;  // strong references, so the descriptor stays valid
   unsigned int version_ = 0;      // type_'s tp_version_tag when descr_ was looked up; 0: none valid
   PyObject* descr_ = nullptr;
-  descrgetfunc getter_ = nullptr;
+  descrgetfunc getter_ = nullptr;  // set when descr_ is a data descriptor
+  bool method_ = false;            // descr_ is a method defined in C
 };
 
 AttributeReader g_is_cuda("is_cuda"), g_dtype("dtype"), g_shape("shape"), g_version("_version");
@@ -254,7 +267,21 @@ bool torch_view(PyObject* t, rt::ArrayView* out) {
 
 // CuPy's own readers: a reader remembers one type, and a process may pass tensors and CuPy arrays in turn.
 AttributeReader g_cupy_dtype("dtype"), g_cupy_data("data"), g_cupy_ptr("ptr"), g_cupy_shape("shape"),
-    g_cupy_strides("strides");
+    g_cupy_strides("strides"), g_cupy_c_contiguous("_c_contiguous");
+
+/// Whether a CuPy array says it is C-contiguous. `_c_contiguous` is the flag CuPy keeps up to date on every
+/// change of shape or strides (its `flags.c_contiguous` reads it); a bool, so reading it allocates nothing,
+/// where `strides` builds a tuple. Anything unexpected reads as false, and the strides are read.
+bool cupy_c_contiguous(PyObject* a) {
+  PyObject* flag = g_cupy_c_contiguous.get(a);
+  if (!flag) {
+    PyErr_Clear();
+    return false;
+  }
+  bool yes = flag == Py_True;
+  Py_DECREF(flag);
+  return yes;
+}
 
 bool cupy_view(PyObject* a, rt::ArrayView* out) {
   Object dtype = steal(g_cupy_dtype.get(a));
@@ -266,13 +293,21 @@ bool cupy_view(PyObject* a, rt::ArrayView* out) {
   Object data = steal(g_cupy_data.get(a));
   Object ptr = data ? steal(g_cupy_ptr.get(data.ptr())) : Object();
   Object shape = steal(g_cupy_shape.get(a));
-  Object strides = steal(g_cupy_strides.get(a));
-  if (!ptr || !shape || !strides) {
+  bool c_contiguous = shape && cupy_c_contiguous(a);
+  Object strides = c_contiguous ? Object() : steal(g_cupy_strides.get(a));
+  if (!ptr || !shape || (!c_contiguous && !strides)) {
     PyErr_Clear();
     return false;
   }
   out->dtype = kind;
-  if (!read_dims(shape.ptr(), strides.ptr(), 1, out)) return false;
+  if (c_contiguous) {
+    // Row-major strides address the same elements as the array's own, which may differ only along
+    // extents of 1 (never stepped along) or when it is empty (nothing addressed).
+    if (!read_dims(shape.ptr(), nullptr, 1, out)) return false;
+    out->set_c_strides();
+  } else if (!read_dims(shape.ptr(), strides.ptr(), 1, out)) {
+    return false;
+  }
   out->data = PyLong_AsUnsignedLongLong(ptr.ptr());
   return !PyErr_Occurred() || (PyErr_Clear(), false);
 }

@@ -5,6 +5,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
+
+#include "arguments.h"
 #include "arrays.h"
 #include "dispatcher.h"
 #include "dtypes.h"
@@ -155,6 +158,22 @@ PYBIND11_MODULE(_core, m) {
     d["uncacheable"] = c.uncacheable;
     return d;
   }, "How PyTorch tensor arguments were read (python/src/foreign_arrays.cpp), for tests and benchmarks.");
+  m.def("_argument_read_ns", [](pyb::tuple args, size_t n) {
+    // The launch path's argument reading alone (classification of every argument, as a launch of a kernel
+    // with these arguments does it), without the lookup, packing and launch: separates what reading
+    // foreign arrays costs from the driver's time, which drifts between processes.
+    rt::Device& device = rt::Runtime::get().current_device();
+    const std::string kernel = "_argument_read_ns", param = "arg";
+    size_t count = size_t(args.size());
+    auto start = std::chrono::steady_clock::now();
+    for (size_t r = 0; r < n; ++r) {
+      ArgumentScope scope(count);
+      for (size_t i = 0; i < count; ++i) scope.get().classify(args[i].ptr(), i, kernel, param, device, nullptr);
+    }
+    std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
+    return n ? took.count() / double(n) : 0.0;
+  }, pyb::arg("args"), pyb::arg("n"),
+        "Nanoseconds per launch that classifying `args` takes (python/src/arguments.cpp), for benchmarks.");
   m.def("backend_name", [] { return rt::Runtime::get().backend_name(); }, "The active backend: 'cuda' or 'cpu'.");
 
   pyb::class_<PinnedBuffer>(m, "PinnedBuffer", pyb::buffer_protocol())

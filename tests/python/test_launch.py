@@ -358,6 +358,92 @@ def test_a_monkeypatched_tensor_attribute_is_read_anew(fake, monkeypatch):
     assert [u64(p) for p in fake.last_launch()[5][1:3]] == [2, 6]
 
 
+class _ContiguousCupyArray(_FakeCupyModule.ndarray):
+    """A CuPy array that keeps CuPy's `_c_contiguous` flag and counts reads of `strides`."""
+
+    def __init__(self, target, c_contiguous, strides):
+        super().__init__(target)
+        self._c_contiguous = c_contiguous
+        self._strides = strides
+        self.stride_reads = 0
+
+    @property
+    def strides(self):
+        self.stride_reads += 1
+        return self._strides
+
+    @strides.setter
+    def strides(self, value):
+        self._strides = value
+
+
+def test_cupy_arrays_flagged_c_contiguous_are_read_without_their_strides(fake, monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", _FakeCupyModule)
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    d = gpu.to_device(np.zeros((4, 1, 6), np.float32))
+    base = d.__cuda_array_interface__["data"][0]
+    # CuPy may keep any stride along an extent of 1: the row-major strides address the same elements.
+    a = _ContiguousCupyArray(d, True, (24, 999, 4))
+    k[1, 1](a)
+    assert a.stride_reads == 0
+    assert [u64(p) for p in fake.last_launch()[5]] == [base, 4, 1, 6, 24, 24, 4]
+    assert k.signatures == ["(float32[:, :, ::1])"]
+    # Not contiguous: the strides are read and passed as they are.
+    v = d[:, :, ::2]
+    b = _ContiguousCupyArray(v, False, v.strides)
+    k[1, 1](b)
+    assert b.stride_reads == 1
+    assert [u64(p) for p in fake.last_launch()[5]] == [base, 4, 1, 3, 24, 24, 8]
+
+
+class _CMethodTensor(int):
+    """A fake tensor whose data_ptr() is a method defined in C, as torch's is: int.conjugate returns the int,
+    here the device pointer. The launch path calls such a method through its descriptor."""
+
+    data_ptr = int.conjugate
+    is_cuda = True
+    dtype = _FakeTorchModule.float32
+
+    def __new__(cls, target):
+        t = super().__new__(cls, target.__cuda_array_interface__["data"][0])
+        t.shape, t._strides = target.shape, tuple(s // 4 for s in target.strides)
+        return t
+
+    def stride(self):
+        return self._strides
+
+
+def test_torch_methods_defined_in_c_are_called_through_their_descriptor(fake, monkeypatch):
+    class Override(_CMethodTensor):
+        def data_ptr(self):  # a subclass overriding the method in Python is called as such
+            return int(self) + 8
+
+    monkeypatch.setitem(sys.modules, "torch", type("torch", (), {"Tensor": _CMethodTensor}))
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    d = gpu.to_device(np.zeros((4, 6), np.float32))
+    base = d.__cuda_array_interface__["data"][0]
+    k[1, 1](_CMethodTensor(d))
+    assert [u64(p) for p in fake.last_launch()[5]] == [base, 4, 6, 24, 4]
+    k[1, 1](Override(d))
+    assert u64(fake.last_launch()[5][0]) == base + 8
+
+
+def test_argument_read_ns_times_the_classification_of_arguments(fake):
+    d = gpu.to_device(np.zeros(16, np.float32))
+    ns = gpu._core._argument_read_ns((d, d, 1.0), 1000)
+    assert isinstance(ns, float) and ns > 0
+    with pytest.raises(TypeError, match=r"argument 'arg' \(position 2\) has unsupported type 'object'"):
+        gpu._core._argument_read_ns((d, object()), 10)
+
+
 def test_arrays_of_another_backend_are_refused_by_name(fake):
     @gpu.jit
     def k(a):
