@@ -75,6 +75,35 @@ pybind11::object export_dlpack(pybind11::handle self, pybind11::handle stream) {
 
 }  // namespace
 
+namespace {
+
+/// Copies a DLTensor's description into `out` (not its owner); false with *error set if it is not in CUDA
+/// memory or has an unsupported element type or too many dimensions.
+bool view_of_dltensor(const DLTensor& t, rt::ArrayView* out, std::string* error) {
+  if (t.device.device_type != kDLCUDA && t.device.device_type != kDLCUDAManaged) {
+    *error = "its __dlpack__ tensor is not in CUDA device memory (device type " +
+             std::to_string(t.device.device_type) + ")";
+    return false;
+  }
+  auto kind = kind_from_dlpack(t.dtype.code, t.dtype.bits, t.dtype.lanes);
+  if (!kind || t.ndim < 0 || t.ndim > rt::kMaxDims) {
+    *error = "its __dlpack__ tensor has an unsupported element type or too many dimensions";
+    return false;
+  }
+  out->dtype = *kind;
+  out->ndim = t.ndim;
+  for (int i = 0; i < t.ndim; ++i) out->shape[i] = t.shape[i];
+  if (t.strides) {
+    for (int i = 0; i < t.ndim; ++i) out->strides[i] = t.strides[i] * int64_t(scalar_size(*kind));
+  } else {
+    out->set_c_strides();
+  }
+  out->data = rt::DevicePtr(reinterpret_cast<uintptr_t>(t.data) + t.byte_offset);
+  return true;
+}
+
+}  // namespace
+
 bool view_from_dlpack(PyObject* obj, rt::ArrayView* out, std::string* error) {
   PyObject* method = PyObject_GetAttrString(obj, "__dlpack__");
   if (!method) {
@@ -95,28 +124,36 @@ bool view_from_dlpack(PyObject* obj, rt::ArrayView* out, std::string* error) {
     auto* m = static_cast<DLManagedTensor*>(p);
     if (m->deleter) m->deleter(m);
   });
-  const DLTensor& t = managed->dl_tensor;
-  if (t.device.device_type != kDLCUDA && t.device.device_type != kDLCUDAManaged) {
-    *error = "its __dlpack__ tensor is not in CUDA device memory (device type " +
-             std::to_string(t.device.device_type) + ")";
-    return false;
-  }
-  auto kind = kind_from_dlpack(t.dtype.code, t.dtype.bits, t.dtype.lanes);
-  if (!kind || t.ndim > rt::kMaxDims) {
-    *error = "its __dlpack__ tensor has an unsupported element type or too many dimensions";
-    return false;
-  }
-  out->dtype = *kind;
-  out->ndim = t.ndim;
-  for (int i = 0; i < t.ndim; ++i) out->shape[i] = t.shape[i];
-  if (t.strides) {
-    for (int i = 0; i < t.ndim; ++i) out->strides[i] = t.strides[i] * int64_t(scalar_size(*kind));
-  } else {
-    out->set_c_strides();
-  }
-  out->data = rt::DevicePtr(reinterpret_cast<uintptr_t>(t.data) + t.byte_offset);
+  if (!view_of_dltensor(managed->dl_tensor, out, error)) return false;
   out->owner = std::move(owner);
   return true;
+}
+
+const DLPackExchangeAPI* exchange_api_of(PyTypeObject* type) {
+  static PyObject* name = PyUnicode_InternFromString("__dlpack_c_exchange_api__");  // never released
+  PyObject* attr = _PyType_Lookup(type, name);  // borrowed; no error set when missing
+  const void* table = nullptr;
+  if (attr && PyCapsule_CheckExact(attr)) {
+    table = PyCapsule_GetPointer(attr, PyCapsule_GetName(attr));
+  } else if (attr && PyLong_CheckExact(attr)) {
+    table = PyLong_AsVoidPtr(attr);
+  }
+  if (PyErr_Occurred()) PyErr_Clear();
+  auto* api = static_cast<const DLPackExchangeAPI*>(table);
+  if (!api || api->version.major != 1 || api->version.minor < 3 || !api->dltensor_from_py_object_no_sync) {
+    return nullptr;
+  }
+  return api;
+}
+
+bool view_from_exchange_api(const DLPackExchangeAPI* api, PyObject* obj, rt::ArrayView* out) {
+  DLTensor t{};
+  if (api->dltensor_from_py_object_no_sync(obj, &t) != 0) {
+    PyErr_Clear();
+    return false;
+  }
+  std::string error;
+  return view_of_dltensor(t, out, &error);
 }
 
 void register_dlpack(pybind11::module_& m, pybind11::class_<PyDeviceArray>& cls) {

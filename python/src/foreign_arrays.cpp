@@ -7,15 +7,21 @@
 
 #include <pybind11/pybind11.h>
 
+#include "dlpack.h"
 #include "dtypes.h"
 
 namespace gpujit::py {
 namespace {
 
-enum class Library : uint8_t { Other, Torch, CuPy };
+enum class Library : uint8_t { Other, Torch, CuPy, Exchange };
 
 // Types seen so far (strong references: a type may not die while it is a key here). Few entries.
-std::vector<std::pair<PyTypeObject*, Library>> g_types;
+struct KnownType {
+  PyTypeObject* type;
+  Library library;
+  const DLPackExchangeAPI* exchange;  // Library::Exchange's table
+};
+std::vector<KnownType> g_types;
 // dtype objects (torch.float32, numpy dtypes of CuPy arrays) and their kinds; nullopt-free: unsupported
 // dtypes are not cached and fall back.
 std::vector<std::pair<PyObject*, ScalarKind>> g_dtypes;
@@ -45,17 +51,19 @@ bool is_instance_of(PyObject* obj, const char* module, const char* cls) {
   return r == 1;
 }
 
-Library library_of(PyObject* obj) {
+const KnownType& known_type_of(PyObject* obj) {
   PyTypeObject* type = Py_TYPE(obj);
-  for (const auto& [t, lib] : g_types) {
-    if (t == type) return lib;
+  for (const KnownType& k : g_types) {
+    if (k.type == type) return k;
   }
-  Library lib = is_instance_of(obj, "torch", "Tensor")  ? Library::Torch
+  // DLPack's C exchange API first: one C call per read, whatever the library (PyTorch 2.11 has it).
+  const DLPackExchangeAPI* exchange = exchange_api_of(type);
+  Library lib = exchange                                 ? Library::Exchange
+                : is_instance_of(obj, "torch", "Tensor")  ? Library::Torch
                 : is_instance_of(obj, "cupy", "ndarray") ? Library::CuPy
                                                          : Library::Other;
   Py_INCREF(type);
-  g_types.emplace_back(type, lib);
-  return lib;
+  return g_types.emplace_back(KnownType{type, lib, exchange});
 }
 
 /// The kind of a dtype object, cached by identity; false if unsupported.
@@ -317,14 +325,16 @@ bool cupy_view(PyObject* a, rt::ArrayView* out) {
 TensorCacheCounts tensor_cache_counts() { return g_counts; }
 
 bool is_fast_foreign_type(PyTypeObject* type) {
-  for (const auto& [t, lib] : g_types) {
-    if (t == type) return lib != Library::Other;
+  for (const KnownType& k : g_types) {
+    if (k.type == type) return k.library != Library::Other;
   }
   return false;
 }
 
 bool fast_foreign_view(PyObject* obj, rt::ArrayView* out) {
-  switch (library_of(obj)) {
+  const KnownType& k = known_type_of(obj);
+  switch (k.library) {
+    case Library::Exchange: return view_from_exchange_api(k.exchange, obj, out);
     case Library::Torch: return torch_view(obj, out);
     case Library::CuPy: return cupy_view(obj, out);
     case Library::Other: return false;

@@ -1,9 +1,12 @@
-// Fast paths for the two device-array libraries users pass most: PyTorch tensors and CuPy arrays.
+// Fast paths for the device-array libraries users pass most: PyTorch tensors and CuPy arrays.
 //
 // __cuda_array_interface__ works for both but builds a dict per access (PyTorch's property is Python code),
-// which costs microseconds per argument. Here their types are recognized once (isinstance against
-// torch.Tensor / cupy.ndarray, for libraries already imported) and the few attributes a launch needs are
-// read directly: PyTorch's data_ptr(), shape, stride() and dtype; CuPy's data.ptr, shape, strides and dtype.
+// which costs microseconds per argument. Here their types are recognized once and read without it:
+// - a type with DLPack's C exchange API (`__dlpack_c_exchange_api__`, PyTorch 2.11 and later) through its C
+//   function, one call and no Python object per argument (dlpack.h);
+// - older PyTorch (isinstance torch.Tensor) through data_ptr(), shape, stride() and dtype, with a cache of
+//   tensors launched before;
+// - CuPy (isinstance cupy.ndarray) through data.ptr, shape, dtype and, unless it is C-contiguous, strides.
 // Anything else, or a tensor these paths cannot take (a CPU tensor, an unsupported dtype), returns false
 // and goes through the generic protocols.
 #pragma once
@@ -14,10 +17,10 @@
 
 namespace gpujit::py {
 
-/// Whether `type` is a torch.Tensor or cupy.ndarray type fast_foreign_view() has seen (no lookup of new types):
+/// Whether `type` is one fast_foreign_view() has seen and has a fast path for (no lookup of new types):
 /// the launch path's early test for arguments of those types.
 bool is_fast_foreign_type(PyTypeObject* type);
-/// Reads `obj` into `out` if it is a CUDA torch.Tensor or a cupy.ndarray of a supported dtype.
+/// Reads `obj` into `out` if it is a CUDA tensor of a type with a fast path and of a supported dtype.
 bool fast_foreign_view(PyObject* obj, rt::ArrayView* out);
 
 /// How PyTorch tensors were read so far: {"hits": from the tensor cache, "misses": read in full,

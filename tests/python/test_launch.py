@@ -5,6 +5,7 @@ parameter, sized by the PTX's own parameter list, so these tests check the ABI e
 (pointer, shapes, byte strides), scalars are their dtype's bytes, complex values are two parameters.
 """
 
+import ctypes
 import struct
 import sys
 
@@ -434,6 +435,105 @@ def test_torch_methods_defined_in_c_are_called_through_their_descriptor(fake, mo
     assert [u64(p) for p in fake.last_launch()[5]] == [base, 4, 6, 24, 4]
     k[1, 1](Override(d))
     assert u64(fake.last_launch()[5][0]) == base + 8
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_FROM_PY_OBJECT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_DLTensor))
+
+
+class _ExchangeAPI(ctypes.Structure):
+    """DLPack 1.3's DLPackExchangeAPI, as PyTorch 2.11 attaches it to torch.Tensor."""
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("prev_api", ctypes.c_void_p),
+                ("allocator", ctypes.c_void_p), ("managed_from_py", ctypes.c_void_p),
+                ("managed_to_py", ctypes.c_void_p), ("dltensor_from_py_object_no_sync", _FROM_PY_OBJECT),
+                ("current_work_stream", ctypes.c_void_p)]
+
+
+def _exchange_tensor_type(minor=3):
+    """A tensor type offering DLPack's C exchange API, whose C function (a ctypes callback here) describes
+    the tensor's target array; it counts its calls and fails for tensors marked as on the CPU."""
+
+    class Tensor:
+        calls = 0
+
+        def __init__(self, target, on_cpu=False):
+            self.target, self.on_cpu = target, on_cpu
+            cai = target.__cuda_array_interface__
+            self.shape = (ctypes.c_int64 * len(cai["shape"]))(*cai["shape"])
+            self.strides = (ctypes.c_int64 * len(cai["shape"]))(*[s // 4 for s in target.strides])
+            self.data = cai["data"][0]
+
+        @property
+        def __cuda_array_interface__(self):
+            if self.on_cpu:
+                raise AttributeError("no interface on a CPU tensor")
+            return self.target.__cuda_array_interface__
+
+    def from_py_object(obj, out):
+        t = ctypes.cast(obj, ctypes.py_object).value
+        Tensor.calls += 1
+        if t.on_cpu:
+            out[0].device = _DLDevice(1, 0)
+        else:
+            out[0].device = _DLDevice(2, 0)
+        out[0].data, out[0].ndim, out[0].dtype = t.data, len(t.shape), _DLDataType(2, 32, 1)
+        out[0].shape = ctypes.cast(t.shape, ctypes.POINTER(ctypes.c_int64))
+        out[0].strides = ctypes.cast(t.strides, ctypes.POINTER(ctypes.c_int64))
+        out[0].byte_offset = 0
+        return 0
+
+    api = _ExchangeAPI(1, minor, None, None, None, None, _FROM_PY_OBJECT(from_py_object), None)
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype, new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    Tensor.__dlpack_c_exchange_api__ = new_capsule(ctypes.addressof(api), b"dlpack_exchange_api", None)
+    Tensor._api = api  # keeps the table and its callback alive as long as the type
+    return Tensor
+
+
+def test_tensors_with_dlpacks_c_exchange_api_are_read_through_it(fake):
+    Tensor = _exchange_tensor_type()
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    d = gpu.to_device(np.zeros((4, 6), np.float32))
+    base = d.__cuda_array_interface__["data"][0]
+    k[1, 1](Tensor(d[:, 1:]))
+    assert Tensor.calls == 1
+    assert [u64(p) for p in fake.last_launch()[5]] == [base + 4, 4, 5, 24, 4]
+    assert k.signatures == ["(float32[:, :])"]
+    # A tensor the C function describes as not in CUDA memory is not launched with; the generic protocols
+    # then refuse it (this one has no interface at all).
+    with pytest.raises(TypeError, match=r"argument 'a' \(position 1\) has unsupported type 'Tensor'"):
+        k[1, 1](Tensor(d, on_cpu=True))
+    assert Tensor.calls == 3  # the fast path, then the generic one's second look
+
+
+def test_an_exchange_api_of_an_unknown_version_is_not_used(fake):
+    Tensor = _exchange_tensor_type(minor=2)
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    d = gpu.to_device(np.zeros(8, np.float32))
+    k[1, 1](Tensor(d))  # read through __cuda_array_interface__ instead
+    assert Tensor.calls == 0
+    assert [u64(p) for p in fake.last_launch()[5]] == [d.__cuda_array_interface__["data"][0], 8, 4]
 
 
 def test_argument_read_ns_times_the_classification_of_arguments(fake):
