@@ -89,9 +89,13 @@ def bench_gpujit(n, results, tmp):
     # launcher expression, and the median of the per-round differences kept. Importing and initializing
     # CUDA in torch or CuPy changes what a launch costs for everybody, and the machines drift by a microsecond
     # over seconds, so only a difference taken at the same moment says what the foreign array costs.
-    def foreign(label, x):
-        own = lambda: k3[1, 32](dev, dev, dev)
-        theirs = lambda: k3[1, 32](x, x, x)
+    # Three distinct arrays of each kind, as a real launch has (a cache keyed on the object would flatter a
+    # launch that passes one array three times).
+    mine = [gpu.to_device(np.zeros(1024, np.float32)) for _ in range(3)]
+
+    def foreign(label, xs):
+        own = lambda: k3[1, 32](*mine)
+        theirs = lambda: k3[1, 32](*xs)
         rounds, m = 21, max(n // 10, 100)
         pairs = []
         for _ in range(rounds):
@@ -105,24 +109,26 @@ def bench_gpujit(n, results, tmp):
 
     # Reading the arguments alone (no lookup, packing or launch), in ns per launch of 3 arguments: what a
     # foreign array costs the launch path itself, free of the driver's drift.
-    def reads(label, x):
-        best = min(gpu._core._argument_read_ns((x, x, x), max(n * 5, 1000)) for _ in range(5))
+    def reads(label, xs):
+        best = min(gpu._core._argument_read_ns(tuple(xs), max(n * 5, 1000)) for _ in range(5))
         results[f"read ns: 3 {label}"] = round(best, 1)
 
-    reads("arrays", dev)
+    reads("arrays", mine)
     try:
         import cupy as cp
 
-        foreign("cupy arrays", cp.zeros(1024, cp.float32))
-        reads("cupy arrays", cp.zeros(1024, cp.float32))
+        theirs = [cp.zeros(1024, cp.float32) for _ in range(3)]
+        foreign("cupy arrays", theirs)
+        reads("cupy arrays", theirs)
     except ImportError:
         pass
     try:
         import torch
 
         if torch.cuda.is_available():
-            foreign("torch tensors", torch.zeros(1024, device="cuda"))
-            reads("torch tensors", torch.zeros(1024, device="cuda"))
+            theirs = [torch.zeros(1024, device="cuda") for _ in range(3)]
+            foreign("torch tensors", theirs)
+            reads("torch tensors", theirs)
             counts = gpu._core._tensor_cache_counts()  # how the tensors were read: cache hits vs full reads
             print(f"torch tensor reads: {counts}")
     except ImportError:

@@ -1,5 +1,5 @@
-"""A launch loop to profile or to compare across processes (GPU machine): 3 arguments of one kind, an empty
-kernel launched N times.
+"""A launch loop to profile or to compare across processes (GPU machine): 3 distinct arrays of one kind, an
+empty kernel launched N times.
 
     python benchmarks/launch_profile.py {own,torch,cupy} [N]
     python benchmarks/launch_profile.py --processes K [N]
@@ -28,22 +28,22 @@ def k3(a, b, c):
 def one_process(kind, n):
     if kind == "torch":
         import torch
-        x = torch.zeros(1024, device="cuda")
+        a, b, c = (torch.zeros(1024, device="cuda") for _ in range(3))
     elif kind == "cupy":
         import cupy
-        x = cupy.zeros(1024, cupy.float32)
+        a, b, c = (cupy.zeros(1024, cupy.float32) for _ in range(3))
     else:
         import numpy as np
-        x = gpu.to_device(np.zeros(1024, np.float32))
+        a, b, c = (gpu.to_device(np.zeros(1024, np.float32)) for _ in range(3))
     launch = k3[1, 32]
-    launch(x, x, x)
+    launch(a, b, c)
     gpu.synchronize()
     t = time.perf_counter()
     for _ in range(n):
-        launch(x, x, x)
+        launch(a, b, c)
     gpu.synchronize()
     us = (time.perf_counter() - t) / n * 1e6
-    read = min(gpu._core._argument_read_ns((x, x, x), n) for _ in range(3))
+    read = min(gpu._core._argument_read_ns((a, b, c), n) for _ in range(3))
     print(f"{kind}: {us:.2f} us per launch, {read:.0f} ns reading the arguments")
 
 

@@ -44,6 +44,8 @@ extern PyTypeObject* g_device_array_type;
 /// The DeviceArray inside a Python object of the DeviceArray type (or a subclass), without any Python call.
 inline PyDeviceArray* device_array_of(PyObject* obj) {
   auto* inst = reinterpret_cast<pyb::detail::instance*>(obj);
+  // A class with one C++ base keeps its value pointer in the instance itself (pybind11's simple layout).
+  if (inst->simple_layout) return static_cast<PyDeviceArray*>(inst->simple_value_holder[0]);
   return static_cast<PyDeviceArray*>(inst->get_value_and_holder().value_ptr());
 }
 inline rt::ArrayView* device_array_view(PyObject* obj) { return &device_array_of(obj)->view; }

@@ -131,6 +131,9 @@ class AttributeReader {
   /// A new reference, or null with a Python error set.
   PyObject* get(PyObject* obj) {
     refresh(Py_TYPE(obj));
+    // A getter defined in C (Cython's properties, PyTorch's) is called as the descriptor would call it,
+    // less the descriptor's own check that `obj` is of its type, which the lookup on Py_TYPE(obj) ensured.
+    if (getset_) return getset_->get(obj, getset_->closure);
     return getter_ ? getter_(descr_, obj, reinterpret_cast<PyObject*>(type_)) : PyObject_GetAttr(obj, name_);
   }
   /// `obj.name()`. A method the type defines in C (torch's data_ptr, stride) is called through its
@@ -139,6 +142,7 @@ class AttributeReader {
   /// overrides the method in Python has a different descriptor and goes through the ordinary call.
   PyObject* call(PyObject* obj) {
     refresh(Py_TYPE(obj));
+    if (noargs_) return noargs_(obj, nullptr);  // what the descriptor does for a METH_NOARGS method
     if (method_) return PyObject_Vectorcall(descr_, &obj, 1, nullptr);
     return PyObject_CallMethodNoArgs(obj, name_);
   }
@@ -156,7 +160,20 @@ class AttributeReader {
     Py_XDECREF(descr_);
     descr_ = descr;
     getter_ = descr_ && PyDescr_IsData(descr_) ? Py_TYPE(descr_)->tp_descr_get : nullptr;
+    getset_ = nullptr;
+    if (descr_ && Py_IS_TYPE(descr_, &PyGetSetDescr_Type)) {
+      PyGetSetDef* def = reinterpret_cast<PyGetSetDescrObject*>(descr_)->d_getset;
+      if (def->get) getset_ = def;  // else the descriptor raises "not readable": let it
+    }
     method_ = descr_ && Py_IS_TYPE(descr_, &PyMethodDescr_Type);
+    noargs_ = nullptr;
+    if (method_) {
+      PyMethodDef* def = reinterpret_cast<PyMethodDescrObject*>(descr_)->d_method;
+      if ((def->ml_flags & (METH_VARARGS | METH_FASTCALL | METH_NOARGS | METH_O | METH_KEYWORDS |
+                            METH_METHOD)) == METH_NOARGS) {
+        noargs_ = def->ml_meth;
+      }
+    }
   }
 
   PyObject* name_;
@@ -164,7 +181,9 @@ class AttributeReader {
   unsigned int version_ = 0;      // type_'s tp_version_tag when descr_ was looked up; 0: none valid
   PyObject* descr_ = nullptr;
   descrgetfunc getter_ = nullptr;  // set when descr_ is a data descriptor
+  PyGetSetDef* getset_ = nullptr;  // set when descr_ is a C getter's descriptor
   bool method_ = false;            // descr_ is a method defined in C
+  PyCFunction noargs_ = nullptr;   // set when that method takes no arguments (METH_NOARGS)
 };
 
 AttributeReader g_is_cuda("is_cuda"), g_dtype("dtype"), g_shape("shape"), g_version("_version");

@@ -5,6 +5,7 @@ parameter, sized by the PTX's own parameter list, so these tests check the ABI e
 (pointer, shapes, byte strides), scalars are their dtype's bytes, complex values are two parameters.
 """
 
+import array
 import ctypes
 import struct
 import sys
@@ -403,7 +404,7 @@ def test_cupy_arrays_flagged_c_contiguous_are_read_without_their_strides(fake, m
 
 class _CMethodTensor(int):
     """A fake tensor whose data_ptr() is a method defined in C, as torch's is: int.conjugate returns the int,
-    here the device pointer. The launch path calls such a method through its descriptor."""
+    here the device pointer. The launch path calls such a method straight through its C function."""
 
     data_ptr = int.conjugate
     is_cuda = True
@@ -435,6 +436,40 @@ def test_torch_methods_defined_in_c_are_called_through_their_descriptor(fake, mo
     assert [u64(p) for p in fake.last_launch()[5]] == [base, 4, 6, 24, 4]
     k[1, 1](Override(d))
     assert u64(fake.last_launch()[5][0]) == base + 8
+
+
+class _CGetterTensor(array.array):
+    """A fake tensor whose `_version` is a getter defined in C, as torch's is (array.itemsize: 8 for 'q',
+    never changing); array objects take weak references, so it can be cached."""
+
+    _version = array.array.itemsize
+    is_cuda = True
+    dtype = _FakeTorchModule.float32
+
+    def data_ptr(self):
+        return self.target.__cuda_array_interface__["data"][0]
+
+    def stride(self):
+        return tuple(s // 4 for s in self.target.strides)
+
+
+def test_torch_getters_defined_in_c_are_called_through_their_function(fake, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", type("torch", (), {"Tensor": _CGetterTensor}))
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    d = gpu.to_device(np.zeros((4, 6), np.float32))
+    t = _CGetterTensor("q", [0])
+    t.target, t.shape = d, d.shape
+    before = gpu._core._tensor_cache_counts()
+    k[1, 1](t)
+    k[1, 1](t)
+    after = gpu._core._tensor_cache_counts()
+    # Both launches read `_version` (8) through the C getter: the first fills the cache, the second hits it.
+    assert (after["misses"] - before["misses"], after["hits"] - before["hits"]) == (1, 1)
+    assert [u64(p) for p in fake.last_launch()[5]] == [d.__cuda_array_interface__["data"][0], 4, 6, 24, 4]
 
 
 class _DLDevice(ctypes.Structure):
