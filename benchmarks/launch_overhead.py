@@ -129,6 +129,11 @@ def bench_gpujit(n, results, tmp):
             theirs = [torch.zeros(1024, device="cuda") for _ in range(3)]
             foreign("torch tensors", theirs)
             reads("torch tensors", theirs)
+            if hasattr(torch.Tensor, "__dlpack_c_exchange_api__"):
+                # The same tensors read through their attributes, as for a PyTorch without the C exchange API.
+                gpu._core._use_exchange_api(False)
+                reads("torch tensors by attributes", theirs)
+                gpu._core._use_exchange_api(True)
             counts = gpu._core._tensor_cache_counts()  # how the tensors were read: cache hits vs full reads
             print(f"torch tensor reads: {counts}")
     except ImportError:

@@ -22,6 +22,7 @@ struct KnownType {
   const DLPackExchangeAPI* exchange;  // Library::Exchange's table
 };
 std::vector<KnownType> g_types;
+bool g_use_exchange_api = true;
 // dtype objects (torch.float32, numpy dtypes of CuPy arrays) and their kinds; nullopt-free: unsupported
 // dtypes are not cached and fall back.
 std::vector<std::pair<PyObject*, ScalarKind>> g_dtypes;
@@ -57,7 +58,7 @@ const KnownType& known_type_of(PyObject* obj) {
     if (k.type == type) return k;
   }
   // DLPack's C exchange API first: one C call per read, whatever the library (PyTorch 2.11 has it).
-  const DLPackExchangeAPI* exchange = exchange_api_of(type);
+  const DLPackExchangeAPI* exchange = g_use_exchange_api ? exchange_api_of(type) : nullptr;
   Library lib = exchange                                 ? Library::Exchange
                 : is_instance_of(obj, "torch", "Tensor")  ? Library::Torch
                 : is_instance_of(obj, "cupy", "ndarray") ? Library::CuPy
@@ -342,6 +343,12 @@ bool cupy_view(PyObject* a, rt::ArrayView* out) {
 }  // namespace
 
 TensorCacheCounts tensor_cache_counts() { return g_counts; }
+
+void use_exchange_api(bool enabled) {
+  g_use_exchange_api = enabled;
+  for (const KnownType& k : g_types) Py_DECREF(k.type);
+  g_types.clear();  // types are recognized again, the new way
+}
 
 bool is_fast_foreign_type(PyTypeObject* type) {
   for (const KnownType& k : g_types) {

@@ -30,4 +30,8 @@ struct TensorCacheCounts {
 };
 TensorCacheCounts tensor_cache_counts();
 
+/// Whether types offering DLPack's C exchange API are read through it (the default) or as if they did not
+/// offer it; for benchmarks comparing the two. Forgets the types seen so far.
+void use_exchange_api(bool enabled);
+
 }  // namespace gpujit::py

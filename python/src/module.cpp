@@ -178,6 +178,9 @@ PYBIND11_MODULE(_core, m) {
     return n ? took.count() / double(n) : 0.0;
   }, pyb::arg("args"), pyb::arg("n"),
         "Nanoseconds per launch that classifying `args` takes (python/src/arguments.cpp), for benchmarks.");
+  m.def("_use_exchange_api", &use_exchange_api, pyb::arg("enabled"),
+        "Whether tensors are read through DLPack's C exchange API where their type offers it (default True); "
+        "False reads them through their attributes, for benchmarks comparing the two.");
   m.def("backend_name", [] { return rt::Runtime::get().backend_name(); }, "The active backend: 'cuda' or 'cpu'.");
 
   pyb::class_<PinnedBuffer>(m, "PinnedBuffer", pyb::buffer_protocol())

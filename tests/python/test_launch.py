@@ -558,6 +558,25 @@ def test_tensors_with_dlpacks_c_exchange_api_are_read_through_it(fake):
     assert Tensor.calls == 3  # the fast path, then the generic one's second look
 
 
+def test_the_exchange_api_can_be_switched_off_for_benchmarks(fake):
+    Tensor = _exchange_tensor_type()
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    d = gpu.to_device(np.zeros(8, np.float32))
+    try:
+        gpu._core._use_exchange_api(False)
+        k[1, 1](Tensor(d))  # read through __cuda_array_interface__
+        assert Tensor.calls == 0
+    finally:
+        gpu._core._use_exchange_api(True)
+    k[1, 1](Tensor(d))
+    assert Tensor.calls == 1
+    assert [u64(p) for p in fake.last_launch()[5]] == [d.__cuda_array_interface__["data"][0], 8, 4]
+
+
 def test_an_exchange_api_of_an_unknown_version_is_not_used(fake):
     Tensor = _exchange_tensor_type(minor=2)
 
