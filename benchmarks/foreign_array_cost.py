@@ -52,7 +52,8 @@ def cupy_part():
     import cupy as cp
     a = cp.zeros((64, 64), cp.float32)
     report("cupy " + cp.__version__, {"a": a}, [
-        "a.dtype", "a.data", "a.data.ptr", "a.shape", "a.strides", "a.__cuda_array_interface__", "type(a)",
+        "a.dtype", "a.data", "a.data.ptr", "a.shape", "a.strides", "a._c_contiguous", "a.ndim", "a.size",
+        "a.__cuda_array_interface__", "type(a)",
     ])
 
 
