@@ -7,10 +7,15 @@ empty kernel launched N times.
 
 With a kind it prints, for this one process, the microseconds per launch and the nanoseconds the launch path
 spends reading the 3 arguments alone (`gpujit._core._argument_read_ns`). Under a profiler it shows where a
-launch of that kind spends its time. With --processes it runs K fresh processes for each kind, interleaved
-(own, torch, cupy, own, ...), and prints each kind's median and range over them, and the median extra cost
-of each foreign kind over our own arrays: the launch time of a GPU virtual machine differs from one process
-to the next by more than a microsecond, so a single process says little.
+launch of that kind spends its time.
+
+With --processes it runs K fresh processes for each foreign kind (torch, cupy: those installed). Each process
+times its foreign arrays against our own arrays in 11 alternating rounds (own, foreign, own) of N/10
+launches and keeps the median of the per-round differences. The launch time of a GPU virtual machine moves
+by up to a microsecond from one process to the next, for our own arrays as much as for foreign ones, so a
+difference is only meaningful within one process; the median over processes then damps the processes
+whose foreign reads are unusually slow. Printed per kind: the median difference over the processes and its
+range, and the median launch and read times.
 """
 import statistics
 import subprocess
@@ -25,64 +30,91 @@ def k3(a, b, c):
     pass
 
 
-def one_process(kind, n):
+def arrays(kind):
     if kind == "torch":
         import torch
-        a, b, c = (torch.zeros(1024, device="cuda") for _ in range(3))
-    elif kind == "cupy":
+        return [torch.zeros(1024, device="cuda") for _ in range(3)]
+    if kind == "cupy":
         import cupy
-        a, b, c = (cupy.zeros(1024, cupy.float32) for _ in range(3))
-    else:
-        import numpy as np
-        a, b, c = (gpu.to_device(np.zeros(1024, np.float32)) for _ in range(3))
-    launch = k3[1, 32]
-    launch(a, b, c)
-    gpu.synchronize()
+        return [cupy.zeros(1024, cupy.float32) for _ in range(3)]
+    import numpy as np
+    return [gpu.to_device(np.zeros(1024, np.float32)) for _ in range(3)]
+
+
+def per_launch_us(launch, args, n):
     t = time.perf_counter()
     for _ in range(n):
-        launch(a, b, c)
+        launch(*args)
     gpu.synchronize()
-    us = (time.perf_counter() - t) / n * 1e6
-    read = min(gpu._core._argument_read_ns((a, b, c), n) for _ in range(3))
+    return (time.perf_counter() - t) / n * 1e6
+
+
+def one_process(kind, n):
+    args = arrays(kind)
+    launch = k3[1, 32]
+    launch(*args)
+    gpu.synchronize()
+    us = per_launch_us(launch, args, n)
+    read = min(gpu._core._argument_read_ns(tuple(args), n) for _ in range(3))
     print(f"{kind}: {us:.2f} us per launch, {read:.0f} ns reading the arguments")
 
 
+def paired_process(kind, n):
+    """Foreign against own in alternating rounds; prints: own_us foreign_us extra_us own_read_ns foreign_read_ns."""
+    own, theirs = arrays("own"), arrays(kind)
+    launch = k3[1, 32]
+    launch(*own)
+    launch(*theirs)
+    gpu.synchronize()
+    m = max(n // 10, 100)
+    rounds = []
+    for _ in range(11):
+        a = per_launch_us(launch, own, m)
+        b = per_launch_us(launch, theirs, m)
+        c = per_launch_us(launch, own, m)
+        rounds.append((b, (a + c) / 2))
+    own_read = min(gpu._core._argument_read_ns(tuple(own), n) for _ in range(3))
+    their_read = min(gpu._core._argument_read_ns(tuple(theirs), n) for _ in range(3))
+    print(statistics.median(o for _, o in rounds), statistics.median(b for b, _ in rounds),
+          statistics.median(b - o for b, o in rounds), own_read, their_read)
+
+
 def many_processes(k, n):
-    kinds = ["own"]
+    kinds = []
     for name in ("torch", "cupy"):
-        probe = subprocess.run([sys.executable, "-c", f"import {name}"], capture_output=True)
-        if probe.returncode == 0:
+        if subprocess.run([sys.executable, "-c", f"import {name}"], capture_output=True).returncode == 0:
             kinds.append(name)
-    launch = {kind: [] for kind in kinds}
-    read = {kind: [] for kind in kinds}
+    results = {kind: [] for kind in kinds}
     for _ in range(k):
         for kind in kinds:
-            out = subprocess.run([sys.executable, __file__, kind, str(n)], capture_output=True, text=True)
+            out = subprocess.run([sys.executable, __file__, "--paired", kind, str(n)], capture_output=True, text=True)
             if out.returncode != 0:
-                sys.exit(f"{kind}: {out.stderr.strip().splitlines()[-1] if out.stderr.strip() else 'failed'}")
-            words = out.stdout.split()
-            launch[kind].append(float(words[1]))
-            read[kind].append(float(words[5]))
-    print(f"{k} processes per kind, {n} launches each, 3 arguments of the kind")
-    print(f"{'kind':<6} {'us/launch median':>17} {'range':>14} {'read ns median':>15} {'range':>12}")
+                lines = out.stderr.strip().splitlines()
+                sys.exit(f"{kind}: {lines[-1] if lines else 'failed'}")
+            results[kind].append([float(w) for w in out.stdout.split()])
+    print(f"{k} processes per kind; in each, 11 alternating rounds of {max(n // 10, 100)} launches of 3 own "
+          f"and 3 foreign arrays")
+    print(f"{'kind':<6} {'extra us median':>16} {'range':>14} {'own us':>7} {'theirs us':>10} "
+          f"{'own read ns':>12} {'their read ns':>14}")
     for kind in kinds:
-        lo, hi = min(launch[kind]), max(launch[kind])
-        rlo, rhi = min(read[kind]), max(read[kind])
-        print(f"{kind:<6} {statistics.median(launch[kind]):>17.2f} {lo:>6.2f} - {hi:<5.2f} "
-              f"{statistics.median(read[kind]):>15.0f} {rlo:>5.0f} - {rhi:<5.0f}")
-    own = statistics.median(launch["own"])
-    for kind in kinds[1:]:
-        print(f"{kind}: +{statistics.median(launch[kind]) - own:.2f} us per launch over our own arrays "
-              f"(medians over processes; target: within 1 us)")
+        cols = list(zip(*results[kind]))
+        med = [statistics.median(c) for c in cols]
+        print(f"{kind:<6} {med[2]:>+16.2f} {min(cols[2]):>+6.2f} - {max(cols[2]):<+6.2f} {med[0]:>7.2f} "
+              f"{med[1]:>10.2f} {med[3]:>12.0f} {med[4]:>14.0f}")
+    for kind in kinds:
+        extra = statistics.median(r[2] for r in results[kind])
+        print(f"{kind}: +{extra:.2f} us per launch over our own arrays (median over {k} processes of the "
+              f"in-process median difference; target: within 1 us)")
 
 
 def main():
     args = sys.argv[1:]
     if args and args[0] == "--processes":
         many_processes(int(args[1]), int(args[2]) if len(args) > 2 else 50000)
-        return
-    kind = args[0] if args else "own"
-    one_process(kind, int(args[1]) if len(args) > 1 else 100000)
+    elif args and args[0] == "--paired":
+        paired_process(args[1], int(args[2]) if len(args) > 2 else 50000)
+    else:
+        one_process(args[0] if args else "own", int(args[1]) if len(args) > 1 else 100000)
 
 
 if __name__ == "__main__":
