@@ -15,6 +15,7 @@ reason otherwise. scripts/gpu-test runs the suite both ways on a GPU machine.
 
 import ctypes
 import os
+import struct
 import subprocess
 from pathlib import Path
 
@@ -49,6 +50,12 @@ def build_fake_driver():
                        check=True)
         tmp.replace(out)
     return out
+
+
+def u64(b):
+    """A parameter the fake driver recorded, as a number: 8-byte ones unsigned, 4-byte ones (an index32
+    array's shapes and strides) signed."""
+    return struct.unpack("<Q" if len(b) == 8 else "<i", b)[0]
 
 
 REAL_GPU = _real_gpu_present()
