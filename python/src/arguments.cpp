@@ -245,7 +245,7 @@ rt::ArrayView& Arguments::own_view() {
   return views_.back();
 }
 
-void Arguments::classify(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
+void Arguments::classify_other(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
                          rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
   Value& v = add_slot();
   PyTypeObject* type = Py_TYPE(obj);
@@ -399,7 +399,7 @@ void** Arguments::pack(const rt::ArgCode* targets) {
     ScalarKind from = kind_of(codes_[i]);
     ScalarKind to = targets ? kind_of(targets[i]) : from;
     if (to == from && from != ScalarKind::Complex64 && from != ScalarKind::Complex128) {
-      // The common case: one parameter, its bytes as classify() stored them, zero-extended to 8.
+      // The common case: one parameter, its bytes as classification stored them, zero-extended to 8.
       uint64_t slot;
       std::memcpy(&slot, v.bytes, 8);
       params_.reserve_more(1);

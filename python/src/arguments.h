@@ -27,38 +27,12 @@ namespace gpujit::py {
 class Arguments {
  public:
   void reset(size_t n);
-  /// The launch path's commonest arguments, classified inline: a DeviceArray on `device` and a Python float
-  /// or int that fits int64 (what classify() would record for them). False, with nothing recorded, for
-  /// anything else, which then goes to classify().
-  bool classify_fast(PyObject* obj, const rt::Device& device) {
-    PyTypeObject* type = Py_TYPE(obj);
-    if (type == &PyFloat_Type) {
-      double d = PyFloat_AS_DOUBLE(obj);
-      std::memcpy(add_slot().bytes, &d, 8);
-      last_code() = kFloat64Code;
-      return true;
-    }
-    if (type == &PyLong_Type) {
-      int overflow = 0;
-      long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
-      if (overflow != 0) return false;  // uint64, or an error classify() reports
-      std::memcpy(add_slot().bytes, &x, 8);
-      last_code() = kInt64Code;
-      return true;
-    }
-    if (type == g_device_array_type) {
-      const PyDeviceArray* a = device_array_of(obj);
-      if (a->view.device != &device) return false;  // classify() says which device it is on
-      add_slot().array = &a->view;
-      last_code() = a->code;
-      return true;
-    }
-    return false;
-  }
   /// Classifies argument `index` (named `param` of kernel `kernel`, for messages). Throws TypeError for an
   /// argument that cannot be passed.
   void classify(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
-                rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
+                rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
+    if (!classify_fast(obj, device)) classify_other(obj, index, kernel, param, device, stream);
+  }
   /// The launch's key: one code per argument, tuples flattened (so there may be more codes than arguments).
   const rt::ArgCode* codes() const { return codes_.data(); }
   size_t code_count() const { return count_; }
@@ -78,7 +52,7 @@ class Arguments {
   static constexpr rt::ArgCode kInt64Code = rt::scalar_code(ScalarKind::Int64);
 
   struct Value {
-    const rt::ArrayView* array = nullptr;  // arrays; scalars use bytes
+    const rt::ArrayView* array = nullptr;     // arrays; scalars use bytes
     alignas(8) unsigned char bytes[16] = {};  // a scalar's bytes, the rest zero (pack() reads 8 at once)
   };
   /// A NumPy argument's device copy, kept until the copy back.
@@ -90,6 +64,37 @@ class Arguments {
     bool write_back = false;
   };
 
+  /// The launch path's commonest arguments, classified inline: a DeviceArray on `device` and a Python float
+  /// or int that fits int64 (what classify_other() would record for them). False, with nothing recorded,
+  /// for anything else.
+  bool classify_fast(PyObject* obj, const rt::Device& device) {
+    PyTypeObject* type = Py_TYPE(obj);
+    if (type == &PyFloat_Type) {
+      double d = PyFloat_AS_DOUBLE(obj);
+      std::memcpy(add_slot().bytes, &d, 8);
+      last_code() = kFloat64Code;
+      return true;
+    }
+    if (type == &PyLong_Type) {
+      int overflow = 0;
+      long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
+      if (overflow != 0) return false;  // uint64, or an error classify_other() reports
+      std::memcpy(add_slot().bytes, &x, 8);
+      last_code() = kInt64Code;
+      return true;
+    }
+    if (type == g_device_array_type) {
+      const PyDeviceArray* a = device_array_of(obj);
+      if (a->view.device != &device) return false;  // classify_other() says which device it is on
+      add_slot().array = &a->view;
+      last_code() = a->code;
+      return true;
+    }
+    return false;
+  }
+  /// Every other argument (and the errors), out of line.
+  void classify_other(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
+                      rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   /// Adds a code and value slot for the next argument or tuple element.
   Value& add_slot() {
     if (count_ == codes_.size()) grow_slots();

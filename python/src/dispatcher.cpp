@@ -264,9 +264,7 @@ void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args,
   rt::Device& device = rt::Runtime::get().current_device();
   ArgumentScope scope(nargs);
   Arguments& a = scope.get();
-  for (size_t i = 0; i < nargs; ++i) {
-    if (!a.classify_fast(args[i], device)) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);
-  }
+  for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);
   if (!st.signatures.empty()) a.drop_index32();
   const rt::ArgCode* targets = nullptr;
   rt::LoadedKernel* kernel = st.cache.find(a.codes(), a.code_count(), &device);

@@ -137,10 +137,11 @@ class AttributeReader {
     if (getset_) return getset_->get(obj, getset_->closure);
     return getter_ ? getter_(descr_, obj, reinterpret_cast<PyObject*>(type_)) : PyObject_GetAttr(obj, name_);
   }
-  /// `obj.name()`. A method the type defines in C (torch's data_ptr, stride) is called through its
-  /// descriptor, which skips the lookup along the type's MRO. Like PyTorch's own C++ functions, this reads
-  /// the tensor through its type and ignores an attribute of that name set on one instance; a subclass that
-  /// overrides the method in Python has a different descriptor and goes through the ordinary call.
+  /// `obj.name()`. A method the type defines in C (torch's data_ptr, stride) is called through its C
+  /// function, found once per type, which skips the lookup along the type's MRO. Like PyTorch's own C++
+  /// functions, this reads the tensor through its type and ignores an attribute of that name set on one
+  /// instance; a subclass that overrides the method in Python has a different descriptor and goes through
+  /// the ordinary call.
   PyObject* call(PyObject* obj) {
     refresh(Py_TYPE(obj));
     if (noargs_) return noargs_(obj, nullptr);  // what the descriptor does for a METH_NOARGS method

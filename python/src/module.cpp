@@ -168,11 +168,7 @@ PYBIND11_MODULE(_core, m) {
     auto start = std::chrono::steady_clock::now();
     for (size_t r = 0; r < n; ++r) {
       ArgumentScope scope(count);
-      Arguments& a = scope.get();
-      for (size_t i = 0; i < count; ++i) {
-        PyObject* obj = args[i].ptr();
-        if (!a.classify_fast(obj, device)) a.classify(obj, i, kernel, param, device, nullptr);
-      }
+      for (size_t i = 0; i < count; ++i) scope.get().classify(args[i].ptr(), i, kernel, param, device, nullptr);
     }
     std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
     return n ? took.count() / double(n) : 0.0;

@@ -1,0 +1,77 @@
+"""The launch path's host cost without a GPU: launches against the fake CUDA driver, by argument shape.
+
+    python benchmarks/launch_fake_driver.py [--n 200000]
+    valgrind --tool=callgrind python benchmarks/launch_fake_driver.py --only "256 scalars" --n 20000
+
+The fake driver (tests/unit/runtime/fake_driver/fake_cuda.cpp, built here with g++ if needed) runs no kernel,
+but it records each launch's parameters, so a figure here is gpujit's launch path (configuration lookup,
+argument classification, specialization lookup, packing) plus that recording, with no driver or GPU time.
+It needs no GPU, and under callgrind it counts instructions, which do not drift with the machine: the way to
+compare two versions of the launch path on a development machine. Prints microseconds per launch, the
+best of 3 rounds of N launches.
+"""
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHAPES = {"0 args": (0, 0), "3 arrays": (3, 0), "16 arrays": (16, 0), "16 scalars": (0, 16),
+          "256 scalars": (0, 256)}
+
+
+def fake_driver():
+    out = ROOT / "build" / "fakecuda" / "libfakecuda.so"
+    source = ROOT / "tests" / "unit" / "runtime" / "fake_driver" / "fake_cuda.cpp"
+    if not out.exists() or out.stat().st_mtime < source.stat().st_mtime:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["g++", "-std=c++17", "-O1", "-shared", "-fPIC", f"-I{ROOT}", str(source), "-o", str(out)],
+                       check=True)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200000, help="launches per round")
+    parser.add_argument("--only", choices=list(SHAPES), help="time one shape only")
+    args = parser.parse_args()
+    os.environ["GPUJIT_CUDA_DRIVER"] = str(fake_driver())
+    import numpy as np
+
+    import gpujit as gpu
+
+    gpu._core._set_backend("cuda")
+    # gpujit compiles from source text, so the kernels live in a real file.
+    lines = ["import gpujit as gpu\n"]
+    for i, (na, ns) in enumerate(SHAPES.values()):
+        params = [f"a{j}" for j in range(na)] + [f"s{j}" for j in range(ns)]
+        lines.append(f"@gpu.jit\ndef k{i}({', '.join(params)}):\n    pass\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fake_launch_kernels.py"
+        path.write_text("\n".join(lines))
+        spec = importlib.util.spec_from_file_location("fake_launch_kernels", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        arrays = [gpu.to_device(np.zeros(1024, np.float32)) for _ in range(16)]
+        print(f"{'arguments':<12} {'us per launch (fake driver)':>28}")
+        for i, (name, (na, ns)) in enumerate(SHAPES.items()):
+            if args.only and name != args.only:
+                continue
+            k, call_args = getattr(mod, f"k{i}"), arrays[:na] + [1.0] * ns
+            launch = lambda: k[1, 32](*call_args)
+            launch()
+            best = float("inf")
+            for _ in range(3):
+                t = time.perf_counter()
+                for _ in range(args.n):
+                    launch()
+                best = min(best, (time.perf_counter() - t) / args.n)
+            print(f"{name:<12} {best * 1e6:>28.3f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
