@@ -1,14 +1,17 @@
 """The launch path's host cost without a GPU: launches against the fake CUDA driver, by argument shape.
 
     python benchmarks/launch_fake_driver.py [--n 200000]
-    valgrind --tool=callgrind python benchmarks/launch_fake_driver.py --only "256 scalars" --n 20000
+    python benchmarks/launch_fake_driver.py --instructions
 
 The fake driver (tests/unit/runtime/fake_driver/fake_cuda.cpp, built here with g++ if needed) runs no kernel,
 but it records each launch's parameters, so a figure here is gpujit's launch path (configuration lookup,
 argument classification, specialization lookup, packing) plus that recording, with no driver or GPU time.
-It needs no GPU, and under callgrind it counts instructions, which do not drift with the machine: the way to
-compare two versions of the launch path on a development machine. Prints microseconds per launch, the
-best of 3 rounds of N launches.
+It needs no GPU. Prints microseconds per launch, the best of 3 rounds of N launches; with --instructions,
+instructions per launch instead, counted by valgrind's callgrind (each shape run at two N, the difference
+divided by the extra launches, so start-up and compiles cancel out). Instruction counts do not drift with
+the machine's load: they are the way to compare two versions of the launch path on a development machine
+(point PYTHONPATH at the other version's package). valgrind must be installed, and it cannot read the
+debug information of an unstripped libgpujit_core.so: use the installed package, which is stripped.
 """
 import argparse
 import importlib.util
@@ -34,11 +37,34 @@ def fake_driver():
     return out
 
 
+def instructions_per_launch(shape, small=2000, large=22000):
+    totals = []
+    for n in (small, large):
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+               "--only", shape, "--n", str(n), "--rounds", "1"]
+        # NumPy's OpenBLAS threads spin for as long as the process runs, which would add its wall time.
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        refs = [line for line in out.stderr.splitlines() if "I   refs:" in line]
+        if out.returncode != 0 or not refs:
+            sys.exit(f"callgrind failed for {shape!r}:\n{out.stderr[-2000:]}")
+        totals.append(int(refs[-1].split()[-1].replace(",", "")))
+    return (totals[1] - totals[0]) / (large - small)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200000, help="launches per round")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of N launches; the best is printed")
     parser.add_argument("--only", choices=list(SHAPES), help="time one shape only")
+    parser.add_argument("--instructions", action="store_true", help="count instructions per launch (callgrind)")
     args = parser.parse_args()
+    if args.instructions:
+        print(f"{'arguments':<12} {'instructions per launch (fake driver)':>38}")
+        for name in SHAPES:
+            if not args.only or name == args.only:
+                print(f"{name:<12} {instructions_per_launch(name):>38.0f}")
+        return
     os.environ["GPUJIT_CUDA_DRIVER"] = str(fake_driver())
     import numpy as np
 
@@ -65,7 +91,7 @@ def main():
             launch = lambda: k[1, 32](*call_args)
             launch()
             best = float("inf")
-            for _ in range(3):
+            for _ in range(args.rounds):
                 t = time.perf_counter()
                 for _ in range(args.n):
                     launch()
