@@ -165,10 +165,11 @@ PYBIND11_MODULE(_core, m) {
     rt::Device& device = rt::Runtime::get().current_device();
     const std::string kernel = "_argument_read_ns", param = "arg";
     size_t count = size_t(args.size());
+    PyObject* const* items = count ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr;
     auto start = std::chrono::steady_clock::now();
     for (size_t r = 0; r < n; ++r) {
       ArgumentScope scope(count);
-      for (size_t i = 0; i < count; ++i) scope.get().classify(args[i].ptr(), i, kernel, param, device, nullptr);
+      for (size_t i = 0; i < count; ++i) scope.get().classify(items[i], i, kernel, param, device, nullptr);
     }
     std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
     return n ? took.count() / double(n) : 0.0;
