@@ -269,10 +269,10 @@ void Arguments::classify_other(PyObject* obj, size_t i, const std::string& kerne
     host_array(obj, device, stream);
     return;
   }
-  if (is_fast_foreign_type(type)) {
+  if (const ForeignType* foreign = known_fast_foreign_type(type)) {
     // A tensor or CuPy array passed before: straight to its reader.
     rt::ArrayView& view = own_view();
-    if (fast_foreign_view(obj, &view)) {
+    if (fast_foreign_view(obj, &view, foreign)) {
       view.device = &device;
       last_value().array = &view;
       last_code() = rt::array_code_of(view);

@@ -1,6 +1,7 @@
 // PyTorch and CuPy arrays read by their own attributes (see foreign_arrays.h).
 #include "foreign_arrays.h"
 
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,13 +16,20 @@ namespace {
 
 enum class Library : uint8_t { Other, Torch, CuPy, Exchange };
 
-// Types seen so far (strong references: a type may not die while it is a key here). Few entries.
-struct KnownType {
+}  // namespace
+
+/// A type fast_foreign_view() has seen, and how it reads it.
+struct ForeignType {
   PyTypeObject* type;
   Library library;
   const DLPackExchangeAPI* exchange;  // Library::Exchange's table
 };
-std::vector<KnownType> g_types;
+
+namespace {
+
+// Types seen so far (strong references: a type may not die while it is a key here). Few entries; a deque,
+// so the ForeignType pointers known_fast_foreign_type() hands out stay valid as types are added.
+std::deque<ForeignType> g_types;
 bool g_use_exchange_api = true;
 // dtype objects (torch.float32, numpy dtypes of CuPy arrays) and their kinds; nullopt-free: unsupported
 // dtypes are not cached and fall back.
@@ -52,9 +60,9 @@ bool is_instance_of(PyObject* obj, const char* module, const char* cls) {
   return r == 1;
 }
 
-const KnownType& known_type_of(PyObject* obj) {
+const ForeignType& known_type_of(PyObject* obj) {
   PyTypeObject* type = Py_TYPE(obj);
-  for (const KnownType& k : g_types) {
+  for (const ForeignType& k : g_types) {
     if (k.type == type) return k;
   }
   // DLPack's C exchange API first: one C call per read, whatever the library (PyTorch 2.11 has it).
@@ -64,7 +72,7 @@ const KnownType& known_type_of(PyObject* obj) {
                 : is_instance_of(obj, "cupy", "ndarray") ? Library::CuPy
                                                          : Library::Other;
   Py_INCREF(type);
-  return g_types.emplace_back(KnownType{type, lib, exchange});
+  return g_types.emplace_back(ForeignType{type, lib, exchange});
 }
 
 /// The kind of a dtype object, cached by identity; false if unsupported.
@@ -347,19 +355,19 @@ TensorCacheCounts tensor_cache_counts() { return g_counts; }
 
 void use_exchange_api(bool enabled) {
   g_use_exchange_api = enabled;
-  for (const KnownType& k : g_types) Py_DECREF(k.type);
+  for (const ForeignType& k : g_types) Py_DECREF(k.type);
   g_types.clear();  // types are recognized again, the new way
 }
 
-bool is_fast_foreign_type(PyTypeObject* type) {
-  for (const KnownType& k : g_types) {
-    if (k.type == type) return k.library != Library::Other;
+const ForeignType* known_fast_foreign_type(PyTypeObject* type) {
+  for (const ForeignType& k : g_types) {
+    if (k.type == type) return k.library != Library::Other ? &k : nullptr;
   }
-  return false;
+  return nullptr;
 }
 
-bool fast_foreign_view(PyObject* obj, rt::ArrayView* out) {
-  const KnownType& k = known_type_of(obj);
+bool fast_foreign_view(PyObject* obj, rt::ArrayView* out, const ForeignType* known) {
+  const ForeignType& k = known ? *known : known_type_of(obj);
   switch (k.library) {
     case Library::Exchange: return view_from_exchange_api(k.exchange, obj, out);
     case Library::Torch: return torch_view(obj, out);

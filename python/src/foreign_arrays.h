@@ -17,11 +17,13 @@
 
 namespace gpujit::py {
 
-/// Whether `type` is one fast_foreign_view() has seen and has a fast path for (no lookup of new types):
-/// the launch path's early test for arguments of those types.
-bool is_fast_foreign_type(PyTypeObject* type);
+struct ForeignType;
+/// `type`, if fast_foreign_view() has seen it and has a fast path for it (no lookup of new types): the
+/// launch path's early test for arguments of those types. Null otherwise.
+const ForeignType* known_fast_foreign_type(PyTypeObject* type);
 /// Reads `obj` into `out` if it is a CUDA tensor of a type with a fast path and of a supported dtype.
-bool fast_foreign_view(PyObject* obj, rt::ArrayView* out);
+/// `known`, if given, is known_fast_foreign_type(Py_TYPE(obj)), which spares a second search.
+bool fast_foreign_view(PyObject* obj, rt::ArrayView* out, const ForeignType* known = nullptr);
 
 /// How PyTorch tensors were read so far: {"hits": from the tensor cache, "misses": read in full,
 /// "uncacheable": read in full because the tensor has no `_version` or takes no weak reference}.
