@@ -4,9 +4,10 @@ Usage: python benchmarks/launch_overhead.py [--json OUT.json] [--n 20000] [--pin
 
 For each argument shape of PERFORMANCE.md's table (0 args, 1/3/16 device arrays, 16 and 256 float scalars,
 3 CuPy arrays, 3 torch tensors) it times an empty kernel: the best of 3 rounds of N asynchronous launches
-followed by one synchronize, in microseconds per launch. For our own arrays, CuPy arrays and torch tensors it
-also times the launch path's reading of 3 such arguments alone (`gpujit._core._argument_read_ns`: no
-lookup, packing or launch), which the driver's drift does not touch. The floor is the same loop in C++ straight on the
+followed by one synchronize, in microseconds per launch. For our own arrays, CuPy arrays and torch tensors
+it also times the launch path's reading of 3 such arguments alone (`gpujit._core._argument_read_ns`: no
+lookup, packing or launch), which the driver's drift does not touch. The floor is the same loop in C++
+straight on the
 driver (benchmarks/launch_floor.cpp, built here with the CUDA toolkit). Also measured: `import gpujit` in
 a fresh interpreter (median of 5) next to bare Python, numba-cuda and CuPy. Peers that are not installed are
 left out. Prints a table with gpujit's ratio to the floor and writes every figure as JSON.
