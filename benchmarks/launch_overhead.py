@@ -7,10 +7,9 @@ For each argument shape of PERFORMANCE.md's table (0 args, 1/3/16 device arrays,
 followed by one synchronize, in microseconds per launch. For our own arrays, CuPy arrays and torch tensors
 it also times the launch path's reading of 3 such arguments alone (`gpujit._core._argument_read_ns`: no
 lookup, packing or launch), which the driver's drift does not touch. The floor is the same loop in C++
-straight on the
-driver (benchmarks/launch_floor.cpp, built here with the CUDA toolkit). Also measured: `import gpujit` in
-a fresh interpreter (median of 5) next to bare Python, numba-cuda and CuPy. Peers that are not installed are
-left out. Prints a table with gpujit's ratio to the floor and writes every figure as JSON.
+straight on the driver (benchmarks/launch_floor.cpp, built here with the CUDA toolkit). Also measured:
+`import gpujit` in a fresh interpreter (median of 5) next to bare Python, numba-cuda and CuPy. Peers that
+are not installed are left out. Prints a table with gpujit's ratio to the floor and writes every figure as JSON.
 
 The GPU machines drift: one configuration timed 3.83 and 4.58 us within a single run. So foreign arrays are
 compared with our own in alternating short rounds (median of the differences), and --pin CPU runs the whole
