@@ -1,0 +1,102 @@
+"""A pytest plugin that runs numba-cuda's own tests with numba.cuda's user-facing API bound to gpujit.
+
+Loaded with `-p numba_on_gpujit` before pytest imports any test module (tests/compat/run.py does this), it
+imports the installed numba-cuda and rebinds, on `numba.cuda` and the few modules its tests import names from,
+every public name gpujit also defines: `jit`, `to_device`, `device_array`, `stream`, `event`, `synchronize`,
+`gpus`, the kernel-side names (`grid`, `threadIdx`, `shared`, `atomic`...), the random number generators.
+A test module then says `from numba import cuda` and `@cuda.jit`, exactly as a numba-cuda user's program does,
+and gets gpujit. Nothing of numba-cuda's compiler runs for a kernel.
+
+numba's test base classes reach numba's own driver in a few places (the compute capability that decides
+`skip_unless_cc_*`, the context reset between tests, the linker's LTO probe); those are bound to gpujit too, so
+the tests ask gpujit's device and not a driver numba never initialised. The fixture numba-cuda's own conftest
+defines (not shipped in the wheel) is defined here.
+
+Names gpujit does not define stay numba's: a test that uses one runs numba's code or fails, and the harness
+counts it as it comes out. `numba_native.py` is the same plugin without the binding, for numba-cuda's own run.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import numba_native  # noqa: E402  the NumPy 2 shim and the fixture, shared with numba-cuda's own run
+
+# pytest registers the hooks and fixtures of the plugin module itself, so numba_native's are named here.
+initialize_from_pytest_config = numba_native.initialize_from_pytest_config
+pytest_collection_finish = numba_native.pytest_collection_finish
+pytest_runtest_logreport = numba_native.pytest_runtest_logreport
+
+import gpujit  # noqa: E402
+import gpujit.random  # noqa: E402
+
+# numba.cuda names that are not gpujit's public names, or are under another name there.
+_RENAMED = {"DeviceNDArray": "DeviceArray"}
+
+# Names left as numba's: its configuration and its error classes, which tests import to catch numba's errors.
+_KEEP = {"config", "types", "cudadrv", "testing", "tests", "random", "CudaSupportError", "CudaAPIError"}
+
+
+_TYPES = (gpujit.DType, gpujit.ArrayType, gpujit.Signature)
+
+
+def _bind(module, source, names):
+    bound = []
+    for name in names:
+        if name.startswith("_") or name in _KEEP:
+            continue
+        value = getattr(source, _RENAMED.get(name, name), None)
+        if value is None or isinstance(value, _TYPES):
+            continue  # numba's own scalar types stay: gpujit reads them in signatures and kernels
+        setattr(module, name, value)
+        bound.append(name)
+    return bound
+
+
+def _bind_numba_cuda():
+    import numba.cuda as nc
+    import numba.cuda.random as ncr
+    from numba.cuda.cudadrv import devicearray, devices, driver
+    import numba.cuda.testing as testing
+
+    names = set(dir(nc)) | set(_RENAMED)
+    bound = _bind(nc, gpujit, names)
+    _bind(ncr, gpujit.random, dir(ncr))
+    for name in ("DeviceNDArray", "is_cuda_ndarray"):
+        if hasattr(gpujit, _RENAMED.get(name, name)):
+            setattr(devicearray, name, getattr(gpujit, _RENAMED.get(name, name)))
+
+    def get_context(devnum=None):
+        return _Context(gpujit.current_context(devnum))
+
+    devices.get_context = get_context
+    devices.reset = _reset
+    nc.current_context = get_context
+    nc.get_context = get_context
+    testing.cc_X_or_above = _cc_at_least
+    testing.CUDATestCase.skip_if_lto = lambda self, reason: None
+    driver.USE_NV_BINDING = True
+    return bound
+
+
+class _Context:
+    """numba's Context, as far as its tests read one: `.device`, `get_memory_info()`, `synchronize()`."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def __getattr__(self, name):
+        return getattr(self.device, name)
+
+
+def _reset():
+    gpujit.synchronize()
+
+
+def _cc_at_least(major, minor):
+    if gpujit._core.backend_name() == "cpu":
+        return True  # the CPU backend runs the whole kernel language, as numba's simulator answers
+    return tuple(gpujit.get_current_device().compute_capability) >= (major, minor)
+
+
+BOUND = _bind_numba_cuda()
