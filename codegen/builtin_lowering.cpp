@@ -18,6 +18,7 @@
 
 #include "codegen/function_lowering.h"
 #include "ir/builtins.h"
+#include "ir/libdevice_functions.h"
 
 namespace gpujit {
 
@@ -226,6 +227,33 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
       return lower_complex(bi, e);
     case BuiltinLowering::Random:
       return lower_random(bi, e);
+
+    case BuiltinLowering::LibdeviceFn: {
+      // Outputs go through slots of this function's frame; the call returns them after its own result.
+      const LibdeviceSignature& sig = libdevice_signature(bi);
+      std::vector<llvm::Value*> call_args;
+      std::vector<llvm::AllocaInst*> slots;
+      size_t input = 0, output = 0;
+      for (bool is_out : sig.is_output) {
+        if (!is_out) {
+          call_args.push_back(operand(input++));
+          continue;
+        }
+        llvm::AllocaInst* slot = entry_alloca(llvm_type(sig.outputs[output++]), "libdevice.out");
+        slots.push_back(slot);
+        call_args.push_back(b_.CreatePointerBitCastOrAddrSpaceCast(slot, b_.getPtrTy(0)));
+      }
+      llvm::Type* ret = sig.result.is_void() ? b_.getVoidTy() : llvm_type(sig.result);
+      llvm::Value* r = m_.target().call_math(b_, bi.f64, call_args, ret);
+      if (slots.empty()) return cast(r, sig.result, result);
+      Type tt = libdevice_call_type(sig);
+      llvm::Value* agg = llvm::PoisonValue::get(llvm_type(tt));
+      unsigned i = 0;
+      if (!sig.result.is_void()) agg = b_.CreateInsertValue(agg, r, {i++});
+      for (size_t k = 0; k < slots.size(); ++k, ++i)
+        agg = b_.CreateInsertValue(agg, b_.CreateLoad(llvm_type(sig.outputs[k]), slots[k]), {i});
+      return cast(agg, tt, result);
+    }
 
     case BuiltinLowering::Libdevice: {
       const Type& t0 = operand_type(0);

@@ -125,7 +125,9 @@ const std::set<std::string, std::less<>>& libm_stems() {
       "sin",       "cos",   "tan",    "asin",      "acos", "atan",  "atan2", "sinh",   "cosh",   "tanh",
       "asinh",     "acosh", "atanh",  "exp",       "exp2", "exp10", "expm1", "log",    "log2",   "log10",
       "log1p",     "logb",  "pow",    "hypot",     "cbrt", "erf",   "erfc",  "tgamma", "lgamma", "fmod",
-      "remainder", "ldexp", "scalbn", "nextafter", "fdim", "j0",    "j1",    "y0",     "y1"};
+      "remainder", "ldexp", "scalbn", "nextafter", "fdim", "j0",    "j1",    "y0",     "y1",
+      // Results through pointers (libdevice.sincos, frexp, modf, remquo): glibc has them all.
+      "sincos",    "frexp", "modf",   "remquo"};
   return stems;
 }
 
@@ -315,8 +317,11 @@ llvm::Value* HostTarget::call_math(llvm::IRBuilder<>& b, std::string_view libdev
   llvm::Module* module = b.GetInsertBlock()->getModule();
   llvm::FunctionCallee callee =
       module->getOrInsertFunction(libm_name, llvm::FunctionType::get(ret, params, false));
+  bool writes_results = std::any_of(args.begin(), args.end(), [](llvm::Value* a) {
+    return a->getType()->isPointerTy();
+  });
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
-    f->setDoesNotAccessMemory();
+    if (!writes_results) f->setDoesNotAccessMemory();
     f->setDoesNotThrow();
     f->setWillReturn();
   }

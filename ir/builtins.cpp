@@ -11,6 +11,7 @@
 #include <numbers>
 
 #include "frontend/diagnostics.h"
+#include "ir/libdevice_functions.h"
 
 namespace gpujit {
 
@@ -310,6 +311,7 @@ struct Table {
       }
     }
     for (size_t i = 0; i < count; ++i) {
+      if (i == static_cast<size_t>(BuiltinId::LibdeviceCall)) continue;  // rows of their own
       if (!by_id[i]) throw InternalError(fmt::format("builtin id {} has no row", i));
     }
   }
@@ -358,6 +360,8 @@ const char* scope_prefix(BuiltinScope scope) {
       return "cuda.cg.";
     case S::GridGroup:
       return "grid_group.";
+    case S::Libdevice:
+      return "libdevice.";
   }
   return "";
 }
@@ -365,6 +369,7 @@ const char* scope_prefix(BuiltinScope scope) {
 std::string BuiltinInfo::qualified_name() const { return std::string(scope_prefix(scope)) + name; }
 
 const BuiltinInfo* find_builtin(BuiltinScope scope, std::string_view name) {
+  if (scope == S::Libdevice) return find_libdevice_builtin(name);
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && name == r.name) return &r;
   }
@@ -386,6 +391,7 @@ const BuiltinInfo& builtin_info(BuiltinId id) { return *table().by_id.at(static_
 const std::vector<BuiltinInfo>& all_builtins() { return table().rows; }
 
 std::vector<std::string_view> builtin_names(BuiltinScope scope) {
+  if (scope == S::Libdevice) return libdevice_names();
   std::vector<std::string_view> names;
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && r.id != BuiltinId::Cast) names.push_back(r.name);
@@ -424,6 +430,11 @@ std::string builtins_markdown() {
       }
     }
   }
+  md += "\n## libdevice (`numba.cuda.libdevice.*`, `gpujit.libdevice.*`)\n\n"
+        "Every function of CUDA's libdevice.10.bc, by its name without `__nv_` (`libdevice.sinf(x)`, "
+        "`libdevice.popc(i)`), with its C prototype's types (ir/libdevice_table.inc). Results written through "
+        "pointers come back as a tuple: `s, c = libdevice.sincos(x)`, `frac, exp = libdevice.frexp(x)`. On the "
+        "CPU backend the functions libm also has run; the others are a compile error there.\n";
   std::string later;
   for (const BuiltinInfo& r : table().rows) {
     if (r.supported) continue;

@@ -42,6 +42,7 @@ enum class BuiltinScope : uint8_t {
   Random,     // gpujit.random.* / numba.cuda.random.*: the xoroshiro128+ generator
   Cg,         // cuda.cg.this_grid
   GridGroup,  // methods of a grid group: g.sync()
+  Libdevice,  // numba.cuda.libdevice.*: every function of libdevice.10.bc (ir/libdevice_functions.h)
 };
 
 enum class BuiltinId : uint16_t {
@@ -204,6 +205,7 @@ enum class BuiltinId : uint16_t {
   RandomNormalF64,
   CgThisGrid,
   GridGroupSync,
+  LibdeviceCall,  // every libdevice.* function: its rows live in ir/libdevice_functions.cpp
   // math constants (folded by analysis: their symbol is a Constant).
   Pi,
   E,
@@ -244,6 +246,7 @@ enum class BuiltinTyping : uint8_t {
   Complex,        // complex(), z.real, z.imag, z.conjugate(), cmath.* (ir/sema_complex.cpp)
   Random,         // gpu.random.xoroshiro128p_* on a states array (ir/sema_random.cpp)
   GridGroup,      // cg.this_grid(), g.sync() (ir/sema_random.cpp)
+  LibdeviceFn,    // libdevice.*: the function's own signature (ir/libdevice_functions.h)
   Unsupported,    // not supported yet
 };
 
@@ -265,6 +268,7 @@ enum class BuiltinLowering : uint8_t {
   Warp,             // warp shuffles, votes and matches through the target (codegen/warp_lowering.cpp)
   Complex,          // complex arithmetic and cmath from real math (codegen/complex_lowering.cpp)
   Random,           // the xoroshiro128+ step and its conversions (codegen/random_lowering.cpp)
+  LibdeviceFn,      // libdevice.*: the function called by its own name, outputs through local slots
   GridSync,         // this_grid() and a grid-wide barrier through the target (codegen/warp_lowering.cpp)
   None,             // unsupported: never reaches codegen
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ir/const_eval.h"
+#include "ir/libdevice_functions.h"
 #include "ir/sema_internal.h"
 
 namespace gpujit {
@@ -192,6 +193,12 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       return random_call(e, b, args);
     case BuiltinTyping::GridGroup:
       return grid_group_call(e, b, args);
+    case BuiltinTyping::LibdeviceFn: {
+      // The C prototype's types; arguments convert to them as in a C call (numba-cuda does the same).
+      if (!require_numbers()) return ExprResult::error();
+      const LibdeviceSignature& sig = libdevice_signature(b);
+      return done(sig.inputs, libdevice_call_type(sig));
+    }
     case BuiltinTyping::MathUnary:
     case BuiltinTyping::MathBinary: {
       if (!require_numbers()) return ExprResult::error();

@@ -348,9 +348,18 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     } else {
       return no_attribute({});
     }
+  } else if (module == "gpujit.libdevice" || module == "numba.cuda.libdevice") {
+    const BuiltinInfo* b = find_builtin(BuiltinScope::Libdevice, attr);
+    if (!b) return no_attribute(builtin_names(BuiltinScope::Libdevice));
+    r = from_row(b);
   } else if (module == "gpujit.random" || module == "numba.cuda.random") {
     const BuiltinInfo* b = find_builtin(BuiltinScope::Random, attr);
     if (!b) return no_attribute(builtin_names(BuiltinScope::Random));
+    r = from_row(b);
+  } else if (is_kernel_module(module) && attr.rfind("libdevice.", 0) == 0) {
+    // `sin = libdevice.sin` at module level, or `from gpujit.libdevice import sin`.
+    const BuiltinInfo* b = find_builtin(BuiltinScope::Libdevice, attr.substr(10));
+    if (!b) return no_attribute(builtin_names(BuiltinScope::Libdevice));
     r = from_row(b);
   } else if (is_kernel_module(module) && attr.find('.') != std::string::npos &&
              std::find(std::begin(kNamespaces), std::end(kNamespaces), attr.substr(0, attr.find('.'))) !=
@@ -364,6 +373,9 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     if (std::find(std::begin(kNamespaces), std::end(kNamespaces), attr) != std::end(kNamespaces)) {
       r.what = ExprResult::What::Namespace;
       r.module = attr;
+    } else if (attr == "libdevice") {
+      r.what = ExprResult::What::Module;
+      r.module = module + ".libdevice";
     } else if (const BuiltinInfo* b = find_builtin(BuiltinScope::Kernel, attr)) {
       r = from_row(b);
     } else if (std::optional<ScalarKind> k = parse_scalar_name(attr)) {

@@ -1,0 +1,86 @@
+"""libdevice.* in kernels (numba-cuda's numba.cuda.libdevice) and compile_ptx, checked against NumPy.
+
+Kernels run on the default backend (the GPU when there is one, else the CPU backend, where the libdevice
+functions libm also has run); compile_ptx makes PTX on any machine.
+"""
+
+import numpy as np
+import pytest
+
+import gpujit as gpu
+from gpujit import libdevice
+
+
+@gpu.jit
+def sincos_frexp(s, c, frac, exp, x):
+    i = gpu.grid(1)
+    if i < x.size:
+        sv, cv = libdevice.sincos(x[i])
+        s[i] = sv
+        c[i] = cv
+        f, e = libdevice.frexp(x[i])
+        frac[i] = f
+        exp[i] = e
+
+
+@gpu.jit
+def float32_calls(out, x):
+    i = gpu.grid(1)
+    if i < x.size:
+        out[i] = libdevice.expf(x[i]) + libdevice.fmaxf(x[i], np.float32(0.5))
+
+
+def test_results_through_pointers_come_back_as_a_tuple():
+    x = np.linspace(-4.0, 4.0, 257)
+    s, c, frac = (np.zeros_like(x) for _ in range(3))
+    exp = np.zeros(x.size, np.int32)
+    sincos_frexp[3, 128](s, c, frac, exp, x)
+    want_frac, want_exp = np.frexp(x)
+    np.testing.assert_allclose(s, np.sin(x), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(c, np.cos(x), rtol=1e-14, atol=1e-15)
+    np.testing.assert_array_equal(frac, want_frac)
+    np.testing.assert_array_equal(exp, want_exp)
+
+
+def test_float32_functions_keep_float32():
+    x = np.linspace(-2.0, 2.0, 100, dtype=np.float32)
+    out = np.zeros_like(x)
+    float32_calls[1, 128](out, x)
+    np.testing.assert_allclose(out, np.exp(x) + np.maximum(x, np.float32(0.5)), rtol=2e-6)
+    assert "float32" in float32_calls.inspect_types(gpu.void(gpu.float32[::1], gpu.float32[::1]))
+
+
+def test_compile_ptx_returns_ptx_and_return_type():
+    def kernel(r, a, b):
+        i = gpu.grid(1)
+        if i < r.size:
+            r[i] = libdevice.popc(a[i]) + libdevice.sad(a[i], b[i], 3)
+
+    ptx, resty = gpu.compile_ptx(kernel, (gpu.uint32[::1], gpu.int32[::1], gpu.int32[::1]))
+    assert resty == gpu.void
+    assert ".visible .entry" in ptx and "popc.b32" in ptx and "sad.s32" in ptx
+
+
+def test_compile_ptx_refuses_what_it_does_not_do():
+    def device_fn(x):
+        return x + 1
+
+    with pytest.raises(NotImplementedError, match="device functions"):
+        gpu.compile_ptx(device_fn, (gpu.float32,), device=True)
+    with pytest.raises(NotImplementedError, match="output='ptx'"):
+        gpu.compile(device_fn, (gpu.float32,), device=False, output="ltoir")
+
+
+def test_unknown_libdevice_function_is_a_compile_error_at_the_call():
+    @gpu.jit
+    def bad(x):
+        x[0] = libdevice.sinx(x[0])
+
+    with pytest.raises(gpu.CompileError, match="has no attribute 'sinx'; did you mean 'sin'") as info:
+        bad[1, 1](np.zeros(1))
+    assert info.value.lineno == bad.py_func.__code__.co_firstlineno + 2
+
+
+def test_libdevice_names_are_kernel_only_on_the_host():
+    with pytest.raises(RuntimeError, match="only be called inside a kernel"):
+        libdevice.sin(1.0)
