@@ -14,6 +14,7 @@ Importing gpujit loads its C++ core but neither NumPy nor the CUDA driver; both 
 """
 
 from . import _core
+from ._compile import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
 from ._dispatcher import Dispatcher, jit
 from ._kernel_api import build as _build_kernel_api
 from ._types import ArrayType, DType, Signature, make_dtypes as _make_dtypes, void
@@ -27,6 +28,7 @@ globals().update(_make_dtypes())
 globals().update(_build_kernel_api(_core.kernel_builtins()))
 # gpujit.random is a module (host-side create_xoroshiro128p_states too), in place of the kernel namespace.
 random = __import__("importlib").import_module(".random", __name__)
+from . import libdevice  # noqa: E402  the kernel namespace of libdevice functions
 
 DeviceArray = _core.DeviceArray
 DeviceNDArray = _core.DeviceArray  # numba's name
