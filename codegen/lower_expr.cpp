@@ -175,7 +175,14 @@ llvm::Value* FunctionLowering::lower_device_call(const CallExpr& e, const TypedF
   std::vector<llvm::Value*> values;
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i]) internal("missing argument in a call of " + callee.name);
-    values.push_back(lower_expr_as(*args[i], callee.signature.params[i]));
+    const Type& param = callee.signature.params[i];
+    // A compile-time argument (a function, a dtype, a constant the callee needs as one) is part of the
+    // callee's specialization and passes nothing (ir/sema_call.cpp, device_call).
+    if (param.kind == Type::Kind::None) {
+      values.push_back(llvm::Constant::getNullValue(llvm_type(param)));
+      continue;
+    }
+    values.push_back(lower_expr_as(*args[i], param));
   }
   llvm::Value* result = b_.CreateCall(m_.device_function(callee), values);
   const Type& ret = callee.signature.ret;

@@ -288,6 +288,8 @@ void FunctionLowering::lower_device_function() {
   for (size_t i = 0; i < params.size(); ++i) {
     llvm::Argument* arg = llvm_fn_->getArg(static_cast<unsigned>(i));
     arg->setName(params[i].name);
+    // A compile-time argument (None-typed, ir/sema_call.cpp device_call) is no variable: nothing to store.
+    if (fn_.signature.params[i].kind == Type::Kind::None && !locals_.count(params[i].name)) continue;
     const Type& local =
         fn_.locals.count(params[i].name) ? fn_.locals.at(params[i].name) : fn_.signature.params[i];
     b_.CreateStore(cast(arg, fn_.signature.params[i], local), local_slot(params[i].name));

@@ -99,9 +99,29 @@ bool is_kernel_module(const std::string& canonical) {
 // ---------------------------------------------------------------------------------------------------------
 // Program
 
+namespace {
+
+// What tells one compile-time argument from another in a specialization's key.
+std::string static_key(const ExprResult& r) {
+  switch (r.what) {
+    case ExprResult::What::Builtin:
+      return std::string("builtin ") + r.builtin->qualified_name();
+    case ExprResult::What::DType:
+      return std::string("dtype ") + scalar_name(r.dtype);
+    case ExprResult::What::Device:
+      return fmt::format("function {} {}", r.function->name, static_cast<const void*>(r.function));
+    default:
+      return r.value ? "constant " + r.value->type().key() + " " + r.value->str() : "?";
+  }
+}
+
+}  // namespace
+
 Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::vector<Type>& args,
-                                            bool is_kernel) {
-  auto key = std::make_pair(&def, Signature{Type::void_(), args}.key());
+                                            bool is_kernel, const std::map<size_t, ExprResult>& statics) {
+  std::string sig_key = Signature{Type::void_(), args}.key();
+  for (const auto& [i, r] : statics) sig_key += fmt::format(" [{}: {}]", i, static_key(r));
+  auto key = std::make_pair(&def, sig_key);
   auto it = specs_.find(key);
   if (it != specs_.end()) return it->second.get();  // not done yet: a recursive call (sema_recursion.cpp)
   if (size_t(std::count(stack_.begin(), stack_.end(), &def)) >= kMaxNestedSpecializations) return nullptr;
@@ -120,7 +140,7 @@ Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::v
     s->fn->name = def.name;
     s->fn->is_kernel = is_kernel;
   } else {
-    FunctionAnalyzer(*this, *s, def, args, is_kernel).run();
+    FunctionAnalyzer(*this, *s, def, args, is_kernel, statics).run();
   }
   stack_.pop_back();
   s->done = true;
@@ -150,8 +170,12 @@ std::unique_ptr<TypedProgram> analyze(const FunctionDef& kernel, const std::vect
 // One function
 
 FunctionAnalyzer::FunctionAnalyzer(ProgramAnalyzer& program, Specialization& spec, const FunctionDef& def,
-                                   const std::vector<Type>& args, bool is_kernel)
+                                   const std::vector<Type>& args, bool is_kernel,
+                                   const std::map<size_t, ExprResult>& statics)
     : program_(program), spec_(spec), fn_(*spec.fn), def_(def), file_(def.file), is_kernel_(is_kernel) {
+  for (const auto& [i, r] : statics) {
+    if (i < def.params.size()) static_params_[def.params[i].name] = r;
+  }
   fn_.def = &def;
   fn_.name = def.name;
   fn_.is_kernel = is_kernel;
@@ -176,6 +200,7 @@ void FunctionAnalyzer::run() {
   for (size_t i = 0; i < def_.params.size(); ++i) {
     const Param& p = def_.params[i];
     const Type& t = fn_.signature.params[i];
+    if (static_params_.count(p.name)) continue;  // bound at compile time, not a variable
     checking_ = true;
     if (!t.is_valid() || t.is_void() || t.kind == Type::Kind::None) {
       error(p.range, fmt::format("argument '{}' has no usable type ({})", p.name, t.str()));

@@ -47,7 +47,19 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
   std::vector<ExprResult> args;
   bool unknown = callee.what == ExprResult::What::Unknown, failed = !callee.ok();
   for (const ExprPtr& a : e.args) {
-    args.push_back(value(*a));
+    // A device function may take functions and dtypes too: they become part of its specialization.
+    bool static_ok = false;
+    if (callee.what == ExprResult::What::Device) {
+      ExprResult r = expr(*a);
+      static_ok = r.what == ExprResult::What::Builtin || r.what == ExprResult::What::DType ||
+                  r.what == ExprResult::What::Device;
+      if (static_ok) args.push_back(r);
+      else if (!r.ok() || (r.is_value() && !r.type.is_void())) args.push_back(r);
+      else args.push_back(value(*a));  // says why this is not a value
+    } else {
+      args.push_back(value(*a));
+    }
+    if (static_ok) continue;
     if (args.back().what == ExprResult::What::Unknown)
       unknown = true;
     else if (!args.back().is_value())
@@ -475,8 +487,18 @@ ExprResult FunctionAnalyzer::range_call(const CallExpr& e) {
 
 ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& callee,
                                          const std::vector<ExprResult>& args) {
+  // Functions and dtypes are compile-time arguments: the callee is specialized on them and they pass
+  // nothing at run time (their parameter is typed None).
   std::vector<Type> types;
-  for (const ExprResult& a : args) types.push_back(a.type);
+  std::map<size_t, ExprResult> statics;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].is_value()) {
+      types.push_back(args[i].type);
+    } else {
+      types.push_back(Type::none());
+      statics.emplace(i, args[i]);
+    }
+  }
   if (callee.params.size() != types.size()) {
     error(e.range, fmt::format("{}() {}, got {}", callee.name,
                                arity_text(static_cast<int>(callee.params.size()),
@@ -484,7 +506,34 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
                                types.size()));
     return ExprResult::error();
   }
-  Specialization* s = program_.specialize(callee, types, false);
+  Specialization* s = program_.specialize(callee, types, false, statics);
+  // numba types constant arguments as literals where the callee needs a constant (a shared array's shape,
+  // a dtype): if the callee fails with its constants as values, it is tried with them bound at compile time.
+  // Not for recursion, where constant arguments would make a new specialization at every level.
+  bool recursive = std::count(program_.stack().begin(), program_.stack().end(), &callee) > 0;
+  if (s && s->done && s->diags.has_errors() && !recursive) {
+    std::map<size_t, ExprResult> literal = statics;
+    std::vector<Type> literal_types = types;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].constant() && args[i].constant()->kind != ConstValue::Kind::String) {
+        literal.emplace(i, args[i]);
+        literal_types[i] = Type::none();
+      }
+    }
+    if (literal.size() > statics.size()) {
+      Specialization* with_literals = program_.specialize(callee, literal_types, false, literal);
+      auto clean = [](const Specialization* spec) {
+        if (!spec || !spec->done || spec->diags.has_errors() || spec->fn->mangled_name.empty()) return false;
+        if (!spec->fn->signature.ret.is_valid()) return false;
+        return std::none_of(spec->callees.begin(), spec->callees.end(),
+                            [](const Specialization* c) { return c->diags.has_errors(); });
+      };
+      if (clean(with_literals)) {
+        s = with_literals;
+        types = literal_types;
+      }
+    }
+  }
   if (!s) {
     std::string now;
     for (const Type& t : types) now += (now.empty() ? "" : ", ") + t.str();

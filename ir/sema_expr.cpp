@@ -232,6 +232,12 @@ ExprResult FunctionAnalyzer::value(const Expr& e) {
 }
 
 ExprResult FunctionAnalyzer::name(const NameExpr& e) {
+  if (auto st = static_params_.find(e.id); st != static_params_.end()) {
+    const ExprResult& r = st->second;
+    if (r.what == ExprResult::What::Device) return r;  // the call records the symbol with its specialization
+    if (checking_) fn_.symbols[&e] = symbol_for(r, e.id);
+    return record(e, r);
+  }
   if (is_local_name(e.id)) {
     auto it = vars_.find(e.id);
     if (it != vars_.end() && it->second.type.is_valid()) {

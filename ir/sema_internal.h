@@ -78,7 +78,10 @@ class ProgramAnalyzer {
 
   /// The analysed specialization of `def` for `args` (analysing it on first request), or nullptr when `def`
   /// is already being analysed further up (recursion).
-  Specialization* specialize(const FunctionDef& def, const std::vector<Type>& args, bool is_kernel);
+  /// `statics` holds the compile-time arguments by parameter index (their `args` entry is None): functions,
+  /// dtypes and constants the callee is specialized on (FunctionAnalyzer::device_call).
+  Specialization* specialize(const FunctionDef& def, const std::vector<Type>& args, bool is_kernel,
+                             const std::map<size_t, ExprResult>& statics = {});
   /// Appends `s`, its callees first, to `out` and its diagnostics to `diags` (once each).
   void commit(Specialization* s, TypedProgram& out, Diagnostics& diags);
   const GlobalEnv& globals() const { return globals_; }
@@ -95,7 +98,7 @@ class ProgramAnalyzer {
 class FunctionAnalyzer {
  public:
   FunctionAnalyzer(ProgramAnalyzer& program, Specialization& spec, const FunctionDef& def,
-                   const std::vector<Type>& args, bool is_kernel);
+                   const std::vector<Type>& args, bool is_kernel, const std::map<size_t, ExprResult>& statics);
   void run();
 
   // --- statements (sema.cpp)
@@ -227,6 +230,8 @@ class FunctionAnalyzer {
   int loop_depth_ = 0;
   std::set<std::string> local_names_;  // every name the function binds (Python's local scope)
   std::map<std::string, VarInfo> vars_;
+  /// Parameters bound at compile time: each name stands for its argument (a function, dtype or constant).
+  std::map<std::string, ExprResult> static_params_;
   std::set<std::string> failed_vars_;  // a binding's value had an error: stay quiet about reads
   std::set<std::string> reported_conflicts_;
   std::set<std::string> const_array_vars_;  // locals assigned a constant-memory array (read-only)
