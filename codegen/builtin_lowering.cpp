@@ -327,6 +327,12 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
           // larger (max).
           const CmpOpKind better = bi.id == BuiltinId::Min ? CmpOpKind::Lt : CmpOpKind::Gt;
           const Type& t = operand_type(0);
+          // Two floats: C's fmin/fmax (a NaN operand loses), the min.f32/max.f64 instructions, as numba-cuda
+          // lowers them (through libdevice's __nv_fmax[f]); CPython would keep a NaN first operand.
+          if (args.size() == 2 && t.is_float()) {
+            auto id = bi.id == BuiltinId::Min ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum;
+            return cast(b_.CreateBinaryIntrinsic(id, operand(0), operand(1)), t, result);
+          }
           llvm::Value* acc = operand(0);
           for (size_t i = 1; i < args.size(); ++i) {
             llvm::Value* v = operand(i);
@@ -349,6 +355,7 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
         case BuiltinId::Round: {
           const Type& t = operand_type(0);
           llvm::Value* x = operand(0);
+          if (args.size() == 2) return cast(round_ndigits(x, operand(1)), t, result);
           if (!t.is_float()) return cast(x, t, result);
           llvm::Value* r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
           return cast(r, t, result);
@@ -380,6 +387,43 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
       break;
   }
   internal(std::string("no lowering for builtin ") + bi.qualified_name());
+}
+
+// round(x, ndigits) as CPython's fallback double_round (which numba-cuda follows): scale by 10**ndigits in
+// float64 (in two steps past 1e22, so the scale cannot overflow), round half away from zero, correct an
+// exact halfway case to even, scale back. Infinities, NaNs and a scaled value that overflows return x.
+llvm::Value* FunctionLowering::round_ndigits(llvm::Value* x, llvm::Value* ndigits) {
+  llvm::Type* xt = x->getType();
+  llvm::Type* f64 = b_.getDoubleTy();
+  llvm::Value* xd = xt == f64 ? x : b_.CreateFPExt(x, f64);
+  auto c = [&](double v) { return llvm::ConstantFP::get(f64, v); };
+  auto pow10 = [&](llvm::Value* n) {  // 10.0 ** n for an int32 n >= 0
+    return m_.target().call_math(b_, "__nv_powi", {c(10.0), n}, f64);
+  };
+  llvm::Value* n = b_.CreateSExtOrTrunc(ndigits, b_.getInt64Ty());
+  llvm::Value* n32 = b_.CreateTrunc(b_.CreateSelect(b_.CreateICmpSGT(n, b_.getInt64(400)), b_.getInt64(400),
+                                                    b_.CreateSelect(b_.CreateICmpSLT(n, b_.getInt64(-400)),
+                                                                    b_.getInt64(-400), n)),
+                                    b_.getInt32Ty());
+  llvm::Value* non_negative = b_.CreateICmpSGE(n32, b_.getInt32(0));
+  llvm::Value* big = b_.CreateICmpSGT(n32, b_.getInt32(22));
+  llvm::Value* pow1 = pow10(b_.CreateSelect(non_negative, b_.CreateSelect(big, b_.CreateSub(n32, b_.getInt32(22)), n32),
+                                            b_.CreateNeg(n32)));
+  llvm::Value* pow2 = b_.CreateSelect(big, c(1e22), c(1.0));
+  llvm::Value* y = b_.CreateSelect(non_negative, b_.CreateFMul(b_.CreateFMul(xd, pow1), pow2), b_.CreateFDiv(xd, pow1));
+  llvm::Value* z = b_.CreateUnaryIntrinsic(llvm::Intrinsic::round, y);
+  llvm::Value* halfway =
+      b_.CreateFCmpOEQ(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, b_.CreateFSub(y, z)), c(0.5));
+  llvm::Value* even = b_.CreateFMul(c(2.0), b_.CreateUnaryIntrinsic(llvm::Intrinsic::round, b_.CreateFDiv(y, c(2.0))));
+  z = b_.CreateSelect(halfway, even, z);
+  z = b_.CreateSelect(non_negative, b_.CreateFDiv(b_.CreateFDiv(z, pow2), pow1), b_.CreateFMul(z, pow1));
+  auto is_inf = [&](llvm::Value* v) {
+    return b_.CreateFCmpOEQ(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v), c(INFINITY));
+  };
+  llvm::Value* keep_x = b_.CreateOr(b_.CreateOr(is_inf(xd), b_.CreateFCmpUNO(xd, xd)),
+                                    b_.CreateAnd(non_negative, is_inf(y)));
+  llvm::Value* r = b_.CreateSelect(keep_x, xd, z);
+  return xt == f64 ? r : b_.CreateFPTrunc(r, xt);
 }
 
 }  // namespace gpujit

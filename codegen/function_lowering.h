@@ -261,6 +261,8 @@ class FunctionLowering {
   const Symbol* symbol_of(const Expr& e) const { return fn_.symbol_of(&e); }
   llvm::Type* llvm_type(const Type& t) { return m_.llvm_type(t); }
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
+  /// round(x, ndigits) of a float x (codegen/builtin_lowering.cpp).
+  llvm::Value* round_ndigits(llvm::Value* x, llvm::Value* ndigits);
   llvm::Value* local_slot(const std::string& name);
   /// A fresh block in this function (not yet inserted at a position; appended).
   llvm::BasicBlock* new_block(const std::string& name);

@@ -40,6 +40,11 @@ void __truncsfhf2();
 void __extendhfsf2();
 }
 #endif
+// libgcc's integer powers, which llvm.powi becomes (libdevice.powi, round(x, ndigits)): bound by address too.
+extern "C" {
+double __powidf2(double, int);
+float __powisf2(float, int);
+}
 
 namespace gpujit {
 namespace {
@@ -117,6 +122,8 @@ class HostJit {
     define("__truncsfhf2", &__truncsfhf2);
     define("__extendhfsf2", &__extendhfsf2);
 #endif
+    define("__powidf2", &__powidf2);
+    define("__powisf2", &__powisf2);
     if (llvm::Error e = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
       throw InternalError("host JIT: " + llvm::toString(std::move(e)));
   }

@@ -267,6 +267,16 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
     }
     case BuiltinTyping::Round: {
       if (!require_numbers()) return ExprResult::error();
+      if (args.size() == 2) {
+        // round(x, ndigits): a float of x's type, as numba-cuda (which has it for float32 and float64 only).
+        if (!args[0].type.is_float() || !args[1].type.is_integer()) {
+          error(e.range, fmt::format("round(x, ndigits) takes a float x and an integer ndigits, got {} and {}",
+                                     args[0].type.str(), args[1].type.str()));
+          return ExprResult::error();
+        }
+        Type x = args[0].type.is_scalar(ScalarKind::Float16) ? Type::scalar_of(ScalarKind::Float32) : args[0].type;
+        return done({x, i64}, x);
+      }
       Type operand_type = args[0].type.is_float() ? args[0].type : i64;
       return done({operand_type}, i64);
     }

@@ -1,0 +1,90 @@
+"""Builtins whose results follow numba-cuda's, bit for bit, where they differ from CPython's.
+
+- round(x, ndigits) on a float: CPython's fallback algorithm, which numba-cuda uses (scale, round half away
+  from zero, correct exact halves to even, scale back), so round(2.675, 2) is 2.68 here and in numba-cuda,
+  2.67 in CPython (which rounds the exact decimal value).
+- min/max of two floats: C's fmin/fmax, a NaN operand loses (numba-cuda calls libdevice's fmin/fmax); the
+  PTX is one min/max instruction.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import gpujit as gpu
+
+
+def round_like_numba(x, ndigits):
+    """The reference: CPython's fallback double_round, in Python."""
+    if math.isinf(x) or math.isnan(x):
+        return x
+    if ndigits >= 0:
+        pow1, pow2 = (10.0 ** (ndigits - 22), 1e22) if ndigits > 22 else (10.0**ndigits, 1.0)
+        y = (x * pow1) * pow2
+        if math.isinf(y):
+            return x
+    else:
+        pow1 = 10.0 ** (-ndigits)
+        y = x / pow1
+
+    def half_away(v):
+        return math.floor(v + 0.5) if v >= 0 else math.ceil(v - 0.5)
+
+    z = half_away(y)
+    if abs(y - z) == 0.5:
+        z = 2.0 * half_away(y / 2.0)
+    return (z / pow2) / pow1 if ndigits >= 0 else z * pow1
+
+
+@gpu.jit
+def round_digits(out, x, n):
+    i = gpu.grid(1)
+    if i < x.size:
+        out[i] = round(x[i], n)
+
+
+@pytest.mark.parametrize("ndigits", [0, 1, 2, 3, -1, -2, 25])
+def test_round_ndigits_matches_numba(ndigits):
+    x = np.array([2.675, 0.125, 0.375, -1.5, 12345.6789, np.inf, -np.inf, np.nan, 1e300, 2.5, -0.5, 7.45])
+    out = np.zeros_like(x)
+    round_digits[1, 32](out, x, ndigits)
+    want = np.array([round_like_numba(float(v), ndigits) for v in x])
+    np.testing.assert_array_equal(out, want)
+
+
+def test_round_ndigits_keeps_float32():
+    x = np.array([1.23456, -2.5, 0.0625], np.float32)
+    out = np.zeros_like(x)
+    round_digits[1, 32](out, x, 2)
+    want = np.array([round_like_numba(float(v), 2) for v in x]).astype(np.float32)
+    np.testing.assert_array_equal(out, want)
+    assert "float32" in round_digits.inspect_types(gpu.void(gpu.float32[::1], gpu.float32[::1], gpu.int64))
+
+
+def test_round_ndigits_of_an_integer_is_an_error():
+    @gpu.jit
+    def bad(out, x):
+        out[0] = round(x[0], 2)
+
+    with pytest.raises(gpu.CompileError, match=r"round\(x, ndigits\) takes a float x"):
+        bad[1, 1](np.zeros(1, np.int64), np.zeros(1, np.int64))
+
+
+@gpu.jit
+def extremes(lo, hi, a, b):
+    i = gpu.grid(1)
+    if i < a.size:
+        lo[i] = min(a[i], b[i])
+        hi[i] = max(a[i], b[i])
+
+
+def test_min_max_of_two_floats_are_fmin_fmax():
+    a = np.array([1.0, np.nan, 3.0, np.nan, -0.5])
+    b = np.array([2.0, 1.0, np.nan, np.nan, -0.25])
+    lo, hi = np.zeros_like(a), np.zeros_like(a)
+    extremes[1, 8](lo, hi, a, b)
+    np.testing.assert_array_equal(lo, np.fmin(a, b))
+    np.testing.assert_array_equal(hi, np.fmax(a, b))
+    ptx = extremes.inspect_ptx(gpu.void(*[gpu.float64[::1]] * 4))
+    assert "min.f64" in ptx and "max.f64" in ptx
