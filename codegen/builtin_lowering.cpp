@@ -228,6 +228,20 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
     case BuiltinLowering::Random:
       return lower_random(bi, e);
 
+    case BuiltinLowering::Operator: {
+      const Type& t = operand_type(0);
+      llvm::Value* r = nullptr;
+      if (bi.typing == BuiltinTyping::OperatorBinary)
+        r = binary_op(static_cast<BinOpKind>(bi.axis), operand(0), lower_expr_as(arg(1), t), t);
+      else if (bi.typing == BuiltinTyping::OperatorCompare)
+        return cast(compare_op(static_cast<CmpOpKind>(bi.axis), operand(0), lower_expr_as(arg(1), t), t),
+                    bool_type, result);
+      else
+        r = unary_op(static_cast<UnaryOpKind>(bi.axis), operand(0), t);
+      return cast(r, bi.typing == BuiltinTyping::OperatorUnary && bi.axis == uint8_t(UnaryOpKind::Not)
+                         ? bool_type : t, result);
+    }
+
     case BuiltinLowering::LibdeviceFn: {
       // Outputs go through slots of this function's frame; the call returns them after its own result.
       const LibdeviceSignature& sig = libdevice_signature(bi);

@@ -12,6 +12,7 @@
 
 #include "frontend/diagnostics.h"
 #include "ir/libdevice_functions.h"
+#include "ir/operator_functions.h"
 
 namespace gpujit {
 
@@ -312,7 +313,8 @@ struct Table {
       }
     }
     for (size_t i = 0; i < count; ++i) {
-      if (i == static_cast<size_t>(BuiltinId::LibdeviceCall)) continue;  // rows of their own
+      if (i == static_cast<size_t>(BuiltinId::LibdeviceCall) || i == static_cast<size_t>(BuiltinId::OperatorCall))
+        continue;  // rows of their own
       if (!by_id[i]) throw InternalError(fmt::format("builtin id {} has no row", i));
     }
   }
@@ -363,6 +365,8 @@ const char* scope_prefix(BuiltinScope scope) {
       return "grid_group.";
     case S::Libdevice:
       return "libdevice.";
+    case S::Operator:
+      return "operator.";
   }
   return "";
 }
@@ -371,6 +375,7 @@ std::string BuiltinInfo::qualified_name() const { return std::string(scope_prefi
 
 const BuiltinInfo* find_builtin(BuiltinScope scope, std::string_view name) {
   if (scope == S::Libdevice) return find_libdevice_builtin(name);
+  if (scope == S::Operator) return find_operator_builtin(name);
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && name == r.name) return &r;
   }
@@ -393,6 +398,7 @@ const std::vector<BuiltinInfo>& all_builtins() { return table().rows; }
 
 std::vector<std::string_view> builtin_names(BuiltinScope scope) {
   if (scope == S::Libdevice) return libdevice_names();
+  if (scope == S::Operator) return operator_names();
   std::vector<std::string_view> names;
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && r.id != BuiltinId::Cast) names.push_back(r.name);
@@ -436,6 +442,10 @@ std::string builtins_markdown() {
         "`libdevice.popc(i)`), with its C prototype's types (ir/libdevice_table.inc). Results written through "
         "pointers come back as a tuple: `s, c = libdevice.sincos(x)`, `frac, exp = libdevice.frexp(x)`. On the "
         "CPU backend the functions libm also has run; the others are a compile error there.\n";
+  md += "\n## operator (Python's `operator` module)\n\nA function of the operator module held in a variable "
+        "and called (`op = operator.add; op(a, b)`) is the operator it names, typed as if written in place: ";
+  for (std::string_view n : operator_names()) md += fmt::format("`operator.{}` ", n);
+  md += "\n";
   std::string later;
   for (const BuiltinInfo& r : table().rows) {
     if (r.supported) continue;

@@ -205,6 +205,36 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       return random_call(e, b, args);
     case BuiltinTyping::GridGroup:
       return grid_group_call(e, b, args);
+    case BuiltinTyping::OperatorBinary: {
+      OpTyping t = type_binary(static_cast<BinOpKind>(b.axis), ops[0], ops[1]);
+      if (!t.ok()) {
+        error(e.range, t.error + origin_of(*e.args[0]) + origin_of(*e.args[1]));
+        return ExprResult::error();
+      }
+      if (args[0].value && args[1].value) {
+        if (auto c = fold_binary(static_cast<BinOpKind>(b.axis), *args[0].value, *args[1].value)) {
+          if (checking_) fn_.operand_types[&e] = {t.operand};
+          return record(e, ExprResult::of_const(*c));
+        }
+      }
+      return done({t.operand}, t.result);
+    }
+    case BuiltinTyping::OperatorCompare: {
+      OpTyping t = type_compare(static_cast<CmpOpKind>(b.axis), ops[0], ops[1]);
+      if (!t.ok()) {
+        error(e.range, t.error + origin_of(*e.args[0]) + origin_of(*e.args[1]));
+        return ExprResult::error();
+      }
+      return done({t.operand}, t.result);
+    }
+    case BuiltinTyping::OperatorUnary: {
+      OpTyping t = type_unary(static_cast<UnaryOpKind>(b.axis), args[0].type);
+      if (!t.ok()) {
+        error(e.range, t.error + origin_of(*e.args[0]));
+        return ExprResult::error();
+      }
+      return done({t.operand}, t.result);
+    }
     case BuiltinTyping::LibdeviceFn: {
       // The C prototype's types; arguments convert to them as in a C call (numba-cuda does the same).
       if (!require_numbers()) return ExprResult::error();

@@ -354,6 +354,10 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     } else {
       return no_attribute({});
     }
+  } else if (module == "operator") {
+    const BuiltinInfo* b = find_builtin(BuiltinScope::Operator, attr);
+    if (!b) return no_attribute(builtin_names(BuiltinScope::Operator));
+    r = from_row(b);
   } else if (module == "gpujit.libdevice" || module == "numba.cuda.libdevice") {
     const BuiltinInfo* b = find_builtin(BuiltinScope::Libdevice, attr);
     if (!b) return no_attribute(builtin_names(BuiltinScope::Libdevice));

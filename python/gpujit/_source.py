@@ -18,7 +18,7 @@ import types
 _MODULES = {"math": "math", "cmath": "cmath", "numpy": "numpy", "gpujit": "gpujit", "numba": "numba",
             "numba.cuda": "numba.cuda", "numba.types": "numba.types", "gpujit.random": "gpujit.random",
             "numba.cuda.random": "numba.cuda.random", "gpujit.libdevice": "gpujit.libdevice",
-            "numba.cuda.libdevice": "numba.cuda.libdevice"}
+            "numba.cuda.libdevice": "numba.cuda.libdevice", "operator": "operator"}
 
 
 def source_args(pyfunc):
@@ -135,6 +135,9 @@ def describe(value):
     fname = getattr(value, "__name__", None)
     if module in ("math", "cmath") and fname and getattr(sys.modules[module], fname, None) is value:
         return ("member", module, fname)
+    operator = sys.modules.get("operator")  # operator.add's __module__ is '_operator'
+    if operator is not None and fname and getattr(operator, fname, None) is value:
+        return ("member", "operator", fname)
     numba_name = _numba_type_name(value)
     if numba_name:
         return ("dtype", numba_name)
