@@ -18,6 +18,7 @@
 
 #include "codegen/function_lowering.h"
 #include "ir/builtins.h"
+#include "ir/fp16_functions.h"
 #include "ir/libdevice_functions.h"
 
 namespace gpujit {
@@ -227,6 +228,42 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
       return lower_complex(bi, e);
     case BuiltinLowering::Random:
       return lower_random(bi, e);
+
+    case BuiltinLowering::Fp16: {
+      const Type half = Type::scalar_of(ScalarKind::Float16);
+      const std::string_view name = bi.name;
+      llvm::Value* a = operand(0);
+      if (fp16_is_comparison(name)) {
+        CmpOpKind op = name == "heq" ? CmpOpKind::Eq : name == "hne" ? CmpOpKind::NotEq
+                     : name == "hgt" ? CmpOpKind::Gt : name == "hge" ? CmpOpKind::GtE
+                     : name == "hlt" ? CmpOpKind::Lt : CmpOpKind::LtE;
+        return cast(compare_op(op, a, operand(1), half), bool_type, result);
+      }
+      llvm::Value* r = nullptr;
+      if (name == "hadd") r = binary_op(BinOpKind::Add, a, operand(1), half);
+      else if (name == "hsub") r = binary_op(BinOpKind::Sub, a, operand(1), half);
+      else if (name == "hmul") r = binary_op(BinOpKind::Mul, a, operand(1), half);
+      else if (name == "hdiv") r = binary_op(BinOpKind::Div, a, operand(1), half);
+      else if (name == "hneg") r = b_.CreateFNeg(a);
+      else if (name == "habs") r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a);
+      else if (name == "hfma") r = b_.CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()}, {a, operand(1), operand(2)});
+      else if (name == "hmax") r = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, operand(1));
+      else if (name == "hmin") r = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, operand(1));
+      else {
+        // Math in float32, one rounding to float16 (cuda_fp16.h computes these the same way).
+        llvm::Value* x = b_.CreateFPExt(a, b_.getFloatTy());
+        llvm::Value* y = nullptr;
+        if (bi.f32) y = m_.target().call_math(b_, bi.f32, {x}, b_.getFloatTy());
+        else if (name == "hrcp") y = b_.CreateFDiv(llvm::ConstantFP::get(b_.getFloatTy(), 1.0), x);
+        else if (name == "hrint") y = b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+        else if (name == "htrunc") y = b_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x);
+        else if (name == "hceil") y = b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
+        else if (name == "hfloor") y = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
+        else internal("fp16 function '" + std::string(name) + "' without a lowering");
+        r = b_.CreateFPTrunc(y, a->getType());
+      }
+      return cast(r, half, result);
+    }
 
     case BuiltinLowering::Operator: {
       const Type& t = operand_type(0);

@@ -12,6 +12,7 @@
 
 #include "frontend/diagnostics.h"
 #include "ir/libdevice_functions.h"
+#include "ir/fp16_functions.h"
 #include "ir/operator_functions.h"
 
 namespace gpujit {
@@ -313,7 +314,8 @@ struct Table {
       }
     }
     for (size_t i = 0; i < count; ++i) {
-      if (i == static_cast<size_t>(BuiltinId::LibdeviceCall) || i == static_cast<size_t>(BuiltinId::OperatorCall))
+      if (i == static_cast<size_t>(BuiltinId::LibdeviceCall) || i == static_cast<size_t>(BuiltinId::OperatorCall) ||
+          i == static_cast<size_t>(BuiltinId::Fp16Call))
         continue;  // rows of their own
       if (!by_id[i]) throw InternalError(fmt::format("builtin id {} has no row", i));
     }
@@ -367,6 +369,8 @@ const char* scope_prefix(BuiltinScope scope) {
       return "libdevice.";
     case S::Operator:
       return "operator.";
+    case S::Fp16:
+      return "cuda.fp16.";
   }
   return "";
 }
@@ -376,6 +380,7 @@ std::string BuiltinInfo::qualified_name() const { return std::string(scope_prefi
 const BuiltinInfo* find_builtin(BuiltinScope scope, std::string_view name) {
   if (scope == S::Libdevice) return find_libdevice_builtin(name);
   if (scope == S::Operator) return find_operator_builtin(name);
+  if (scope == S::Fp16) return find_fp16_builtin(name);
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && name == r.name) return &r;
   }
@@ -399,6 +404,7 @@ const std::vector<BuiltinInfo>& all_builtins() { return table().rows; }
 std::vector<std::string_view> builtin_names(BuiltinScope scope) {
   if (scope == S::Libdevice) return libdevice_names();
   if (scope == S::Operator) return operator_names();
+  if (scope == S::Fp16) return fp16_names();
   std::vector<std::string_view> names;
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && r.id != BuiltinId::Cast) names.push_back(r.name);
@@ -442,6 +448,13 @@ std::string builtins_markdown() {
         "`libdevice.popc(i)`), with its C prototype's types (ir/libdevice_table.inc). Results written through "
         "pointers come back as a tuple: `s, c = libdevice.sincos(x)`, `frac, exp = libdevice.frexp(x)`. On the "
         "CPU backend the functions libm also has run; the others are a compile error there.\n";
+  md += "\n## float16 intrinsics (`cuda.fp16.*`, `gpujit.fp16.*`)\n\nfloat16 operands (other numbers convert); "
+        "the math functions compute in float32 and round once to float16, as CUDA's cuda_fp16.h.\n\n"
+        "| name | description |\n| --- | --- |\n";
+  for (std::string_view n : fp16_names()) {
+    const BuiltinInfo* r = find_fp16_builtin(n);
+    md += fmt::format("| `cuda.fp16.{}` | {} |\n", n, r->doc);
+  }
   md += "\n## operator (Python's `operator` module)\n\nA function of the operator module held in a variable "
         "and called (`op = operator.add; op(a, b)`) is the operator it names, typed as if written in place: ";
   for (std::string_view n : operator_names()) md += fmt::format("`operator.{}` ", n);

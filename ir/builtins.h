@@ -42,6 +42,7 @@ enum class BuiltinScope : uint8_t {
   Random,     // gpujit.random.* / numba.cuda.random.*: the xoroshiro128+ generator
   Cg,         // cuda.cg.this_grid
   GridGroup,  // methods of a grid group: g.sync()
+  Fp16,       // numba.cuda.fp16.*: float16 intrinsics (ir/fp16_functions.h)
   Operator,   // Python's operator module: operator.add ... (ir/operator_functions.h)
   Libdevice,  // numba.cuda.libdevice.*: every function of libdevice.10.bc (ir/libdevice_functions.h)
 };
@@ -206,6 +207,7 @@ enum class BuiltinId : uint16_t {
   RandomNormalF64,
   CgThisGrid,
   GridGroupSync,
+  Fp16Call,       // every fp16.* function: its rows live in ir/fp16_functions.cpp
   OperatorCall,   // every operator.* function: its rows live in ir/operator_functions.cpp
   LibdeviceCall,  // every libdevice.* function: its rows live in ir/libdevice_functions.cpp
   // math constants (folded by analysis: their symbol is a Constant).
@@ -248,6 +250,7 @@ enum class BuiltinTyping : uint8_t {
   Complex,        // complex(), z.real, z.imag, z.conjugate(), cmath.* (ir/sema_complex.cpp)
   Random,         // gpu.random.xoroshiro128p_* on a states array (ir/sema_random.cpp)
   GridGroup,      // cg.this_grid(), g.sync() (ir/sema_random.cpp)
+  Fp16,             // fp16.*: float16 operands; float16 result, bool for comparisons
   OperatorBinary,   // operator.add ...: typed as the binary operator in the row's `axis` (a BinOpKind)
   OperatorCompare,  // operator.lt ...: as the comparison in `axis` (a CmpOpKind)
   OperatorUnary,    // operator.neg ...: as the unary operator in `axis` (a UnaryOpKind)
@@ -273,6 +276,7 @@ enum class BuiltinLowering : uint8_t {
   Warp,             // warp shuffles, votes and matches through the target (codegen/warp_lowering.cpp)
   Complex,          // complex arithmetic and cmath from real math (codegen/complex_lowering.cpp)
   Random,           // the xoroshiro128+ step and its conversions (codegen/random_lowering.cpp)
+  Fp16,             // fp16.*: by the row's name (codegen/builtin_lowering.cpp)
   Operator,         // operator.*: the operator in the row's `axis`, as written in place
   LibdeviceFn,      // libdevice.*: the function called by its own name, outputs through local slots
   GridSync,         // this_grid() and a grid-wide barrier through the target (codegen/warp_lowering.cpp)

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ir/const_eval.h"
+#include "ir/fp16_functions.h"
 #include "ir/libdevice_functions.h"
 #include "ir/sema_internal.h"
 
@@ -205,6 +206,12 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       return random_call(e, b, args);
     case BuiltinTyping::GridGroup:
       return grid_group_call(e, b, args);
+    case BuiltinTyping::Fp16: {
+      if (!require_numbers()) return ExprResult::error();
+      const Type half = Type::scalar_of(ScalarKind::Float16);
+      return done(std::vector<Type>(args.size(), half),
+                  fp16_is_comparison(b.name) ? Type::scalar_of(ScalarKind::Bool) : half);
+    }
     case BuiltinTyping::OperatorBinary: {
       OpTyping t = type_binary(static_cast<BinOpKind>(b.axis), ops[0], ops[1]);
       if (!t.ok()) {

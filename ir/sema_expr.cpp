@@ -354,6 +354,10 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     } else {
       return no_attribute({});
     }
+  } else if (module == "gpujit.fp16" || module == "numba.cuda.fp16") {
+    const BuiltinInfo* b = find_builtin(BuiltinScope::Fp16, attr);
+    if (!b) return no_attribute(builtin_names(BuiltinScope::Fp16));
+    r = from_row(b);
   } else if (module == "operator") {
     const BuiltinInfo* b = find_builtin(BuiltinScope::Operator, attr);
     if (!b) return no_attribute(builtin_names(BuiltinScope::Operator));
@@ -365,6 +369,10 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
   } else if (module == "gpujit.random" || module == "numba.cuda.random") {
     const BuiltinInfo* b = find_builtin(BuiltinScope::Random, attr);
     if (!b) return no_attribute(builtin_names(BuiltinScope::Random));
+    r = from_row(b);
+  } else if (is_kernel_module(module) && attr.rfind("fp16.", 0) == 0) {
+    const BuiltinInfo* b = find_builtin(BuiltinScope::Fp16, attr.substr(5));
+    if (!b) return no_attribute(builtin_names(BuiltinScope::Fp16));
     r = from_row(b);
   } else if (is_kernel_module(module) && attr.rfind("libdevice.", 0) == 0) {
     // `sin = libdevice.sin` at module level, or `from gpujit.libdevice import sin`.
@@ -383,9 +391,9 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     if (std::find(std::begin(kNamespaces), std::end(kNamespaces), attr) != std::end(kNamespaces)) {
       r.what = ExprResult::What::Namespace;
       r.module = attr;
-    } else if (attr == "libdevice") {
+    } else if (attr == "libdevice" || attr == "fp16") {
       r.what = ExprResult::What::Module;
-      r.module = module + ".libdevice";
+      r.module = module + "." + attr;
     } else if (const BuiltinInfo* b = find_builtin(BuiltinScope::Kernel, attr)) {
       r = from_row(b);
     } else if (std::optional<ScalarKind> k = parse_scalar_name(attr)) {

@@ -28,7 +28,7 @@ globals().update(_make_dtypes())
 globals().update(_build_kernel_api(_core.kernel_builtins()))
 # gpujit.random is a module (host-side create_xoroshiro128p_states too), in place of the kernel namespace.
 random = __import__("importlib").import_module(".random", __name__)
-from . import libdevice  # noqa: E402  the kernel namespace of libdevice functions
+from . import fp16, libdevice  # noqa: E402  kernel namespaces: float16 intrinsics, libdevice functions
 
 DeviceArray = _core.DeviceArray
 DeviceNDArray = _core.DeviceArray  # numba's name

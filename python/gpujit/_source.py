@@ -18,7 +18,8 @@ import types
 _MODULES = {"math": "math", "cmath": "cmath", "numpy": "numpy", "gpujit": "gpujit", "numba": "numba",
             "numba.cuda": "numba.cuda", "numba.types": "numba.types", "gpujit.random": "gpujit.random",
             "numba.cuda.random": "numba.cuda.random", "gpujit.libdevice": "gpujit.libdevice",
-            "numba.cuda.libdevice": "numba.cuda.libdevice", "operator": "operator"}
+            "numba.cuda.libdevice": "numba.cuda.libdevice", "operator": "operator",
+            "gpujit.fp16": "gpujit.fp16", "numba.cuda.fp16": "numba.cuda.fp16"}
 
 
 def source_args(pyfunc):
