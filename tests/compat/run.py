@@ -171,9 +171,7 @@ def main():
         reference = {k: tuple(v) for k, v in data["tests"].items()}
         reference_source = f"{Path(args.reference).name} ({data.get('device', 'a GPU')}, numba-cuda {data.get('numba_cuda')})"
     if args.write_reference and "numba" in results:
-        Path(args.reference).write_text(json.dumps({
-            "numba_cuda": numba_cuda_version(), "device": device_name(),
-            "tests": {k: list(v) for k, v in sorted(results["numba"].items())}}, indent=0, sort_keys=False) + "\n")
+        write_reference(Path(args.reference), results["numba"])
         print(f"[compat] wrote {args.reference}")
 
     report = summarise(modules, results.get("gpujit", {}), reference, backend)
@@ -189,6 +187,13 @@ def main():
             return 1
         print(f"[compat] gpujit passes {got} tests on {backend} (floor {floor})")
     return 0
+
+
+def write_reference(path, outcomes):
+    """numba-cuda's outcomes as JSON, one test a line, so that a new run's diff reads test by test."""
+    lines = [f"  {json.dumps(k)}: {json.dumps(list(v))}" for k, v in sorted(outcomes.items())]
+    head = json.dumps({"numba_cuda": numba_cuda_version(), "device": device_name()})[1:-1]
+    path.write_text("{" + head + ', "tests": {\n' + ",\n".join(lines) + "\n}}\n")
 
 
 def device_name():
