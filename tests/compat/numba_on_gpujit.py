@@ -73,6 +73,14 @@ def _bind_numba_cuda():
     devices.reset = _reset
     nc.current_context = get_context
     nc.get_context = get_context
+    # compile_ptx and its relatives, as tests import them from numba.cuda.compiler too.
+    import numba.cuda.compiler as compiler
+    _bind(compiler, gpujit, ("compile", "compile_ptx", "compile_for_current_device",
+                             "compile_ptx_for_current_device"))
+    # A program catching numba's typing error catches gpujit's compile error (the error a kernel that does
+    # not compile raises).
+    import numba.cuda.core.errors as errors
+    errors.TypingError = gpujit.CompileError
     testing.cc_X_or_above = _cc_at_least
     testing.CUDATestCase.skip_if_lto = lambda self, reason: None
     driver.USE_NV_BINDING = True
