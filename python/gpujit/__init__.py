@@ -52,6 +52,7 @@ list_devices = _core.list_devices
 is_available = _core.is_available
 empty_cache = _core.empty_cache
 allocator_stats = _core.allocator_stats
+from ._device_array import DeviceMemory, from_cuda_array_interface  # noqa: E402  numba's DeviceNDArray API
 
 
 def device_array_like(ary, stream=0):

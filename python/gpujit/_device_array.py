@@ -1,0 +1,306 @@
+"""numba-cuda's DeviceNDArray API on gpujit's DeviceArray, written in Python over the C++ class.
+
+The C++ class (python/src/arrays.cpp) owns storage, copies and basic indexing. What numba-cuda's
+DeviceNDArray adds on top is attached here to the pybind11 class itself, so that every DeviceArray (made by
+to_device, device_array, slicing or a kernel) has it: `flags`, `alloc_size`, `gpu_data`, `T`/`transpose`,
+`view(dtype)`, `split`, `squeeze`, `__array__`, and the constructor `DeviceArray(shape, strides, dtype,
+stream=0, gpu_data=None)`.
+
+Every new view is made the one way gpujit already has: `as_cuda_array` on a small object whose
+`__cuda_array_interface__` describes the view. The C++ side keeps that object alive for as long as the view
+lives, and the object keeps the memory's owner (a DeviceArray or a DeviceMemory) alive in turn, so a view
+never outlives its allocation. As in numba-cuda, a view made this way has no stream of its own (stream 0).
+
+Two places follow numba-cuda rather than NumPy, because numba-cuda's users rely on them:
+- `transpose` of a 2-D array returns a new C-contiguous array (numba-cuda runs a transpose kernel), not a
+  strided view; numba's documentation notes the strides differ from NumPy's (numba issue #4974).
+- `flags` is a mapping with the keys 'C_CONTIGUOUS' and 'F_CONTIGUOUS', as numba-cuda's is; it also answers
+  NumPy's attribute spelling (`flags.c_contiguous`), which code written for NumPy arrays uses.
+
+NumPy is imported on first use, not on `import gpujit`.
+"""
+
+import math
+
+from . import _core
+
+DeviceArray = _core.DeviceArray
+
+
+class DeviceMemory:
+    """A span of device memory: numba's `gpu_data` (its MemoryPointer), as far as users reach for one.
+
+    `owner` is whatever keeps the memory allocated (a DeviceArray, or a foreign object); it is held here.
+    """
+
+    __slots__ = ("ptr", "size", "owner")
+
+    def __init__(self, ptr, size, owner):
+        self.ptr = int(ptr)
+        self.size = int(size)
+        self.owner = owner
+
+    @property
+    def device_ctypes_pointer(self):
+        import ctypes
+
+        return ctypes.c_void_p(self.ptr or None)
+
+    @property
+    def device_pointer_value(self):
+        return self.ptr
+
+    def view(self, start, stop=None):
+        """The bytes [start, stop) of this span, sharing its memory and its owner."""
+        stop = self.size if stop is None else stop
+        if not 0 <= start <= stop <= self.size:
+            raise ValueError(f"DeviceMemory.view({start}, {stop}) is outside the {self.size} bytes of this span")
+        return DeviceMemory(self.ptr + start if self.ptr else 0, stop - start, self)
+
+    def __repr__(self):
+        return f"<gpujit.DeviceMemory ptr=0x{self.ptr:x} size={self.size}>"
+
+
+class _ArrayDescription:
+    """What `as_cuda_array` reads to make a view: an interface dict, and the owner the view must keep alive."""
+
+    __slots__ = ("__cuda_array_interface__", "owner")
+
+    def __init__(self, shape, strides, dtype, ptr, owner):
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape),
+            "strides": tuple(strides),
+            "typestr": dtype.str,
+            "data": (ptr, False),
+            "version": 3,
+        }
+        self.owner = owner
+
+
+class Flags(dict):
+    """numba's `DeviceNDArray.flags`: {'C_CONTIGUOUS': bool, 'F_CONTIGUOUS': bool}, with NumPy's attribute names."""
+
+    @property
+    def c_contiguous(self):
+        return self["C_CONTIGUOUS"]
+
+    @property
+    def f_contiguous(self):
+        return self["F_CONTIGUOUS"]
+
+    @property
+    def contiguous(self):
+        return self["C_CONTIGUOUS"]
+
+
+def _alloc_size(shape, strides, itemsize):
+    """Bytes spanned by an array: from its lowest to just past its highest element (0 when it is empty)."""
+    if any(n == 0 for n in shape):
+        return 0
+    return itemsize + sum((n - 1) * abs(s) for n, s in zip(shape, strides))
+
+
+def _lowest_offset(shape, strides):
+    """Byte offset of the lowest-addressed element from element [0, ..., 0] (negative strides reach below it)."""
+    return sum((n - 1) * s for n, s in zip(shape, strides) if s < 0 and n > 0)
+
+
+def _as_int_tuple(value, what):
+    import numpy as np
+
+    if isinstance(value, (int, np.integer)):
+        return (int(value),)
+    out = []
+    for v in value:
+        if not isinstance(v, (int, np.integer)):
+            raise TypeError(f"DeviceArray {what} must be integers, got {type(v).__name__}")
+        out.append(int(v))
+    return tuple(out)
+
+
+def _make_view(shape, strides, dtype, ptr, owner):
+    return _core.as_cuda_array(_ArrayDescription(shape, strides, dtype, ptr, owner))
+
+
+def _new(cls, shape, strides, dtype, stream=0, gpu_data=None):
+    """numba's DeviceNDArray(shape, strides, dtype, stream=0, gpu_data=None).
+
+    With `gpu_data` (a DeviceMemory, e.g. another array's `.gpu_data`) the array is a view of that memory;
+    without it, new device memory is allocated to span `strides`.
+    """
+    import numpy as np
+
+    shape = _as_int_tuple(shape, "shape")
+    strides = _as_int_tuple(strides, "strides")
+    dtype = np.dtype(dtype)
+    if len(strides) != len(shape):
+        raise ValueError(f"DeviceArray strides {strides} do not match the {len(shape)} dimensions of shape {shape}")
+    if any(n < 0 for n in shape):
+        raise ValueError(f"DeviceArray shape {shape} has a negative dimension")
+    size = _alloc_size(shape, strides, dtype.itemsize)
+    if gpu_data is None:
+        owner = _core.device_array(max(size, 1), dtype=np.uint8, stream=stream)
+        ptr = owner.device_ctypes_pointer.value - _lowest_offset(shape, strides)
+    else:
+        if not isinstance(gpu_data, DeviceMemory):
+            raise TypeError(f"DeviceArray gpu_data must be a DeviceMemory (an array's .gpu_data), "
+                            f"not {type(gpu_data).__name__}")
+        if size > gpu_data.size:
+            raise ValueError(f"DeviceArray of shape {shape} and strides {strides} spans {size} bytes; "
+                             f"gpu_data has {gpu_data.size}")
+        owner, ptr = gpu_data, gpu_data.ptr - _lowest_offset(shape, strides)
+    return _make_view(shape, strides, dtype, ptr if size else 0, owner)
+
+
+def _init(self, *args, **kwargs):
+    """The array was made whole by __new__; pybind11's own __init__ would refuse (the class has no constructor)."""
+
+
+def _flags(self):
+    return Flags(C_CONTIGUOUS=self.is_c_contiguous(), F_CONTIGUOUS=self.is_f_contiguous())
+
+
+def _alloc_size_of(self):
+    return _alloc_size(self.shape, self.strides, self.itemsize)
+
+
+def _gpu_data(self):
+    """The memory this array spans, from its lowest-addressed element, owned by the array."""
+    ptr = self.device_ctypes_pointer.value or 0
+    lo = _lowest_offset(self.shape, self.strides)
+    size = _alloc_size_of(self)
+    return DeviceMemory(ptr + lo if size else 0, size, self)
+
+
+_transpose_kernel = None
+
+
+def _transpose_2d(src, dst):
+    # A gpujit kernel: one thread per element of dst.
+    i, j = gpu.grid(2)
+    if i < dst.shape[0] and j < dst.shape[1]:
+        dst[i, j] = src[j, i]
+
+
+def _transpose(self, axes=None):
+    """numba's transpose: `self` for the identity permutation; for 2-D arrays, a new C-contiguous copy."""
+    ndim = self.ndim
+    if axes is not None:
+        axes = tuple(axes)
+        if sorted(axes) != list(range(ndim)):
+            raise ValueError(f"transpose axes {axes} are not a permutation of the {ndim} axes of the array")
+        if axes == tuple(range(ndim)):
+            return self
+    if ndim < 2:
+        return self
+    if ndim != 2:
+        raise NotImplementedError(f"transpose of a {ndim}-D device array is not supported (numba-cuda's "
+                                  "DeviceNDArray transposes 2-D arrays only); copy it to the host and use NumPy")
+    global _transpose_kernel
+    if _transpose_kernel is None:
+        from ._dispatcher import jit
+
+        _transpose_kernel = jit(_transpose_2d)
+    rows, cols = self.shape[1], self.shape[0]
+    out = _core.device_array((rows, cols), dtype=self.dtype, stream=self.stream)
+    if out.size:
+        tile = 16
+        blocks = ((rows + tile - 1) // tile, (cols + tile - 1) // tile)
+        _transpose_kernel[blocks, (tile, tile), self.stream](self, out)
+    return out
+
+
+def _view(self, dtype):
+    """The same memory read as `dtype`: numba's (and NumPy's) ndarray.view(dtype), no copy."""
+    import numpy as np
+
+    dtype = np.dtype(dtype)
+    shape, strides = list(self.shape), list(self.strides)
+    if dtype.itemsize != self.itemsize:
+        if self.ndim == 0:
+            raise ValueError(f"a 0-d device array of {self.dtype} cannot be viewed as {dtype}, which has another size")
+        if not self.is_c_contiguous():
+            raise ValueError(f"viewing a device array as {dtype}, whose size differs from {self.dtype}'s, "
+                             "needs a C-contiguous array")
+        shape[-1], rem = divmod(shape[-1] * self.itemsize, dtype.itemsize)
+        if rem:
+            raise ValueError(f"the last axis of the array ({self.shape[-1] * self.itemsize} bytes) is not a "
+                             f"multiple of {dtype}'s size ({dtype.itemsize} bytes)")
+        strides[-1] = dtype.itemsize
+    return _make_view(shape, strides, dtype, self.device_ctypes_pointer.value or 0, self)
+
+
+def _split(self, section, stream=0):
+    """Views of consecutive `section`-element pieces of a 1-D unit-stride array; the last may be shorter."""
+    if self.ndim != 1:
+        raise ValueError(f"split needs a 1-D device array; this one has {self.ndim} dimensions")
+    if self.strides[0] != self.itemsize:
+        raise ValueError("split needs a device array of unit stride; this one is strided")
+    if section <= 0:
+        raise ValueError(f"split section must be positive, got {section}")
+    count = int(math.ceil(self.size / section))
+    return (self[i * section:min((i + 1) * section, self.size)] for i in range(count))
+
+
+def _squeeze(self, axis=None, stream=0):
+    """A view without the axes of length one (only those in `axis`, if given), as NumPy's squeeze."""
+    if axis is None:
+        drop = {i for i, n in enumerate(self.shape) if n == 1}
+    else:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        drop = set()
+        for a in axes:
+            if not -self.ndim <= a < self.ndim:
+                raise ValueError(f"squeeze axis {a} is out of range for a {self.ndim}-D device array")
+            a %= self.ndim
+            if self.shape[a] != 1:
+                raise ValueError(f"cannot squeeze axis {a}: its length is {self.shape[a]}, not 1")
+            drop.add(a)
+    keep = [i for i in range(self.ndim) if i not in drop]
+    return _make_view([self.shape[i] for i in keep], [self.strides[i] for i in keep], self.dtype,
+                      self.device_ctypes_pointer.value or 0, self)
+
+
+def _array(self, dtype=None, copy=None):
+    """np.asarray(device_array): a copy on the host (a copy is always made)."""
+    if copy is False:
+        raise ValueError("np.asarray(device_array, copy=False) cannot share device memory; a copy is always made")
+    host = self.copy_to_host()
+    return host if dtype is None else host.astype(dtype, copy=False)
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """numba's cuda.from_cuda_array_interface: a DeviceArray viewing the memory a CUDA Array Interface dict describes.
+
+    `owner` is kept alive as long as the array. With `sync`, the stream the producer names is synchronized.
+    """
+    if desc.get("mask") is not None:
+        raise NotImplementedError("Masked arrays are not supported")
+    stream = desc.get("stream")
+    if sync and stream is not None:
+        _core.external_stream(stream).synchronize()
+
+    class _Described:
+        __slots__ = ("__cuda_array_interface__", "owner")
+
+    holder = _Described()
+    holder.__cuda_array_interface__ = {k: v for k, v in desc.items() if k != "stream"}
+    holder.owner = owner
+    return _core.as_cuda_array(holder)
+
+
+DeviceArray.__new__ = _new
+DeviceArray.__init__ = _init
+DeviceArray.flags = property(_flags, doc="{'C_CONTIGUOUS': bool, 'F_CONTIGUOUS': bool}, as numba-cuda's.")
+DeviceArray.alloc_size = property(_alloc_size_of, doc="Bytes the array spans in device memory.")
+DeviceArray.gpu_data = property(_gpu_data, doc=_gpu_data.__doc__)
+DeviceArray.T = property(lambda self: self.transpose(), doc="transpose(), as numba-cuda's.")
+DeviceArray.transpose = _transpose
+DeviceArray.view = _view
+DeviceArray.split = _split
+DeviceArray.squeeze = _squeeze
+DeviceArray.__array__ = _array
+DeviceArray.__cuda_memory__ = True
+DeviceArray.__cuda_ndarray__ = True
+
+import gpujit as gpu  # noqa: E402  the kernel namespace _transpose_2d is written against, as user kernels are

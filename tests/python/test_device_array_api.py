@@ -1,0 +1,171 @@
+"""numba-cuda's DeviceNDArray API on gpujit's DeviceArray (python/gpujit/_device_array.py), with NumPy as the
+oracle: `flags`, `alloc_size`, `gpu_data`, the `DeviceArray(shape, strides, dtype, gpu_data=...)` constructor,
+`T`/`transpose`, `view(dtype)`, `split`, `squeeze`, `np.asarray`, `from_cuda_array_interface`. Views must
+share memory with their base (a write through one is read through the other) and keep it alive.
+"""
+
+import gc
+
+import numpy as np
+import pytest
+
+import gpujit as gpu
+
+
+def test_flags_match_numpy_for_c_f_and_strided_arrays():
+    c = np.zeros((4, 6))
+    f = np.asfortranarray(c)
+    for host, dev in ((c, gpu.to_device(c)), (f, gpu.to_device(f)), (c[:, ::2], gpu.to_device(c)[:, ::2]),
+                      (c[1], gpu.to_device(c)[1])):
+        flags = dev.flags
+        assert flags["C_CONTIGUOUS"] == host.flags["C_CONTIGUOUS"]
+        assert flags["F_CONTIGUOUS"] == host.flags["F_CONTIGUOUS"]
+        assert flags.c_contiguous == host.flags.c_contiguous and flags.f_contiguous == host.flags.f_contiguous
+        assert set(flags) == {"C_CONTIGUOUS", "F_CONTIGUOUS"}
+
+
+def test_alloc_size_is_the_span_of_the_elements():
+    d = gpu.to_device(np.arange(10.0))
+    assert d.alloc_size == 80
+    assert d[::2].alloc_size == 72  # 5 elements 16 bytes apart: 4 gaps and one element
+    assert d[::-3].alloc_size == 80
+    assert gpu.device_array(0).alloc_size == 0
+
+
+def test_constructor_allocates_memory_with_the_given_strides():
+    d = gpu.DeviceArray((3, 4), (8, 24), np.float32)
+    assert isinstance(d, gpu.DeviceArray)
+    assert (d.shape, d.strides, d.dtype) == ((3, 4), (8, 24), np.dtype(np.float32))
+    assert d.alloc_size == 2 * 8 + 3 * 24 + 4
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    d[:] = host
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+    assert gpu.DeviceNDArray(5, 8, "int64").shape == (5,)
+
+
+def test_constructor_over_gpu_data_shares_memory():
+    base = gpu.to_device(np.arange(12, dtype=np.int64))
+    view = gpu.DeviceArray((3, 4), (32, 8), np.int64, gpu_data=base.gpu_data)
+    np.testing.assert_array_equal(view.copy_to_host(), np.arange(12).reshape(3, 4))
+    view[1, 2] = -1
+    assert base.copy_to_host()[6] == -1
+    tail = gpu.DeviceArray((4,), (8,), np.int64, gpu_data=base.gpu_data.view(64))
+    np.testing.assert_array_equal(tail.copy_to_host(), [8, 9, 10, 11])
+
+
+def test_constructor_rejects_bad_descriptions():
+    with pytest.raises(ValueError, match="strides"):
+        gpu.DeviceArray((3, 4), (8,), np.float64)
+    with pytest.raises(TypeError, match="integers"):
+        gpu.DeviceArray((3.5,), (8,), np.float64)
+    small = gpu.device_array(4)
+    with pytest.raises(ValueError, match="spans 64 bytes"):
+        gpu.DeviceArray((8,), (8,), np.float64, gpu_data=small.gpu_data)
+    with pytest.raises(TypeError, match="DeviceMemory"):
+        gpu.DeviceArray((4,), (8,), np.float64, gpu_data=12345)
+    with pytest.raises(ValueError, match="outside"):
+        small.gpu_data.view(8, 64)
+
+
+def test_views_keep_their_memory_alive():
+    view = gpu.DeviceArray((4,), (8,), np.float64, gpu_data=gpu.to_device(np.arange(4.0)).gpu_data)
+    reinterpreted = gpu.to_device(np.arange(4, dtype=np.int64)).view(np.uint8)
+    gc.collect()
+    for _ in range(8):
+        gpu.to_device(np.full(64, 7.0))  # would reuse the freed blocks if the views had let go
+    np.testing.assert_array_equal(view.copy_to_host(), np.arange(4.0))
+    np.testing.assert_array_equal(reinterpreted.copy_to_host(), np.arange(4, dtype=np.int64).view(np.uint8))
+
+
+def test_transpose_of_2d_arrays_and_views_matches_numpy():
+    a = np.arange(120, dtype=np.int64).reshape(10, 12)
+    d = gpu.to_device(a)
+    for host, dev in ((a, d), (a[::2, ::3], d[::2, ::3]), (a[:, 1:7], d[:, 1:7])):
+        t = dev.T
+        assert t.shape == host.T.shape
+        assert t.flags["C_CONTIGUOUS"]  # numba-cuda's transpose is a new C-ordered array, not a view
+        np.testing.assert_array_equal(t.copy_to_host(), host.T)
+    c = (np.arange(6) + 1j * np.arange(6)).reshape(2, 3)
+    np.testing.assert_array_equal(gpu.to_device(c).transpose((1, 0)).copy_to_host(), c.T)
+
+
+def test_transpose_identity_and_1d_return_the_array_itself():
+    d = gpu.to_device(np.zeros((2, 3)))
+    assert d.transpose((0, 1)) is d
+    v = gpu.to_device(np.arange(4.0))
+    assert v.T is v
+
+
+def test_transpose_rejects_bad_axes():
+    d = gpu.to_device(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="not a permutation"):
+        d.transpose((0, 0))
+    with pytest.raises(ValueError, match="not a permutation"):
+        d.transpose((0, 1, 2))
+    with pytest.raises(NotImplementedError, match="3-D"):
+        gpu.to_device(np.zeros((2, 3, 4))).T
+
+
+def test_view_reinterprets_without_copying():
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    d = gpu.to_device(a)
+    for dtype in (np.float32, np.int64, np.uint8, np.int16):
+        v = d.view(dtype)
+        assert (v.shape, v.strides) == (a.view(dtype).shape, a.view(dtype).strides)
+        np.testing.assert_array_equal(v.copy_to_host(), a.view(dtype))
+    d.view(np.uint8)[0, 0] = 0xFF
+    assert d.copy_to_host()[0, 0] == 0xFF
+
+
+def test_view_rejects_what_numpy_rejects():
+    d = gpu.to_device(np.arange(6, dtype=np.int32).reshape(2, 3))
+    with pytest.raises(ValueError, match="multiple"):
+        d.view(np.int64)  # a row of 12 bytes is not a whole number of int64s
+    with pytest.raises(ValueError, match="C-contiguous"):
+        d[:, ::2].view(np.int16)
+
+
+def test_split_yields_views_of_consecutive_pieces():
+    a = np.arange(10.0)
+    d = gpu.to_device(a)
+    pieces = list(d.split(4))
+    assert [p.shape for p in pieces] == [(4,), (4,), (2,)]
+    for piece, expected in zip(pieces, np.split(a, [4, 8])):
+        np.testing.assert_array_equal(piece.copy_to_host(), expected)
+    pieces[1][0] = -1.0
+    assert d.copy_to_host()[4] == -1.0
+    with pytest.raises(ValueError, match="1-D"):
+        gpu.to_device(np.zeros((2, 2))).split(1)
+    with pytest.raises(ValueError, match="unit stride"):
+        d[::2].split(1)
+
+
+def test_squeeze_matches_numpy():
+    a = np.arange(6.0).reshape(1, 3, 1, 2)
+    d = gpu.to_device(a)
+    for axis in (None, 0, 2, (0, 2), -2):
+        s = d.squeeze(axis)
+        assert (s.shape, s.strides) == (a.squeeze(axis).shape, a.squeeze(axis).strides)
+        np.testing.assert_array_equal(s.copy_to_host(), a.squeeze(axis))
+    with pytest.raises(ValueError, match="length is 3"):
+        d.squeeze(1)
+
+
+def test_numpy_asarray_copies_to_the_host():
+    a = np.arange(5, dtype=np.int16)
+    d = gpu.to_device(a)
+    np.testing.assert_array_equal(np.asarray(d), a)
+    assert np.asarray(d, dtype=np.float64).dtype == np.float64
+
+
+def test_from_cuda_array_interface_views_the_described_memory():
+    a = np.arange(10, dtype=np.int64).reshape(2, 5)
+    d = gpu.to_device(a)
+    desc = dict(d.__cuda_array_interface__)
+    desc["strides"] = (8, 16)
+    desc["shape"] = (5, 2)
+    view = gpu.from_cuda_array_interface(desc, owner=d)
+    np.testing.assert_array_equal(view.copy_to_host(), np.lib.stride_tricks.as_strided(a, (5, 2), (8, 16)))
+    desc["mask"] = d
+    with pytest.raises(NotImplementedError, match="Masked"):
+        gpu.from_cuda_array_interface(desc)
