@@ -3,13 +3,21 @@
 Dispatcher subclasses the C++ `_core.Dispatcher`, which owns the specializations, the caches and the whole
 launch path: `kernel[blocks, threads](args)` never runs Python code from this file. The Python half holds
 the user's function and, on the first compile only, reads its source and free names (`_source_args`).
+It also gives numba-cuda's introspection API a view of the core's specializations: `overloads` (one
+Overload per signature), `specialize`, `compile`, the per-kernel resource figures, and pickling.
 """
 
 import operator
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
 from collections import Counter, namedtuple
 
 from . import _core
-from ._signature import signature_text
+from ._signature import ArgTypes, SignatureDict, signature_text, type_of_value
 
 # numba's dispatcher.stats: the on-disk cache's folder (None when cache=False or no folder can be written) and
 # Counters of its hits and misses per signature.
@@ -20,7 +28,7 @@ class Dispatcher(_core.Dispatcher):
     """A jitted kernel (or, with device=True, a device function callable from kernels)."""
 
     def __init__(self, pyfunc, device=False, fastmath=False, opt=3, lineinfo=False, debug=False, max_registers=0,
-                 cache=False):
+                 cache=False, targetoptions=None):
         code = pyfunc.__code__
         if code.co_flags & 0x0C:  # CO_VARARGS | CO_VARKEYWORDS
             raise TypeError(f"'{pyfunc.__name__}': kernels take positional parameters only (no *args, **kwargs)")
@@ -37,6 +45,113 @@ class Dispatcher(_core.Dispatcher):
         self.debug = debug
         self.max_registers = max_registers or None
         self.cache = cache
+        # What jit() was given, kept to rebuild this dispatcher (pickling, specialize) as numba does.
+        self.targetoptions = dict(targetoptions) if targetoptions is not None else {
+            "device": device, "fastmath": fastmath, "opt": opt, "lineinfo": lineinfo, "debug": debug,
+            "max_registers": max_registers or None, "cache": cache}
+        self._specialized = False
+        self.specializations = {}
+        self._overloads = {}
+
+    @property
+    def __code__(self):
+        return self.py_func.__code__
+
+    @property
+    def specialized(self):
+        """Whether this dispatcher runs one signature only (jit with one signature, or specialize())."""
+        return self._specialized
+
+    @property
+    def extensions(self):
+        """numba's argument extensions (prepare_args); gpujit's launch path runs none, so the list is empty."""
+        return _NoExtensions()
+
+    @property
+    def overloads(self):
+        """One Overload per compiled or declared signature, keyed by its argument types (numba's dispatcher
+        keys them the same way: tuples of types; text such as "(float32[::1])" finds an entry too)."""
+        out = SignatureDict()
+        for text in self.signatures:
+            key = ArgTypes(text)
+            if key not in self._overloads:
+                self._overloads[key] = Overload(self, key)
+            out[key] = self._overloads[key]
+        return out
+
+    def compile(self, sig):
+        """Compiles the kernel for `sig` (any signature spelling) now and returns its Overload."""
+        if self.device:
+            raise NotImplementedError(
+                f"'{self.__name__}' is a device function: gpujit compiles it into the kernels that call it, "
+                f"not on its own")
+        if self._specialized:
+            return next(iter(self.overloads.values()))
+        key = ArgTypes(sig)
+        self.inspect_ptx("void" + key.text)
+        return self.overloads[key]
+
+    def _compile_for_args(self, *args):
+        """Compiles for the types these argument values have at a launch (numba's hook of the same name).
+
+        The launch path of `kernel[...]` is C++ and does not call it: replacing it does not see launches."""
+        return self.compile(tuple(type_of_value(a) for a in args))
+
+    def typeof_pyval(self, value):
+        return ArgTypes((type_of_value(value),))[0]
+
+    def specialize(self, *args):
+        """A new dispatcher compiled for the types of `args` (values, or types) only; one per type tuple."""
+        if self._specialized:
+            raise RuntimeError("Dispatcher already specialized")
+        key = (_compute_capability(), ArgTypes(tuple(type_of_value(a) for a in args)))
+        found = self.specializations.get(key)
+        if found is None:
+            found = Dispatcher(self.py_func, **_dispatcher_kwargs(self.targetoptions),
+                               targetoptions=self.targetoptions)
+            found._compile(signature_text(key[1]))
+            found._specialized = True
+            self.specializations[key] = found
+        return found
+
+    def _per_overload(self, figure, signature):
+        """numba's get_*(signature): one overload's figure, the only one's, or a dict of all of them."""
+        if signature is not None:
+            return getattr(self.overloads[signature], figure)
+        if self._specialized:
+            return getattr(next(iter(self.overloads.values())), figure)
+        return SignatureDict((k, getattr(o, figure)) for k, o in self.overloads.items())
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers per thread, as ptxas allocates them for the kernel's PTX."""
+        return self._per_overload("regs_per_thread", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of static shared memory per block (dynamic shared memory is set at launch)."""
+        return self._per_overload("shared_mem_per_block", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local memory (stack frame) per thread."""
+        return self._per_overload("local_mem_per_thread", signature)
+
+    def get_const_mem_size(self, signature=None):
+        """Bytes of constant memory the kernel's module declares (const.array_like, format strings)."""
+        return self._per_overload("const_mem_size", signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The largest block the kernel can launch with, given its registers."""
+        return self._per_overload("max_threads_per_block", signature)
+
+    def __reduce__(self):
+        """Pickles as numba does: by reference where the module holds this dispatcher under its name, else as
+        the function (by value where the pickler can, as cloudpickle does) and the jit options."""
+        module = sys.modules.get(self.__module__)
+        target = module
+        for part in self.__qualname__.split("."):
+            target = getattr(target, part, None)
+        if target is self:
+            return self.__qualname__
+        return _rebuild, (self.py_func, self.targetoptions)
 
     @property
     def stats(self):
@@ -62,10 +177,11 @@ class Dispatcher(_core.Dispatcher):
 # numba-cuda's jit options. fastmath and opt change the code; debug compiles at opt 0 with bounds-checked
 # array indexing (an out-of-bounds index raises IndexError on the CPU backend), boundscheck adds the checks
 # alone; lineinfo puts source lines in the PTX, max_registers caps registers per thread, cache keeps compiled
-# PTX on disk; the others (inline, forceinline, link, launch_bounds) are accepted so that numba-cuda code
-# runs, and have no effect yet.
+# PTX on disk; the others (inline, forceinline, link, launch_bounds, lto, shared_memory_carveout) are accepted
+# so that numba-cuda code runs, and have no effect yet (carveout values are checked as numba checks them).
+# extensions is accepted when empty: gpujit's launch path runs no prepare_args hooks.
 _OPTIONS = {"device", "fastmath", "opt", "lineinfo", "debug", "inline", "cache", "link", "max_registers",
-            "boundscheck", "forceinline", "launch_bounds"}
+            "boundscheck", "forceinline", "launch_bounds", "lto", "shared_memory_carveout", "extensions"}
 
 
 def jit(func_or_sig=None, device=False, **options):
@@ -83,6 +199,10 @@ def jit(func_or_sig=None, device=False, **options):
     unknown = set(options) - _OPTIONS
     if unknown:
         raise TypeError(f"jit() got unknown option(s): {', '.join(sorted(unknown))}")
+    if options.get("shared_memory_carveout") is not None:
+        _check_carveout(options["shared_memory_carveout"])
+    if options.get("extensions"):
+        raise NotImplementedError("jit(extensions=...): gpujit's launch path does not run prepare_args hooks")
     max_registers = _max_registers(options.get("max_registers"))
     opt = options.get("opt", 3)
     opt = 3 if opt is True else 0 if opt is False or options.get("debug") else int(opt)
@@ -91,15 +211,63 @@ def jit(func_or_sig=None, device=False, **options):
               "debug": bool(options.get("debug", False) or options.get("boundscheck", False)),
               "max_registers": max_registers, "cache": bool(options.get("cache", False))}
 
+    targetoptions = dict(kwargs, **{k: v for k, v in options.items() if k not in kwargs})
+    # One signature (not a list of them) makes a specialized dispatcher, as in numba.
+    specialized = func_or_sig is not None and not isinstance(func_or_sig, list)
+
     def factory(pyfunc):
-        return Dispatcher(pyfunc, **kwargs)
+        dispatcher = Dispatcher(pyfunc, **kwargs, targetoptions=targetoptions)
+        dispatcher._specialized = specialized
+        return dispatcher
 
     if callable(func_or_sig) and not _is_signature(func_or_sig):
-        return factory(func_or_sig)
+        return Dispatcher(func_or_sig, **kwargs, targetoptions=targetoptions)
     if func_or_sig is None:
-        return factory
+        return lambda pyfunc: Dispatcher(pyfunc, **kwargs, targetoptions=targetoptions)
     sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
     return _core.EagerDecorator(factory, [signature_text(s) for s in sigs])
+
+
+def _check_carveout(carveout):
+    """numba's shared_memory_carveout values: a percentage of shared memory, -1 (the driver's choice) or a name."""
+    if isinstance(carveout, str):
+        if carveout.lower() not in ("default", "maxl1", "maxshared"):
+            raise ValueError(f"Invalid carveout value: {carveout}; it must be -1 to 100 or one of 'default', "
+                             f"'MaxL1', 'MaxShared'")
+    elif isinstance(carveout, int) and not isinstance(carveout, bool):
+        if not -1 <= carveout <= 100:
+            raise ValueError(f"shared_memory_carveout must be between -1 and 100, not {carveout}")
+    else:
+        raise TypeError(f"shared_memory_carveout must be str or int, not {type(carveout).__name__}")
+
+
+def _dispatcher_kwargs(targetoptions):
+    """The Dispatcher constructor's arguments among jit's options."""
+    names = ("device", "fastmath", "opt", "lineinfo", "debug", "max_registers", "cache")
+    kwargs = {k: targetoptions[k] for k in names if k in targetoptions}
+    kwargs["max_registers"] = kwargs.get("max_registers") or 0
+    return kwargs
+
+
+def _rebuild(py_func, targetoptions):
+    """Unpickles a dispatcher: the same function under the same jit options, compiled again when launched."""
+    return Dispatcher(py_func, **_dispatcher_kwargs(targetoptions), targetoptions=targetoptions)
+
+
+def _compute_capability():
+    try:
+        return tuple(_core.get_current_device().compute_capability)
+    except Exception:  # no device at all: specializations are still told apart by their types
+        return None
+
+
+class _NoExtensions(list):
+    """numba's kernel.extensions, which gpujit cannot honour: adding a prepare_args hook is refused."""
+
+    def _refuse(self, *args):
+        raise NotImplementedError("kernel.extensions: gpujit's launch path does not run prepare_args hooks")
+
+    append = extend = insert = __iadd__ = __setitem__ = _refuse
 
 
 # The most registers a thread can have: the largest .maxnreg ptxas honours.
@@ -125,3 +293,104 @@ def _is_signature(obj):
     from ._types import ArrayType, DType, Signature
 
     return isinstance(obj, (Signature, DType, ArrayType)) or type(obj).__module__.startswith("numba")
+
+
+class Overload:
+    """One specialization of a kernel: numba's compiled kernel object, as far as its users read one.
+
+    The core exposes no resource figures of a loaded kernel, so they are read where they are decided: the
+    registers, static shared memory and stack frame from `ptxas -v` on the kernel's PTX (for the PTX's
+    target, the architecture the driver would compile it for), the constant memory from the `.const`
+    variables the PTX declares, and the largest block from the registers by the CUDA occupancy rule
+    (64K registers per block, allocated per warp in units of 256).
+    """
+
+    launch_config_sensitive = False
+
+    def __init__(self, dispatcher, argtypes):
+        self._dispatcher = dispatcher
+        self.argument_types = argtypes
+        self._figures = None
+
+    def __repr__(self):
+        return f"<gpujit overload {self._dispatcher.__qualname__}{self.argument_types.text}>"
+
+    @property
+    def signature(self):
+        return "void" + self.argument_types.text
+
+    def inspect_asm(self, cc=None):
+        """The PTX (for the current device; `cc` is accepted as numba's argument)."""
+        return self._dispatcher.inspect_ptx(self.signature)
+
+    def inspect_llvm(self):
+        return self._dispatcher.inspect_llvm(self.signature)
+
+    def inspect_types(self):
+        return self._dispatcher.inspect_types(self.signature)
+
+    def _figure(self, name):
+        if self._figures is None:
+            self._figures = _resource_figures(self.inspect_asm())
+        return self._figures[name]
+
+    regs_per_thread = property(lambda self: self._figure("regs"))
+    shared_mem_per_block = property(lambda self: self._figure("shared"))
+    local_mem_per_thread = property(lambda self: self._figure("local"))
+    const_mem_size = property(lambda self: self._figure("const"))
+    max_threads_per_block = property(lambda self: self._figure("max_threads"))
+
+
+# Bytes per element of a PTX variable's type suffix (.b8, .u32, .f64 ...).
+_CONST_DECL = re.compile(r"^\s*(?:\.visible\s+|\.global\s+)?\.const\s+(?:\.align\s+\d+\s+)?\.[bsuf](\d+)\s+"
+                         r"[^\s\[;=]+((?:\[\d+\])*)", re.M)
+
+
+def _resource_figures(ptx):
+    """Registers, shared, local and constant bytes and the largest block of the one kernel in `ptx`."""
+    ptxas = _find_ptxas()
+    arch = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
+    with tempfile.TemporaryDirectory(prefix="gpujit-ptxas-") as folder:
+        source = os.path.join(folder, "kernel.ptx")
+        with open(source, "w") as f:
+            f.write(ptx)
+        proc = subprocess.run([ptxas, "-v", f"-arch={arch.group(1) if arch else 'sm_80'}", source, "-o",
+                               os.path.join(folder, "kernel.cubin")], capture_output=True, text=True)
+    report = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        raise RuntimeError(f"ptxas could not compile the kernel's PTX to read its resources:\n{report}")
+    entry = report[report.find("Compiling entry function"):]
+
+    def number(pattern):
+        m = re.search(pattern, entry)
+        return int(m.group(1)) if m else 0
+
+    regs = number(r"Used (\d+) registers")
+    const = 0
+    for bits, dims in _CONST_DECL.findall(ptx):
+        count = 1
+        for d in re.findall(r"\d+", dims):
+            count *= int(d)
+        const += int(bits) // 8 * count
+    per_warp = -(-regs * 32 // 256) * 256
+    max_threads = min(1024, 65536 // per_warp * 32) if regs else 1024
+    bound = re.search(r"^\s*\.maxntid\s+([\d,\s]+)$", ptx, re.M)
+    if bound:
+        limit = 1
+        for d in re.findall(r"\d+", bound.group(1)):
+            limit *= int(d)
+        max_threads = min(max_threads, limit)
+    return {"regs": regs, "shared": number(r"(\d+) bytes smem"), "local": number(r"(\d+) bytes stack frame"),
+            "const": const, "max_threads": max_threads}
+
+
+def _find_ptxas():
+    for folder in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if folder and os.path.isfile(os.path.join(folder, "bin", "ptxas")):
+            return os.path.join(folder, "bin", "ptxas")
+    found = shutil.which("ptxas")
+    if found is None:
+        raise NotImplementedError("a kernel's resource figures (registers, shared, local and constant memory) "
+                                  "are read from `ptxas -v`, and no ptxas was found: install the CUDA toolkit "
+                                  "or set CUDA_HOME")
+    return found

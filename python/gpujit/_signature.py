@@ -2,6 +2,8 @@
 
 Accepts what numba-cuda code passes to jit() or inspect_ptx(): a string, a gpujit Signature
 (void(float32[:])), a tuple of types (gpujit's, numba's, NumPy dtypes or strings), or a numba Signature.
+It also keys what the dispatcher lists per specialization (ArgTypes, SignatureDict), so that numba's
+spellings of a signature and the core's text find the same entry.
 """
 
 
@@ -28,7 +30,8 @@ def type_text(t):
 def signature_text(sig):
     """The text of a signature object or of a tuple of argument types."""
     if isinstance(sig, str):
-        return sig
+        # numba reads "(int32[::1], int32)" as argument types with no return type, which kernels do not have.
+        return "void" + sig.strip() if sig.strip().startswith("(") else sig
     if isinstance(sig, (tuple, list)):
         return "void(" + ", ".join(type_text(t) for t in sig) + ")"
     args = getattr(sig, "args", None)
@@ -37,3 +40,147 @@ def signature_text(sig):
         ret_text = "void" if ret is None or str(ret) == "none" else type_text(ret)
         return f"{ret_text}(" + ", ".join(type_text(t) for t in args) + ")"
     raise TypeError(f"not a signature: {sig!r}; write it as 'void(float32[:], float32)' or a tuple of types")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Argument types as numba's dispatcher keys them: kernel.overloads, inspect_ptx() and get_regs_per_thread().
+
+def arg_types_text(sig):
+    """The argument list of any signature spelling, as the core writes it: "(float32[::1], int64)"."""
+    if isinstance(sig, ArgTypes):
+        return sig.text
+    if isinstance(sig, str):
+        text = sig.strip()
+        start = text.find("(")
+        if start < 0:
+            raise TypeError(f"not a signature: {sig!r}")
+        return "(" + ", ".join(_canonical(t) for t in _split_args(text[start + 1: text.rindex(")")])) + ")"
+    args = getattr(sig, "args", None)
+    if args is None and isinstance(sig, (tuple, list)):
+        args = sig
+    if args is None:
+        raise TypeError(f"not a signature: {sig!r}; write it as 'void(float32[:], float32)' or a tuple of types")
+    return "(" + ", ".join(_canonical(type_text(t)) for t in args) + ")"
+
+
+def _split_args(text):
+    """The top-level comma-separated items of an argument list (tuple and array types nest)."""
+    items, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [s.strip() for s in items if s.strip()]
+
+
+def _canonical(text):
+    """One type's text with numba's aliases resolved and array axes spaced as the core prints them."""
+    from ._types import ALIASES
+
+    name, bracket, axes = text.partition("[")
+    name = ALIASES.get(name.strip(), name.strip())
+    if not bracket:
+        return name
+    return f"{name}[{', '.join(a.strip() for a in axes.rstrip(']').split(','))}]"
+
+
+def _type_object(text):
+    """gpujit's type object for one canonical type text; tuple types, which have none, stay text."""
+    from ._types import ArrayType, DType
+
+    name, bracket, axes = text.partition("[")
+    if not name.isidentifier() or not name.islower():
+        return text
+    if not bracket:
+        return DType(name)
+    parts = axes.rstrip("]").split(", ")
+    if any(p not in (":", "::1") for p in parts) or "::1" in parts[:-1]:
+        return text
+    return ArrayType(DType(name), len(parts), "C" if parts[-1] == "::1" else "A")
+
+
+class ArgTypes(tuple):
+    """A key of kernel.overloads: the argument types of one specialization, as gpujit type objects.
+
+    numba users index these dicts with tuples of numba's types, and gpujit's own callers with the text the
+    core prints ("(float32[::1], int64)"); a key equals every such spelling of the same types so that both
+    keep working. Its hash is its text's.
+    """
+
+    def __new__(cls, sig):
+        text = arg_types_text(sig)
+        self = super().__new__(cls, (_type_object(t) for t in _split_args(text[1:-1])))
+        self.text = text
+        return self
+
+    def __eq__(self, other):
+        if isinstance(other, (str, tuple, list)) or hasattr(other, "args"):
+            try:
+                return self.text == arg_types_text(other)
+            except (TypeError, ValueError):
+                return False
+        return NotImplemented
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self):
+        return hash(self.text)
+
+    def __repr__(self):
+        return self.text
+
+
+class SignatureDict(dict):
+    """A dict keyed by ArgTypes that finds its entries by any spelling of a signature (numba's types too)."""
+
+    def _key(self, key):
+        if isinstance(key, ArgTypes):
+            return key
+        try:
+            return ArgTypes(key)
+        except (TypeError, ValueError):
+            return key
+
+    def __getitem__(self, key):
+        return super().__getitem__(self._key(key))
+
+    def __contains__(self, key):
+        return super().__contains__(self._key(key))
+
+    def get(self, key, default=None):
+        return super().get(self._key(key), default)
+
+
+def type_of_value(value):
+    """The text of the type a launch gives `value` (numba's typeof for an argument), or of a type given as is."""
+    if isinstance(value, str) or type(value).__module__.startswith(("numba", "gpujit._types")):
+        return _canonical(type_text(value))
+    if hasattr(value, "_gpujit_dtype") or hasattr(value, "layout"):
+        return _canonical(type_text(value))
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, complex):
+        return "complex128"
+    dtype = getattr(value, "dtype", None)
+    ndim = getattr(value, "ndim", None)
+    if dtype is not None and ndim == 0 and not hasattr(value, "__cuda_array_interface__"):
+        return str(dtype)  # a NumPy scalar
+    if dtype is not None and ndim:
+        flags = getattr(value, "flags", None)
+        contiguous = flags["C_CONTIGUOUS"] if flags is not None else value.is_c_contiguous()
+        axes = [":"] * ndim
+        if contiguous:
+            axes[-1] = "::1"
+        return f"{dtype}[{', '.join(axes)}]"
+    raise TypeError(f"cannot tell the kernel argument type of {type(value).__name__} value {value!r}")
