@@ -1,0 +1,168 @@
+"""numba-cuda's Dispatcher API on gpujit kernels: overloads, compile, specialize, resource figures, pickling.
+
+Launches run on whichever backend the session uses; the resource figures need ptxas (the CUDA toolkit) and
+are skipped without it.
+"""
+
+import pickle
+import shutil
+import os
+
+import numpy as np
+import pytest
+
+import gpujit as gpu
+from gpujit import _signature
+
+HAVE_PTXAS = bool(shutil.which("ptxas") or os.path.isfile("/usr/local/cuda/bin/ptxas"))
+needs_ptxas = pytest.mark.skipif(not HAVE_PTXAS, reason="resource figures are read with ptxas -v")
+
+
+@gpu.jit
+def add_one(a):
+    i = gpu.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+
+@gpu.jit
+def local_scratch(out):
+    scratch = gpu.local.array(1000, dtype=out.dtype)
+    for j in range(1000):
+        scratch[j] = j
+    for j in range(1000):
+        out[j] = scratch[j]
+
+
+TABLE = np.arange(32, dtype=np.int64)
+
+
+@gpu.jit("void(int64[::1])")
+def from_table(out):
+    table = gpu.const.array_like(TABLE)
+    i = gpu.grid(1)
+    if i < out.size:
+        out[i] = table[i]
+
+
+def test_overloads_are_keyed_by_argument_types_and_found_by_any_spelling():
+    @gpu.jit
+    def fill(a, x):
+        a[0] = x
+
+    fill[1, 1](np.zeros(1, np.float32), np.float32(2))
+    fill[1, 1](np.zeros(1), 2.5)
+    keys = list(fill.overloads)
+    assert keys == [(gpu.float32[::1], gpu.float32), (gpu.float64[::1], gpu.float64)]
+    first = fill.overloads[keys[0]]
+    assert fill.overloads["(float32[::1], float32)"] is first
+    assert fill.overloads[gpu.void(gpu.float32[::1], gpu.float32)] is first
+    assert fill.overloads[(gpu.f4[::1], gpu.f4)] is first
+    assert (gpu.int32[::1], gpu.int32) not in fill.overloads
+    assert ".entry" in first.inspect_asm()
+
+
+def test_signature_strings_without_return_type_are_argument_lists():
+    assert _signature.signature_text("(i4[::1], i4, i4)") == "void(i4[::1], i4, i4)"
+
+    @gpu.jit("(i4[::1], i4, i4)")
+    def store_sum(r, x, y):
+        r[0] = x + y
+
+    r = np.zeros(1, np.int32)
+    store_sum[1, 1](r, 123, 456)
+    assert r[0] == 579
+    assert list(store_sum.overloads) == [(gpu.int32[::1], gpu.int32, gpu.int32)]
+
+
+def test_compile_adds_an_overload_without_restricting_the_kernel():
+    @gpu.jit
+    def scale(a):
+        a[0] *= 2
+
+    overload = scale.compile((gpu.float32[::1],))
+    assert overload is scale.overloads[(gpu.float32[::1],)]
+    assert scale.signatures == ["(float32[::1])"]
+    a = np.ones(1, np.int64)
+    scale[1, 1](a)  # other types still compile lazily
+    assert a[0] == 2
+
+
+def test_specialize_makes_one_dispatcher_per_type_tuple():
+    @gpu.jit
+    def copy(dst, src):
+        dst[0] = src[0]
+
+    assert copy.specializations == {} and not copy.specialized
+    c_order = copy.specialize(gpu.float32[::1], gpu.float32[::1])
+    any_order = copy.specialize(gpu.float32[:], gpu.float32[:])
+    assert c_order is not any_order and c_order.specialized
+    assert copy.specialize(np.zeros(2, np.float32), np.zeros(2, np.float32)) is c_order
+    assert len(copy.specializations) == 2
+    assert c_order.signatures == ["(float32[::1], float32[::1])"]
+    with pytest.raises(RuntimeError, match="already specialized"):
+        c_order.specialize(gpu.float32[::1], gpu.float32[::1])
+    dst = np.zeros(1, np.float32)
+    c_order[1, 1](dst, np.full(1, 7, np.float32))
+    assert dst[0] == 7
+
+
+def test_one_eager_signature_makes_a_specialized_dispatcher_and_a_list_does_not():
+    @gpu.jit(["void(int32[::1])", "void(float32[::1])"])
+    def two(a):
+        a[0] = 1
+
+    assert from_table.specialized and not two.specialized
+    with pytest.raises(RuntimeError, match="already specialized"):
+        from_table.specialize(gpu.int64[::1])
+
+
+@needs_ptxas
+def test_resource_figures_come_from_the_compiled_kernel():
+    local_scratch[1, 1](np.zeros(1000, np.float32))
+    local_scratch[1, 1](np.zeros(1000, np.float64))
+    per_signature = local_scratch.get_local_mem_per_thread()
+    assert per_signature[(gpu.float32[::1],)] >= 4000
+    assert local_scratch.get_local_mem_per_thread(gpu.void(gpu.float64[::1])) >= 8000
+    regs = local_scratch.get_regs_per_thread("void(float32[::1])")
+    assert isinstance(regs, int) and regs > 0
+    assert 0 < local_scratch.get_max_threads_per_block("void(float32[::1])") <= 1024
+    # One eager signature: the figure itself, not a dict.
+    assert from_table.get_const_mem_size() >= TABLE.nbytes
+    assert from_table.get_shared_mem_per_block() == 0
+
+
+def test_jit_accepts_numba_options_and_checks_the_carveout():
+    @gpu.jit(lto=False, shared_memory_carveout="MaxShared")
+    def k(a):
+        a[0] = 1
+
+    assert k.targetoptions["shared_memory_carveout"] == "MaxShared"
+    with pytest.raises(ValueError, match="between -1 and 100"):
+        gpu.jit(shared_memory_carveout=101)
+    with pytest.raises(ValueError, match="Invalid carveout value"):
+        gpu.jit(shared_memory_carveout="most")
+    assert k.extensions == []
+    with pytest.raises(NotImplementedError, match="prepare_args"):
+        k.extensions.append(object())
+
+
+def test_a_module_level_kernel_pickles_by_reference():
+    assert pickle.loads(pickle.dumps(add_one)) is add_one
+
+
+def test_a_kernel_rebuilds_from_its_function_and_options():
+    rebuild, (py_func, options) = from_table.__reduce__.__func__(_Unlisted(from_table))
+    again = rebuild(py_func, options)
+    assert again is not from_table and again.__code__ is from_table.py_func.__code__
+    out = np.zeros(4, np.int64)
+    again[1, 4](out)
+    np.testing.assert_array_equal(out, TABLE[:4])
+
+
+class _Unlisted:
+    """A stand-in for a dispatcher that its module does not hold under its name (a local kernel)."""
+
+    def __init__(self, dispatcher):
+        self.py_func, self.targetoptions = dispatcher.py_func, dispatcher.targetoptions
+        self.__module__, self.__qualname__ = dispatcher.__module__, "nowhere." + dispatcher.__qualname__
