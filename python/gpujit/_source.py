@@ -8,9 +8,22 @@ Each free name (a global or closure variable the function reads) is described as
 turns into the compiler's environment (python/src/kernel_source.h lists the forms). Names whose values the
 kernel language cannot hold are described as unsupported with the reason; the compiler reports them only
 if the kernel really uses them.
+
+Functions without a source file get one made for them (numba-cuda compiles from bytecode, so its users' code
+has these):
+- exec'd code: the audit hook below, installed at gpujit's import, keeps the last sources that exec, eval
+  and compile saw under a name that is not a file's (bounded in count and size). A function whose file
+  cannot be read is looked for there, and a source is taken only if compiling it again gives a code object
+  equal to the function's own (name, first line, bytecode, constants, names), so a wrong match cannot
+  happen even though "<string>" names every exec'd string. The text is then put in linecache under that
+  name, for tracebacks and inspect.
+Anything else (a function made from a code object whose source never passed through compile) gets the
+error that says so and how to fix it.
 """
 
 import builtins
+import collections
+import os
 import sys
 import types
 
@@ -24,18 +37,138 @@ _MODULES = {"math": "math", "cmath": "cmath", "numpy": "numpy", "gpujit": "gpuji
 
 def source_args(pyfunc):
     """(text, filename, first_line, name, free-name descriptions) for the binding."""
+    code = pyfunc.__code__
+    # The def's own name: __name__ may have been changed since (fn.__name__ = ...), the text keeps co_name.
+    name = code.co_name
+    lines, why = _file_lines(pyfunc)
+    if lines is None:
+        lines, why = _exec_lines(code), why or "could not get source code"
+    if lines is None:
+        raise TypeError(
+            f"cannot read the source of '{pyfunc.__name__}' ({code.co_filename}: {why}); gpujit compiles kernels from their "
+            "source text: define the function in a file, or create it by exec'ing its text as a string after "
+            "gpujit is imported (the last sources are kept), or register the text in linecache under the "
+            "code's filename"
+        ) from None
     import inspect
 
-    name = pyfunc.__name__
+    first_line = max(code.co_firstlineno, 1)
+    text = "".join(inspect.getblock(lines[first_line - 1:]))
+    return text, code.co_filename, first_line, name, describe_free_names(pyfunc)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Where a function's text comes from: its file, or a source exec'd since gpujit was imported.
+
+# Our own compiles (checking a candidate source) use this name, which the hook skips.
+_CHECK_FILENAME = "<gpujit source check>"
+_KEEP_SOURCES = 64  # exec'd sources kept, newest last
+_MAX_SOURCE_SIZE = 128 * 1024  # larger ones are not kept: at most 8 MiB held
+_exec_sources = collections.deque(maxlen=_KEEP_SOURCES)
+_registered = {}  # filename -> the lines list we put in linecache, to tell ours from others'
+_hook_installed = False
+
+
+def _remember_exec_source(event, args):
+    # Runs for every audit event in the process (opens, imports, sys._getframe...): one comparison for those.
+    if event != "compile":
+        return
     try:
-        lines, first_line = inspect.getsourcelines(pyfunc)
+        source, filename = args
+        if (type(source) is bytes or type(source) is str) and type(filename) is str \
+                and len(source) <= _MAX_SOURCE_SIZE and filename != _CHECK_FILENAME \
+                and (filename[:1] == "<" or not os.path.isfile(filename)):
+            _exec_sources.append((filename, source))
+    except Exception:  # an audit hook that raises would abort the user's compile
+        pass
+
+
+def keep_exec_sources():
+    """Installs the audit hook that keeps exec'd sources, once (at gpujit's import: it must precede the exec)."""
+    global _hook_installed
+    if not _hook_installed:
+        sys.addaudithook(_remember_exec_source)
+        _hook_installed = True
+
+
+keep_exec_sources()
+
+
+def _file_lines(pyfunc):
+    """(every line of the file that defines pyfunc, None), or (None, why not)."""
+    import inspect
+
+    try:
+        lines, _ = inspect.findsource(pyfunc)
     except (OSError, TypeError) as e:
-        raise TypeError(
-            f"cannot read the source of '{name}' ({e}); gpujit compiles kernels from their source text, so "
-            "define them in a file (for exec'd code, register the text in linecache under the code's filename)"
-        ) from None
-    text = "".join(lines)
-    return text, pyfunc.__code__.co_filename, max(first_line, 1), name, describe_free_names(pyfunc)
+        return None, str(e)
+    # Text we registered under a name many exec'd strings share ("<string>") may be another string's.
+    ours = _registered.get(pyfunc.__code__.co_filename)
+    if ours is not None and ours is lines and not _defines("".join(lines), pyfunc.__code__):
+        return None, "the source registered under that name is another exec'd string's"
+    return lines, None
+
+
+def _exec_lines(code):
+    """The lines of the exec'd source that defines `code`, registered in linecache, or None."""
+    import linecache
+
+    filename = code.co_filename
+    needle = code.co_name.encode()
+    for kept_name, source in reversed(list(_exec_sources)):
+        if kept_name != filename:
+            continue
+        raw = source if type(source) is bytes else source.encode("utf-8", "surrogatepass")
+        if needle not in raw or raw.count(b"\n") + 1 < code.co_firstlineno:
+            continue
+        text = _decoded(source)
+        if text is None or not _defines(text, code):
+            continue
+        lines = text.splitlines(keepends=True)
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        linecache.cache[filename] = (len(text), None, lines, filename)
+        _registered[filename] = lines
+        return lines
+    return None
+
+
+def _decoded(source):
+    if type(source) is str:
+        return source
+    try:
+        return source.decode("utf-8")  # exec and compile give str sources to the hook as UTF-8
+    except UnicodeDecodeError:
+        import io
+        import tokenize
+
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+            return source.decode(encoding)
+        except (SyntaxError, LookupError, UnicodeDecodeError):
+            return None
+
+
+def _defines(text, code):
+    """True when compiling `text` gives a code object equal to `code` (code equality covers the name, first
+    line, bytecode, constants and names; not the file name)."""
+    import __future__
+
+    # The __future__ flags the code was compiled with (annotations...) give the same code again.
+    future = 0
+    for feature in __future__.all_feature_names:
+        future |= getattr(__future__, feature).compiler_flag
+    try:
+        module = compile(text, _CHECK_FILENAME, "exec", code.co_flags & future, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    todo = [module]
+    while todo:
+        c = todo.pop()
+        if c.co_name == code.co_name and c.co_firstlineno == code.co_firstlineno and c == code:
+            return True
+        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return False
 
 
 def _code_names(code, out):
