@@ -17,6 +17,8 @@ has these):
   equal to the function's own (name, first line, bytecode, constants, names), so a wrong match cannot
   happen even though "<string>" names every exec'd string. The text is then put in linecache under that
   name, for tracebacks and inspect.
+- lambdas: the compiler reads defs, so a lambda becomes `def lambda_L_C(args): return (body)` on the
+  lambda's line, its body padded so that its columns stay the user's where the def's head fits before it.
 Anything else (a function made from a code object whose source never passed through compile) gets the
 error that says so and how to fix it.
 """
@@ -50,17 +52,21 @@ def source_args(pyfunc):
             "gpujit is imported (the last sources are kept), or register the text in linecache under the "
             "code's filename"
         ) from None
-    import inspect
+    if code.co_name == "<lambda>":
+        text, first_line, name = _lambda_as_def(lines, code)
+    else:
+        import inspect
 
-    first_line = max(code.co_firstlineno, 1)
-    text = "".join(inspect.getblock(lines[first_line - 1:]))
+        first = max(code.co_firstlineno, 1)
+        text = "".join(inspect.getblock(lines[first - 1:]))
+        first_line = first
     return text, code.co_filename, first_line, name, describe_free_names(pyfunc)
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Where a function's text comes from: its file, or a source exec'd since gpujit was imported.
 
-# Our own compiles (checking a candidate source) use this name, which the hook skips.
+# Our own compiles (checking a candidate source, parsing for lambdas) use this name, which the hook skips.
 _CHECK_FILENAME = "<gpujit source check>"
 _KEEP_SOURCES = 64  # exec'd sources kept, newest last
 _MAX_SOURCE_SIZE = 128 * 1024  # larger ones are not kept: at most 8 MiB held
@@ -114,7 +120,7 @@ def _exec_lines(code):
     import linecache
 
     filename = code.co_filename
-    needle = code.co_name.encode()
+    needle = (code.co_name if code.co_name != "<lambda>" else "lambda").encode()
     for kept_name, source in reversed(list(_exec_sources)):
         if kept_name != filename:
             continue
@@ -169,6 +175,60 @@ def _defines(text, code):
             return True
         todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
     return False
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Lambdas
+
+
+def _lambda_as_def(lines, code):
+    """(text, first line, name) of a def equivalent to the lambda `code`, found in `lines` (its file)."""
+    import ast
+
+    text = "".join(lines)
+    try:
+        tree = ast.parse(text, _CHECK_FILENAME)
+    except (SyntaxError, ValueError) as e:
+        raise TypeError(f"cannot read the source of a lambda in {code.co_filename} ({e})") from None
+    node = _find_lambda(tree, code)
+    if node is None:
+        raise TypeError(f"cannot find the lambda of {code.co_filename}:{code.co_firstlineno} in its source "
+                        "(several lambdas there take the same arguments); define the function with def")
+    body = node.body
+    name = f"lambda_{node.lineno}_{node.col_offset + 1}"
+    used = set(code.co_names) | set(code.co_varnames) | set(code.co_freevars)
+    while name in used:
+        name += "_"
+    head = f"def {name}({ast.unparse(node.args)}): return ("
+    # One line of def and the body as the user wrote it (continuation lines included, inside the parentheses),
+    # on the body's line, so diagnostics give the user's line. Columns are the user's too when the head fits
+    # before the body's column (padded with spaces); otherwise they are those of this generated line, which
+    # the diagnostic shows.
+    pad = body.col_offset - len(head.encode()) if body.lineno == node.lineno else 0
+    return head + " " * max(pad, 0) + ast.get_source_segment(text, body) + ")\n", body.lineno, name
+
+
+def _find_lambda(tree, code):
+    """The Lambda node that compiled to `code`: on its first line, taking its argument names, and (Python
+    3.11+, where code has columns) whose body spans every position of the code."""
+    import ast
+
+    params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    candidates = [
+        n for n in ast.walk(tree)
+        if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
+        and tuple(a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs) == params
+    ]
+    positions = getattr(code, "co_positions", None)
+    if len(candidates) > 1 and positions is not None:
+        # RESUME and cache entries have empty spans; every other instruction belongs to the body.
+        spans = [(l, c, el, ec) for l, el, c, ec in positions() if None not in (l, c, el, ec) and (l, c) != (el, ec)]
+        candidates = [
+            n for n in candidates
+            if all((l, c) >= (n.body.lineno, n.body.col_offset)
+                   and (el, ec) <= (n.body.end_lineno, n.body.end_col_offset) for l, c, el, ec in spans)
+        ]
+    return candidates[0] if len(candidates) == 1 else None
 
 
 def _code_names(code, out):

@@ -1,8 +1,9 @@
-"""Kernels without a source file of their own: functions made by exec'ing a string.
+"""Kernels without a source file of their own: functions made by exec'ing a string, and lambdas.
 
 gpujit compiles from source text. For exec'd code it finds the text among the sources exec'd since gpujit was
-imported (python/gpujit/_source.py), checking that it compiles to the function's very code. Results are
-checked against NumPy on the session's backend, errors against the user's line and column.
+imported (python/gpujit/_source.py), checking that it compiles to the function's very code; a lambda is
+compiled as the equivalent def on the lambda's line. Results are checked against NumPy on the session's
+backend, errors against the user's line and column.
 """
 
 import linecache
@@ -98,6 +99,70 @@ def test_errors_in_exec_d_code_point_at_its_line():
     assert f"<string>:6:{col}: error:" in str(err)
     assert line in str(err)
     assert linecache.getline("<string>", 6) == line + "\n"  # registered for tracebacks and inspect
+
+
+def test_lambdas_as_device_functions():
+    inc = gpu.jit(device=True)(lambda x: x + 1)
+    add, sub = gpu.jit(device=True)(lambda x, y: x + y), gpu.jit(device=True)(lambda x, y: x - y)
+    spread = gpu.jit(device=True)(
+        lambda a, b: a * 10
+        + b
+    )
+
+    @gpu.jit
+    def use(out, x):
+        i = gpu.grid(1)
+        if i < out.shape[0]:
+            out[i, 0] = inc(x[i])
+            out[i, 1] = add(x[i], 2.0)
+            out[i, 2] = sub(x[i], 2.0)
+            out[i, 3] = spread(x[i], 3.0)
+
+    x = np.linspace(-1.0, 1.0, 9)
+    out = np.zeros((9, 4))
+    _run(use, out, x)
+    np.testing.assert_array_equal(out, np.stack([x + 1, x + 2, x - 2, x * 10 + 3], axis=1))
+
+
+def test_lambda_kernels():
+    nothing = gpu.jit("void()")(lambda: None)
+    _run(nothing, n=1)
+    counts = gpu.jit(lambda out: gpu.atomic.add(out, 0, 1))  # returns the old value: not a kernel
+    with pytest.raises(gpu.CompileError, match="a kernel cannot return a value") as e:
+        _run(counts, np.zeros(1))
+    assert (e.value.filename, e.value.lineno) == (__file__, counts.py_func.__code__.co_firstlineno)
+
+
+def test_errors_in_lambdas_point_at_the_users_line_and_column():
+    bad = gpu.jit(device=True)(lambda v: v * undefined_here)  # noqa: F821
+
+    @gpu.jit
+    def use(out):
+        out[0] = bad(2.0)
+
+    with pytest.raises(gpu.CompileError) as e:
+        _run(use, np.zeros(1), n=1)
+    line = bad.py_func.__code__.co_firstlineno
+    col = linecache.getline(__file__, line).index("undefined_here") + 1
+    assert (e.value.filename, e.value.lineno, e.value.col) == (__file__, line, col)
+
+
+def test_a_lambda_in_exec_d_code():
+    namespace = {"gpu": gpu}
+    exec("half = gpu.jit(device=True)(lambda v: v * 0.5); twice = gpu.jit(device=True)(lambda v: v * 2.0)\n",
+         namespace)
+    half, twice = namespace["half"], namespace["twice"]
+
+    @gpu.jit
+    def use(out, x):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = half(x[i]) + twice(x[i])
+
+    x = np.arange(7, dtype=np.float64)
+    out = np.zeros_like(x)
+    _run(use, out, x)
+    np.testing.assert_array_equal(out, 2.5 * x)
 
 
 def test_code_with_no_source_anywhere_says_which_file_and_how_to_fix_it():
