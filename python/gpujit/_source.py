@@ -47,10 +47,10 @@ def source_args(pyfunc):
         lines, why = _exec_lines(code), why or "could not get source code"
     if lines is None:
         raise TypeError(
-            f"cannot read the source of '{pyfunc.__name__}' ({code.co_filename}: {why}); gpujit compiles kernels from their "
-            "source text: define the function in a file, or create it by exec'ing its text as a string after "
-            "gpujit is imported (the last sources are kept), or register the text in linecache under the "
-            "code's filename"
+            f"cannot read the source of '{pyfunc.__name__}' ({code.co_filename}: {why}); gpujit compiles kernels "
+            "from their source text: define the function in a file, or create it by exec'ing its text as a "
+            "string after gpujit is imported (the last sources are kept), or register the text in linecache "
+            "under the code's filename"
         ) from None
     if code.co_name == "<lambda>":
         text, first_line, name = _lambda_as_def(lines, code)
