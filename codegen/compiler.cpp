@@ -106,7 +106,7 @@ CompileResult compile(const CompileRequest& request) {
   // analyze() reports the syntax errors kept in the kernel's and its device functions' FunctionDef::errors.
   auto start = Clock::now();
   std::unique_ptr<TypedProgram> program =
-      analyze(*kernel, request.arg_types, request.globals, result.diagnostics);
+      analyze(*kernel, request.arg_types, request.globals, result.diagnostics, request.options.warn_float64);
   result.ms_sema = ms_since(start);
   if (!program || result.diagnostics.has_errors()) return result;
   result.signature = program->kernel()->signature;

@@ -43,6 +43,9 @@ struct CompileOptions {
   /// At most this many registers per thread (numba's max_registers): `.maxnreg` on the PTX entry. 0: no
   /// limit. NVPTX only; 1..255.
   int max_registers = 0;
+  /// Warn (a diagnostic of severity Warning) when float64 arithmetic enters a kernel whose floating-point
+  /// arrays are all float32 (ir/sema.h). It changes no code, so it is not part of the cache key.
+  bool warn_float64 = true;
   bool keep_tokens = false;    // fill CompileResult::tokens
   bool keep_ast = false;       // fill CompileResult::ast
   bool keep_typed = false;     // fill CompileResult::typed

@@ -156,9 +156,18 @@ void ProgramAnalyzer::commit(Specialization* s, TypedProgram& out, Diagnostics& 
 }
 
 std::unique_ptr<TypedProgram> analyze(const FunctionDef& kernel, const std::vector<Type>& arg_types,
-                                      const GlobalEnv& globals, Diagnostics& diags) {
+                                      const GlobalEnv& globals, Diagnostics& diags, bool warn_float64) {
   size_t errors_before = diags.error_count();
   ProgramAnalyzer program(globals);
+  // The warning is for float32 kernels: at least one floating-point array, and every one float32/float16.
+  bool narrow_arrays = false, wide_arrays = false;
+  for (const Type& t : arg_types) {
+    if (!t.is_array() || !(is_float(t.scalar) || is_complex(t.scalar))) continue;
+    bool narrow = t.scalar == ScalarKind::Float32 || t.scalar == ScalarKind::Float16 ||
+                  t.scalar == ScalarKind::Complex64;
+    (narrow ? narrow_arrays : wide_arrays) = true;
+  }
+  program.set_float64_warning(warn_float64 && narrow_arrays && !wide_arrays);
   Specialization* s = program.specialize(kernel, arg_types, true);
   auto out = std::make_unique<TypedProgram>();
   program.commit(s, *out, diags);

@@ -27,12 +27,11 @@ ScalarKind component_of(ScalarKind c) {
 ScalarKind complex_for(const Operand& o) {
   ScalarKind k = o.type.scalar;
   if (is_complex(k)) return k;
-  bool weak = o.constant && is_weak_constant(*o.constant);
-  if (!weak && (k == ScalarKind::Float32 || k == ScalarKind::Float16)) return ScalarKind::Complex64;
+  if (k == ScalarKind::Float32 || k == ScalarKind::Float16) return ScalarKind::Complex64;
   return ScalarKind::Complex128;
 }
 
-/// complex64 when every part is float32 or float16 (weak constants adapt), else complex128.
+/// complex64 when every part is float32 or float16, else complex128 (a float64 constant makes it complex128).
 ScalarKind complex_from_parts(const std::vector<Operand>& parts) {
   Type common = common_numeric_type(parts);
   bool narrow = common.is_scalar(ScalarKind::Float32) || common.is_scalar(ScalarKind::Float16);

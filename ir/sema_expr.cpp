@@ -521,7 +521,46 @@ ExprResult FunctionAnalyzer::binop(const BinOpExpr& e) {
     if (std::optional<ConstValue> c = fold_binary(e.op, *l.value, *r.value))
       return record(e, ExprResult::of_const(*c));
   }
+  note_float64(e.op_range.valid() ? e.op_range : e.range, t.operand, {{e.lhs.get(), l}, {e.rhs.get(), r}});
   return record(e, ExprResult::of_value(t.result));
+}
+
+void FunctionAnalyzer::note_float64(SourceRange at, const Type& computed,
+                                    const std::vector<std::pair<const Expr*, ExprResult>>& operands) {
+  if (!checking_ || !(computed.is_scalar(ScalarKind::Float64) || computed.is_scalar(ScalarKind::Complex128)))
+    return;
+  auto narrow = [](const Type& t) {
+    return t.is_scalar(ScalarKind::Float32) || t.is_scalar(ScalarKind::Float16) ||
+           t.is_scalar(ScalarKind::Complex64);
+  };
+  const Expr* wide = nullptr;
+  const ExprResult* wide_result = nullptr;
+  bool has_narrow = false;
+  for (const auto& [expr, r] : operands) {
+    if (narrow(r.type)) has_narrow = true;
+    bool widening = r.type.is_scalar(ScalarKind::Float64) || r.type.is_scalar(ScalarKind::Int64) ||
+                    r.type.is_scalar(ScalarKind::Complex128);
+    if (widening && !wide) wide = expr, wide_result = &r;
+  }
+  if (!has_narrow || !wide || !program_.take_float64_warning()) return;
+  std::string what, fix;
+  std::string type = wide_result->type.str();
+  const char* article = type[0] == 'i' ? "an" : "a";
+  std::string p = path_of(*wide);  // a name (SOFTENING, k) or a dotted path, if the user wrote one
+  if (const ConstValue* c = wide_result->constant()) {
+    what = p.empty() ? fmt::format("the {} constant {}", type, c->str())
+                     : fmt::format("'{}', {} {} constant ({}),", p, article, type, c->str());
+    fix = fmt::format("write np.float32({}) to stay in float32", p.empty() ? c->str() : p);
+  } else {
+    what = p.empty() ? fmt::format("{} {} operand", article, type)
+                     : fmt::format("'{}', {} {} value{},", p, article, type, origin_of(*wide));
+    fix = p.empty() ? "convert it with np.float32(...) to stay in float32"
+                    : fmt::format("convert it with np.float32({}) to stay in float32", p);
+  }
+  spec_.diags.warning(file_, at,
+                      fmt::format("float64 arithmetic in a float32 kernel: {} makes this compute in {}, as "
+                                  "numba types it; {}, or pass warn_float64=False to jit()",
+                                  what, computed.str(), fix));
 }
 
 ExprResult FunctionAnalyzer::unary(const UnaryOpExpr& e) {

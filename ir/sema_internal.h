@@ -85,6 +85,13 @@ class ProgramAnalyzer {
   /// Appends `s`, its callees first, to `out` and its diagnostics to `diags` (once each).
   void commit(Specialization* s, TypedProgram& out, Diagnostics& diags);
   const GlobalEnv& globals() const { return globals_; }
+  /// Whether float64 arithmetic in this program deserves the float32-kernel warning (analyze()); true once.
+  bool take_float64_warning() {
+    if (!warn_float64_ || float64_warned_) return false;
+    float64_warned_ = true;
+    return true;
+  }
+  void set_float64_warning(bool on) { warn_float64_ = on; }
   /// The chain of functions being analysed, outermost first (for recursion messages).
   const std::vector<const FunctionDef*>& stack() const { return stack_; }
 
@@ -92,6 +99,8 @@ class ProgramAnalyzer {
   const GlobalEnv& globals_;
   std::map<std::pair<const FunctionDef*, std::string>, std::unique_ptr<Specialization>> specs_;
   std::vector<const FunctionDef*> stack_;
+  bool warn_float64_ = false;
+  bool float64_warned_ = false;
   std::set<const FunctionDef*> syntax_errors_reported_;
 };
 
@@ -205,6 +214,9 @@ class FunctionAnalyzer {
   /// Records what analysis learned about `e` (check mode only) and returns `r`.
   ExprResult record(const Expr& e, ExprResult r);
   Operand operand(const ExprResult& r) const { return Operand{r.type, r.constant()}; }
+  /// Warns (once per program) when an operation of a float32/float16 operand and a float64 or int64 one
+  /// computes in float64 (ProgramAnalyzer::take_float64_warning says whether this program wants it).
+  void note_float64(SourceRange at, const Type& computed, const std::vector<std::pair<const Expr*, ExprResult>>& operands);
   /// " ('x' is an argument)" / " ('x' was assigned at line 4)" for a Name operand, else "".
   std::string origin_of(const Expr& e) const;
   /// The dotted text of a name/attribute chain as the user wrote it ("gpu.shared.array"), or "".

@@ -71,6 +71,8 @@ bool exact_in(double v, ScalarKind k) {
 
 // The type a weak constant takes next to `other` (see the header); `self.type` if it does not adapt.
 Type adapt(const Operand& self, const Operand& other, bool exact_only) {
+  // Arithmetic follows numba: a constant is as strong as a variable of its type (0.5 is float64, 2 int64).
+  if (!exact_only) return self.type;
   if (!self.constant || !is_weak_constant(*self.constant) || !self.type.is_scalar()) return self.type;
   if (other.constant && is_weak_constant(*other.constant)) return self.type;
   if (!other.type.is_scalar()) return self.type;
@@ -182,6 +184,10 @@ OpTyping type_binary(BinOpKind op, const Operand& lhs, const Operand& rhs) {
   if (!is_number(lhs.type) || !is_number(rhs.type)) return fail(op_types_error(sym, lhs.type, rhs.type));
   ScalarKind a = adapt(lhs, rhs, false).scalar;
   ScalarKind b = adapt(rhs, lhs, false).scalar;
+  // numba-cuda's operators take a uint64 beside a signed integer in their int64 case (u + 1, u ^ i are
+  // int64), where NumPy's promotion would give float64.
+  if (a == ScalarKind::UInt64 && is_signed(b)) a = ScalarKind::Int64;
+  if (b == ScalarKind::UInt64 && is_signed(a)) b = ScalarKind::Int64;
   ScalarKind c = promote_scalars(a, b);
   switch (op) {
     case BinOpKind::Add:
@@ -199,7 +205,7 @@ OpTyping type_binary(BinOpKind op, const Operand& lhs, const Operand& rhs) {
     case BinOpKind::LShift:
     case BinOpKind::RShift:
       if (is_float(a) || is_float(b)) return fail(op_types_error(sym, lhs.type, rhs.type));
-      return same(is_unsigned(a) ? ScalarKind::UInt64 : ScalarKind::Int64);
+      return same(is_unsigned(lhs.type.scalar) ? ScalarKind::UInt64 : ScalarKind::Int64);
     case BinOpKind::BitAnd:
     case BinOpKind::BitOr:
     case BinOpKind::BitXor:
@@ -265,23 +271,13 @@ OpTyping type_compare(CmpOpKind op, const Operand& lhs, const Operand& rhs) {
 }
 
 Type common_numeric_type(const std::vector<Operand>& operands) {
-  Type strong;
+  // numba's unification: constants count with their own types (min(x, 0.0) of a float32 x is float64).
+  Type all;
   for (const Operand& o : operands) {
     if (!is_number(o.type)) return Type::invalid();
-    if (o.constant && is_weak_constant(*o.constant)) continue;
-    strong = strong.is_valid() ? unify(strong, o.type) : o.type;
+    all = all.is_valid() ? unify(all, o.type) : o.type;
   }
-  if (!strong.is_valid()) {
-    Type all;
-    for (const Operand& o : operands) all = all.is_valid() ? unify(all, o.type) : o.type;
-    return all;
-  }
-  Type result = strong;
-  Operand strong_operand{strong, nullptr};
-  for (const Operand& o : operands) {
-    if (o.constant && is_weak_constant(*o.constant)) result = unify(result, adapt(o, strong_operand, false));
-  }
-  return result;
+  return all;
 }
 
 bool has_truth_value(const Type& t) { return t.is_scalar(); }
@@ -311,7 +307,6 @@ ScalarKind math_float_kind(const std::vector<Operand>& operands) {
   for (const Operand& o : operands) {
     if (!o.type.is_scalar()) continue;
     ScalarKind k = o.type.scalar;
-    if (o.constant && is_weak_constant(*o.constant)) continue;
     if (is_float(k)) {
       any_float = true;
       floats = max_kind(floats, k);

@@ -8,19 +8,21 @@
 //   tuples unify elementwise.
 // - Arithmetic (+ - * // % ** & | ^) on integers runs at 64 bits at least, as numba's integer_binop_cases:
 //   int32 + int32 -> int64, uint8 + uint8 -> uint64, uint32 + int32 -> int64, and bool arithmetic gives
-//   int64. A mix of uint64 and a signed integer goes to float64 (numba's conversion ratings, as NumPy).
+//   int64. A mix of uint64 and a signed integer runs in int64 (numba-cuda's operator cases; NumPy would
+//   give float64); unify() still gives float64 for the two, as NumPy.
 // - `/` is true division: integers give float64, float32 / float32 stays float32.
 // - `**`: int ** int -> int64 (uint64 if both unsigned), float ** int keeps the float type (numba's
 //   float32 ** int -> float32), otherwise the promoted float.
 // - << and >> give int64 for a signed left operand and uint64 for an unsigned one; both operands run in it.
 // - & | ^ on two bools stay bool; ~bool is `not` (numba follows NumPy there, not Python).
 // - Comparisons run in unify(lhs, rhs) (no widening) and give bool.
-// - Weak literals (a deliberate gpujit choice; numba itself promotes these to float64): a Python int or
-//   float constant (a literal, a folded constant expression of them, a module constant, math.pi) mixed
-//   with a float16/float32 operand takes that operand's type in arithmetic, min/max, math functions and
-//   the results of `a if c else b`, so `0.5 * x` stays float32 on the GPU. A non-negative int constant mixed with an unsigned integer takes
-//   the unsigned type, so `u + 1` stays unsigned. In comparisons a constant only adapts where the value is
-//   exact in the other type, so `x == 0.1` still compares in float64 as Python does.
+// - Constants are typed as numba types them: a Python float constant (a literal, a folded constant
+//   expression, a module constant, math.pi) is float64 and an int constant int64 in arithmetic, min/max,
+//   math functions and `a if c else b`, so `x * 0.1` of a float32 x computes in float64 and rounds once
+//   where it is stored, bit for bit as numba-cuda (and CUDA C). Semantic analysis warns once per kernel
+//   when float64 arithmetic enters a kernel whose arrays are all float32 (ir/sema.cpp). Only in comparisons
+//   does a ("weak") constant adapt to the other operand's type, where its value is exact there, so `x < 1`
+//   compares in float32 and `x == 0.1` still in float64 as Python does.
 // - Complex numbers: + - * / ** in promote_types of the operands (int64 or float64 with complex64 gives
 //   complex128, float32 with complex64 stays complex64, and a weak constant beside a complex64 takes
 //   float32, so `2.0 * z` stays complex64); no // % or bit operations; only == and != compare them; a

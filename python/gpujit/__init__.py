@@ -19,11 +19,12 @@ from ._compile import compile, compile_for_current_device, compile_ptx, compile_
 from ._dispatcher import Dispatcher, jit
 from ._kernel_api import build as _build_kernel_api
 from ._types import ArrayType, DType, Signature, make_dtypes as _make_dtypes, void
-from .errors import CompileError, CudaAPIError, CudaError, CudaSupportError, LaunchError
+from .errors import CompileError, CudaAPIError, CudaError, CudaSupportError, LaunchError, PerformanceWarning
 
 __version__ = "0.1.0"
 
 _core._set_error_classes(CompileError, CudaSupportError, CudaAPIError, LaunchError)
+_core._set_warning_class(PerformanceWarning)
 
 globals().update(_make_dtypes())
 globals().update(_build_kernel_api(_core.kernel_builtins()))

@@ -28,12 +28,13 @@ class Dispatcher(_core.Dispatcher):
     """A jitted kernel (or, with device=True, a device function callable from kernels)."""
 
     def __init__(self, pyfunc, device=False, fastmath=False, opt=3, lineinfo=False, debug=False, max_registers=0,
-                 cache=False, targetoptions=None):
+                 cache=False, warn_float64=True, targetoptions=None):
         code = pyfunc.__code__
         if code.co_flags & 0x0C:  # CO_VARARGS | CO_VARKEYWORDS
             raise TypeError(f"'{pyfunc.__name__}': kernels take positional parameters only (no *args, **kwargs)")
         params = code.co_varnames[: code.co_argcount]
-        super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache)
+        super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache,
+                         warn_float64)
         self.py_func = pyfunc
         self.__name__ = pyfunc.__name__
         self.__qualname__ = getattr(pyfunc, "__qualname__", pyfunc.__name__)
@@ -48,7 +49,7 @@ class Dispatcher(_core.Dispatcher):
         # What jit() was given, kept to rebuild this dispatcher (pickling, specialize) as numba does.
         self.targetoptions = dict(targetoptions) if targetoptions is not None else {
             "device": device, "fastmath": fastmath, "opt": opt, "lineinfo": lineinfo, "debug": debug,
-            "max_registers": max_registers or None, "cache": cache}
+            "max_registers": max_registers or None, "cache": cache, "warn_float64": warn_float64}
         self._specialized = False
         self.specializations = {}
         self._overloads = {}
@@ -179,9 +180,11 @@ class Dispatcher(_core.Dispatcher):
 # alone; lineinfo puts source lines in the PTX, max_registers caps registers per thread, cache keeps compiled
 # PTX on disk; the others (inline, forceinline, link, launch_bounds, lto, shared_memory_carveout) are accepted
 # so that numba-cuda code runs, and have no effect yet (carveout values are checked as numba checks them).
-# extensions is accepted when empty: gpujit's launch path runs no prepare_args hooks.
+# extensions is accepted when empty: gpujit's launch path runs no prepare_args hooks. warn_float64 is
+# gpujit's own: False silences the PerformanceWarning for float64 arithmetic in a float32 kernel.
 _OPTIONS = {"device", "fastmath", "opt", "lineinfo", "debug", "inline", "cache", "link", "max_registers",
-            "boundscheck", "forceinline", "launch_bounds", "lto", "shared_memory_carveout", "extensions"}
+            "boundscheck", "forceinline", "launch_bounds", "lto", "shared_memory_carveout", "extensions",
+            "warn_float64"}
 
 
 def jit(func_or_sig=None, device=False, **options):
@@ -195,6 +198,7 @@ def jit(func_or_sig=None, device=False, **options):
     @jit(lineinfo=True)       .file/.loc line information in the PTX, for profilers
     @jit(max_registers=32)    at most 32 registers per thread (.maxnreg)
     @jit(cache=True)          keep the compiled PTX on disk (__pycache__) for later processes
+    @jit(warn_float64=False)  no PerformanceWarning when float64 arithmetic enters a float32 kernel
     """
     unknown = set(options) - _OPTIONS
     if unknown:
@@ -209,7 +213,8 @@ def jit(func_or_sig=None, device=False, **options):
     kwargs = {"device": device, "fastmath": bool(options.get("fastmath", False)), "opt": opt,
               "lineinfo": bool(options.get("lineinfo", False)),
               "debug": bool(options.get("debug", False) or options.get("boundscheck", False)),
-              "max_registers": max_registers, "cache": bool(options.get("cache", False))}
+              "max_registers": max_registers, "cache": bool(options.get("cache", False)),
+              "warn_float64": bool(options.get("warn_float64", True))}
 
     targetoptions = dict(kwargs, **{k: v for k, v in options.items() if k not in kwargs})
     # One signature (not a list of them) makes a specialized dispatcher, as in numba.
@@ -243,7 +248,7 @@ def _check_carveout(carveout):
 
 def _dispatcher_kwargs(targetoptions):
     """The Dispatcher constructor's arguments among jit's options."""
-    names = ("device", "fastmath", "opt", "lineinfo", "debug", "max_registers", "cache")
+    names = ("device", "fastmath", "opt", "lineinfo", "debug", "max_registers", "cache", "warn_float64")
     kwargs = {k: targetoptions[k] for k in names if k in targetoptions}
     kwargs["max_registers"] = kwargs.get("max_registers") or 0
     return kwargs

@@ -5,6 +5,9 @@ diagnostic rendered clang-style (file:line:col, the source line, a caret). The r
 numba-cuda's names: CudaSupportError when no CUDA driver can be used, CudaAPIError when a driver call fails
 (with the driver function and the CUDA error's name), LaunchError for a launch refused before the driver
 is called (a bad grid or block, too much shared memory).
+
+PerformanceWarning is the compiler's warning: code that is correct but likely slower than meant (float64
+arithmetic creeping into a float32 kernel), issued at the user's file and line.
 """
 
 
@@ -37,3 +40,7 @@ class CudaAPIError(CudaError):
 
 class LaunchError(ValueError):
     """A launch configuration the device cannot run, refused before any driver call."""
+
+
+class PerformanceWarning(UserWarning):
+    """Correct code that is likely slower than meant; issued at the kernel's file and line when it compiles."""

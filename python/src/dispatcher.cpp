@@ -186,6 +186,7 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
     if (!hit) *result = compile(req);
   }
   if (!result->ok) raise_compile_error(result->diagnostics);
+  if (!hit) issue_compile_warnings(result->diagnostics);  // a disk-cache hit was warned about when compiled
   std::string mismatch = rt::check_param_layout(*result);
   if (!mismatch.empty()) throw InternalError("kernel '" + st.name + "': " + mismatch);
   if (disk) {
@@ -423,13 +424,14 @@ PyObject* dispatcher_new(PyTypeObject* type, PyObject*, PyObject*) {
 }
 
 int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
-  static const char* keywords[] = {"name",     "params", "device",        "fastmath", "opt",
-                                   "debug",    "lineinfo", "max_registers", "cache",    nullptr};
+  static const char* keywords[] = {"name",  "params",   "device",        "fastmath", "opt",
+                                   "debug", "lineinfo", "max_registers", "cache",    "warn_float64", nullptr};
   const char* name = nullptr;
   PyObject* params = nullptr;
-  int device = 0, fastmath = 0, opt = 3, debug = 0, lineinfo = 0, max_registers = 0, cache = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippip", const_cast<char**>(keywords), &name, &params,
-                                   &device, &fastmath, &opt, &debug, &lineinfo, &max_registers, &cache)) {
+  int device = 0, fastmath = 0, opt = 3, debug = 0, lineinfo = 0, max_registers = 0, cache = 0, warn_float64 = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippipp", const_cast<char**>(keywords), &name, &params,
+                                   &device, &fastmath, &opt, &debug, &lineinfo, &max_registers, &cache,
+                                   &warn_float64)) {
     return -1;
   }
   try {
@@ -444,6 +446,7 @@ int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
     st.options.lineinfo = lineinfo != 0;
     st.options.max_registers = max_registers;  // 0: no limit; the jit decorator checked the range
     st.cache_to_disk = cache != 0;
+    st.options.warn_float64 = warn_float64 != 0;
   } catch (...) {
     set_error_from_current_exception();
     return -1;

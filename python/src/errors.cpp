@@ -13,6 +13,7 @@ PyObject* g_compile_error = nullptr;
 PyObject* g_support_error = nullptr;
 PyObject* g_api_error = nullptr;
 PyObject* g_launch_error = nullptr;
+PyObject* g_performance_warning = nullptr;
 
 PyObject* or_default(PyObject* cls, PyObject* fallback) { return cls ? cls : fallback; }
 
@@ -71,6 +72,18 @@ void raise_compile_error(const Diagnostics& diags) {
   throw pyb::error_already_set();
 }
 
+void issue_compile_warnings(const Diagnostics& diags) {
+  for (const Diagnostic& d : diags.all()) {
+    if (d.severity != Severity::Warning) continue;
+    pyb::str message(d.message);
+    pyb::str filename(d.file ? d.file->name() : std::string("<gpujit>"));
+    int line = d.range.valid() ? static_cast<int>(d.range.begin.line) : 0;
+    PyObject* cls = or_default(g_performance_warning, PyExc_UserWarning);
+    if (PyErr_WarnExplicitObject(cls, message.ptr(), filename.ptr(), line, nullptr, nullptr) < 0)
+      throw pyb::error_already_set();
+  }
+}
+
 void strip_traceback() {
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
@@ -87,6 +100,7 @@ void register_errors(pyb::module_& m) {
     g_api_error = api.release().ptr();
     g_launch_error = launch.release().ptr();
   });
+  m.def("_set_warning_class", [](pyb::object performance) { g_performance_warning = performance.release().ptr(); });
   pyb::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

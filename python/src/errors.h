@@ -22,6 +22,10 @@ namespace pyb = pybind11;
 void set_error_from_current_exception();
 /// Raises gpujit.CompileError for the diagnostics (throws pyb::error_already_set).
 [[noreturn]] void raise_compile_error(const Diagnostics& diags);
+/// Issues the diagnostics of severity Warning as Python warnings of class gpujit.PerformanceWarning, each
+/// at its file and line (so warnings filters and `python -W error` apply); throws pyb::error_already_set
+/// when a filter turns one into an error.
+void issue_compile_warnings(const Diagnostics& diags);
 /// Drops the traceback of the pending Python error so it reads as raised from the caller's frame.
 void strip_traceback();
 

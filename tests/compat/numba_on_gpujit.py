@@ -37,7 +37,7 @@ _RENAMED = {"DeviceNDArray": "DeviceArray"}
 _KEEP = {"config", "types", "cudadrv", "testing", "tests", "random", "CudaSupportError", "CudaAPIError"}
 
 
-_TYPES = (gpujit.DType, gpujit.ArrayType, gpujit.Signature)
+_TYPES = (gpujit.DType, gpujit.ArrayType, gpujit.Signature, type(gpujit.void))
 
 
 def _bind(module, source, names):

@@ -17,7 +17,7 @@ import gpujit as gpu
 def arith(a, b, c, out):
     i = gpu.grid(1)
     if i < out.size:
-        out[i] = (a[i] * b[i] - c) / (b[i] + 2.0) + a[i].conjugate()
+        out[i] = (a[i] * b[i] - c) / (b[i] + gpu.float32(2.0)) + a[i].conjugate()
 
 # ARITH: .visible .entry {{.*}}arith_{{.*}}(
 # ARITH: .param .f32 {{.*}}_param_6,

@@ -55,7 +55,8 @@ def bad_popc(f):
 # FLOATS: .visible .entry {{.*}}floats
 # FLOATS-DAG: fma.rn.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, 0f3F800000;
 # FLOATS-DAG: fma.rn.f64 {{%rd[0-9]+}}, {{%rd[0-9]+}}, 0d4000000000000000, {{%rd[0-9]+}};
-# FLOATS-TYPED: cuda.fma<cuda.fma>(f[i:int64]:float32, f[(i:int64 + 1:int64):int64]:float32, 1.0:float64->float32):float32
+# fma(float32, float32, 1.0) takes numba-cuda's float64 case: the float64 constant counts.
+# FLOATS-TYPED: cuda.fma<cuda.fma>(f[i:int64]:float32->float64, f[(i:int64 + 1:int64):int64]:float32->float64, 1.0:float64):float64
 # FLOATS-TYPED: cuda.cbrt<cuda.cbrt>(f[i:int64]:float32):float32
 # FLOATS-TYPED: cuda.cbrt<cuda.cbrt>(d[i:int64]:float64):float64
 

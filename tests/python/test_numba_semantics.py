@@ -5,9 +5,14 @@
   2.67 in CPython (which rounds the exact decimal value).
 - min/max of two floats: C's fmin/fmax, a NaN operand loses (numba-cuda calls libdevice's fmin/fmax); the
   PTX is one min/max instruction.
+- a float constant next to a float32 value: float64 arithmetic rounded once on store, as numba (and C) type
+  it, so x[i] * 0.1 matches numba-cuda's result bit for bit; the compiler issues a PerformanceWarning at the
+  user's line (warn_float64=False silences it). Integer constants beside int32 values widen to int64.
 """
 
+import inspect
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -88,3 +93,82 @@ def test_min_max_of_two_floats_are_fmin_fmax():
     np.testing.assert_array_equal(hi, np.fmax(a, b))
     ptx = extremes.inspect_ptx(gpu.void(*[gpu.float64[::1]] * 4))
     assert "min.f64" in ptx and "max.f64" in ptx
+
+
+def scale_by_tenth(x, out):
+    i = gpu.grid(1)
+    if i < x.size:
+        out[i] = x[i] * 0.1 + 0.3
+
+
+def _line_of(fn, text):
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(n for n, line in enumerate(lines) if text in line)
+
+
+def test_float_constants_make_float32_arithmetic_float64():
+    x = (np.arange(4096, dtype=np.float32) * np.float32(1.37)).astype(np.float32)
+    out = np.zeros_like(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gpu.PerformanceWarning)
+        gpu.jit(scale_by_tenth)[16, 256](x, out)
+    wide = (x.astype(np.float64) * 0.1 + 0.3).astype(np.float32)
+    narrow = x * np.float32(0.1) + np.float32(0.3)
+    np.testing.assert_array_equal(out, wide)
+    assert (out != narrow).any()  # the float32 computation rounds differently for some of these inputs
+
+
+def test_float64_in_a_float32_kernel_warns_at_the_users_line():
+    x = np.ones(8, np.float32)
+    with pytest.warns(gpu.PerformanceWarning, match=r"the float64 constant 0\.1 makes this compute in float64") as w:
+        gpu.jit(scale_by_tenth)[1, 8](x, np.zeros_like(x))
+    assert len(w) == 1  # once per compile, at the first such operation
+    assert w[0].filename == __file__
+    assert w[0].lineno == _line_of(scale_by_tenth, "x[i] * 0.1")
+    assert "np.float32(0.1)" in str(w[0].message)
+
+
+def test_float64_warning_is_off_for_float64_kernels_and_when_asked():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x64 = np.ones(8)
+        gpu.jit(scale_by_tenth)[1, 8](x64, np.zeros_like(x64))
+        x = np.ones(8, np.float32)
+        gpu.jit(warn_float64=False)(scale_by_tenth)[1, 8](x, np.zeros_like(x))
+
+
+def test_float64_warning_as_error_stops_the_compile():
+    x = np.ones(8, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gpu.PerformanceWarning)
+        with pytest.raises(gpu.PerformanceWarning):
+            gpu.jit(scale_by_tenth)[1, 8](x, np.zeros_like(x))
+
+
+def test_float32_constants_keep_a_kernel_float32():
+    @gpu.jit
+    def scale32(x, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = x[i] * np.float32(0.1) + np.float32(0.3)
+
+    x = (np.arange(4096, dtype=np.float32) * np.float32(1.37)).astype(np.float32)
+    out = np.zeros_like(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scale32[16, 256](x, out)
+    np.testing.assert_array_equal(out, x * np.float32(0.1) + np.float32(0.3))
+    assert ".f64" not in scale32.inspect_ptx("void(float32[::1], float32[::1])")
+
+
+def test_int_constants_widen_int32_to_int64():
+    @gpu.jit
+    def wrap(x, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = (x[i] + 1) // 2  # int64 arithmetic, as numba: no int32 overflow at the top of the range
+
+    x = np.array([2**31 - 1, -(2**31), 7], np.int32)
+    out = np.zeros(3, np.int64)
+    wrap[1, 4](x, out)
+    np.testing.assert_array_equal(out, (x.astype(np.int64) + 1) // 2)

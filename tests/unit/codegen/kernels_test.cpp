@@ -117,7 +117,7 @@ import gpujit as gpu
 def scale2d(a, out):
     i, j = gpu.grid(2)
     if i < a.shape[0] and j < a.shape[1]:
-        out[i, j] = a[i, j] * 2.0 + 1.0
+        out[i, j] = a[i, j] * gpu.float32(2.0) + gpu.float32(1.0)
 )";
   std::string ptx = compile_and_assemble(src, "scale2d", "void(float32[:, ::1], float32[:, ::1])");
   EXPECT_TRUE(contains(ptx, "%ctaid.y") && contains(ptx, "%tid.y")) << ptx;
@@ -133,7 +133,7 @@ def laplacian(u, out):
     i, j, k = gpu.grid(3)
     if 0 < i < u.shape[0] - 1 and 0 < j < u.shape[1] - 1 and 0 < k < u.shape[2] - 1:
         out[i, j, k] = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k]
-                        + u[i, j, k - 1] + u[i, j, k + 1] - 6 * u[i, j, k])
+                        + u[i, j, k - 1] + u[i, j, k + 1] - gpu.float32(6) * u[i, j, k])
 )";
   std::string ptx = compile_and_assemble(src, "laplacian", "void(float32[:, :, ::1], float32[:, :, ::1])");
   EXPECT_TRUE(contains(ptx, "%ctaid.z") && contains(ptx, "%ntid.z") && contains(ptx, "%tid.z")) << ptx;
@@ -173,20 +173,24 @@ TEST(Kernels, BlackScholesFloat32UsesLibdevice) {
 import math
 import gpujit as gpu
 
+# float32 constants keep the kernel in float32 (a plain 0.5 is float64, as in numba).
+HALF = gpu.float32(0.5)
+ONE = gpu.float32(1.0)
+
 @gpu.jit(device=True)
 def cnd(d):
-    return 0.5 * (1.0 + math.erf(d * 0.7071067811865476))
+    return HALF * (ONE + math.erf(d * gpu.float32(0.7071067811865476)))
 
 @gpu.jit
 def black_scholes(call, put, price, strike, years, rate, vol):
     i = gpu.grid(1)
     if i < price.size:
         sqrt_t = math.sqrt(years[i])
-        d1 = (math.log(price[i] / strike[i]) + (rate + 0.5 * vol * vol) * years[i]) / (vol * sqrt_t)
+        d1 = (math.log(price[i] / strike[i]) + (rate + HALF * vol * vol) * years[i]) / (vol * sqrt_t)
         d2 = d1 - vol * sqrt_t
         discount = math.exp(-rate * years[i])
         call[i] = price[i] * cnd(d1) - strike[i] * discount * cnd(d2)
-        put[i] = strike[i] * discount * (1.0 - cnd(d2)) - price[i] * (1.0 - cnd(d1))
+        put[i] = strike[i] * discount * (ONE - cnd(d2)) - price[i] * (ONE - cnd(d1))
 )";
   const char* sig =
       "void(float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32, float32)";

@@ -59,7 +59,7 @@ def k(out, n):
 )",
                    "float32[:], int32");
   ASSERT_TRUE(a.program) << a.diags.render();
-  EXPECT_EQ(local_type(a, "y"), "float32");
+  EXPECT_EQ(local_type(a, "y"), "float64");  // float32 * 2 is float64, as numba types the int64 literal
   EXPECT_EQ(local_type(a, "i"), "int64");
 }
 
@@ -67,16 +67,19 @@ TEST(Inference, AugAssignOfFloat32AccumulatorStaysFloat32) {
   Analyzed a = run(R"(
 def k(a, out):
     acc = np.float32(0)
+    wide = np.float32(0)
     for i in range(a.shape[0]):
-        acc += a[i] * 2.0
-    out[0] = acc
+        acc += a[i] * np.float32(2.0)
+        wide += a[i] * 2.0
+    out[0] = acc + wide
 )",
                    "float32[::1], float32[::1]");
   ASSERT_TRUE(a.program) << a.diags.render();
   EXPECT_EQ(local_type(a, "acc"), "float32");
+  EXPECT_EQ(local_type(a, "wide"), "float64");  // a float64 literal makes the sum float64, as in numba
 }
 
-TEST(Inference, ConditionalExpressionWithAWeakConstantStaysFloat32) {
+TEST(Inference, ConditionalExpressionUnifiesItsBranchesAsNumba) {
   Analyzed a = run(R"(
 def k(x, n):
     i = cuda.grid(1)
@@ -86,7 +89,7 @@ def k(x, n):
 )",
                    "float32[:], int64");
   ASSERT_TRUE(a.program) << a.diags.render();
-  EXPECT_EQ(local_type(a, "v"), "float32");
+  EXPECT_EQ(local_type(a, "v"), "float64");  // float32 | the float64 constant 0.0
   EXPECT_EQ(local_type(a, "w"), "float64");
 }
 
@@ -173,13 +176,13 @@ def k(f, d, out):
   EXPECT_EQ(local_type(a, "b"), "float64");
   EXPECT_EQ(local_type(a, "c"), "float64");  // math on ints computes in float64
   EXPECT_EQ(local_type(a, "e"), "float32");  // numba-cuda's floor returns a float
-  EXPECT_EQ(local_type(a, "g"), "float32");
+  EXPECT_EQ(local_type(a, "g"), "float64");  // atan2(float32, 1.0): the float64 constant counts (numba-cuda)
   EXPECT_EQ(local_type(a, "h"), "bool");
-  EXPECT_EQ(local_type(a, "j"), "float32");
+  EXPECT_EQ(local_type(a, "j"), "float64");  // pow(float32, 2): an int64 beside float32 needs float64
   EXPECT_EQ(local_type(a, "k2"), "float32");
-  EXPECT_EQ(local_type(a, "p"), "float32");  // math.pi is a weak constant
+  EXPECT_EQ(local_type(a, "p"), "float64");  // math.pi is a float64 constant
   EXPECT_EQ(local_type(a, "q"), "int64");
-  EXPECT_EQ(local_type(a, "r"), "float32");
+  EXPECT_EQ(local_type(a, "r"), "float64");  // min(float32, 0.0), as numba-cuda
   EXPECT_EQ(local_type(a, "s"), "int64");
   EXPECT_EQ(local_type(a, "t"), "int64");
   EXPECT_EQ(local_type(a, "u"), "float32");

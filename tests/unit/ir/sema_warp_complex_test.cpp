@@ -97,7 +97,7 @@ def k(z, w, x):
 )",
                    "complex64[:], complex128[:], float32[:]");
   ASSERT_TRUE(a.program) << a.diags.render();
-  EXPECT_EQ(local_type(a, "p"), "complex64");  // weak constants keep complex64 as they keep float32
+  EXPECT_EQ(local_type(a, "p"), "complex128");  // a float64 constant beside complex64, as numba-cuda
   EXPECT_EQ(local_type(a, "q"), "complex128");
   EXPECT_EQ(local_type(a, "r"), "complex64");
   EXPECT_EQ(local_type(a, "re"), "float32");
