@@ -98,6 +98,12 @@ class Dispatcher(_core.Dispatcher):
         The launch path of `kernel[...]` is C++ and does not call it: replacing it does not see launches."""
         return self.compile(tuple(type_of_value(a) for a in args))
 
+    def inspect_lto_ptx(self, signature=None):
+        """numba's link-time-optimized PTX (jit(lto=True)). gpujit links device functions and libdevice into
+        the kernel as LLVM IR and optimizes them together before emitting PTX, so the kernel's PTX is already
+        what LTO would give: this is inspect_ptx."""
+        return self.inspect_ptx(signature)
+
     def typeof_pyval(self, value):
         return ArgTypes((type_of_value(value),))[0]
 
@@ -327,6 +333,10 @@ class Overload:
     def inspect_asm(self, cc=None):
         """The PTX (for the current device; `cc` is accepted as numba's argument)."""
         return self._dispatcher.inspect_ptx(self.signature)
+
+    def inspect_lto_ptx(self, cc=None):
+        """numba's link-time-optimized PTX: gpujit's PTX is already the whole program (Dispatcher.inspect_lto_ptx)."""
+        return self.inspect_asm(cc)
 
     def inspect_llvm(self):
         return self._dispatcher.inspect_llvm(self.signature)
