@@ -166,3 +166,19 @@ class _Unlisted:
     def __init__(self, dispatcher):
         self.py_func, self.targetoptions = dispatcher.py_func, dispatcher.targetoptions
         self.__module__, self.__qualname__ = dispatcher.__module__, "nowhere." + dispatcher.__qualname__
+
+
+def test_lto_ptx_is_the_whole_program_ptx():
+    @gpu.jit(device=True)
+    def bump(x):
+        return x + 1
+
+    @gpu.jit(lto=True)
+    def calls_bump(a):
+        a[0] = bump(a[0])
+
+    sig = (gpu.int64[::1],)
+    ptx = calls_bump.inspect_lto_ptx(sig)
+    assert ptx == calls_bump.inspect_ptx(sig)
+    assert ".entry" in ptx and ".func" not in ptx  # the device function is linked in, nothing left to link
+    assert calls_bump.overloads[sig].inspect_lto_ptx() == ptx
