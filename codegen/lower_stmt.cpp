@@ -19,6 +19,7 @@
 #include <llvm/IR/DebugInfoMetadata.h>
 
 #include "codegen/function_lowering.h"
+#include "ir/sema.h"
 
 namespace gpujit {
 
@@ -166,6 +167,10 @@ void FunctionLowering::lower_aug_assign(const AugAssignStmt& s) {
 }
 
 void FunctionLowering::lower_if(const IfStmt& s) {
+  if (std::optional<bool> taken = static_branch(fn_, s)) {  // the dead block was never typed
+    lower_block(*taken ? s.body : s.orelse);
+    return;
+  }
   llvm::Value* cond = truthy(lower_expr(*s.test), type_of(*s.test));
   llvm::BasicBlock* then_bb = new_block("if.then");
   llvm::BasicBlock* else_bb = s.orelse.empty() ? nullptr : new_block("if.else");

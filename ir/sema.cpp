@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "ir/const_eval.h"
 #include "ir/sema_internal.h"
 
 namespace gpujit {
@@ -270,12 +271,18 @@ void FunctionAnalyzer::block(const Block& b) {
   for (const StmtPtr& s : b) stmt(*s);
 }
 
-void FunctionAnalyzer::check_condition(const Expr& test, const char* construct) {
+ExprResult FunctionAnalyzer::check_condition(const Expr& test, const char* construct) {
   ExprResult r = value(test);
   if (r.is_value() && !has_truth_value(r.type)) {
     error(test.range, fmt::format("the condition of '{}' must be a number or a bool, got {}{}", construct,
                                   r.type.str(), origin_of(test)));
   }
+  return r;
+}
+
+std::optional<bool> static_branch(const TypedFunction& fn, const IfStmt& s) {
+  const ConstValue* c = fn.constant_of(s.test.get());
+  return c ? const_truth(*c) : std::nullopt;
 }
 
 void FunctionAnalyzer::stmt(const Stmt& s) {
@@ -295,9 +302,12 @@ void FunctionAnalyzer::stmt(const Stmt& s) {
       return aug_assign(*s.as<AugAssignStmt>());
     case StmtKind::If: {
       const auto& i = *s.as<IfStmt>();
-      check_condition(*i.test, "if");
-      block(i.body);
-      block(i.orelse);
+      ExprResult test = check_condition(*i.test, "if");
+      // A constant test (a literal argument, a module constant, arithmetic on them) decides the branch
+      // now: only the live block is analysed, as numba prunes the dead one (static_branch).
+      std::optional<bool> taken = test.is_value() && test.constant() ? const_truth(*test.constant()) : std::nullopt;
+      if (!taken || *taken) block(i.body);
+      if (!taken || !*taken) block(i.orelse);
       return;
     }
     case StmtKind::For:

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ namespace gpujit {
 /// computes in float64, as numba types it, which is correct but rarely what a float32 kernel means.
 std::unique_ptr<TypedProgram> analyze(const FunctionDef& kernel, const std::vector<Type>& arg_types,
                                       const GlobalEnv& globals, Diagnostics& diags, bool warn_float64 = false);
+
+/// The branch an `if` takes at compile time, when its test folded to a constant: true for the body, false for
+/// the else block; nullopt when it is decided at run time. As numba prunes dead branches before typing, the
+/// other block is not analysed (it may be ill-typed for these arguments: `if neg_idx:` with neg_idx=False)
+/// and nothing of it is lowered.
+std::optional<bool> static_branch(const TypedFunction& fn, const IfStmt& s);
 
 /// The typed function as text, for `--emit typed` and golden tests: its signature, every variable's type,
 /// then the body with every expression annotated with its type (and conversions written `as T`).

@@ -122,7 +122,8 @@ class FunctionAnalyzer {
   void bind_var(const std::string& name, const Type& t, const NameExpr& target);
   /// Checks `view[...] = value`: a scalar convertible to its dtype, or an array of its rank.
   void slice_store(const Type& view, const Type& t, const Expr& value_expr);
-  void check_condition(const Expr& test, const char* construct);
+  /// Analyses an if/while test and checks it has a truth value; returns its analysis (a constant test folds).
+  ExprResult check_condition(const Expr& test, const char* construct);
 
   // --- expressions (sema_expr.cpp)
   ExprResult expr(const Expr& e);

@@ -78,8 +78,18 @@ class Dumper {
       case StmtKind::If: {
         const auto& i = *s.as<IfStmt>();
         line(s, depth, "if " + expr(*i.test) + ":");
-        block(i.body, depth + 1);
-        if (!i.orelse.empty()) {
+        std::optional<bool> taken = static_branch(fn_, i);
+        if (taken && !*taken) {
+          out_ += fmt::format("    |{}(not compiled: the condition is always false)\n",
+                              std::string(static_cast<size_t>(depth + 1) * 2, ' '));
+        } else {
+          block(i.body, depth + 1);
+        }
+        if (taken && *taken && !i.orelse.empty()) {
+          out_ += fmt::format("    |{}else:\n    |{}(not compiled: the condition is always true)\n",
+                              std::string(static_cast<size_t>(depth) * 2, ' '),
+                              std::string(static_cast<size_t>(depth + 1) * 2, ' '));
+        } else if (!i.orelse.empty()) {
           out_ += fmt::format("    |{}else:\n", std::string(static_cast<size_t>(depth) * 2, ' '));
           block(i.orelse, depth + 1);
         }

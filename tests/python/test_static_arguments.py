@@ -97,3 +97,48 @@ def test_a_function_is_not_a_value_outside_a_device_call():
 
     with pytest.raises(gpu.CompileError, match="is a function; call it"):
         kernel[1, 1](np.zeros(1))
+
+
+@gpu.jit(device=True)
+def shared_2d_with_flag(ary, shape, dtype, wrap):
+    # With wrap=False the wrapped index is never compiled: numba prunes a branch on a constant before
+    # typing it, and here it would unify bin into a float64 tuple (uint64 with int64), not an index.
+    tx = gpu.threadIdx.x
+    ty = gpu.threadIdx.y
+    sm = gpu.shared.array(shape, dtype)
+    sm[tx, ty] = ary[tx, ty]
+    gpu.syncthreads()
+    bin = (tx, gpu.uint64(ty))
+    if wrap:
+        bin = (bin[0] % shape[0], bin[1] % shape[1])
+    gpu.atomic.add(sm, bin, 1)
+    gpu.syncthreads()
+    ary[tx, ty] = sm[tx, ty]
+
+
+DEBUG = False
+
+
+def test_a_constant_flag_prunes_the_branch_it_turns_off():
+    @gpu.jit("void(uint32[:, :])")
+    def bump(ary):
+        shared_2d_with_flag(ary, (4, 8), gpu.uint32, False)
+        if DEBUG:
+            print("never compiled", ary.no_such_attribute)
+
+    a = np.arange(32, dtype=np.uint32).reshape(4, 8)
+    expected = a + 1
+    bump[1, (4, 8)](a)
+    np.testing.assert_array_equal(a, expected)
+    assert "not compiled: the condition is always false" in bump.inspect_types("void(uint32[:, :])")
+
+
+def test_a_variable_only_a_dead_branch_assigns_is_unassigned():
+    @gpu.jit
+    def k(out):
+        if DEBUG:
+            z = 1
+        out[0] = z
+
+    with pytest.raises(gpu.CompileError, match="'z' is used before it is assigned a value"):
+        k[1, 1](np.zeros(1, np.int64))

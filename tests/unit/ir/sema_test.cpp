@@ -432,5 +432,41 @@ def k(out, x):
   EXPECT_EQ(local_type(a, "h"), "bool");
 }
 
+
+TEST(Inference, ConstantConditionPrunesTheDeadBranchBeforeTyping) {
+  // numba prunes a branch whose test is a constant before typing: the dead block may be ill-typed, and its
+  // assignments do not widen the variable's type.
+  Analyzed a = run(R"(
+def k(out, x):
+    y = 1
+    if 2 > 3:
+        y = (1, 2)
+        out[0] = x.no_such_attribute
+    else:
+        out[0] = y
+    if 1:
+        z = 5
+    else:
+        z = 2.5
+    out[1] = z
+)",
+                   "int64[:], int64");
+  ASSERT_TRUE(a.program) << a.diags.render();
+  EXPECT_EQ(local_type(a, "y"), "int64");
+  EXPECT_EQ(local_type(a, "z"), "int64");
+}
+
+TEST(Inference, VariableAssignedOnlyInADeadBranchIsUnassigned) {
+  Analyzed a = run(R"(
+def k(out):
+    if False:
+        z = 1
+    out[0] = z
+)",
+                   "int64[:]");
+  EXPECT_FALSE(a.program);
+  EXPECT_NE(a.diags.render().find("'z' is used before it is assigned a value"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpujit::test
