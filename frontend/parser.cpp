@@ -179,7 +179,8 @@ class Parser {
   StmtPtr parse_small_statement();
   StmtPtr parse_expr_or_assign();
   StmtPtr parse_if();
-  StmtPtr parse_for();
+  void parse_for(Block& out);
+  ExprPtr iteration_item(ExprPtr iter, const std::string& counter, Block& out, std::vector<std::string>& leaves);
   StmtPtr parse_while();
   Block parse_else_clause();
   void check_target(const Expr& e, bool augmented);
@@ -214,6 +215,7 @@ class Parser {
   int depth_ = 0;
   Diagnostics discard_;            // errors in host code nobody compiles
   Diagnostics* diags_ = &discard_;  // where syntax errors go now
+  int loops_ = 0;                   // for loops made into range() loops, for unique temporary names
   bool lists_allowed_ = false;      // parsing a module-level value or a decorator: `[a, b]` is host data
 };
 
@@ -597,7 +599,7 @@ void Parser::parse_statement(Block& out) {
       skip_indented_block();
       return;
     case TokenKind::KwIf: out.push_back(parse_if()); return;
-    case TokenKind::KwFor: out.push_back(parse_for()); return;
+    case TokenKind::KwFor: parse_for(out); return;
     case TokenKind::KwWhile: out.push_back(parse_while()); return;
     case TokenKind::KwDef:
       fail(t.range, "nested functions are not supported in kernels; define a device function at module level");
@@ -735,7 +737,20 @@ StmtPtr Parser::parse_if() {
   return std::make_unique<IfStmt>(span_from(start), std::move(test), std::move(body), std::move(orelse));
 }
 
-StmtPtr Parser::parse_for() {
+// A for loop over anything but range() becomes a loop over range() that indexes, so the rest of the
+// compiler knows one loop. Arrays (over their first axis), tuples, enumerate() and zip() of those iterate as
+// in numba:
+//
+//   for i, (x, y) in enumerate(zip(a, b)):     $for0_0 = a
+//       body                                   $for0_1 = b
+//                                              for $for0 in range(min(len($for0_0), len($for0_1))):
+//                                                  i, (x, y) = ($for0, ($for0_0[$for0], $for0_1[$for0]))
+//                                                  body
+//
+// Each iterable (and enumerate's start) is evaluated once, before the loop, as Python evaluates them. The
+// '$' names cannot clash with a user's; the new nodes carry the iterable's source range, so errors point at
+// it. Semantic analysis checks that each `$forN_i` is an array or a tuple (sema.cpp, assign).
+void Parser::parse_for(Block& out) {
   size_t start = pos_;
   const Token& keyword = advance();
   ExprPtr target = parse_target_list();
@@ -745,8 +760,93 @@ StmtPtr Parser::parse_for() {
   expect(TokenKind::Colon, "after the 'for' iterable");
   Block body = parse_block("'for' statement", keyword);
   Block orelse = parse_else_clause();
-  return std::make_unique<ForStmt>(span_from(start), std::move(target), std::move(iter), std::move(body),
-                                   std::move(orelse));
+  SourceRange range = span_from(start);
+  const auto* call = iter->as<CallExpr>();
+  const auto* callee = call ? call->func->as<NameExpr>() : nullptr;
+  if (callee && callee->id == "range") {
+    out.push_back(std::make_unique<ForStmt>(range, std::move(target), std::move(iter), std::move(body),
+                                            std::move(orelse)));
+    return;
+  }
+  std::string counter = fmt::format("$for{}", loops_++);
+  SourceRange at = iter->range;
+  std::vector<std::string> leaves;
+  ExprPtr item = iteration_item(std::move(iter), counter, out, leaves);
+  auto name = [&](const std::string& id) { return std::make_unique<NameExpr>(at, id); };
+  auto len = [&](const std::string& leaf) {
+    std::vector<ExprPtr> args;
+    args.push_back(name(leaf));
+    return std::make_unique<CallExpr>(at, name("len"), std::move(args), std::vector<Keyword>{});
+  };
+  ExprPtr count = leaves.empty() ? ExprPtr(std::make_unique<IntLitExpr>(at, 0)) : ExprPtr(len(leaves[0]));
+  for (size_t i = 1; i < leaves.size(); ++i) {  // zip stops at the shortest
+    std::vector<ExprPtr> args;
+    args.push_back(std::move(count));
+    args.push_back(len(leaves[i]));
+    count = std::make_unique<CallExpr>(at, name("min"), std::move(args), std::vector<Keyword>{});
+  }
+  std::vector<ExprPtr> range_args;
+  range_args.push_back(std::move(count));
+  auto range_call = std::make_unique<CallExpr>(at, name("range"), std::move(range_args), std::vector<Keyword>{});
+  SourceRange target_range = target->range;
+  std::vector<ExprPtr> targets;
+  targets.push_back(std::move(target));
+  Block loop_body;
+  loop_body.push_back(std::make_unique<AssignStmt>(target_range, std::move(targets), std::move(item)));
+  for (StmtPtr& s : body) loop_body.push_back(std::move(s));
+  out.push_back(std::make_unique<ForStmt>(range, name(counter), std::move(range_call), std::move(loop_body),
+                                          std::move(orelse)));
+}
+
+ExprPtr Parser::iteration_item(ExprPtr iter, const std::string& counter, Block& out,
+                               std::vector<std::string>& leaves) {
+  SourceRange at = iter->range;
+  auto name = [&](const std::string& id) { return std::make_unique<NameExpr>(at, id); };
+  auto bind = [&](const std::string& id, ExprPtr value) {
+    std::vector<ExprPtr> targets;
+    targets.push_back(name(id));
+    out.push_back(std::make_unique<AssignStmt>(at, std::move(targets), std::move(value)));
+  };
+  auto* call = iter->as<CallExpr>();
+  const auto* callee = call ? call->func->as<NameExpr>() : nullptr;
+  if (callee && callee->id == "enumerate") {
+    ExprPtr start;
+    for (Keyword& k : call->keywords) {
+      if (k.name != "start") report(k.name_range, fmt::format("enumerate() got an unexpected keyword argument '{}'", k.name));
+      start = std::move(k.value);
+    }
+    if (call->args.empty() || call->args.size() + (start ? 1 : 0) > 2) {
+      report(at, "enumerate() takes an iterable and an optional start");
+      return name(counter);
+    }
+    if (call->args.size() == 2) start = std::move(call->args[1]);
+    ExprPtr index = name(counter);
+    if (start) {
+      std::string start_name = fmt::format("{}_s{}", counter, leaves.size());
+      bind(start_name, std::move(start));
+      index = std::make_unique<BinOpExpr>(at, BinOpKind::Add, std::move(index), name(start_name));
+    }
+    std::vector<ExprPtr> pair;
+    pair.push_back(std::move(index));
+    pair.push_back(iteration_item(std::move(call->args[0]), counter, out, leaves));
+    return std::make_unique<TupleExpr>(at, std::move(pair));
+  }
+  if (callee && callee->id == "zip") {
+    if (!call->keywords.empty()) report(call->keywords[0].name_range, "zip() takes no keyword arguments");
+    if (call->args.empty()) {
+      report(at, "zip() needs at least one iterable in a for loop");
+      leaves.push_back(counter + "_empty");
+      bind(leaves.back(), std::make_unique<TupleExpr>(at, std::vector<ExprPtr>{}));
+      return name(counter);
+    }
+    std::vector<ExprPtr> items;
+    for (ExprPtr& a : call->args) items.push_back(iteration_item(std::move(a), counter, out, leaves));
+    return std::make_unique<TupleExpr>(at, std::move(items));
+  }
+  std::string leaf = fmt::format("{}_{}", counter, leaves.size());
+  leaves.push_back(leaf);
+  bind(leaf, std::move(iter));
+  return std::make_unique<SubscriptExpr>(at, name(leaf), name(counter));
 }
 
 StmtPtr Parser::parse_while() {

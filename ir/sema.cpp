@@ -340,6 +340,23 @@ void FunctionAnalyzer::assign(const AssignStmt& s) {
     error(s.value->range, "cannot assign None; variables hold numbers, arrays or tuples");
     v = ExprResult::error();
   }
+  // The parser makes a for loop over an iterable into one over range() that indexes `$forN_i`, the
+  // iterable, or adds `$forN_sK`, enumerate's start (parser.cpp, parse_for): check them here, where their
+  // types are known, so the error names the loop and not the indexing.
+  const auto* temp = s.targets.size() == 1 ? s.targets[0]->as<NameExpr>() : nullptr;
+  if (temp && temp->id.rfind("$for", 0) == 0 && v.is_value()) {
+    bool start = temp->id.find("_s") != std::string::npos;
+    if (start && !v.type.is_integer() && !v.type.is_bool()) {
+      error(s.value->range, fmt::format("enumerate() start must be an integer, got {}{}", v.type.str(),
+                                        origin_of(*s.value)));
+      v = ExprResult::error();
+    } else if (!start && !v.type.is_array() && !v.type.is_tuple()) {
+      error(s.value->range, fmt::format("a for loop iterates over range(), an array, a tuple, enumerate() or "
+                                        "zip(); got {}{}",
+                                        v.type.str(), origin_of(*s.value)));
+      v = ExprResult::error();
+    }
+  }
   for (const ExprPtr& target : s.targets) {
     assign_target(*target, v.is_value() ? v.type : Type::invalid(), s.value.get());
   }

@@ -477,3 +477,49 @@ def test_tuples_build_unpack_index_and_return():
     out = np.zeros(3)
     tuples[1, 3](out, a, b, 7)
     np.testing.assert_array_equal(out, np.minimum(a, b) * 100 + np.maximum(a, b) * 10 + 7 + 3)
+
+
+def test_for_loops_iterate_arrays_tuples_enumerate_and_zip():
+    @cuda.jit
+    def walk(a, b, m, out):
+        total = 0.0
+        for x in a:  # elements of a 1-D array
+            total += x
+        out[0] = total
+        for i, (x, y) in enumerate(zip(a, b), 10):  # zip stops at the shorter
+            out[1] += i * x * y
+        rows = 0
+        for row in m:  # a 2-D array iterates over its rows, as in NumPy
+            for v in row:
+                rows += v
+        out[2] = rows
+        for k in (1, 2, 3):
+            out[3] += k
+        for x in a:
+            if x > 2:
+                break
+        else:
+            out[4] = -1.0  # not reached: the loop broke
+        for _, y in zip(a[:0], b):
+            out[5] = 1.0  # an empty slice: no iterations
+        else:
+            out[6] = 1.0
+
+    a = np.array([1.0, 2.0, 3.0, 4.0])
+    b = np.array([5.0, 6.0, 7.0])
+    m = np.arange(6, dtype=np.int64).reshape(2, 3)
+    out = np.zeros(7)
+    walk[1, 1](a, b, m, out)
+    expected_enum = sum((10 + i) * x * y for i, (x, y) in enumerate(zip(a, b)))
+    np.testing.assert_array_equal(out, [a.sum(), expected_enum, m.sum(), 6.0, 0.0, 0.0, 1.0])
+
+
+def test_iterating_a_number_is_an_error_at_the_iterable():
+    @cuda.jit
+    def bad(out, n):
+        for x in n:
+            out[0] = x
+
+    with pytest.raises(cuda.CompileError, match=r"a for loop iterates over range\(\), an array, a tuple, "
+                                               r"enumerate\(\) or zip\(\); got int64 \('n' is an argument\)"):
+        bad[1, 1](np.zeros(1), 3)

@@ -214,25 +214,45 @@ TEST(ParserStmt, ForAndWhileWithElse) {
       "        return\n"
       "    for k in range(n): x[k] = 0\n");
   const FunctionDef& fn = only_function(*m);
-  ASSERT_EQ(fn.body.size(), 3u);
-  const auto* loop = fn.body[0]->as<ForStmt>();
+  // A loop over anything but range() becomes one over range() that indexes (parser.cpp, parse_for): the
+  // iterables are bound first, and the target is assigned at the top of the body.
+  ASSERT_EQ(fn.body.size(), 5u);
+  EXPECT_EQ(sexpr(*fn.body[0]->as<AssignStmt>()->targets[0]), "$for0_0");
+  EXPECT_EQ(sexpr(*fn.body[0]->as<AssignStmt>()->value), "a");
+  EXPECT_EQ(sexpr(*fn.body[1]->as<AssignStmt>()->value), "b");
+  const auto* loop = fn.body[2]->as<ForStmt>();
   ASSERT_NE(loop, nullptr);
-  EXPECT_EQ(sexpr(*loop->target), "(tuple i j)");
-  EXPECT_EQ(sexpr(*loop->iter), "(call zip a b)");
-  ASSERT_EQ(loop->body.size(), 2u);
-  EXPECT_NE(loop->body[0]->as<IfStmt>()->body[0]->as<BreakStmt>(), nullptr);
-  EXPECT_NE(loop->body[1]->as<ContinueStmt>(), nullptr);
+  EXPECT_EQ(sexpr(*loop->target), "$for0");
+  EXPECT_EQ(sexpr(*loop->iter), "(call range (call min (call len $for0_0) (call len $for0_1)))");
+  ASSERT_EQ(loop->body.size(), 3u);
+  const auto* item = loop->body[0]->as<AssignStmt>();
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(sexpr(*item->targets[0]), "(tuple i j)");
+  EXPECT_EQ(sexpr(*item->value), "(tuple ([] $for0_0 $for0) ([] $for0_1 $for0))");
+  EXPECT_NE(loop->body[1]->as<IfStmt>()->body[0]->as<BreakStmt>(), nullptr);
+  EXPECT_NE(loop->body[2]->as<ContinueStmt>(), nullptr);
   ASSERT_EQ(loop->orelse.size(), 1u);
   EXPECT_NE(loop->orelse[0]->as<PassStmt>(), nullptr);
-  const auto* w = fn.body[1]->as<WhileStmt>();
+  const auto* w = fn.body[3]->as<WhileStmt>();
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(sexpr(*w->test), "(cmp i < n)");
   ASSERT_EQ(w->orelse.size(), 1u);
   EXPECT_EQ(w->orelse[0]->as<ReturnStmt>()->value, nullptr);
-  const auto* one_line = fn.body[2]->as<ForStmt>();
+  const auto* one_line = fn.body[4]->as<ForStmt>();
   ASSERT_NE(one_line, nullptr);
   ASSERT_EQ(one_line->body.size(), 1u);
   EXPECT_NE(one_line->body[0]->as<AssignStmt>(), nullptr);
+}
+
+TEST(ParserStmt, EnumerateStartIsEvaluatedOnceBeforeTheLoop) {
+  auto m = parse_body("    for i, x in enumerate(a, start=s + 1):\n        pass\n");
+  const FunctionDef& fn = only_function(*m);
+  ASSERT_EQ(fn.body.size(), 3u);
+  EXPECT_EQ(sexpr(*fn.body[0]->as<AssignStmt>()->targets[0]), "$for0_s0");
+  EXPECT_EQ(sexpr(*fn.body[0]->as<AssignStmt>()->value), "(+ s 1)");
+  const auto* loop = fn.body[2]->as<ForStmt>();
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(sexpr(*loop->body[0]->as<AssignStmt>()->value), "(tuple (+ $for0 $for0_s0) ([] $for0_0 $for0))");
 }
 
 TEST(ParserStmt, ReturnForms) {

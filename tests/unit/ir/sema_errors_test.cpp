@@ -113,12 +113,20 @@ def k(a):
 
 TEST(SemaErrors, ForLoopsOverRangeOnly) {
   EXPECT_EQ(only_error(R"(
+def k(a, s):
+    for x in s:
+        a[0] = x
+)",
+                       "float32[:], float32"),
+            "6:14: a for loop iterates over range(), an array, a tuple, enumerate() or zip(); got float32 ('s' "
+            "is an argument)");
+  EXPECT_EQ(only_error(R"(
 def k(a):
-    for x in a:
+    for i, x in enumerate(a, 0.5):
         a[0] = x
 )",
                        "float32[:]"),
-            "6:14: for loops can only iterate over range(...); got float32[:] ('a' is an argument)");
+            "6:30: enumerate() start must be an integer, got float64");
   EXPECT_EQ(only_error(R"(
 def k(a):
     for i in range(4):
