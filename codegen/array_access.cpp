@@ -422,4 +422,17 @@ llvm::Value* FunctionLowering::make_const_array(const std::string& name, const G
   return cast(pack_array(constant_shape_parts(b_, data, g.shape, scalar_size(dtype))), own, result);
 }
 
+llvm::Value* FunctionLowering::make_device_array_global(const GlobalValue& g, const Type& result) {
+  // The address is baked into the code, as numba bakes a captured device array's: the compiled kernel is
+  // only valid in this process, for as long as the array lives (the dispatcher keeps it alive), and is
+  // never written to the on-disk cache.
+  ArrayParts p;
+  llvm::Value* global = b_.CreateIntToPtr(b_.getInt64(g.address), b_.getPtrTy(m_.target().global_address_space()));
+  p.data = b_.CreateAddrSpaceCast(global, b_.getPtrTy(0), "captured");  // ld.global/st.global after inference
+  for (int64_t s : g.shape) p.shape.push_back(b_.getInt64(uint64_t(s)));
+  for (int64_t s : g.strides) p.strides.push_back(b_.getInt64(uint64_t(s)));
+  (void)result;  // the Name's type is the array's own (sema.cpp, device_array_global)
+  return pack_array(p);
+}
+
 }  // namespace gpujit

@@ -149,6 +149,13 @@ void global(KeyStream& k, const GlobalValue& g) {
       for (int64_t s : g.shape) k.i64(s);
       k.bytes(g.bytes);
       break;
+    case GlobalValue::Kind::DeviceArray:  // never on disk (dispatcher.cpp), but keys the in-memory cache too
+      k.u64(uint64_t(g.dtype));
+      k.u64(g.address);
+      k.u64(g.shape.size());
+      for (int64_t s : g.shape) k.i64(s);
+      for (int64_t s : g.strides) k.i64(s);
+      break;
     case GlobalValue::Kind::ModuleMember:
       k.str(g.module_name);
       k.str(g.member);

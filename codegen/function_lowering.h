@@ -221,6 +221,7 @@ class FunctionLowering {
                                 unsigned alignment = 0);
   /// The captured global array `name` in constant memory (one global per module and name).
   llvm::Value* make_const_array(const std::string& name, const GlobalValue& g, const Type& result);
+  llvm::Value* make_device_array_global(const GlobalValue& g, const Type& result);
   std::vector<int64_t> const_shape(const Expr& shape_expr);
   /// The LValue of `a[index]` where it names one element.
   LValue subscript_lvalue(const SubscriptExpr& e);

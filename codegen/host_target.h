@@ -51,6 +51,7 @@ class HostTarget final : public Target {
   void fence(llvm::IRBuilder<>& b, FenceScope scope) override;
   unsigned shared_address_space() const override { return kSharedAddressSpace; }
   unsigned constant_address_space() const override { return 0; }
+  unsigned global_address_space() const override { return 0; }
   bool narrow_index_math() const override { return false; }
   llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const override;
   llvm::Value* dynamic_shared_size(llvm::IRBuilder<>& b) override;

@@ -83,6 +83,8 @@ llvm::Value* FunctionLowering::lower_name(const NameExpr& e) {
   if (s->kind == Symbol::Kind::Builtin && s->builtin) return lower_builtin_value(*s->builtin, e);
   if (s->kind == Symbol::Kind::ConstArray) {
     auto g = m_.globals().find(s->name);
+    if (g != m_.globals().end() && g->second.kind == GlobalValue::Kind::DeviceArray)
+      return make_device_array_global(g->second, type_of(e));
     if (g == m_.globals().end() || g->second.kind != GlobalValue::Kind::ConstArray)
       internal("constant array '" + s->name + "' is not a captured array");
     return make_const_array(s->name, g->second, type_of(e));

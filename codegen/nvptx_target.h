@@ -31,6 +31,7 @@ class NvptxTarget final : public Target {
   void fence(llvm::IRBuilder<>& b, FenceScope scope) override;
   unsigned shared_address_space() const override { return 3; }
   unsigned constant_address_space() const override { return 4; }
+  unsigned global_address_space() const override { return 1; }
   bool narrow_index_math() const override { return true; }
   llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const override;
   llvm::Value* dynamic_shared_size(llvm::IRBuilder<>& b) override;

@@ -83,6 +83,8 @@ class Target {
   /// such a global; LLVM's address-space inference recovers the specific space for loads and stores.
   virtual unsigned shared_address_space() const = 0;
   virtual unsigned constant_address_space() const = 0;
+  /// Address space of device (global) memory, where a captured device array's address points.
+  virtual unsigned global_address_space() const = 0;
 
   /// Whether element offsets of index32 arrays (ir/types.h) are computed in 32 bits. A GPU does 64-bit
   /// integer multiplies in several instructions; a CPU does them in one, and vectorizes 64-bit induction

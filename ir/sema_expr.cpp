@@ -300,6 +300,8 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
       return r;  // the call records the symbol with its specialization
     case GlobalValue::Kind::ConstArray:
       return const_array(id, g, e);
+    case GlobalValue::Kind::DeviceArray:
+      return device_array_global(id, g, e);
     case GlobalValue::Kind::ModuleMember:
       return module_attribute(g.module_name, g.member, e, e.range);
     case GlobalValue::Kind::Unsupported:

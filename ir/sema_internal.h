@@ -195,6 +195,8 @@ class FunctionAnalyzer {
   // --- constant memory (sema_memory.cpp)
   /// A global NumPy array named in a kernel: a C-layout array in constant memory.
   ExprResult const_array(const std::string& id, const GlobalValue& g, const Expr& e);
+  /// A captured device array: an array of its dtype, rank and layout whose data lives at a fixed address.
+  ExprResult device_array_global(const std::string& id, const GlobalValue& g, const Expr& e);
   ExprResult array_like_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
   /// Whether `e` denotes a constant-memory array: a captured global array, const.array_like of one, or a
   /// local variable assigned one. Stores and atomics into those are errors.

@@ -17,6 +17,33 @@ constexpr size_t kConstantMemoryBytes = 64 * 1024;
 
 }  // namespace
 
+ExprResult FunctionAnalyzer::device_array_global(const std::string& id, const GlobalValue& g, const Expr& e) {
+  if (g.shape.empty()) {
+    error(e.range, fmt::format("global '{}' is a 0-dimensional device array; kernels take arrays of one or more "
+                               "dimensions (pass it as an argument, or reshape it to (1,))",
+                               id));
+    return ExprResult::error();
+  }
+  // C layout when the strides are C-contiguous ones, else any layout; 32-bit indexing when every byte
+  // offset fits, as for arguments.
+  bool c_order = true;
+  int64_t expected = int64_t(scalar_size(g.dtype)), extent = 0;
+  for (size_t k = g.shape.size(); k-- > 0;) {
+    if (g.shape[k] > 1 && g.strides[k] != expected) c_order = false;
+    expected *= g.shape[k];
+    if (g.shape[k] > 0) extent += (g.shape[k] - 1) * (g.strides[k] < 0 ? -g.strides[k] : g.strides[k]);
+  }
+  if (checking_) {
+    Symbol s;
+    s.kind = Symbol::Kind::ConstArray;  // a captured array either way; codegen reads the global's kind
+    s.name = id;
+    fn_.symbols[&e] = s;
+  }
+  bool index32 = extent + int64_t(scalar_size(g.dtype)) < (int64_t{1} << 31);
+  return record(e, ExprResult::of_value(Type::array_of(g.dtype, unsigned(g.shape.size()),
+                                                       c_order ? Layout::C : Layout::Any, index32)));
+}
+
 ExprResult FunctionAnalyzer::const_array(const std::string& id, const GlobalValue& g, const Expr& e) {
   if (g.shape.empty()) {
     error(e.range,

@@ -66,6 +66,7 @@ struct GlobalValue {
     DType,           // np.float32, gpu.int32, numba.float64 ...
     DeviceFunction,  // a @jit(device=True) function (or any jitted function called from a kernel)
     ConstArray,      // a NumPy array captured for const.array_like
+    DeviceArray,     // a device array (anything with __cuda_array_interface__) captured by its address
     ModuleMember,    // `from math import sqrt`: the attribute `member` of module `module_name`, resolved on use
     Unsupported,     // a module-level name whose value is outside the kernel subset; `reason` says why
   };
@@ -74,8 +75,10 @@ struct GlobalValue {
   std::string module_name;                 // Module: canonical name ("math", "numpy", "gpujit", "cmath")
   ScalarKind dtype = ScalarKind::Float64;  // DType; ConstArray's dtype
   const FunctionDef* function = nullptr;   // DeviceFunction (owned by the caller's Module)
-  std::vector<int64_t> shape;              // ConstArray
+  std::vector<int64_t> shape;              // ConstArray, DeviceArray
   std::vector<uint8_t> bytes;              // ConstArray, C order
+  std::vector<int64_t> strides;            // DeviceArray: bytes between elements, per axis
+  uint64_t address = 0;                    // DeviceArray: the data pointer, valid in this process only
   std::string member;                      // ModuleMember: the attribute name ("sqrt", "float32", "cuda")
   std::string reason;                      // Unsupported: "its value is a call to 'np.zeros'"
 

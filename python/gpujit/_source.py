@@ -318,6 +318,9 @@ def describe(value):
                 return ("unsupported", f"arrays of dtype {value.dtype} cannot be captured")
             data = np.ascontiguousarray(value)
             return ("array", value.dtype.name, tuple(value.shape), data.tobytes())
+        interface = getattr(value, "__cuda_array_interface__", None) if not isinstance(value, type) else None
+        if isinstance(interface, dict):
+            return _device_array(value, interface, np)
         if isinstance(value, type) and issubclass(value, np.generic) or isinstance(value, np.dtype):
             dt = np.dtype(value)
             if dt.kind in "biufc":
@@ -349,3 +352,20 @@ def _numba_type_name(value):
 
 _NUMBA_SCALARS = {"bool", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                   "float16", "float32", "float64", "complex64", "complex128"}
+
+
+def _device_array(value, interface, np):
+    """A captured device array (a DeviceArray, or anything exporting __cuda_array_interface__), as numba-cuda
+    captures one: by its address, shape and strides at the first compile, kept alive by the kernel."""
+    dtype = np.dtype(interface["typestr"])
+    if dtype.kind not in "biufc" or dtype.byteorder == ">":
+        return ("unsupported", f"device arrays of dtype {dtype} cannot be captured")
+    shape = tuple(int(s) for s in interface["shape"])
+    strides = interface.get("strides")
+    if strides is None:  # C-contiguous
+        strides, step = [], dtype.itemsize
+        for extent in reversed(shape):
+            strides.insert(0, step)
+            step *= extent
+    address = int(interface["data"][0] or 0)
+    return ("device_array", dtype.name, shape, tuple(int(s) for s in strides), address, value)

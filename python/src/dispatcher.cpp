@@ -141,6 +141,7 @@ struct Keep {
 const rt::DiskCache* disk_cache_for(DispatcherState& st, const KernelSource& src,
                                     const CompileOptions& options) {
   if (!st.cache_to_disk || options.target != TargetKind::Nvptx) return nullptr;
+  if (src.has_captured_arrays()) return nullptr;  // an address is valid in this process only
   if (!st.disk_cache_chosen) {
     st.disk_cache = rt::DiskCache::for_source(src.module->file->name());
     st.disk_cache_chosen = true;

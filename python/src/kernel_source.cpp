@@ -72,6 +72,14 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
       std::shared_ptr<const KernelSource> callee = resolve(d[1].ptr());
       g = GlobalValue::of_function(callee->module->find_function(callee->name));
       callees.push_back(std::move(callee));
+    } else if (tag == "device_array") {
+      // ("device_array", dtype name, shape, strides in bytes, address, the object to keep alive)
+      g.kind = GlobalValue::Kind::DeviceArray;
+      g.dtype = dtype_named(d[1]);
+      for (pyb::handle s : d[2]) g.shape.push_back(s.cast<int64_t>());
+      for (pyb::handle s : d[3]) g.strides.push_back(s.cast<int64_t>());
+      g.address = d[4].cast<uint64_t>();
+      src.captured.push_back(pyb::reinterpret_borrow<pyb::object>(d[5]));
     } else if (tag == "array") {
       g.kind = GlobalValue::Kind::ConstArray;
       g.dtype = dtype_named(d[1]);
@@ -88,6 +96,7 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
     src.extra_modules.push_back(callee->module);
     src.extra_modules.insert(src.extra_modules.end(), callee->extra_modules.begin(), callee->extra_modules.end());
     for (const auto& [n, v] : callee->globals) src.globals.emplace(n, v);
+    src.captured.insert(src.captured.end(), callee->captured.begin(), callee->captured.end());
   }
 }
 

@@ -31,6 +31,11 @@ struct KernelSource {
   std::string name;
   GlobalEnv globals;
   std::vector<std::shared_ptr<const Module>> extra_modules;
+  /// The captured device arrays (and whatever owns their memory), kept alive for as long as code that holds
+  /// their addresses can run.
+  std::vector<pyb::object> captured;
+  /// Whether a global is a captured device array, whose address makes the code valid in this process only.
+  bool has_captured_arrays() const { return !captured.empty(); }
 };
 
 /// Resolves a ("function", dispatcher) description to that dispatcher's source (implemented by the
