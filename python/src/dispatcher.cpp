@@ -483,10 +483,14 @@ void dispatcher_dealloc(PyObject* self) {
 
 PyObject* dispatcher_call(PyObject* self, PyObject*, PyObject*) {
   const DispatcherState& st = state_of(self);
-  std::string msg = st.device ? "'" + st.name + "' is a device function; call it from a kernel"
-                              : "kernel '" + st.name + "' needs a launch configuration: " + st.name +
-                                    "[blocks, threads](...)";
-  PyErr_SetString(PyExc_TypeError, msg.c_str());
+  if (st.device) {
+    PyErr_SetString(PyExc_TypeError, ("'" + st.name + "' is a device function; call it from a kernel").c_str());
+    return nullptr;
+  }
+  // ValueError with numba-cuda's words, which programs catch and match.
+  std::string msg = "kernel '" + st.name + "': the launch configuration was not specified; launch it as " +
+                    st.name + "[blocks, threads](...)";
+  PyErr_SetString(PyExc_ValueError, msg.c_str());
   return nullptr;
 }
 

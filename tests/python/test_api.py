@@ -67,7 +67,8 @@ def test_calling_a_kernel_without_a_configuration_says_how():
     def kernel(a):
         pass
 
-    with pytest.raises(TypeError, match=r"kernel 'kernel' needs a launch configuration: kernel\[blocks, threads\]"):
+    with pytest.raises(ValueError, match=r"kernel 'kernel': the launch configuration was not specified; launch it "
+                                         r"as kernel\[blocks, threads\]"):
         kernel(1)
 
 
