@@ -14,10 +14,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from collections import Counter, namedtuple
 
 from . import _core
 from ._signature import ArgTypes, SignatureDict, signature_text, type_of_value
+from .errors import InvalidConfigWarning
 
 # numba's dispatcher.stats: the on-disk cache's folder (None when cache=False or no folder can be written) and
 # Counters of its hits and misses per signature.
@@ -214,8 +216,13 @@ def jit(func_or_sig=None, device=False, **options):
     if options.get("extensions"):
         raise NotImplementedError("jit(extensions=...): gpujit's launch path does not run prepare_args hooks")
     max_registers = _max_registers(options.get("max_registers"))
+    if options.get("debug") and options.get("opt") not in (None, False, 0):
+        # numba warns too (NVVM cannot debug optimized code); in gpujit debug simply wins.
+        warnings.warn(f"jit(debug=True, opt={options['opt']!r}): debug compiles at optimization level 0, so opt is "
+                      "ignored; pass opt=False, or boundscheck=True instead of debug for bounds checks at full "
+                      "optimization", InvalidConfigWarning, stacklevel=2)
     opt = options.get("opt", 3)
-    opt = 3 if opt is True else 0 if opt is False or options.get("debug") else int(opt)
+    opt = 0 if opt is False or options.get("debug") else 3 if opt is True else int(opt)
     kwargs = {"device": device, "fastmath": bool(options.get("fastmath", False)), "opt": opt,
               "lineinfo": bool(options.get("lineinfo", False)),
               "debug": bool(options.get("debug", False) or options.get("boundscheck", False)),

@@ -2,6 +2,7 @@
 #include "dispatcher.h"
 
 #include <algorithm>
+#include <bitset>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -27,6 +28,10 @@ namespace {
 // ---------------------------------------------------------------------------------------------------------
 // State
 
+/// Grids of this many blocks or more never look the device up for the low-occupancy warning: no GPU has as
+/// many multiprocessors, so the common launch (a big grid) pays one comparison.
+constexpr uint64_t kMaxMultiprocessors = 1024;
+
 struct DispatcherState {
   std::string name;
   std::vector<std::string> param_names;
@@ -46,6 +51,10 @@ struct DispatcherState {
   std::optional<rt::DiskCache> disk_cache;
   /// On-disk cache hits and misses per signature text, for kernel.stats (numba's dispatcher.stats).
   std::map<std::string, long> disk_hits, disk_misses;
+  /// The launch warnings already issued: each at most once per kernel (and grid size), so that a loop
+  /// launching small grids or NumPy arrays pays a bit test, not Python's warnings machinery, after the first.
+  std::bitset<kMaxMultiprocessors> warned_grids;
+  bool warned_host_copy = false;
 };
 
 struct DispatcherObject {
@@ -245,12 +254,26 @@ rt::LoadedKernel* specialize(PyObject* self, rt::Device& device, const rt::ArgCo
   }
   std::string sigs;
   for (const auto& sig : st.signatures) sigs += "\n  " + describe_key(sig);
-  throw pyb::type_error("kernel '" + st.name + "' has no signature for arguments " +
-                        describe_key(std::vector<rt::ArgCode>(codes, codes + n)) + "; its signatures are:" + sigs);
+  // numba's wording first (users search for it), then which kernel and what it does accept.
+  std::string args = describe_key(std::vector<rt::ArgCode>(codes, codes + n));
+  args = args.substr(1, args.size() - 2);
+  throw pyb::type_error("No matching definition for argument type(s) " + args + " of kernel '" + st.name +
+                        "'; its signatures are:" + sigs);
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Launch
+
+/// numba's implicit-copy warning, once per kernel: a NumPy array (a pinned one too, as in numba) was copied
+/// to a CUDA device for the launch and will be copied back after it. On the CPU backend that "copy" is a host
+/// memcpy the kernel's speed does not hinge on, so it does not warn.
+void warn_host_copy(DispatcherState& st, rt::Device& device) {
+  if (!g_launch_warnings.implicit_copy || device.backend() != rt::BackendKind::Cuda) return;
+  std::string message = "Host array used in CUDA kernel will incur copy overhead to/from device (kernel '" +
+                        st.name + "'): pass device arrays (gpujit.to_device) to keep data on the GPU between launches";
+  warn_performance(message.c_str());
+  st.warned_host_copy = true;
+}
 
 void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
   DispatcherState& st = state_of(dispatcher);
@@ -266,6 +289,7 @@ void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args,
   ArgumentScope scope(nargs);
   Arguments& a = scope.get();
   for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);
+  if (a.copied_host_arrays() && !st.warned_host_copy) warn_host_copy(st, device);
   if (!st.signatures.empty()) a.drop_index32();
   const rt::ArgCode* targets = nullptr;
   rt::LoadedKernel* kernel = st.cache.find(a.codes(), a.code_count(), &device);
@@ -364,6 +388,29 @@ rt::Dim3 parse_dims(PyObject* obj, const char* what) {
   return d;
 }
 
+/// numba's low-occupancy warning, issued where the configuration is made (`kernel[blocks, threads]`): a
+/// grid with fewer blocks than the CUDA device has multiprocessors leaves some of them idle. The CPU
+/// backend runs blocks on host threads and has no such notion, so it never warns.
+void warn_if_low_occupancy(DispatcherState& st, const rt::Dim3& grid) {
+  uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
+  if (blocks >= kMaxMultiprocessors || st.warned_grids[blocks] || !g_launch_warnings.low_occupancy) return;
+  int multiprocessors = 0;
+  try {
+    rt::Device* device = compile_device();
+    if (!device || device->backend() != rt::BackendKind::Cuda) return;
+    multiprocessors = device->properties().multiprocessors;
+  } catch (const std::exception&) {
+    return;  // no usable device: the launch itself will say why
+  }
+  if (blocks >= uint64_t(multiprocessors)) return;
+  std::string message = "Grid size " + std::to_string(blocks) +
+                        " will likely result in GPU under-utilization due to low occupancy: the device has " +
+                        std::to_string(multiprocessors) + " multiprocessors and each block runs on one (kernel '" +
+                        st.name + "')";
+  warn_performance(message.c_str());
+  st.warned_grids[blocks] = true;  // not when a filter made it an error: that one raised
+}
+
 PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
   auto* d = reinterpret_cast<DispatcherObject*>(self);
   if (key == d->last_key) {
@@ -384,6 +431,7 @@ PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
     LaunchSpec spec;
     spec.config.grid = parse_dims(items[0], "grid");
     spec.config.block = parse_dims(items[1], "block");
+    warn_if_low_occupancy(*d->state, spec.config.grid);
     if (n >= 3 && !(PyLong_CheckExact(items[2]) && PyLong_AsLong(items[2]) == 0) && items[2] != Py_None) {
       spec.stream = stream_from_python(items[2], rt::Runtime::get().current_device());
       spec.config.stream = spec.stream ? spec.stream->handle() : nullptr;
