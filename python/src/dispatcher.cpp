@@ -2,6 +2,7 @@
 #include "dispatcher.h"
 
 #include <algorithm>
+#include <array>
 #include <bitset>
 #include <cstring>
 #include <map>
@@ -219,46 +220,96 @@ rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, 
   return raw;
 }
 
-/// Whether arguments of types `args` can be passed to a kernel compiled for `sig` (explicit signatures):
-/// arrays of the same dtype and rank (a C array fits an any-layout parameter), numbers to numbers, tuples to
-/// tuples of the same length. Both keys are flat (kernel_args.h), so equal tuple headers keep them in step.
-bool convertible(const rt::ArgCode* args, size_t n, const std::vector<rt::ArgCode>& sig) {
-  if (sig.size() != n) return false;
+/// How an argument converts to a parameter type, numba's typeconv ranks: exact, promote (a wider type of the
+/// same kind), safe (every value kept: uint8 -> int16, int32 -> float64, float32 -> complex64), unsafe
+/// (values may change: int64 -> float64, float -> int, narrowing). None: not passable (complex to real,
+/// arrays of another dtype or rank, tuples of other types).
+enum class Conversion { Exact, Promote, Safe, Unsafe, None };
+
+Conversion scalar_conversion(ScalarKind from, ScalarKind to) {
+  if (from == to) return Conversion::Exact;
+  unsigned fs = scalar_size(from), ts = scalar_size(to);
+  if (is_complex(from)) return is_complex(to) && ts > fs ? Conversion::Promote : is_complex(to) ? Conversion::Unsafe
+                                                                                                 : Conversion::None;
+  if (to == ScalarKind::Bool) return Conversion::Unsafe;
+  if (from == ScalarKind::Bool) return Conversion::Safe;
+  if (is_float(from)) {
+    if (is_float(to)) return ts > fs ? Conversion::Promote : Conversion::Unsafe;
+    if (is_complex(to)) return 2 * fs <= ts ? Conversion::Safe : Conversion::Unsafe;
+    return Conversion::Unsafe;  // to an integer
+  }
+  // From an integer.
+  if (is_float(to)) return 2 * fs <= ts ? Conversion::Safe : Conversion::Unsafe;
+  if (is_complex(to)) return 4 * fs <= ts ? Conversion::Safe : Conversion::Unsafe;
+  if (is_signed(from) == is_signed(to)) return ts > fs ? Conversion::Promote : Conversion::Unsafe;
+  return is_unsigned(from) && ts > fs ? Conversion::Safe : Conversion::Unsafe;
+}
+
+/// How well arguments of types `args` fit a kernel compiled for `sig` (explicit signatures), as numba rates
+/// an overload: the counts of unsafe, safe and promoting conversions, fewer unsafe first. nullopt when an
+/// argument cannot be passed at all. Both keys are flat (kernel_args.h), so equal tuple headers keep them in
+/// step; an array fits a parameter of its dtype and rank (a C array an any-layout one, safely).
+std::optional<std::array<int, 3>> rate(const rt::ArgCode* args, size_t n, const std::vector<rt::ArgCode>& sig) {
+  if (sig.size() != n) return std::nullopt;
+  std::array<int, 3> rating{};
   for (size_t i = 0; i < n; ++i) {
-    if (rt::is_tuple_code(args[i]) || rt::is_tuple_code(sig[i])) {
-      if (args[i] != sig[i]) return false;
-      continue;
-    }
+    if (args[i] == sig[i]) continue;
+    if (rt::is_tuple_code(args[i]) || rt::is_tuple_code(sig[i])) return std::nullopt;
     Type a = rt::type_of_code(args[i]), p = rt::type_of_code(sig[i]);
-    if (a.is_array() != p.is_array()) return false;
+    if (a.is_array() != p.is_array()) return std::nullopt;
+    Conversion c = Conversion::Safe;
     if (a.is_array()) {
-      if (a.scalar != p.scalar || a.ndim != p.ndim || (p.layout == Layout::C && a.layout != Layout::C)) return false;
-    } else if (is_complex(a.scalar) && !is_complex(p.scalar)) {
-      return false;
+      if (a.scalar != p.scalar || a.ndim != p.ndim || (p.layout == Layout::C && a.layout != Layout::C)) return std::nullopt;
+    } else {
+      c = scalar_conversion(a.scalar, p.scalar);
+    }
+    switch (c) {
+      case Conversion::None: return std::nullopt;
+      case Conversion::Unsafe: ++rating[0]; break;
+      case Conversion::Safe: ++rating[1]; break;
+      case Conversion::Promote: ++rating[2]; break;
+      case Conversion::Exact: break;
     }
   }
-  return true;
+  return rating;
 }
 
 /// Finds or makes the kernel for a launch whose argument types missed the cache. Sets *targets to the
-/// signature the arguments must be converted to (explicit signatures), else leaves it null.
+/// signature the arguments must be converted to (explicit signatures), else leaves it null. Of several
+/// explicit signatures the arguments fit, the best rated is taken; two rated best alike are ambiguous.
 rt::LoadedKernel* specialize(PyObject* self, rt::Device& device, const rt::ArgCode* codes, size_t n,
                              const rt::ArgCode** targets) {
   DispatcherState& st = state_of(self);
   if (st.signatures.empty()) return load_key(self, std::vector<rt::ArgCode>(codes, codes + n), device);
+  const std::vector<rt::ArgCode>* best = nullptr;
+  const std::vector<rt::ArgCode>* tied = nullptr;
+  std::array<int, 3> best_rating{};
   for (const auto& sig : st.signatures) {
-    if (convertible(codes, n, sig)) {
-      *targets = sig.data();
-      return load_key(self, sig, device);
+    std::optional<std::array<int, 3>> r = rate(codes, n, sig);
+    if (!r) continue;
+    if (!best || *r < best_rating) {
+      best = &sig;
+      best_rating = *r;
+      tied = nullptr;
+    } else if (*r == best_rating) {
+      tied = &sig;
     }
+  }
+  std::string args = describe_key(std::vector<rt::ArgCode>(codes, codes + n));
+  if (best && tied) {
+    throw pyb::type_error("Ambiguous overloading for kernel '" + st.name + "' " + args +
+                          ": these signatures fit equally well:\n  " + describe_key(*best) + "\n  " +
+                          describe_key(*tied) + "\npass arguments of one signature's exact types");
+  }
+  if (best) {
+    *targets = best->data();
+    return load_key(self, *best, device);
   }
   std::string sigs;
   for (const auto& sig : st.signatures) sigs += "\n  " + describe_key(sig);
   // numba's wording first (users search for it), then which kernel and what it does accept.
-  std::string args = describe_key(std::vector<rt::ArgCode>(codes, codes + n));
-  args = args.substr(1, args.size() - 2);
-  throw pyb::type_error("No matching definition for argument type(s) " + args + " of kernel '" + st.name +
-                        "'; its signatures are:" + sigs);
+  throw pyb::type_error("No matching definition for argument type(s) " + args.substr(1, args.size() - 2) +
+                        " of kernel '" + st.name + "'; its signatures are:" + sigs);
 }
 
 // ---------------------------------------------------------------------------------------------------------

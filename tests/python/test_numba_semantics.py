@@ -181,3 +181,39 @@ def test_int_constants_widen_int32_to_int64():
     out = np.zeros(3, np.int64)
     wrap[1, 4](x, out)
     np.testing.assert_array_equal(out, (x.astype(np.int64) + 1) // 2)
+
+
+def _add(r, x, y):
+    r[0] = x + y
+
+
+def test_explicit_signatures_take_the_best_fit_not_the_first():
+    # numba rates each signature by its conversions (unsafe, then safe, then promoting ones) and takes the best.
+    f = gpu.jit(["(float64[::1], float32, float32)", "(float64[::1], float64, float64)"])(_add)
+    r = np.zeros(1)
+    f[1, 1](r, np.float32(1), np.float32(2**-25))
+    assert r[0] == 1.0  # float32 arithmetic
+    f[1, 1](r, 1, 2**-25)
+    assert r[0] == 1.0000000298023224  # int64 and float64 fit the float64 signature better
+
+    @gpu.jit(["void(int64[::1], int8)", "void(int64[::1], int16)"])
+    def store(r, x):
+        r[0] = x
+
+    r = np.zeros(1, np.int64)
+    store[1, 1](r, np.uint8(255))  # uint8 -> int16 keeps every value, uint8 -> int8 does not
+    assert r[0] == 255
+    store[1, 1](r, np.int8(-3))
+    assert r[0] == -3
+
+
+def test_explicit_signatures_that_fit_equally_well_are_ambiguous():
+    f = gpu.jit(["(float64[::1], float32, float64)", "(float64[::1], float64, float32)",
+                 "(float64[::1], int64, int64)"])(_add)
+    with pytest.raises(TypeError, match=r"^Ambiguous overloading for kernel '_add' \(float64\[::1\], float64, float64\): "
+                                        r"these signatures fit equally well:\n  \(float64\[::1\], float32, float64\)\n  "
+                                        r"\(float64\[::1\], float64, float32\)\n"):
+        f[1, 1](np.zeros(1), 1.0, 2.0)
+    r = np.zeros(1)
+    f[1, 1](r, np.float32(1.5), 2.0)  # exact for the first
+    assert r[0] == 3.5
