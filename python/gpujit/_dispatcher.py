@@ -14,10 +14,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from collections import Counter, namedtuple
 
 from . import _core
-from ._signature import ArgTypes, SignatureDict, signature_text, type_of_value
+from ._signature import ArgTypes, SignatureDict, _canonical, _type_object, signature_text, type_of_value
+from .errors import InvalidConfigWarning
 
 # numba's dispatcher.stats: the on-disk cache's folder (None when cache=False or no folder can be written) and
 # Counters of its hits and misses per signature.
@@ -211,11 +213,18 @@ def jit(func_or_sig=None, device=False, **options):
         raise TypeError(f"jit() got unknown option(s): {', '.join(sorted(unknown))}")
     if options.get("shared_memory_carveout") is not None:
         _check_carveout(options["shared_memory_carveout"])
+    if options.get("launch_bounds") is not None:
+        _check_launch_bounds(options["launch_bounds"])
     if options.get("extensions"):
         raise NotImplementedError("jit(extensions=...): gpujit's launch path does not run prepare_args hooks")
     max_registers = _max_registers(options.get("max_registers"))
+    if options.get("debug") and options.get("opt") not in (None, False, 0):
+        # numba warns too (NVVM cannot debug optimized code); in gpujit debug simply wins.
+        warnings.warn(f"jit(debug=True, opt={options['opt']!r}): debug compiles at optimization level 0, so opt is "
+                      "ignored; pass opt=False, or boundscheck=True instead of debug for bounds checks at full "
+                      "optimization", InvalidConfigWarning, stacklevel=2)
     opt = options.get("opt", 3)
-    opt = 3 if opt is True else 0 if opt is False or options.get("debug") else int(opt)
+    opt = 0 if opt is False or options.get("debug") else 3 if opt is True else int(opt)
     kwargs = {"device": device, "fastmath": bool(options.get("fastmath", False)), "opt": opt,
               "lineinfo": bool(options.get("lineinfo", False)),
               "debug": bool(options.get("debug", False) or options.get("boundscheck", False)),
@@ -250,6 +259,19 @@ def _check_carveout(carveout):
             raise ValueError(f"shared_memory_carveout must be between -1 and 100, not {carveout}")
     else:
         raise TypeError(f"shared_memory_carveout must be str or int, not {type(carveout).__name__}")
+
+
+def _check_launch_bounds(bounds):
+    """numba's launch_bounds: max threads per block, then optionally min blocks per SM and max blocks per
+    cluster, as an int or a tuple of one to three positive ints."""
+    values = (bounds,) if isinstance(bounds, int) and not isinstance(bounds, bool) else bounds
+    if not isinstance(values, tuple) or not values:
+        raise TypeError(f"launch_bounds must be an int or a tuple of ints, not {type(bounds).__name__}")
+    if len(values) > 3:
+        raise ValueError(f"Got {len(values)} launch bounds: {bounds}. A maximum of three are supported: "
+                         "(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
+        raise ValueError(f"launch_bounds must be positive ints, not {bounds}")
 
 
 def _dispatcher_kwargs(targetoptions):
@@ -344,6 +366,11 @@ class Overload:
     def inspect_types(self):
         return self._dispatcher.inspect_types(self.signature)
 
+    @property
+    def _type_annotation(self):
+        """numba's record of the typing (tests read `.typemap`): here the kernel's typed dump, read back."""
+        return TypeAnnotation(self.inspect_types())
+
     def _figure(self, name):
         if self._figures is None:
             self._figures = _resource_figures(self.inspect_asm())
@@ -354,6 +381,41 @@ class Overload:
     local_mem_per_thread = property(lambda self: self._figure("local"))
     const_mem_size = property(lambda self: self._figure("const"))
     max_threads_per_block = property(lambda self: self._figure("max_threads"))
+
+
+class TypeAnnotation:
+    """The types semantic analysis gave a kernel's variables, as numba's Overload._type_annotation offers them.
+
+    `typemap` maps each parameter and local of the kernel (not of the device functions it calls) to its type,
+    read from the `locals:` section of the typed dump (inspect_types): gpujit's type objects (`gpujit.int32`,
+    `gpujit.float32[:, ::1]`), or the text for types that have none (tuples). str() is the whole dump.
+    """
+
+    def __init__(self, dump):
+        self.text = dump
+        self.typemap = _kernel_locals(dump)
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        return f"<gpujit TypeAnnotation of {len(self.typemap)} variables>"
+
+
+def _kernel_locals(dump):
+    """{name: type} from the kernel's `locals:` section of a typed dump (an indented `name: type` per line)."""
+    lines = iter(dump.splitlines())
+    if not any(line.startswith("kernel ") for line in lines):
+        return {}
+    if not any(line.strip() == "locals:" for line in lines):
+        return {}
+    typemap = {}
+    for line in lines:
+        if not line.startswith("    "):
+            break
+        name, _, text = line.strip().partition(": ")
+        typemap[name] = _type_object(_canonical(text))
+    return typemap
 
 
 # Bytes per element of a PTX variable's type suffix (.b8, .u32, .f64 ...).

@@ -6,8 +6,10 @@ numba-cuda's names: CudaSupportError when no CUDA driver can be used, CudaAPIErr
 (with the driver function and the CUDA error's name), LaunchError for a launch refused before the driver
 is called (a bad grid or block, too much shared memory).
 
-PerformanceWarning is the compiler's warning: code that is correct but likely slower than meant (float64
-arithmetic creeping into a float32 kernel), issued at the user's file and line.
+PerformanceWarning is for code that is correct but likely slower than meant: float64 arithmetic creeping into a
+float32 kernel (issued by the compiler at the kernel's file and line), a grid too small to occupy a CUDA
+device and a NumPy array copied to a CUDA device for a launch (issued at the launching line).
+InvalidConfigWarning is for jit options that contradict each other, issued at the decorator's line.
 """
 
 
@@ -44,3 +46,7 @@ class LaunchError(ValueError):
 
 class PerformanceWarning(UserWarning):
     """Correct code that is likely slower than meant; issued at the kernel's file and line when it compiles."""
+
+
+class InvalidConfigWarning(UserWarning):
+    """jit options that contradict each other; gpujit says which one wins (numba's NumbaInvalidConfigWarning)."""

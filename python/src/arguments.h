@@ -46,6 +46,8 @@ class Arguments {
   void** pack(const rt::ArgCode* targets);
   /// After the launch: copies NumPy arguments back and waits for that; releases temporaries.
   void finish(rt::Device& device, rt::StreamHandle stream);
+  /// Whether a NumPy array was copied to the device for this launch.
+  bool copied_host_arrays() const { return !copies_.empty(); }
 
  private:
   static constexpr rt::ArgCode kFloat64Code = rt::scalar_code(ScalarKind::Float64);

@@ -2,6 +2,8 @@
 #include "dispatcher.h"
 
 #include <algorithm>
+#include <array>
+#include <bitset>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -27,6 +29,10 @@ namespace {
 // ---------------------------------------------------------------------------------------------------------
 // State
 
+/// Grids of this many blocks or more never look the device up for the low-occupancy warning: no GPU has as
+/// many multiprocessors, so the common launch (a big grid) pays one comparison.
+constexpr uint64_t kMaxMultiprocessors = 1024;
+
 struct DispatcherState {
   std::string name;
   std::vector<std::string> param_names;
@@ -46,6 +52,10 @@ struct DispatcherState {
   std::optional<rt::DiskCache> disk_cache;
   /// On-disk cache hits and misses per signature text, for kernel.stats (numba's dispatcher.stats).
   std::map<std::string, long> disk_hits, disk_misses;
+  /// The launch warnings already issued: each at most once per kernel (and grid size), so that a loop
+  /// launching small grids or NumPy arrays pays a bit test, not Python's warnings machinery, after the first.
+  std::bitset<kMaxMultiprocessors> warned_grids;
+  bool warned_host_copy = false;
 };
 
 struct DispatcherObject {
@@ -211,47 +221,111 @@ rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, 
   return raw;
 }
 
-/// Whether arguments of types `args` can be passed to a kernel compiled for `sig` (explicit signatures):
-/// arrays of the same dtype and rank (a C array fits an any-layout parameter), numbers to numbers, tuples to
-/// tuples of the same length. Both keys are flat (kernel_args.h), so equal tuple headers keep them in step.
-bool convertible(const rt::ArgCode* args, size_t n, const std::vector<rt::ArgCode>& sig) {
-  if (sig.size() != n) return false;
+/// How an argument converts to a parameter type, numba's typeconv ranks: exact, promote (a wider type of the
+/// same kind), safe (every value kept: uint8 -> int16, int32 -> float64, float32 -> complex64), unsafe
+/// (values may change: int64 -> float64, float -> int, narrowing). None: not passable (complex to real,
+/// arrays of another dtype or rank, tuples of other types).
+enum class Conversion { Exact, Promote, Safe, Unsafe, None };
+
+Conversion scalar_conversion(ScalarKind from, ScalarKind to) {
+  if (from == to) return Conversion::Exact;
+  unsigned fs = scalar_size(from), ts = scalar_size(to);
+  if (is_complex(from)) return is_complex(to) && ts > fs ? Conversion::Promote : is_complex(to) ? Conversion::Unsafe
+                                                                                                 : Conversion::None;
+  if (to == ScalarKind::Bool) return Conversion::Unsafe;
+  if (from == ScalarKind::Bool) return Conversion::Safe;
+  if (is_float(from)) {
+    if (is_float(to)) return ts > fs ? Conversion::Promote : Conversion::Unsafe;
+    if (is_complex(to)) return 2 * fs <= ts ? Conversion::Safe : Conversion::Unsafe;
+    return Conversion::Unsafe;  // to an integer
+  }
+  // From an integer.
+  if (is_float(to)) return 2 * fs <= ts ? Conversion::Safe : Conversion::Unsafe;
+  if (is_complex(to)) return 4 * fs <= ts ? Conversion::Safe : Conversion::Unsafe;
+  if (is_signed(from) == is_signed(to)) return ts > fs ? Conversion::Promote : Conversion::Unsafe;
+  return is_unsigned(from) && ts > fs ? Conversion::Safe : Conversion::Unsafe;
+}
+
+/// How well arguments of types `args` fit a kernel compiled for `sig` (explicit signatures), as numba rates
+/// an overload: the counts of unsafe, safe and promoting conversions, fewer unsafe first. nullopt when an
+/// argument cannot be passed at all. Both keys are flat (kernel_args.h), so equal tuple headers keep them in
+/// step; an array fits a parameter of its dtype and rank (a C array an any-layout one, safely).
+std::optional<std::array<int, 3>> rate(const rt::ArgCode* args, size_t n, const std::vector<rt::ArgCode>& sig) {
+  if (sig.size() != n) return std::nullopt;
+  std::array<int, 3> rating{};
   for (size_t i = 0; i < n; ++i) {
-    if (rt::is_tuple_code(args[i]) || rt::is_tuple_code(sig[i])) {
-      if (args[i] != sig[i]) return false;
-      continue;
-    }
+    if (args[i] == sig[i]) continue;
+    if (rt::is_tuple_code(args[i]) || rt::is_tuple_code(sig[i])) return std::nullopt;
     Type a = rt::type_of_code(args[i]), p = rt::type_of_code(sig[i]);
-    if (a.is_array() != p.is_array()) return false;
+    if (a.is_array() != p.is_array()) return std::nullopt;
+    Conversion c = Conversion::Safe;
     if (a.is_array()) {
-      if (a.scalar != p.scalar || a.ndim != p.ndim || (p.layout == Layout::C && a.layout != Layout::C)) return false;
-    } else if (is_complex(a.scalar) && !is_complex(p.scalar)) {
-      return false;
+      if (a.scalar != p.scalar || a.ndim != p.ndim || (p.layout == Layout::C && a.layout != Layout::C)) return std::nullopt;
+    } else {
+      c = scalar_conversion(a.scalar, p.scalar);
+    }
+    switch (c) {
+      case Conversion::None: return std::nullopt;
+      case Conversion::Unsafe: ++rating[0]; break;
+      case Conversion::Safe: ++rating[1]; break;
+      case Conversion::Promote: ++rating[2]; break;
+      case Conversion::Exact: break;
     }
   }
-  return true;
+  return rating;
 }
 
 /// Finds or makes the kernel for a launch whose argument types missed the cache. Sets *targets to the
-/// signature the arguments must be converted to (explicit signatures), else leaves it null.
+/// signature the arguments must be converted to (explicit signatures), else leaves it null. Of several
+/// explicit signatures the arguments fit, the best rated is taken; two rated best alike are ambiguous.
 rt::LoadedKernel* specialize(PyObject* self, rt::Device& device, const rt::ArgCode* codes, size_t n,
                              const rt::ArgCode** targets) {
   DispatcherState& st = state_of(self);
   if (st.signatures.empty()) return load_key(self, std::vector<rt::ArgCode>(codes, codes + n), device);
+  const std::vector<rt::ArgCode>* best = nullptr;
+  const std::vector<rt::ArgCode>* tied = nullptr;
+  std::array<int, 3> best_rating{};
   for (const auto& sig : st.signatures) {
-    if (convertible(codes, n, sig)) {
-      *targets = sig.data();
-      return load_key(self, sig, device);
+    std::optional<std::array<int, 3>> r = rate(codes, n, sig);
+    if (!r) continue;
+    if (!best || *r < best_rating) {
+      best = &sig;
+      best_rating = *r;
+      tied = nullptr;
+    } else if (*r == best_rating) {
+      tied = &sig;
     }
+  }
+  std::string args = describe_key(std::vector<rt::ArgCode>(codes, codes + n));
+  if (best && tied) {
+    throw pyb::type_error("Ambiguous overloading for kernel '" + st.name + "' " + args +
+                          ": these signatures fit equally well:\n  " + describe_key(*best) + "\n  " +
+                          describe_key(*tied) + "\npass arguments of one signature's exact types");
+  }
+  if (best) {
+    *targets = best->data();
+    return load_key(self, *best, device);
   }
   std::string sigs;
   for (const auto& sig : st.signatures) sigs += "\n  " + describe_key(sig);
-  throw pyb::type_error("kernel '" + st.name + "' has no signature for arguments " +
-                        describe_key(std::vector<rt::ArgCode>(codes, codes + n)) + "; its signatures are:" + sigs);
+  // numba's wording first (users search for it), then which kernel and what it does accept.
+  throw pyb::type_error("No matching definition for argument type(s) " + args.substr(1, args.size() - 2) +
+                        " of kernel '" + st.name + "'; its signatures are:" + sigs);
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Launch
+
+/// numba's implicit-copy warning, once per kernel: a NumPy array (a pinned one too, as in numba) was copied
+/// to a CUDA device for the launch and will be copied back after it. On the CPU backend that "copy" is a host
+/// memcpy the kernel's speed does not hinge on, so it does not warn.
+void warn_host_copy(DispatcherState& st, rt::Device& device) {
+  if (!g_launch_warnings.implicit_copy || device.backend() != rt::BackendKind::Cuda) return;
+  std::string message = "Host array used in CUDA kernel will incur copy overhead to/from device (kernel '" +
+                        st.name + "'): pass device arrays (gpujit.to_device) to keep data on the GPU between launches";
+  warn_performance(message.c_str());
+  st.warned_host_copy = true;
+}
 
 void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
   DispatcherState& st = state_of(dispatcher);
@@ -267,6 +341,7 @@ void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args,
   ArgumentScope scope(nargs);
   Arguments& a = scope.get();
   for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);
+  if (a.copied_host_arrays() && !st.warned_host_copy) warn_host_copy(st, device);
   if (!st.signatures.empty()) a.drop_index32();
   const rt::ArgCode* targets = nullptr;
   rt::LoadedKernel* kernel = st.cache.find(a.codes(), a.code_count(), &device);
@@ -365,6 +440,29 @@ rt::Dim3 parse_dims(PyObject* obj, const char* what) {
   return d;
 }
 
+/// numba's low-occupancy warning, issued where the configuration is made (`kernel[blocks, threads]`): a
+/// grid with fewer blocks than the CUDA device has multiprocessors leaves some of them idle. The CPU
+/// backend runs blocks on host threads and has no such notion, so it never warns.
+void warn_if_low_occupancy(DispatcherState& st, const rt::Dim3& grid) {
+  uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
+  if (blocks >= kMaxMultiprocessors || st.warned_grids[blocks] || !g_launch_warnings.low_occupancy) return;
+  int multiprocessors = 0;
+  try {
+    rt::Device* device = compile_device();
+    if (!device || device->backend() != rt::BackendKind::Cuda) return;
+    multiprocessors = device->properties().multiprocessors;
+  } catch (const std::exception&) {
+    return;  // no usable device: the launch itself will say why
+  }
+  if (blocks >= uint64_t(multiprocessors)) return;
+  std::string message = "Grid size " + std::to_string(blocks) +
+                        " will likely result in GPU under-utilization due to low occupancy: the device has " +
+                        std::to_string(multiprocessors) + " multiprocessors and each block runs on one (kernel '" +
+                        st.name + "')";
+  warn_performance(message.c_str());
+  st.warned_grids[blocks] = true;  // not when a filter made it an error: that one raised
+}
+
 PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
   auto* d = reinterpret_cast<DispatcherObject*>(self);
   if (key == d->last_key) {
@@ -385,6 +483,7 @@ PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
     LaunchSpec spec;
     spec.config.grid = parse_dims(items[0], "grid");
     spec.config.block = parse_dims(items[1], "block");
+    warn_if_low_occupancy(*d->state, spec.config.grid);
     if (n >= 3 && !(PyLong_CheckExact(items[2]) && PyLong_AsLong(items[2]) == 0) && items[2] != Py_None) {
       spec.stream = stream_from_python(items[2], rt::Runtime::get().current_device());
       spec.config.stream = spec.stream ? spec.stream->handle() : nullptr;

@@ -84,6 +84,13 @@ void issue_compile_warnings(const Diagnostics& diags) {
   }
 }
 
+LaunchWarnings g_launch_warnings;
+
+void warn_performance(const char* message) {
+  if (PyErr_WarnEx(or_default(g_performance_warning, PyExc_UserWarning), message, 1) < 0)
+    throw pyb::error_already_set();
+}
+
 void strip_traceback() {
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
@@ -101,6 +108,11 @@ void register_errors(pyb::module_& m) {
     g_launch_error = launch.release().ptr();
   });
   m.def("_set_warning_class", [](pyb::object performance) { g_performance_warning = performance.release().ptr(); });
+  m.def(
+      "_set_launch_warnings",
+      [](bool low_occupancy, bool implicit_copy) { g_launch_warnings = {low_occupancy, implicit_copy}; },
+      pyb::arg("low_occupancy"), pyb::arg("implicit_copy"));
+  m.def("_launch_warnings", [] { return pyb::make_tuple(g_launch_warnings.low_occupancy, g_launch_warnings.implicit_copy); });
   pyb::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

@@ -26,6 +26,18 @@ void set_error_from_current_exception();
 /// at its file and line (so warnings filters and `python -W error` apply); throws pyb::error_already_set
 /// when a filter turns one into an error.
 void issue_compile_warnings(const Diagnostics& diags);
+/// Which launch-time performance warnings are on: a grid with fewer blocks than the device has
+/// multiprocessors, and a NumPy array copied to a CUDA device for a launch. The package sets them at import
+/// from GPUJIT_LOW_OCCUPANCY_WARNINGS and GPUJIT_WARN_ON_IMPLICIT_COPY (numba's NUMBA_CUDA_* names too).
+struct LaunchWarnings {
+  bool low_occupancy = true;
+  bool implicit_copy = true;
+};
+extern LaunchWarnings g_launch_warnings;
+/// Issues `message` as a gpujit.PerformanceWarning at the calling Python frame's line (PyErr_WarnEx), so
+/// warnings filters apply and the default filter shows it once per call site; throws pyb::error_already_set
+/// when a filter turns it into an error.
+void warn_performance(const char* message);
 /// Drops the traceback of the pending Python error so it reads as raised from the caller's frame.
 void strip_traceback();
 

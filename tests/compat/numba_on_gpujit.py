@@ -81,6 +81,15 @@ def _bind_numba_cuda():
     # not compile raises).
     import numba.cuda.core.errors as errors
     errors.TypingError = gpujit.CompileError
+    try:  # with numba itself installed, tests import numba.core's TypingError instead
+        import numba.core.errors as core_errors
+    except ImportError:
+        core_errors = None
+    if core_errors is not None:
+        core_errors.TypingError = gpujit.CompileError
+    # Likewise a test expecting numba's warnings expects gpujit's (the launch warnings, debug with opt).
+    errors.NumbaPerformanceWarning = gpujit.PerformanceWarning
+    errors.NumbaInvalidConfigWarning = gpujit.InvalidConfigWarning
     testing.cc_X_or_above = _cc_at_least
     testing.CUDATestCase.skip_if_lto = lambda self, reason: None
     driver.USE_NV_BINDING = True

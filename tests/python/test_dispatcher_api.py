@@ -182,3 +182,22 @@ def test_lto_ptx_is_the_whole_program_ptx():
     assert ptx == calls_bump.inspect_ptx(sig)
     assert ".entry" in ptx and ".func" not in ptx  # the device function is linked in, nothing left to link
     assert calls_bump.overloads[sig].inspect_lto_ptx() == ptx
+
+
+def test_type_annotation_maps_the_kernels_variables_to_their_types():
+    @gpu.jit("void(int32[::1], float32)")
+    def f(x, y):
+        l = gpu.local.array(10, dtype=np.int32)  # noqa: E741  numba's tests name it so
+        s = gpu.shared.array((4, 4), dtype=gpu.float64)
+        t = (x.shape[0], 2)
+        l[0] = x[0]
+        s[0, 0] = y
+        x[0] = l[0] + t[1]
+
+    annotation = next(iter(f.overloads.values()))._type_annotation
+    typemap = annotation.typemap
+    assert typemap["x"] == gpu.int32[::1] and typemap["y"] == gpu.float32
+    assert typemap["l"].dtype == gpu.int32 and typemap["l"] == gpu.int32[::1]
+    assert typemap["s"] == gpu.float64[:, ::1]
+    assert typemap["t"] == "UniTuple(int64, 2)"  # tuple types have no type object: their text
+    assert str(annotation) == f.inspect_types("void(int32[::1], float32)")

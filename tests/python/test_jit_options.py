@@ -285,3 +285,22 @@ def test_host_code_is_not_cached(tmp_path, monkeypatch):
 def test_stats_without_cache():
     assert capped.stats.cache_path is None
     assert capped.stats.cache_hits == {} and capped.stats.cache_misses == {}
+
+
+@pytest.mark.parametrize("bounds", [128, (128,), (128, 2), (128, 2, 4)])
+def test_launch_bounds_in_numbas_forms_are_accepted(bounds):
+    assert gpu.jit(launch_bounds=bounds)(lambda_free_kernel).targetoptions["launch_bounds"] == bounds
+
+
+def test_launch_bounds_beyond_three_are_refused_at_decoration():
+    with pytest.raises(ValueError, match=r"^Got 4 launch bounds: \(128, 2, 4, 8\)\. A maximum of three are supported: "
+                                         r"\(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster\)$"):
+        gpu.jit("void()", launch_bounds=(128, 2, 4, 8))(lambda_free_kernel)
+    with pytest.raises(ValueError, match="launch_bounds must be positive ints"):
+        gpu.jit(launch_bounds=(128, 0))(lambda_free_kernel)
+    with pytest.raises(TypeError, match="launch_bounds must be an int or a tuple of ints, not str"):
+        gpu.jit(launch_bounds="128")(lambda_free_kernel)
+
+
+def lambda_free_kernel():
+    pass

@@ -106,6 +106,11 @@ def _line_of(fn, text):
     return first + next(n for n, line in enumerate(lines) if text in line)
 
 
+def _ignore_launch_warnings():
+    """On a GPU these tests' small grids and NumPy arrays warn at the launch; they check the compiler's warning."""
+    warnings.filterwarnings("ignore", "Grid size|Host array", gpu.PerformanceWarning)
+
+
 def test_float_constants_make_float32_arithmetic_float64():
     x = (np.arange(4096, dtype=np.float32) * np.float32(1.37)).astype(np.float32)
     out = np.zeros_like(x)
@@ -122,6 +127,7 @@ def test_float64_in_a_float32_kernel_warns_at_the_users_line():
     x = np.ones(8, np.float32)
     with pytest.warns(gpu.PerformanceWarning, match=r"the float64 constant 0\.1 makes this compute in float64") as w:
         gpu.jit(scale_by_tenth)[1, 8](x, np.zeros_like(x))
+    w = [x for x in w if "float64" in str(x.message)]  # on a GPU the launch warns too (test_warnings.py)
     assert len(w) == 1  # once per compile, at the first such operation
     assert w[0].filename == __file__
     assert w[0].lineno == _line_of(scale_by_tenth, "x[i] * 0.1")
@@ -131,6 +137,7 @@ def test_float64_in_a_float32_kernel_warns_at_the_users_line():
 def test_float64_warning_is_off_for_float64_kernels_and_when_asked():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        _ignore_launch_warnings()
         x64 = np.ones(8)
         gpu.jit(scale_by_tenth)[1, 8](x64, np.zeros_like(x64))
         x = np.ones(8, np.float32)
@@ -141,7 +148,8 @@ def test_float64_warning_as_error_stops_the_compile():
     x = np.ones(8, np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("error", gpu.PerformanceWarning)
-        with pytest.raises(gpu.PerformanceWarning):
+        _ignore_launch_warnings()
+        with pytest.raises(gpu.PerformanceWarning, match="float64"):
             gpu.jit(scale_by_tenth)[1, 8](x, np.zeros_like(x))
 
 
@@ -156,6 +164,7 @@ def test_float32_constants_keep_a_kernel_float32():
     out = np.zeros_like(x)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        _ignore_launch_warnings()
         scale32[16, 256](x, out)
     np.testing.assert_array_equal(out, x * np.float32(0.1))
     assert ".f64" not in scale32.inspect_ptx("void(float32[::1], float32[::1])")
@@ -172,3 +181,39 @@ def test_int_constants_widen_int32_to_int64():
     out = np.zeros(3, np.int64)
     wrap[1, 4](x, out)
     np.testing.assert_array_equal(out, (x.astype(np.int64) + 1) // 2)
+
+
+def _add(r, x, y):
+    r[0] = x + y
+
+
+def test_explicit_signatures_take_the_best_fit_not_the_first():
+    # numba rates each signature by its conversions (unsafe, then safe, then promoting ones) and takes the best.
+    f = gpu.jit(["(float64[::1], float32, float32)", "(float64[::1], float64, float64)"])(_add)
+    r = np.zeros(1)
+    f[1, 1](r, np.float32(1), np.float32(2**-25))
+    assert r[0] == 1.0  # float32 arithmetic
+    f[1, 1](r, 1, 2**-25)
+    assert r[0] == 1.0000000298023224  # int64 and float64 fit the float64 signature better
+
+    @gpu.jit(["void(int64[::1], int8)", "void(int64[::1], int16)"])
+    def store(r, x):
+        r[0] = x
+
+    r = np.zeros(1, np.int64)
+    store[1, 1](r, np.uint8(255))  # uint8 -> int16 keeps every value, uint8 -> int8 does not
+    assert r[0] == 255
+    store[1, 1](r, np.int8(-3))
+    assert r[0] == -3
+
+
+def test_explicit_signatures_that_fit_equally_well_are_ambiguous():
+    f = gpu.jit(["(float64[::1], float32, float64)", "(float64[::1], float64, float32)",
+                 "(float64[::1], int64, int64)"])(_add)
+    with pytest.raises(TypeError, match=r"^Ambiguous overloading for kernel '_add' \(float64\[::1\], float64, float64\): "
+                                        r"these signatures fit equally well:\n  \(float64\[::1\], float32, float64\)\n  "
+                                        r"\(float64\[::1\], float64, float32\)\n"):
+        f[1, 1](np.zeros(1), 1.0, 2.0)
+    r = np.zeros(1)
+    f[1, 1](r, np.float32(1.5), 2.0)  # exact for the first
+    assert r[0] == 3.5
