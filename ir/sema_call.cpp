@@ -198,6 +198,8 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       return array_like_call(e, b, args);
     case BuiltinTyping::Intrinsic:
       return intrinsic_call(e, b, args);
+    case BuiltinTyping::CacheHint:
+      return cache_hint_call(e, b, args);
     case BuiltinTyping::Warp:
       return warp_call(e, b, args);
     case BuiltinTyping::Complex:
