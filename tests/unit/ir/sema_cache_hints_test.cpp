@@ -14,10 +14,7 @@ Analyzed run(const std::string& body, const std::string& sig) {
 }
 
 std::string only_error(const std::string& body, const std::string& sig) {
-  Analyzed a = run(body, sig);
-  EXPECT_FALSE(a.program);
-  EXPECT_EQ(a.diags.error_count(), 1u) << a.diags.render();
-  return a.first_error();
+  return only_error_of(run(body, sig));
 }
 
 TEST(CacheHints, LoadsGiveTheDtypeAndStoresConvert) {
