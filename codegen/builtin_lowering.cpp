@@ -216,6 +216,8 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
 
     case BuiltinLowering::Intrinsic:
       return lower_intrinsic(bi, e);
+    case BuiltinLowering::CacheHint:
+      return lower_cache_hint(bi, e);
 
     case BuiltinLowering::Print:
       return lower_print(e);

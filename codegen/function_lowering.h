@@ -234,8 +234,10 @@ class FunctionLowering {
   llvm::Value* lower_builtin_value(const BuiltinInfo& b, const Expr& e);
   /// cuda.atomic.* (atomic_lowering.cpp): `args` bound to (ary, idx, val) or (ary, idx, old, val).
   llvm::Value* lower_atomic(const BuiltinInfo& b, const CallExpr& e, const std::vector<const Expr*>& args);
-  /// popc, brev, clz, ffs, fma, cbrt, selp (intrinsic_lowering.cpp).
+  /// popc, brev, clz, ffs, fma, cbrt, selp, nanosleep, i.bit_count() (intrinsic_lowering.cpp).
   llvm::Value* lower_intrinsic(const BuiltinInfo& b, const CallExpr& e);
+  /// cuda.ldcs(ary, idx), cuda.stcg(ary, idx, val) ... (cache_hint_lowering.cpp).
+  llvm::Value* lower_cache_hint(const BuiltinInfo& b, const CallExpr& e);
   /// print(...) (intrinsic_lowering.cpp).
   llvm::Value* lower_print(const CallExpr& e);
 

@@ -254,6 +254,20 @@ llvm::Value* HostTarget::dynamic_shared_size(llvm::IRBuilder<>& b) {
   return load_context_field(b, context(b), offsetof(HostThreadContext, dynamic_shared_bytes), b.getInt32Ty());
 }
 
+// The host has no cache operators: a hinted access is a plain one, volatile so that it is neither merged
+// nor moved, as the GPU's inline PTX is not (a polling loop on cuda.ldcv reads the element every time).
+llvm::Value* HostTarget::load_cached(llvm::IRBuilder<>& b, std::string_view, llvm::Type* type,
+                                     llvm::Value* ptr) {
+  return b.CreateAlignedLoad(type, ptr, llvm::Align(type->getPrimitiveSizeInBits() / 8), true);
+}
+
+void HostTarget::store_cached(llvm::IRBuilder<>& b, std::string_view, llvm::Value* value, llvm::Value* ptr) {
+  b.CreateAlignedStore(value, ptr, llvm::Align(value->getType()->getPrimitiveSizeInBits() / 8), true);
+}
+
+// Kernels run as host threads; a nanosleep is a hint to wait, and waiting is never needed for correctness.
+void HostTarget::nanosleep(llvm::IRBuilder<>&, llvm::Value*) {}
+
 void HostTarget::print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) {
   // The C library's printf, then fflush(NULL): each line reaches the output at once (printf locks the
   // stream, so lines of concurrent threads never interleave), in order with the host program's own output.

@@ -1,4 +1,5 @@
-// numba-cuda's integer and float intrinsics (cuda.popc, brev, clz, ffs, fma, cbrt, selp) and print().
+// numba-cuda's integer and float intrinsics (cuda.popc, brev, clz, ffs, fma, cbrt, selp, nanosleep), the
+// integer method i.bit_count() (popc of the receiver, as numba-cuda) and print().
 //
 // The intrinsics are LLVM intrinsics both targets know (ctpop, bitreverse, ctlz, cttz, fma): NVPTX selects
 // popc.b32, brev.b32, clz.b32, fma.rn.f32 for them, the host its own instructions. ffs(x) is the 1-based
@@ -36,6 +37,13 @@ llvm::Value* string_constant(llvm::IRBuilder<>& b, ModuleLowering& m, const std:
 
 llvm::Value* FunctionLowering::lower_intrinsic(const BuiltinInfo& bi, const CallExpr& e) {
   auto it = fn_.operand_types.find(&e);
+  if (bi.id == BuiltinId::BitCount) {  // i.bit_count(): the receiver is the callee's base
+    const auto* attr = e.func->as<AttributeExpr>();
+    if (!attr || it == fn_.operand_types.end() || it->second.size() != 1)
+      internal("bit_count() without a receiver");
+    llvm::Value* i = lower_expr_as(*attr->value, it->second[0]);
+    return cast(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, i), it->second[0], type_of(e));
+  }
   if (it == fn_.operand_types.end() || it->second.size() != e.args.size())
     internal("no operand types for " + bi.qualified_name());
   const std::vector<Type>& types = it->second;
@@ -67,6 +75,9 @@ llvm::Value* FunctionLowering::lower_intrinsic(const BuiltinInfo& bi, const Call
       return cast(call_math(bi.f32, bi.f64, types[0].scalar, {x[0]}), types[0], result);
     case BuiltinId::Selp:
       return cast(b_.CreateSelect(x[0], x[1], x[2]), types[1], result);
+    case BuiltinId::Nanosleep:
+      m_.target().nanosleep(b_, x[0]);
+      return llvm::Constant::getNullValue(llvm_type(Type::none()));
     default:
       break;
   }

@@ -1,12 +1,15 @@
 // The NVPTX target (see nvptx_target.h).
 #include "codegen/nvptx_target.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <mutex>
 #include <utility>
 
 #include <llvm/IR/Attributes.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
@@ -197,6 +200,43 @@ llvm::SyncScope::ID NvptxTarget::atomic_scope(llvm::LLVMContext& ctx) const {
 llvm::Value* NvptxTarget::dynamic_shared_size(llvm::IRBuilder<>& b) {
   // %dynamic_smem_size: what numba-cuda reads (through inline assembly) to size shared.array(0, ...).
   return b.CreateIntrinsic(b.getInt32Ty(), llvm::Intrinsic::nvvm_read_ptx_sreg_dynamic_smem_size, {});
+}
+
+// Cache operators have no LLVM intrinsic: the load or store is inline PTX, as numba-cuda writes it, on the
+// element's address converted to the global space (cvta.to.global). PTX has no 8-bit registers, so an 8-bit
+// value travels in a 32-bit one (ld and st take wider registers than their type). The asm has side
+// effects and clobbers memory, so LLVM neither drops it nor moves memory accesses across it: a volatile
+// ldcv in a polling loop is read again on every iteration.
+llvm::Value* NvptxTarget::load_cached(llvm::IRBuilder<>& b, std::string_view op, llvm::Type* type,
+                                      llvm::Value* ptr) {
+  const unsigned bits = type->getPrimitiveSizeInBits();
+  llvm::Type* reg = bits == 8 ? b.getInt32Ty() : b.getIntNTy(bits);
+  const char* constraint = bits == 16 ? "h" : bits == 64 ? "l" : "r";
+  auto* fty = llvm::FunctionType::get(reg, {b.getInt64Ty()}, false);
+  auto* ld = llvm::InlineAsm::get(fty, fmt::format("ld.global.{}.b{} $0, [$1];", op, bits),
+                                  fmt::format("={},l,~{{memory}}", constraint), true);
+  llvm::Value* address = b.CreatePtrToInt(b.CreateAddrSpaceCast(ptr, b.getPtrTy(1)), b.getInt64Ty());
+  llvm::Value* v = b.CreateCall(ld, {address});
+  if (bits == 8) v = b.CreateTrunc(v, b.getInt8Ty());
+  return b.CreateBitCast(v, type);
+}
+
+void NvptxTarget::store_cached(llvm::IRBuilder<>& b, std::string_view op, llvm::Value* value,
+                               llvm::Value* ptr) {
+  const unsigned bits = value->getType()->getPrimitiveSizeInBits();
+  llvm::Value* v = b.CreateBitCast(value, b.getIntNTy(bits));
+  if (bits == 8) v = b.CreateZExt(v, b.getInt32Ty());
+  const char* constraint = bits == 16 ? "h" : bits == 64 ? "l" : "r";
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), {b.getInt64Ty(), v->getType()}, false);
+  auto* st = llvm::InlineAsm::get(fty, fmt::format("st.global.{}.b{} [$0], $1;", op, bits),
+                                  fmt::format("l,{},~{{memory}}", constraint), true);
+  llvm::Value* address = b.CreatePtrToInt(b.CreateAddrSpaceCast(ptr, b.getPtrTy(1)), b.getInt64Ty());
+  b.CreateCall(st, {address, v});
+}
+
+void NvptxTarget::nanosleep(llvm::IRBuilder<>& b, llvm::Value* ns) {
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), {b.getInt32Ty()}, false);
+  b.CreateCall(llvm::InlineAsm::get(fty, "nanosleep.u32 $0;", "r", true), {ns});
 }
 
 void NvptxTarget::print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) {

@@ -36,6 +36,10 @@ class NvptxTarget final : public Target {
   llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const override;
   llvm::Value* dynamic_shared_size(llvm::IRBuilder<>& b) override;
   void print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) override;
+  llvm::Value* load_cached(llvm::IRBuilder<>& b, std::string_view op, llvm::Type* type,
+                           llvm::Value* ptr) override;
+  void store_cached(llvm::IRBuilder<>& b, std::string_view op, llvm::Value* value, llvm::Value* ptr) override;
+  void nanosleep(llvm::IRBuilder<>& b, llvm::Value* ns) override;
   // Bounds-check failures (debug=True): codegen/bounds_check.cpp.
   void index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
                    unsigned axis) override;

@@ -78,6 +78,17 @@ class Target {
   /// (CompileResult::uses_grid_sync).
   virtual void grid_sync(llvm::IRBuilder<>& b) = 0;
 
+  /// cuda.ldcs(ary, i), cuda.stcg(ary, i, v) ...: a load of `type` from, or a store of `value` to, the
+  /// global-memory element at generic pointer `ptr` with PTX cache operator `op` ("ca", "cg", "cs", "lu",
+  /// "cv" for loads; "cg", "cs", "wb", "wt" for stores). `type` is an integer or float of 8 to 64 bits.
+  /// Neither is merged with, or moved across, other memory accesses.
+  virtual llvm::Value* load_cached(llvm::IRBuilder<>& b, std::string_view op, llvm::Type* type,
+                                   llvm::Value* ptr) = 0;
+  virtual void store_cached(llvm::IRBuilder<>& b, std::string_view op, llvm::Value* value,
+                            llvm::Value* ptr) = 0;
+  /// cuda.nanosleep(ns): suspends the thread for about `ns` (an i32) nanoseconds.
+  virtual void nanosleep(llvm::IRBuilder<>& b, llvm::Value* ns) = 0;
+
   /// Address space of memory shared by a block (shared.array), of read-only constant memory
   /// (const.array_like). Lowering keeps every pointer generic (address space 0) after taking the address of
   /// such a global; LLVM's address-space inference recovers the specific space for loads and stores.

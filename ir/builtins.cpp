@@ -64,6 +64,11 @@ BuiltinInfo warp(Id id, const char* name, int8_t nargs, const char* doc) {
   return fn(id, S::Kernel, name, nargs, nargs, T::Warp, L::Warp, doc);
 }
 
+// cuda.ldcs, cuda.stcg ...: an array element loaded or stored with a PTX cache operator (ir/sema_memory.cpp).
+BuiltinInfo cache_hint(Id id, const char* name, int8_t nargs, const char* doc) {
+  return fn(id, S::Kernel, name, nargs, nargs, T::CacheHint, L::CacheHint, doc);
+}
+
 BuiltinInfo cmath(Id id, const char* name, int8_t max_args, const char* doc) {
   return fn(id, S::Cmath, name, 1, max_args, T::Complex, L::Complex, doc);
 }
@@ -169,6 +174,18 @@ std::vector<BuiltinInfo> make_rows() {
       intrinsic(Id::Fma, "fma", 3, "fma(a, b, c): a * b + c with one rounding (float32 or float64)"),
       intrinsic(Id::Cbrt, "cbrt", 1, "cbrt(x): cube root (float32 or float64)", "__nv_cbrtf", "__nv_cbrt"),
       intrinsic(Id::Selp, "selp", 3, "selp(p, a, b): a if p else b, both evaluated"),
+      intrinsic(Id::Nanosleep, "nanosleep", 1,
+                "nanosleep(ns): suspends the thread for about ns nanoseconds (an integer, as uint32; at most 1 ms); nothing on the CPU backend"),
+      // Loads and stores with a PTX cache operator; the operator is the name's last two letters.
+      cache_hint(Id::LdCa, "ldca", 2, "ldca(ary, idx): ary[idx] loaded with ld.global.ca (cache at all levels)"),
+      cache_hint(Id::LdCg, "ldcg", 2, "ldcg(ary, idx): ary[idx] loaded with ld.global.cg (cache in L2, not L1)"),
+      cache_hint(Id::LdCs, "ldcs", 2, "ldcs(ary, idx): ary[idx] loaded with ld.global.cs (streaming, likely read once)"),
+      cache_hint(Id::LdLu, "ldlu", 2, "ldlu(ary, idx): ary[idx] loaded with ld.global.lu (last use)"),
+      cache_hint(Id::LdCv, "ldcv", 2, "ldcv(ary, idx): ary[idx] loaded with ld.global.cv (volatile: fetched again)"),
+      cache_hint(Id::StCg, "stcg", 3, "stcg(ary, idx, val): ary[idx] = val with st.global.cg (cache in L2, not L1)"),
+      cache_hint(Id::StCs, "stcs", 3, "stcs(ary, idx, val): ary[idx] = val with st.global.cs (streaming, likely written once)"),
+      cache_hint(Id::StWb, "stwb", 3, "stwb(ary, idx, val): ary[idx] = val with st.global.wb (write back)"),
+      cache_hint(Id::StWt, "stwt", 3, "stwt(ary, idx, val): ary[idx] = val with st.global.wt (write through to memory)"),
       // Array attributes.
       value(Id::ArrayShape, S::Array, "shape", T::ArrayAttr, L::ArrayAttr, BuiltinReg::None, 0,
             "the extents, a tuple of ndim int64"),
@@ -238,6 +255,8 @@ std::vector<BuiltinInfo> make_rows() {
            "fmod(x, y): remainder with the sign of x (C's fmod)"),
       math(Id::Remainder, "remainder", nullptr, 2, T::MathBinary, "__nv_remainderf", "__nv_remainder", false,
            "remainder(x, y): IEEE remainder"),
+      math(Id::Nextafter, "nextafter", "nextafter", 2, T::MathBinary, "__nv_nextafterf", "__nv_nextafter", false,
+           "nextafter(x, y): the next float after x in the direction of y"),
       math(Id::Ldexp, "ldexp", "ldexp", 2, T::MathLdexp, "__nv_ldexpf", "__nv_ldexp", false,
            "ldexp(x, i): x * 2 ** i, i an integer (converted to int32)"),
       math(Id::IsNan, "isnan", "isnan", 1, T::MathPredicate, "__nv_isnanf", "__nv_isnand", false,
@@ -253,6 +272,8 @@ std::vector<BuiltinInfo> make_rows() {
       value(Id::Real, S::Number, "real", T::Complex, L::Complex, BuiltinReg::None, 0, "z.real: the real part (a real number: itself)"),
       value(Id::Imag, S::Number, "imag", T::Complex, L::Complex, BuiltinReg::None, 0, "z.imag: the imaginary part (a real number: 0)"),
       fn(Id::Conjugate, S::Number, "conjugate", 0, 0, T::Complex, L::Complex, "z.conjugate(): the complex conjugate"),
+      fn(Id::BitCount, S::Number, "bit_count", 0, 0, T::Intrinsic, L::Intrinsic,
+         "i.bit_count(): the number of set bits of an integer, of i's type (cuda.popc(i))"),
       cmath(Id::CmathSqrt, "sqrt", 1, "square root, the branch cut along the negative real axis"),
       cmath(Id::CmathExp, "exp", 1, "e ** z"),
       cmath(Id::CmathLog, "log", 2, "log(z[, base]): natural logarithm, or to `base`"),

@@ -38,7 +38,7 @@ enum class BuiltinScope : uint8_t {
   Atomic,     // cuda.atomic.*
   Array,      // attributes of an array value: a.shape, a.size, a.ndim, a.strides, a.dtype
   Cmath,      // cmath.* on complex numbers
-  Number,     // attributes and methods of a number: z.real, z.imag, z.conjugate()
+  Number,     // attributes and methods of a number: z.real, z.imag, z.conjugate(), i.bit_count()
   Random,     // gpujit.random.* / numba.cuda.random.*: the xoroshiro128+ generator
   Cg,         // cuda.cg.this_grid
   GridGroup,  // methods of a grid group: g.sync()
@@ -112,6 +112,18 @@ enum class BuiltinId : uint16_t {
   Fma,
   Cbrt,
   Selp,
+  BitCount,
+  Nanosleep,
+  // Loads and stores with a PTX cache operator (ir/sema_memory.cpp, codegen/cache_hint_lowering.cpp).
+  LdCa,
+  LdCg,
+  LdCs,
+  LdLu,
+  LdCv,
+  StCg,
+  StCs,
+  StWb,
+  StWt,
   // Array attributes.
   ArrayShape,
   ArraySize,
@@ -166,6 +178,7 @@ enum class BuiltinId : uint16_t {
   Copysign,
   Fmod,
   Remainder,
+  Nextafter,
   Ldexp,
   IsNan,
   IsInf,
@@ -229,7 +242,8 @@ enum class BuiltinTyping : uint8_t {
   AtomicRmw,      // atomic.op(ary, idx, val) -> the old element, of the array's dtype
   AtomicCas,      // atomic.cas(ary, idx, old, val) / compare_and_swap(ary, old, val) -> the old element
   ArrayLike,      // const.array_like(a) -> a (a global NumPy array already lives in constant memory)
-  Intrinsic,      // popc, brev, clz, ffs, fma, cbrt, selp: typed by id (ir/sema_intrinsics.cpp)
+  Intrinsic,      // popc ... selp, nanosleep, i.bit_count(): typed by id (ir/sema_intrinsics.cpp)
+  CacheHint,      // ldcs(ary, idx) -> the element; stcs(ary, idx, val): no value (ir/sema_memory.cpp)
   Print,          // print(...) of numbers and string literals: no value
   ArrayAttr,      // a.shape, a.size ...: see the row's doc
   MathUnary,      // float -> float; integers compute in float64 (numba-cuda's Math_unary)
@@ -265,7 +279,8 @@ enum class BuiltinLowering : uint8_t {
   Barrier,          // syncthreads family, syncwarp, fences
   ArrayAlloc,       // shared/local arrays; shape in TypedFunction::array_shapes
   Atomic,           // atomicrmw, cmpxchg or a CAS loop; the op is the row's id (codegen/atomic_lowering.cpp)
-  Intrinsic,        // popc, brev, clz, ffs, fma, cbrt, selp (codegen/intrinsic_lowering.cpp)
+  Intrinsic,        // popc ... selp, nanosleep, i.bit_count() (codegen/intrinsic_lowering.cpp)
+  CacheHint,        // a load or store with its name's cache operator (codegen/cache_hint_lowering.cpp)
   Print,            // a formatted print through the target (codegen/intrinsic_lowering.cpp)
   ArrayAttr,        // reads the array's shape/strides
   Libdevice,        // calls `f32`/`f64` with arguments converted to operand_types[call]

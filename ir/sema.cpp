@@ -365,6 +365,8 @@ void FunctionAnalyzer::assign(const AssignStmt& s) {
 void FunctionAnalyzer::assign_target(const Expr& target, const Type& t, const Expr* value_expr) {
   if (const auto* n = target.as<NameExpr>()) {
     if (value_expr && is_const_array(*value_expr)) const_array_vars_.insert(n->id);
+    if (const char* memory = value_expr ? block_memory_of(*value_expr) : nullptr)
+      block_memory_vars_[n->id] = memory;
     auto it = vars_.find(n->id);
     if (it != vars_.end() && it->second.is_param && it->second.type.is_array()) {
       error(n->range, fmt::format("cannot assign to array argument '{}'; store into its elements instead "

@@ -164,9 +164,20 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
   switch (b.typing) {
     case BuiltinTyping::GridFn: {
       const ConstValue* c = args[0].constant();
-      if (!c || c->kind != ConstValue::Kind::Int || c->i < 1 || c->i > 3) {
+      if (!c) {
+        // numba-cuda raises its RequireLiteralValue here; naming it helps a user who searches for it.
+        std::string why = why_not_constant(*e.args[0]);
         error(e.args[0]->range,
-              fmt::format("{}() takes the number of dimensions as the constant 1, 2 or 3", name));
+              fmt::format(
+                  "{}() needs a literal number of dimensions, the constant 1, 2 or 3 (RequireLiteralValue "
+                  "in numba-cuda){}",
+                  name, why.empty() ? "" : "; " + why));
+        return ExprResult::error();
+      }
+      if (c->kind != ConstValue::Kind::Int || c->i < 1 || c->i > 3) {
+        error(e.args[0]->range,
+              fmt::format("{}() takes the number of dimensions as the constant 1, 2 or 3, got {}", name,
+                          c->str()));
         return ExprResult::error();
       }
       Type result = c->i == 1 ? i64 : Type::tuple_of(std::vector<Type>(static_cast<size_t>(c->i), i64));
@@ -198,6 +209,8 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       return array_like_call(e, b, args);
     case BuiltinTyping::Intrinsic:
       return intrinsic_call(e, b, args);
+    case BuiltinTyping::CacheHint:
+      return cache_hint_call(e, b, args);
     case BuiltinTyping::Warp:
       return warp_call(e, b, args);
     case BuiltinTyping::Complex:

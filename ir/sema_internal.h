@@ -203,6 +203,11 @@ class FunctionAnalyzer {
   bool is_const_array(const Expr& e) const;
   /// Reports `what` (a store, an atomic) into a constant array; returns false if `target` is not one.
   bool reject_const_array_write(const Expr& target, const char* what);
+  /// "shared" or "local" when `e` is seen to be a shared.array or local.array (made here, a local variable
+  /// assigned one, or a view of one), else nullptr. Arrays a device function receives are not traced.
+  const char* block_memory_of(const Expr& e) const;
+  /// cuda.ldca/ldcg/ldcs/ldlu/ldcv(ary, idx) and cuda.stcg/stcs/stwb/stwt(ary, idx, val).
+  ExprResult cache_hint_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
 
   // --- recursion (sema_recursion.cpp)
   /// A call of the function being analysed with its own argument types: typed by the return statements
@@ -250,6 +255,7 @@ class FunctionAnalyzer {
   std::set<std::string> failed_vars_;  // a binding's value had an error: stay quiet about reads
   std::set<std::string> reported_conflicts_;
   std::set<std::string> const_array_vars_;  // locals assigned a constant-memory array (read-only)
+  std::map<std::string, const char*> block_memory_vars_;  // locals assigned a shared or local array
   // Device functions: what the return statements return.
   Type return_type_;
   Type declared_return_;  // from the decorator's signature; returns convert to it

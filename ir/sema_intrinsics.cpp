@@ -1,10 +1,12 @@
 // Semantic analysis of numba-cuda's integer and float intrinsics (cuda.popc, brev, clz, ffs, fma, cbrt,
-// selp) and of print() inside kernels.
+// selp, nanosleep), of the integer method i.bit_count() and of print() inside kernels.
 //
 // Typing follows numba-cuda's cudadecl.py: popc and clz return the operand's own integer type, ffs returns
 // uint32, brev works on uint32 or uint64 (64-bit operands give uint64, narrower ones uint32), fma and cbrt
 // compute in float32 when their operands are float32 (or weak constants beside one) and in float64
-// otherwise, selp(p, a, b) gives the common type of a and b.
+// otherwise, selp(p, a, b) gives the common type of a and b. nanosleep(ns) takes an integer as uint32 and
+// gives no value. i.bit_count() is numba-cuda's cuda.popc(i): the receiver's own integer type; operand_types
+// holds the receiver's type (the call itself has no arguments).
 //
 // print() takes numbers, bools and string literals (or module-level string constants). Like numba-cuda it
 // prints them space-separated with a newline, integers as int64/uint64 and floats as float64 (C's %f), so
@@ -42,6 +44,22 @@ ExprResult FunctionAnalyzer::intrinsic_call(const CallExpr& e, const BuiltinInfo
   for (const ExprResult& a : args) ops.push_back(operand(a));
 
   switch (b.id) {
+    case BuiltinId::BitCount: {
+      // i.bit_count(): the receiver is the callee's base, evaluated again for its type.
+      const auto* attr = e.func->as<AttributeExpr>();
+      if (!attr) throw InternalError("bit_count() without a receiver");
+      ExprResult i = value(*attr->value);
+      if (!i.is_value()) return i;
+      if (!i.type.is_integer()) {
+        error(attr->attr_range, fmt::format("bit_count() is a method of integers, not of {}{}", i.type.str(),
+                                            origin_of(*attr->value)));
+        return ExprResult::error();
+      }
+      return done({i.type}, i.type);
+    }
+    case BuiltinId::Nanosleep:
+      if (!require(0, args[0].type.is_integer(), "an integer (nanoseconds)")) return ExprResult::error();
+      return done({Type::scalar_of(ScalarKind::UInt32)}, Type::void_());
     case BuiltinId::Popc:
     case BuiltinId::Clz:
       if (!require(0, args[0].type.is_integer(), "an integer")) return ExprResult::error();

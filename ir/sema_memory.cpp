@@ -5,7 +5,17 @@
 // global on the host). const.array_like(a) is then `a` itself; the name is kept for numba compatibility.
 // Constant arrays are read-only: a store or an atomic into one, directly or through a local variable
 // assigned one, is an error. GPUs have 64 KiB of constant memory, so bigger arrays are rejected.
+//
+// Also here, the loads and stores with a PTX cache operator (cuda.ldcs(ary, idx), cuda.stcg(ary, idx, val)
+// ...), typed as numba-cuda's cache_hints.py: the array's dtype must be an integer or float of 8, 16, 32 or
+// 64 bits (not bool, not complex), the index an integer for a 1-D array or a tuple of ndim integers; a load
+// gives the dtype, a store converts its value to it. The instructions are ld.global/st.global, so the array
+// must live in global memory: constant, shared and local arrays are rejected where analysis can see them.
+// operand_types[call] holds the array type, the index type (int64 or a tuple of int64) and, for a store,
+// the dtype.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "ir/sema_internal.h"
 
@@ -101,6 +111,103 @@ bool FunctionAnalyzer::is_const_array(const Expr& e) const {
   }
   if (const auto* s = e.as<SubscriptExpr>()) return is_const_array(*s->value);  // a view of one
   return false;
+}
+
+const char* FunctionAnalyzer::block_memory_of(const Expr& e) const {
+  if (const auto* n = e.as<NameExpr>()) {
+    if (!is_local_name(n->id)) return nullptr;
+    auto it = block_memory_vars_.find(n->id);
+    return it == block_memory_vars_.end() ? nullptr : it->second;
+  }
+  if (const auto* c = e.as<CallExpr>()) {
+    std::string callee = path_of(*c->func);
+    auto ends_with = [&](std::string_view tail) {
+      return callee == tail.substr(1) ||
+             (callee.size() > tail.size() &&
+              callee.compare(callee.size() - tail.size(), tail.size(), tail) == 0);
+    };
+    if (ends_with(".shared.array")) return "shared";
+    if (ends_with(".local.array")) return "local";
+    return nullptr;
+  }
+  if (const auto* s = e.as<SubscriptExpr>()) return block_memory_of(*s->value);  // a view of one
+  return nullptr;
+}
+
+ExprResult FunctionAnalyzer::cache_hint_call(const CallExpr& e, const BuiltinInfo& b,
+                                             const std::vector<ExprResult>& args) {
+  const std::string name = path_of(*e.func);
+  const std::string_view op = b.name;  // numba's messages name the instruction: "ldcs requires ..."
+  const bool store = args.size() == 3;
+  const Type& ary = args[0].type;
+  if (!ary.is_array()) {
+    error(e.args[0]->range,
+          fmt::format("{}() operates on arrays; argument 1 is {}{}", name, ary.str(), origin_of(*e.args[0])));
+    return ExprResult::error();
+  }
+  const ScalarKind k = ary.scalar;
+  if (!is_integer(k) && !is_float(k)) {
+    error(e.args[0]->range,
+          fmt::format("{} requires array of integer or float type, got {}{}; cache hints move integers and "
+                      "floats of 8, 16, 32 or 64 bits",
+                      op, scalar_name(k), origin_of(*e.args[0])));
+    return ExprResult::error();
+  }
+  const char* memory = is_const_array(*e.args[0]) ? "constant" : block_memory_of(*e.args[0]);
+  if (memory) {
+    std::string what = path_of(*e.args[0]);
+    error(e.args[0]->range,
+          fmt::format("{}() needs an array in global memory (a kernel argument); {} is in {} memory, which "
+                      "{}.global cannot address: index it directly instead",
+                      name, what.empty() ? "this array" : fmt::format("'{}'", what), memory,
+                      store ? "st" : "ld"));
+    return ExprResult::error();
+  }
+  const Type& idx = args[1].type;
+  const Expr& idx_expr = *e.args[1];
+  const Type i64 = Type::scalar_of(ScalarKind::Int64);
+  Type idx_type;
+  if (idx.is_integer()) {
+    if (ary.ndim != 1) {
+      error(idx_expr.range, fmt::format("{}() on a {}-dimensional array takes a tuple of {} integers as its "
+                                        "index (Expected {} indices, got a scalar)",
+                                        name, ary.ndim, ary.ndim, ary.ndim));
+      return ExprResult::error();
+    }
+    idx_type = i64;
+  } else if (idx.is_tuple() && !idx.elements.empty() &&
+             std::all_of(idx.elements.begin(), idx.elements.end(),
+                         [](const Type& t) { return t.is_integer(); })) {
+    if (idx.elements.size() != ary.ndim) {
+      error(
+          idx_expr.range,
+          fmt::format("{}() on a {}-dimensional array takes {} (Expected {} indices, got {})", name, ary.ndim,
+                      ary.ndim == 1 ? std::string("an integer index")
+                                    : fmt::format("a tuple of {} integers as its index", ary.ndim),
+                      ary.ndim, idx.elements.size()));
+      return ExprResult::error();
+    }
+    idx_type = Type::tuple_of(std::vector<Type>(ary.ndim, i64));
+  } else {
+    error(idx_expr.range,
+          fmt::format(
+              "{} is not a valid index{}; {}() takes {}", idx.str(), origin_of(idx_expr), name,
+              ary.ndim == 1 ? std::string("an integer") : fmt::format("a tuple of {} integers", ary.ndim)));
+    return ExprResult::error();
+  }
+  const Type dtype = Type::scalar_of(k);
+  if (!store) {
+    if (checking_) fn_.operand_types[&e] = {ary, idx_type};
+    return record(e, ExprResult::of_value(dtype));
+  }
+  const Type& v = args[2].type;
+  if (!v.is_scalar() || v.is_complex()) {
+    error(e.args[2]->range,
+          fmt::format("{}() value must be a number, got {}{}", name, v.str(), origin_of(*e.args[2])));
+    return ExprResult::error();
+  }
+  if (checking_) fn_.operand_types[&e] = {ary, idx_type, dtype};
+  return record(e, ExprResult::of_value(Type::void_()));
 }
 
 bool FunctionAnalyzer::reject_const_array_write(const Expr& target, const char* what) {

@@ -47,6 +47,13 @@ inline Analyzed analyze_source(const std::string& source, const std::string& ker
   return a;
 }
 
+/// The one error analysis reported, as "line:col: message"; fails the test if it reported none or several.
+inline std::string only_error_of(const Analyzed& a) {
+  EXPECT_FALSE(a.program);
+  EXPECT_EQ(a.diags.error_count(), 1u) << a.diags.render();
+  return a.first_error();
+}
+
 /// The type analysis gave the local variable `name` of the kernel.
 inline std::string local_type(const Analyzed& a, const std::string& name) {
   if (!a.program) return "<no program: " + a.first_error() + ">";

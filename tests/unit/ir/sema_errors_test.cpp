@@ -352,7 +352,20 @@ def k(a, n):
     i = cuda.grid(n)
 )",
                        "float32[:], int64"),
-            "6:19: cuda.grid() takes the number of dimensions as the constant 1, 2 or 3");
+            "6:19: cuda.grid() needs a literal number of dimensions, the constant 1, 2 or 3 "
+            "(RequireLiteralValue in numba-cuda); 'n' is an argument");
+  EXPECT_EQ(only_error(R"(
+def k(a):
+    i = cuda.gridsize(4)
+)",
+                       "float32[:]"),
+            "6:23: cuda.gridsize() takes the number of dimensions as the constant 1, 2 or 3, got 4");
+  EXPECT_EQ(only_error(R"(
+def k(a):
+    i = cuda.grid(1.0)
+)",
+                       "float32[:]"),
+            "6:19: cuda.grid() takes the number of dimensions as the constant 1, 2 or 3, got 1.0");
 }
 
 TEST(SemaErrors, TupleElementsAreReadOnly) {
