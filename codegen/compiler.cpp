@@ -56,12 +56,14 @@ void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& 
 
   auto start = Clock::now();
   llvm::LLVMContext context;
-  LoweredModule lowered = lower_program(program, request.globals, *target, context, options.fastmath,
-                                        result.diagnostics, options.debug, options.lineinfo);
+  LoweredModule lowered =
+      lower_program(program, request.globals, *target, context, options.fastmath, result.diagnostics,
+                    options.debug, options.lineinfo, options.entry, options.abi_name);
   result.params = lowered.params;
   result.entry_name = lowered.kernel->getName().str();
   if (result.diagnostics.has_errors()) return;
-  if (options.max_registers > 0) limit_registers(*lowered.kernel, options.max_registers);
+  if (options.max_registers > 0 && options.entry == EntryKind::Kernel)
+    limit_registers(*lowered.kernel, options.max_registers);
   if (!target->finalize_module(*lowered.module, *lowered.kernel, &error)) {
     result.diagnostics.error(def.file, def.name_range, error);
     return;
@@ -105,8 +107,14 @@ CompileResult compile(const CompileRequest& request) {
 
   // analyze() reports the syntax errors kept in the kernel's and its device functions' FunctionDef::errors.
   auto start = Clock::now();
-  std::unique_ptr<TypedProgram> program =
-      analyze(*kernel, request.arg_types, request.globals, result.diagnostics, request.options.warn_float64);
+  if (options.entry != EntryKind::Kernel && options.target != TargetKind::Nvptx) {
+    result.diagnostics.error(kernel->file, kernel->name_range,
+                             "a device function compiles on its own to PTX only, not for the cpu backend");
+    return result;
+  }
+  EntrySpec entry{options.entry != EntryKind::Kernel, request.return_type};
+  std::unique_ptr<TypedProgram> program = analyze(*kernel, request.arg_types, request.globals,
+                                                  result.diagnostics, request.options.warn_float64, entry);
   result.ms_sema = ms_since(start);
   if (!program || result.diagnostics.has_errors()) return result;
   result.signature = program->kernel()->signature;
