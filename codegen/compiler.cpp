@@ -8,6 +8,8 @@
 // shares everything up to analysis and then hands over to compile_typed_for_host (codegen/host_jit.h).
 #include "codegen/compiler.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 
 #include <llvm/IR/LLVMContext.h>
@@ -29,6 +31,14 @@ using Clock = std::chrono::steady_clock;
 
 /// The most registers a PTX thread can have, and so the largest useful `.maxnreg`.
 constexpr int kMaxRegisters = 255;
+
+/// PTX's identifier rule: [a-zA-Z][a-zA-Z0-9_$]* or [_$%][a-zA-Z0-9_$]+.
+bool is_ptx_identifier(const std::string& name) {
+  auto follows = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  if (name.empty() || !std::all_of(name.begin() + 1, name.end(), follows)) return false;
+  if (std::isalpha(static_cast<unsigned char>(name[0]))) return true;
+  return (name[0] == '_' || name[0] == '$' || name[0] == '%') && name.size() > 1;
+}
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -111,6 +121,18 @@ CompileResult compile(const CompileRequest& request) {
     result.diagnostics.error(kernel->file, kernel->name_range,
                              "a device function compiles on its own to PTX only, not for the cpu backend");
     return result;
+  }
+  if (options.entry == EntryKind::DeviceC) {
+    const std::string& symbol = options.abi_name.empty() ? kernel->name : options.abi_name;
+    if (!is_ptx_identifier(symbol)) {
+      result.diagnostics.error(kernel->file, kernel->name_range,
+                               "'" + symbol +
+                                   "' cannot name a PTX function: a name is a letter, or _ or $ and "
+                                   "at least one more character, followed by letters, digits, _ and $; " +
+                                   (options.abi_name.empty() ? "give one with abi_info={'abi_name': ...}"
+                                                             : "choose another abi_name"));
+      return result;
+    }
   }
   EntrySpec entry{options.entry != EntryKind::Kernel, request.return_type};
   std::unique_ptr<TypedProgram> program = analyze(*kernel, request.arg_types, request.globals,

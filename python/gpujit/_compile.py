@@ -27,13 +27,17 @@ _MIN_CC = (7, 5)
 
 
 def _arch(cc):
-    """The PTX target for numba's cc argument: sm_XY, or '' for the current device's (sm_80 without one)."""
+    """The PTX target for numba's cc argument: sm_XY (sm_90a for (9, 0, "a"), an architecture-specific
+    target), or '' for the current device's (sm_80 without one)."""
     if cc is None:
         return ""
     major, minor = int(cc[0]), int(cc[1])
+    suffix = str(cc[2]) if len(cc) > 2 and cc[2] else ""
+    if suffix not in ("", "a", "f"):
+        raise ValueError(f"cc={cc!r}: the third element, if any, is 'a' or 'f' (sm_90a, sm_100f)")
     if (major, minor) < _MIN_CC:
-        major, minor = _MIN_CC
-    return f"sm_{major}{minor}"
+        major, minor, suffix = *_MIN_CC, ""
+    return f"sm_{major}{minor}{suffix}"
 
 
 def _is_numba_type(t):
@@ -93,12 +97,12 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
         opt_level = 0
     dispatcher = Dispatcher(pyfunc, device=bool(device), fastmath=bool(fastmath), opt=opt_level,
                             lineinfo=bool(lineinfo), debug=bool(debug))
-    if device:
-        abi_name = abi_info.get("abi_name", pyfunc.__name__) if abi == "c" else ""
-        ptx, ret = dispatcher._compile_device(sig, not _declared_return(sig), abi, abi_name, _arch(cc))
-        return ptx, _return_type(ret, sig)
+    # Without abi_name the core names a C-ABI function after its definition (a lambda's is lambda_L_C).
+    abi_name = str(abi_info.get("abi_name", "")) if abi == "c" else ""
     try:
-        return dispatcher.inspect_ptx(sig), void
+        ptx, ret = dispatcher._compile_entry(sig, not (device and _declared_return(sig)),
+                                             abi if device else "kernel", abi_name, _arch(cc))
+        return ptx, _return_type(ret, sig)
     except CompileError as e:
         if "must have void return type" in str(e):
             # numba's error for a kernel that returns a value is a TypeError.
@@ -115,6 +119,19 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
         raise NotImplementedError(f"Unsupported output type: {output}")
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc,
                        opt=opt, abi=abi, abi_info=abi_info, forceinline=forceinline, launch_bounds=launch_bounds)
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c",
+                abi_info=None, output="ltoir", forceinline=False, launch_bounds=None):
+    """numba's compile_all(): ([code of the function and of each external function it links], return type).
+    gpujit links no external code, so the list is the function's PTX alone (output='ptx' only)."""
+    if output not in ("ptx", "ltoir"):
+        raise NotImplementedError(f"Unsupported output type: {output}")
+    if forceinline and output != "ltoir":
+        raise ValueError("Can only designate forced inlining in LTO-IR")
+    ptx, resty = compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc,
+                         opt=opt, abi=abi, abi_info=abi_info, output=output, launch_bounds=launch_bounds)
+    return [ptx], resty
 
 
 def compile_ptx_for_current_device(pyfunc, sig, **options):

@@ -526,8 +526,8 @@ PyObject* dispatcher_compile(PyObject* self, PyObject* sig) {
   Py_RETURN_NONE;
 }
 
-/// The function compiled on its own as a device function (numba's compile_ptx(device=True), and what
-/// inspect_ptx() shows of a device=True dispatcher). `text` may carry a return type ("int32(int32, int32)");
+/// The function compiled as `abi` asks, for compile_ptx: a kernel, or on its own as a device function (numba's
+/// compile_ptx(device=True), and what inspect_ptx() shows of a device=True dispatcher). `text` may carry a return type ("int32(int32, int32)");
 /// with `infer_return` (or a void one) it is inferred. `arch` empty: the current device's, or sm_80.
 std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const std::string& text,
                                                           bool infer_return, EntryKind abi,
@@ -564,9 +564,10 @@ std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const 
   return result;
 }
 
-/// _compile_device(signature, infer_return, abi, abi_name, arch) -> (ptx, return type as text); `abi` is
-/// "c" or "numba" (codegen/compiler.h EntryKind).
-PyObject* dispatcher_compile_device(PyObject* self, PyObject* args) {
+/// _compile_entry(signature, infer_return, abi, abi_name, arch) -> (ptx, return type as text), for
+/// compile_ptx: `abi` is "kernel" (a kernel, for `arch`), or "c" or "numba" for a device function on its own
+/// (codegen/compiler.h EntryKind).
+PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
   PyObject* sig = nullptr;
   const char* abi = "c";
   const char* abi_name = "";
@@ -574,7 +575,10 @@ PyObject* dispatcher_compile_device(PyObject* self, PyObject* args) {
   int infer_return = 0;
   if (!PyArg_ParseTuple(args, "Opsss", &sig, &infer_return, &abi, &abi_name, &arch)) return nullptr;
   try {
-    EntryKind entry = std::string(abi) == "numba" ? EntryKind::DeviceNumba : EntryKind::DeviceC;
+    std::string abi_text = abi;
+    EntryKind entry = abi_text == "kernel"  ? EntryKind::Kernel
+                      : abi_text == "numba" ? EntryKind::DeviceNumba
+                                            : EntryKind::DeviceC;
     auto result = compile_device_entry(self, signature_text(sig), infer_return != 0, entry, abi_name, arch);
     Type ret = result->signature.ret.is_valid() ? result->signature.ret : Type::void_();
     return pyb::make_tuple(result->ptx, ret.str()).release().ptr();
@@ -686,9 +690,9 @@ PyObject* stats_get(PyObject* self, void*) {
 PyMethodDef dispatcher_methods[] = {
     {"_compile", reinterpret_cast<PyCFunction>(dispatcher_compile), METH_O,
      "Compiles an explicit signature now; the dispatcher then accepts only its explicit signatures."},
-    {"_compile_device", reinterpret_cast<PyCFunction>(dispatcher_compile_device), METH_VARARGS,
-     "(ptx, return type) of the function compiled on its own as a device function "
-     "(compile_ptx(device=True))."},
+    {"_compile_entry", reinterpret_cast<PyCFunction>(dispatcher_compile_entry), METH_VARARGS,
+     "(ptx, return type) of the function compiled as a kernel or on its own as a device function "
+     "(compile_ptx)."},
     {"inspect_ptx", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_ptx)),
      METH_VARARGS | METH_KEYWORDS, "PTX of one signature, or a dict of every compiled signature's PTX."},
     {"inspect_asm", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_ptx)),

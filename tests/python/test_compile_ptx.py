@@ -81,6 +81,17 @@ def test_bad_input_is_a_clear_error():
         gpu.compile_ptx(add, gpu.int32[::1](gpu.int32, gpu.int32), device=True)
 
 
+def test_lambdas_and_symbols():
+    ptx, resty = gpu.compile_ptx(lambda x: x, gpu.int32(gpu.int32), device=True, abi="c")
+    assert re.search(r"\.visible\s+\.func\s+\(\.param\s+\.b32\s+func_retval0\)\s+lambda_\d+_\d+\(", ptx)
+    ptx, _ = gpu.compile_ptx(lambda x: x, gpu.int32(gpu.int32), device=True, abi="c",
+                             abi_info={"abi_name": "identity"})
+    assert re.search(r"func_retval0\)\s+identity\(", ptx)
+    with pytest.raises(gpu.CompileError, match="'<lambda>' cannot name a PTX function"):
+        gpu.compile_ptx(add, gpu.int32(gpu.int32, gpu.int32), device=True, abi="c",
+                        abi_info={"abi_name": "<lambda>"})
+
+
 def test_kernel_returning_a_value_is_a_type_error():
     def f(x, y):
         return x[0] + y[0]
@@ -94,3 +105,14 @@ def test_cc_picks_the_architecture():
     assert ".target sm_90" in ptx
     ptx, _ = gpu.compile_ptx(add, (gpu.float32, gpu.float32), device=True, cc=(7, 0))
     assert ".target sm_75" in ptx  # the oldest gpujit compiles for
+    ptx, resty = gpu.compile_ptx(lambda: None, (), cc=(9, 0, "a"))  # kernels too; architecture-specific
+    assert ".target sm_90a" in ptx and ".visible .entry" in ptx and resty == gpu.void
+    ptx, _ = gpu.compile_ptx(lambda: None, (), cc=(10, 0, "f"))
+    assert ".target sm_100f" in ptx
+
+
+def test_compile_all_is_a_list_of_one_ptx():
+    codes, resty = gpu.compile_all(add, gpu.int32(gpu.int32, gpu.int32), output="ptx")
+    assert resty == gpu.int32 and len(codes) == 1 and re.search(r"func_retval0\)\s+add\(", codes[0])
+    with pytest.raises(NotImplementedError, match="Unsupported output type: cubin"):
+        gpu.compile_all(add, gpu.int32(gpu.int32, gpu.int32), output="cubin")

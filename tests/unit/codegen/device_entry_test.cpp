@@ -95,6 +95,13 @@ TEST(DeviceEntry, AReturnThatDoesNotConvertIsAUserError) {
       << r.diagnostics.render();
 }
 
+TEST(DeviceEntry, ASymbolPtxCannotNameIsAUserError) {
+  CompileResult r = compile_entry("add", "int32(int32, int32)", EntryKind::DeviceC, "<lambda>");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.render().find("'<lambda>' cannot name a PTX function"), std::string::npos)
+      << r.diagnostics.render();
+}
+
 TEST(DeviceEntry, TheCpuBackendIsRefused) {
   CompileResult r = compile_entry("add", "int32(int32, int32)", EntryKind::DeviceC, "", TargetKind::Host);
   EXPECT_FALSE(r.ok);
