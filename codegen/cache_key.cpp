@@ -176,6 +176,12 @@ std::string cache_key(const CompileRequest& request) {
   k.u64(o.debug);
   k.u64(o.lineinfo);
   k.i64(o.max_registers);
+  if (o.max_threads || o.min_blocks || o.max_cluster_rank) {  // keys without launch bounds stay as they were
+    k.str("launch bounds");
+    k.i64(o.max_threads);
+    k.i64(o.min_blocks);
+    k.i64(o.max_cluster_rank);
+  }
   if (o.entry != EntryKind::Kernel) {  // kernels' keys stay as they were before device entries existed
     k.u64(uint64_t(o.entry));
     k.str(o.abi_name);

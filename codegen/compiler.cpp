@@ -72,8 +72,16 @@ void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& 
   result.params = lowered.params;
   result.entry_name = lowered.kernel->getName().str();
   if (result.diagnostics.has_errors()) return;
-  if (options.max_registers > 0 && options.entry == EntryKind::Kernel)
-    limit_registers(*lowered.kernel, options.max_registers);
+  if (options.entry == EntryKind::Kernel) {
+    if (options.max_registers > 0) limit_registers(*lowered.kernel, options.max_registers);
+    // Read by NVPTX's AsmPrinter, as clang's __launch_bounds__ and __cluster_dims__ are.
+    if (options.max_threads > 0)
+      lowered.kernel->addFnAttr("nvvm.maxntid", std::to_string(options.max_threads) + ",1,1");
+    if (options.min_blocks > 0)
+      lowered.kernel->addFnAttr("nvvm.minctasm", std::to_string(options.min_blocks));
+    if (options.max_cluster_rank > 0)
+      lowered.kernel->addFnAttr("nvvm.maxclusterrank", std::to_string(options.max_cluster_rank));
+  }
   if (!target->finalize_module(*lowered.module, *lowered.kernel, &error)) {
     result.diagnostics.error(def.file, def.name_range, error);
     return;

@@ -57,6 +57,9 @@ struct CompileOptions {
   /// Warn (a diagnostic of severity Warning) when float64 arithmetic enters a kernel whose floating-point
   /// arrays are all float32 (ir/sema.h). It changes no code, so it is not part of the cache key.
   bool warn_float64 = true;
+  /// Launch bounds of a kernel (numba's launch_bounds): `.maxntid max_threads, 1, 1`, `.minnctapersm
+  /// min_blocks`, `.maxclusterrank max_cluster_rank` on the entry; 0 leaves each out. NVPTX kernels only.
+  int max_threads = 0, min_blocks = 0, max_cluster_rank = 0;
   EntryKind entry = EntryKind::Kernel;
   std::string abi_name;        // EntryKind::DeviceC: the symbol; empty: the function's name
   bool keep_tokens = false;    // fill CompileResult::tokens

@@ -40,6 +40,22 @@ def _arch(cc):
     return f"sm_{major}{minor}{suffix}"
 
 
+def _launch_bounds(launch_bounds):
+    """numba's launch_bounds (max threads per block[, min blocks per SM[, max blocks per cluster]]) as the
+    core's (max_threads, min_blocks, max_cluster_rank), 0 for each one left out."""
+    if launch_bounds is None:
+        return (0, 0, 0)
+    if isinstance(launch_bounds, int):
+        launch_bounds = (launch_bounds,)
+    bounds = tuple(launch_bounds)
+    if len(bounds) > 3:
+        raise ValueError(f"Got {len(bounds)} launch bounds: {bounds}. A maximum of three are supported: "
+                         "(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)")
+    if not all(isinstance(b, int) and b > 0 for b in bounds):
+        raise ValueError(f"launch bounds must be positive integers, not {bounds}")
+    return bounds + (0,) * (3 - len(bounds))
+
+
 def _is_numba_type(t):
     return type(t).__module__.split(".")[0] == "numba"
 
@@ -81,7 +97,9 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
     `sig` is what @jit takes: "void(float32[::1], int32)", a tuple of types (float32[::1], int32), or a
     signature object; with device=True it may name a return type ("int32(int32, int32)"), else the return
     type is inferred. `cc` picks the architecture (sm_75 at least); None: the current device's (or sm_80
-    with no GPU). See the module's documentation for the device-function ABIs.
+    with no GPU). `launch_bounds` (a kernel's max threads per block[, min blocks per SM[, max blocks per
+    cluster]]) become `.maxntid`, `.minnctapersm`, `.maxclusterrank`. See the module's documentation for the
+    device-function ABIs.
     """
     if unsupported:
         raise TypeError(f"compile_ptx() got unsupported option(s): {', '.join(sorted(unsupported))}")
@@ -101,7 +119,8 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
     abi_name = str(abi_info.get("abi_name", "")) if abi == "c" else ""
     try:
         ptx, ret = dispatcher._compile_entry(sig, not (device and _declared_return(sig)),
-                                             abi if device else "kernel", abi_name, _arch(cc))
+                                             abi if device else "kernel", abi_name, _arch(cc),
+                                             _launch_bounds(None if device else launch_bounds))
         return ptx, _return_type(ret, sig)
     except CompileError as e:
         if "must have void return type" in str(e):

@@ -2,6 +2,7 @@
 #include "dispatcher.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -532,7 +533,8 @@ PyObject* dispatcher_compile(PyObject* self, PyObject* sig) {
 std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const std::string& text,
                                                           bool infer_return, EntryKind abi,
                                                           const std::string& abi_name,
-                                                          const std::string& arch, Keep keep = {}) {
+                                                          const std::string& arch, Keep keep = {},
+                                                          std::array<int, 3> launch_bounds = {}) {
   DispatcherState& st = state_of(self);
   std::string error;
   auto parsed = parse_signature(text, &error);
@@ -552,6 +554,9 @@ std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const 
   if (!arch.empty()) req.options.arch = arch;
   req.options.entry = abi;
   req.options.abi_name = abi_name;
+  req.options.max_threads = launch_bounds[0];
+  req.options.min_blocks = launch_bounds[1];
+  req.options.max_cluster_rank = launch_bounds[2];
   req.options.keep_llvm = keep.llvm;
   req.options.keep_typed = keep.typed;
   auto result = std::make_shared<CompileResult>();
@@ -564,7 +569,8 @@ std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const 
   return result;
 }
 
-/// _compile_entry(signature, infer_return, abi, abi_name, arch) -> (ptx, return type as text), for
+/// _compile_entry(signature, infer_return, abi, abi_name, arch[, (max_threads, min_blocks, max_cluster_rank)])
+/// -> (ptx, return type as text), for
 /// compile_ptx: `abi` is "kernel" (a kernel, for `arch`), or "c" or "numba" for a device function on its own
 /// (codegen/compiler.h EntryKind).
 PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
@@ -573,13 +579,17 @@ PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
   const char* abi_name = "";
   const char* arch = "";
   int infer_return = 0;
-  if (!PyArg_ParseTuple(args, "Opsss", &sig, &infer_return, &abi, &abi_name, &arch)) return nullptr;
+  int max_threads = 0, min_blocks = 0, max_cluster_rank = 0;
+  if (!PyArg_ParseTuple(args, "Opsss|(iii)", &sig, &infer_return, &abi, &abi_name, &arch, &max_threads,
+                        &min_blocks, &max_cluster_rank))
+    return nullptr;
   try {
     std::string abi_text = abi;
     EntryKind entry = abi_text == "kernel"  ? EntryKind::Kernel
                       : abi_text == "numba" ? EntryKind::DeviceNumba
                                             : EntryKind::DeviceC;
-    auto result = compile_device_entry(self, signature_text(sig), infer_return != 0, entry, abi_name, arch);
+    auto result = compile_device_entry(self, signature_text(sig), infer_return != 0, entry, abi_name, arch,
+                                       {}, {max_threads, min_blocks, max_cluster_rank});
     Type ret = result->signature.ret.is_valid() ? result->signature.ret : Type::void_();
     return pyb::make_tuple(result->ptx, ret.str()).release().ptr();
   } catch (...) {

@@ -116,3 +116,15 @@ def test_compile_all_is_a_list_of_one_ptx():
     assert resty == gpu.int32 and len(codes) == 1 and re.search(r"func_retval0\)\s+add\(", codes[0])
     with pytest.raises(NotImplementedError, match="Unsupported output type: cubin"):
         gpu.compile_all(add, gpu.int32(gpu.int32, gpu.int32), output="cubin")
+
+
+def test_launch_bounds():
+    def f():
+        pass
+
+    ptx, _ = gpu.compile_ptx(f, "void()", launch_bounds=128)
+    assert re.search(r"\.maxntid\s+128,\s+1,\s+1\s*\n", ptx) and ".minnctapersm" not in ptx
+    ptx, _ = gpu.compile_ptx(f, "void()", launch_bounds=(128, 2, 4), cc=(9, 0))
+    assert re.search(r"\.minnctapersm\s+2", ptx) and re.search(r"\.maxclusterrank\s+4", ptx)
+    with pytest.raises(ValueError, match="Got 4 launch bounds:"):
+        gpu.compile_ptx(f, "void()", launch_bounds=(128, 2, 4, 8))

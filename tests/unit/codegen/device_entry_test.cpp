@@ -110,3 +110,25 @@ TEST(DeviceEntry, TheCpuBackendIsRefused) {
 
 }  // namespace
 }  // namespace gpujit::test
+
+namespace gpujit::test {
+namespace {
+
+TEST(LaunchBounds, BecomeEntryDirectives) {
+  CompileOptions options;
+  options.arch = "sm_90";
+  options.max_threads = 128;
+  options.min_blocks = 2;
+  options.max_cluster_rank = 4;
+  CompileResult r = compile_kernel("def k(a):\n    a[0] = 1\n", "k", "void(float32[::1])", options);
+  ASSERT_TRUE(r.ok);
+  EXPECT_TRUE(has(r.ptx, R"(\.maxntid\s+128,\s+1,\s+1)")) << r.ptx;
+  EXPECT_TRUE(has(r.ptx, R"(\.minnctapersm\s+2)")) << r.ptx;
+  EXPECT_TRUE(has(r.ptx, R"(\.maxclusterrank\s+4)")) << r.ptx;
+  bool ok = false;
+  std::string log = run_ptxas(r.ptx, "sm_90", &ok);
+  EXPECT_TRUE(ok) << log;
+}
+
+}  // namespace
+}  // namespace gpujit::test
