@@ -54,6 +54,7 @@ Examples:
   gpujit ptx saxpy.py -k saxpy --sig 'float32, float32[:], float32[:], float32[:]' --arch sm_90 -o saxpy.ptx
   gpujit ptx kernels.py -k step --sig 'float64[:, ::1]' --emit llvm -O0
   gpujit ptx kernels.py -k step --sig 'float64[:, ::1]' --emit typed
+  gpujit ptx funcs.py -k add --device --sig 'float32(float32, float32)'
 )help";
 
 /// A usage error: reported as "gpujit: error: <message>" with exit status 2.
@@ -162,7 +163,7 @@ std::optional<std::string> decorator_signature(const FunctionDef& fn) {
   return std::nullopt;
 }
 
-Signature signature_for(const FunctionDef& fn, const std::string& sig_option) {
+Signature signature_for(const FunctionDef& fn, const std::string& sig_option, bool device) {
   std::string text = sig_option;
   if (text.empty()) {
     std::optional<std::string> from_decorator = decorator_signature(fn);
@@ -175,7 +176,7 @@ Signature signature_for(const FunctionDef& fn, const std::string& sig_option) {
   std::string error;
   std::optional<Signature> sig = parse_signature(text, &error);
   if (!sig) throw UsageError{"bad signature '" + text + "': " + error};
-  if (!sig->ret.is_void()) {
+  if (!device && !sig->ret.is_void()) {
     throw UsageError{
         "a kernel returns nothing; write its signature as 'void(...)' or leave the return type out"};
   }
@@ -223,6 +224,8 @@ struct PtxOptions {
   bool lineinfo = false;
   int max_registers = 0;  // 0: the decorator's max_registers=, if any
   bool index32 = false;
+  bool device = false;    // compile the function alone as a `.visible .func` (numba's device=True)
+  std::string abi = "c";  // with device: "c" or "numba" (codegen/compiler.h EntryKind)
   std::string output;
 };
 
@@ -233,12 +236,16 @@ int run_ptx(const PtxOptions& opts) {
     return kExitCompileError;
   }
   const FunctionDef& fn = choose_kernel(*module, opts.file, opts.kernel);
-  Signature sig = signature_for(fn, opts.sig);
+  Signature sig = signature_for(fn, opts.sig, opts.device);
 
   CompileRequest request;
   request.module = module;
   request.kernel_name = fn.name;
   request.arg_types = sig.params;
+  if (opts.device) {
+    request.return_type = sig.ret;
+    request.options.entry = opts.abi == "numba" ? EntryKind::DeviceNumba : EntryKind::DeviceC;
+  }
   if (opts.index32) {
     for (Type& t : request.arg_types) t.index32 = t.is_array();
   }
@@ -335,6 +342,14 @@ int main_impl(int argc, char** argv) {
                   "At most N registers per thread: .maxnreg N on the entry (numba's max_registers)")
       ->check(CLI::Range(1, 255))
       ->type_name("N");
+  ptx->add_flag("--device", opts.device,
+                "Compile the function on its own as a device function (.visible .func) instead of a kernel; "
+                "the signature may give a return type (numba's compile_ptx(device=True))");
+  ptx->add_option("--abi", opts.abi,
+                  "With --device: 'c' returns the result under the function's name, 'numba' returns a status "
+                  "and writes the result through a pointer, under the mangled name")
+      ->check(CLI::IsMember({"c", "numba"}))
+      ->capture_default_str();
   ptx->add_option("-o,--output", opts.output, "Write the output to this file instead of stdout");
   ptx->footer(kPtxFooter);
 

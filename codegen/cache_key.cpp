@@ -183,6 +183,17 @@ std::string cache_key(const CompileRequest& request) {
   k.u64(o.debug);
   k.u64(o.lineinfo);
   k.i64(o.max_registers);
+  if (o.max_threads || o.min_blocks || o.max_cluster_rank) {  // keys without launch bounds stay as they were
+    k.str("launch bounds");
+    k.i64(o.max_threads);
+    k.i64(o.min_blocks);
+    k.i64(o.max_cluster_rank);
+  }
+  if (o.entry != EntryKind::Kernel) {  // kernels' keys stay as they were before device entries existed
+    k.u64(uint64_t(o.entry));
+    k.str(o.abi_name);
+    k.str(request.return_type.is_valid() ? request.return_type.key() : "");
+  }
 
   k.str(request.kernel_name);
   k.u64(request.arg_types.size());

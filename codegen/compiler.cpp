@@ -8,6 +8,8 @@
 // shares everything up to analysis and then hands over to compile_typed_for_host (codegen/host_jit.h).
 #include "codegen/compiler.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 
 #include <llvm/IR/LLVMContext.h>
@@ -29,6 +31,14 @@ using Clock = std::chrono::steady_clock;
 
 /// The most registers a PTX thread can have, and so the largest useful `.maxnreg`.
 constexpr int kMaxRegisters = 255;
+
+/// PTX's identifier rule: [a-zA-Z][a-zA-Z0-9_$]* or [_$%][a-zA-Z0-9_$]+.
+bool is_ptx_identifier(const std::string& name) {
+  auto follows = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  if (name.empty() || !std::all_of(name.begin() + 1, name.end(), follows)) return false;
+  if (std::isalpha(static_cast<unsigned char>(name[0]))) return true;
+  return (name[0] == '_' || name[0] == '$' || name[0] == '%') && name.size() > 1;
+}
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -56,12 +66,22 @@ void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& 
 
   auto start = Clock::now();
   llvm::LLVMContext context;
-  LoweredModule lowered = lower_program(program, request.globals, *target, context, options.fastmath,
-                                        result.diagnostics, options.debug, options.lineinfo);
+  LoweredModule lowered =
+      lower_program(program, request.globals, *target, context, options.fastmath, result.diagnostics,
+                    options.debug, options.lineinfo, options.entry, options.abi_name);
   result.params = lowered.params;
   result.entry_name = lowered.kernel->getName().str();
   if (result.diagnostics.has_errors()) return;
-  if (options.max_registers > 0) limit_registers(*lowered.kernel, options.max_registers);
+  if (options.entry == EntryKind::Kernel) {
+    if (options.max_registers > 0) limit_registers(*lowered.kernel, options.max_registers);
+    // Read by NVPTX's AsmPrinter, as clang's __launch_bounds__ and __cluster_dims__ are.
+    if (options.max_threads > 0)
+      lowered.kernel->addFnAttr("nvvm.maxntid", std::to_string(options.max_threads) + ",1,1");
+    if (options.min_blocks > 0)
+      lowered.kernel->addFnAttr("nvvm.minctasm", std::to_string(options.min_blocks));
+    if (options.max_cluster_rank > 0)
+      lowered.kernel->addFnAttr("nvvm.maxclusterrank", std::to_string(options.max_cluster_rank));
+  }
   if (!target->finalize_module(*lowered.module, *lowered.kernel, &error)) {
     result.diagnostics.error(def.file, def.name_range, error);
     return;
@@ -105,8 +125,26 @@ CompileResult compile(const CompileRequest& request) {
 
   // analyze() reports the syntax errors kept in the kernel's and its device functions' FunctionDef::errors.
   auto start = Clock::now();
-  std::unique_ptr<TypedProgram> program =
-      analyze(*kernel, request.arg_types, request.globals, result.diagnostics, request.options.warn_float64);
+  if (options.entry != EntryKind::Kernel && options.target != TargetKind::Nvptx) {
+    result.diagnostics.error(kernel->file, kernel->name_range,
+                             "a device function compiles on its own to PTX only, not for the cpu backend");
+    return result;
+  }
+  if (options.entry == EntryKind::DeviceC) {
+    const std::string& symbol = options.abi_name.empty() ? kernel->name : options.abi_name;
+    if (!is_ptx_identifier(symbol)) {
+      result.diagnostics.error(kernel->file, kernel->name_range,
+                               "'" + symbol +
+                                   "' cannot name a PTX function: a name is a letter, or _ or $ and "
+                                   "at least one more character, followed by letters, digits, _ and $; " +
+                                   (options.abi_name.empty() ? "give one with abi_info={'abi_name': ...}"
+                                                             : "choose another abi_name"));
+      return result;
+    }
+  }
+  EntrySpec entry{options.entry != EntryKind::Kernel, request.return_type};
+  std::unique_ptr<TypedProgram> program = analyze(*kernel, request.arg_types, request.globals,
+                                                  result.diagnostics, request.options.warn_float64, entry);
   result.ms_sema = ms_since(start);
   if (!program || result.diagnostics.has_errors()) return result;
   result.signature = program->kernel()->signature;

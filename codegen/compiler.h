@@ -28,6 +28,17 @@ enum class TargetKind { Nvptx, Host };
 /// Which stages to keep as text in the result. PTX is always produced when compilation succeeds.
 enum class Stage { Tokens, Ast, Typed, Llvm, Ptx };
 
+/// What the named function is compiled as. Kernel: a kernel entry (`.entry`, returns nothing, the array ABI
+/// of DESIGN.md). The Device kinds compile the function on its own as an externally visible device function
+/// (`.visible .func`, numba's compile_ptx(device=True)); its parameters are its arguments by value (an array
+/// is one aggregate {data pointer, int64 shape[ndim], int64 strides[ndim]}), NVPTX only:
+/// - DeviceC: the C ABI; the result is the return value, the symbol is CompileOptions::abi_name or the
+///   Python function's name.
+/// - DeviceNumba: numba's ABI; returns an int32 status (0: success), takes a pointer to write the result
+///   through and a pointer to exception information (unused, gpujit raises no exceptions on the device)
+///   before the arguments; the symbol is the function's mangled name.
+enum class EntryKind { Kernel, DeviceC, DeviceNumba };
+
 struct CompileOptions {
   TargetKind target = TargetKind::Nvptx;  // Host: compile() fills CompileResult::host instead of ptx
   std::string arch = "sm_80";  // sm_75 and newer
@@ -46,6 +57,11 @@ struct CompileOptions {
   /// Warn (a diagnostic of severity Warning) when float64 arithmetic enters a kernel whose floating-point
   /// arrays are all float32 (ir/sema.h). It changes no code, so it is not part of the cache key.
   bool warn_float64 = true;
+  /// Launch bounds of a kernel (numba's launch_bounds): `.maxntid max_threads, 1, 1`, `.minnctapersm
+  /// min_blocks`, `.maxclusterrank max_cluster_rank` on the entry; 0 leaves each out. NVPTX kernels only.
+  int max_threads = 0, min_blocks = 0, max_cluster_rank = 0;
+  EntryKind entry = EntryKind::Kernel;
+  std::string abi_name;        // EntryKind::DeviceC: the symbol; empty: the function's name
   bool keep_tokens = false;    // fill CompileResult::tokens
   bool keep_ast = false;       // fill CompileResult::ast
   bool keep_typed = false;     // fill CompileResult::typed
@@ -58,6 +74,8 @@ struct CompileRequest {
   std::string kernel_name;
   /// The kernel's argument types; a kernel's return type is void.
   std::vector<Type> arg_types;
+  /// A device entry's declared return type (numba's `int32(int32, int32)`); invalid or void: inferred.
+  Type return_type;
   /// The kernel's free names. DeviceFunction entries point into `module` or into `extra_modules`.
   GlobalEnv globals;
   /// Modules of device functions defined elsewhere (other files, other Python functions); kept alive here.

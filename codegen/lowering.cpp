@@ -415,11 +415,77 @@ void FunctionLowering::finish_function() {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// A device function as the entry (numba's compile_ptx(device=True))
+
+namespace {
+
+/// Lowers `fn` as an ordinary (internal) device function and wraps it in an externally visible function with
+/// the ABI `entry` asks for, as numba wraps its device functions for the C ABI: the wrapper only forwards
+/// its arguments and returns or stores the result, and the optimizer inlines the body into it.
+llvm::Function* lower_device_entry(ModuleLowering& m, const TypedFunction& fn, EntryKind entry,
+                                   const std::string& abi_name) {
+  llvm::LLVMContext& c = m.ctx();
+  bool numba_abi = entry == EntryKind::DeviceNumba;
+  const Type& ret_type = fn.signature.ret.is_valid() ? fn.signature.ret : Type::void_();
+  std::vector<llvm::Type*> params;
+  llvm::Type* ptr = llvm::PointerType::get(c, 0);
+  if (numba_abi) params.insert(params.end(), {ptr, ptr});  // the result pointer, the exception information
+  for (const Type& p : fn.signature.params) params.push_back(m.llvm_type(p));
+  llvm::Type* ret = numba_abi ? llvm::Type::getInt32Ty(c) : m.llvm_type(ret_type);
+  std::string name = numba_abi ? (fn.mangled_name.empty() ? fn.name : fn.mangled_name)
+                               : (abi_name.empty() ? fn.def->name : abi_name);
+  // Created before the body's function, so that the symbol is exactly `name` (the body's takes a suffix).
+  auto* wrapper = llvm::Function::Create(llvm::FunctionType::get(ret, params, false),
+                                         llvm::GlobalValue::ExternalLinkage, name, m.module());
+  wrapper->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Function* body = m.device_function(fn);
+  m.attach_line_info(*body, *fn.def);
+  FunctionLowering(m, fn, body).lower_device_function();
+
+  m.attach_line_info(*wrapper, *fn.def);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", wrapper));
+  if (llvm::DISubprogram* sp = wrapper->getSubprogram())
+    b.SetCurrentDebugLocation(
+        llvm::DILocation::get(c, fn.def->range.begin.line, fn.def->range.begin.col, sp));
+  std::vector<llvm::Value*> args;
+  unsigned first = numba_abi ? 2 : 0;
+  if (numba_abi) {
+    wrapper->getArg(0)->setName("retptr");
+    wrapper->getArg(1)->setName("excinfo");
+  }
+  for (unsigned i = 0; i < fn.signature.params.size(); ++i) {
+    llvm::Argument* a = wrapper->getArg(first + i);
+    if (i < fn.def->params.size()) a->setName(fn.def->params[i].name);
+    args.push_back(a);
+  }
+  llvm::Value* result = b.CreateCall(body, args);
+  if (numba_abi) {
+    if (!result->getType()->isVoidTy()) b.CreateStore(result, wrapper->getArg(0));
+    b.CreateRet(b.getInt32(0));  // numba's status for a normal return
+  } else if (ret->isVoidTy()) {
+    b.CreateRetVoid();
+  } else {
+    b.CreateRet(result);
+  }
+  return wrapper;
+}
+
+/// A module lowered without user errors must be valid LLVM IR; anything else is a bug here.
+void verify(const llvm::Module& module, const Diagnostics& diags) {
+  if (diags.has_errors()) return;
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (llvm::verifyModule(module, &os)) throw InternalError("codegen produced invalid LLVM IR:\n" + errors);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------------
 // The entry point
 
 LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
                             llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags, bool bounds_check,
-                            bool line_info) {
+                            bool line_info, EntryKind entry, const std::string& abi_name) {
   const TypedFunction* kernel = program.kernel();
   if (!kernel || !kernel->def) throw InternalError("codegen: the typed program has no kernel");
   LoweredModule out;
@@ -436,6 +502,13 @@ LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& global
     lowering.lower_device_function();
   }
 
+  if (entry != EntryKind::Kernel) {
+    out.kernel = lower_device_entry(m, *kernel, entry, abi_name);
+    m.finish_line_info();
+    verify(*out.module, diags);
+    return out;
+  }
+
   std::vector<llvm::Type*> params;
   for (const Type& t : kernel->signature.params) flatten_param_types(m, t, &params);
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
@@ -448,12 +521,7 @@ LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& global
   lowering.lower_kernel(&out.params);
   m.finish_line_info();
 
-  if (!diags.has_errors()) {
-    std::string errors;
-    llvm::raw_string_ostream os(errors);
-    if (llvm::verifyModule(*out.module, &os))
-      throw InternalError("codegen produced invalid LLVM IR:\n" + errors);
-  }
+  verify(*out.module, diags);
   return out;
 }
 

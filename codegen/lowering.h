@@ -38,8 +38,11 @@ bool uses_grid_sync(const TypedProgram& program);
 /// gains an error the module is incomplete and must not be compiled further. `bounds_check` (debug=True)
 /// checks every array index against its axis (codegen/bounds_check.cpp). `line_info` (lineinfo=True) gives
 /// every function a DISubprogram and every statement's instructions the statement's line and column.
+/// `entry` other than Kernel makes the program's last function an externally visible device function with
+/// that ABI (compiler.h); LoweredModule::kernel is then that function and `params` stays empty.
 LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
                             llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags,
-                            bool bounds_check = false, bool line_info = false);
+                            bool bounds_check = false, bool line_info = false,
+                            EntryKind entry = EntryKind::Kernel, const std::string& abi_name = "");
 
 }  // namespace gpujit

@@ -259,8 +259,37 @@ void NvptxTarget::print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRe
   b.CreateCall(vprintf, {format, buffer});
 }
 
+namespace {
+
+/// numba-cuda's fastmath for float32 (its mathimpl.py): these functions call libdevice's approximate
+/// variants, which are the PTX approximate instructions (sin.approx.ftz.f32, ex2.approx.ftz.f32,
+/// lg2.approx.ftz.f32...) with a few operations around them.
+std::string_view fast_float32_variant(std::string_view name) {
+  static const std::map<std::string_view, std::string_view> variants = {
+      {"__nv_sinf", "__nv_fast_sinf"},     {"__nv_cosf", "__nv_fast_cosf"}, {"__nv_tanf", "__nv_fast_tanf"},
+      {"__nv_expf", "__nv_fast_expf"},     {"__nv_logf", "__nv_fast_logf"}, {"__nv_log2f", "__nv_fast_log2f"},
+      {"__nv_log10f", "__nv_fast_log10f"}, {"__nv_powf", "__nv_fast_powf"},
+  };
+  auto it = variants.find(name);
+  return it == variants.end() ? name : it->second;
+}
+
+}  // namespace
+
 llvm::Value* NvptxTarget::call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
                                     llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) {
+  if (fastmath_ && ret->isFloatTy()) {
+    // tanh has no libdevice variant: numba emits PTX's tanh.approx.f32, which LLVM has no intrinsic for. It
+    // needs PTX ISA 7.0, which LLVM emits for sm_80 and newer (sm_75 gets 6.3): sm_75 keeps libdevice's
+    // tanhf, whose flush-to-zero build is approximate too (ex2.approx, rcp.approx).
+    if (libdevice_name == "__nv_tanhf" && args.size() == 1 &&
+        parse_sm_version(machine_->getTargetCPU().str()) >= 80) {
+      auto* asm_fn = llvm::InlineAsm::get(llvm::FunctionType::get(ret, {ret}, false),
+                                          "tanh.approx.f32 $0, $1;", "=f,f", /*hasSideEffects=*/false);
+      return b.CreateCall(asm_fn, args);
+    }
+    libdevice_name = fast_float32_variant(libdevice_name);
+  }
   uses_libdevice_ = true;
   llvm::Module* module = b.GetInsertBlock()->getModule();
   std::vector<llvm::Type*> params;

@@ -157,7 +157,8 @@ void ProgramAnalyzer::commit(Specialization* s, TypedProgram& out, Diagnostics& 
 }
 
 std::unique_ptr<TypedProgram> analyze(const FunctionDef& kernel, const std::vector<Type>& arg_types,
-                                      const GlobalEnv& globals, Diagnostics& diags, bool warn_float64) {
+                                      const GlobalEnv& globals, Diagnostics& diags, bool warn_float64,
+                                      const EntrySpec& entry) {
   size_t errors_before = diags.error_count();
   ProgramAnalyzer program(globals);
   // The warning is for float32 kernels: at least one floating-point array, and every one float32/float16.
@@ -169,7 +170,9 @@ std::unique_ptr<TypedProgram> analyze(const FunctionDef& kernel, const std::vect
     (narrow ? narrow_arrays : wide_arrays) = true;
   }
   program.set_float64_warning(warn_float64 && narrow_arrays && !wide_arrays);
-  Specialization* s = program.specialize(kernel, arg_types, true);
+  if (entry.device && entry.return_type.is_valid() && !entry.return_type.is_void())
+    program.set_entry_return(&kernel, entry.return_type);
+  Specialization* s = program.specialize(kernel, arg_types, !entry.device);
   auto out = std::make_unique<TypedProgram>();
   program.commit(s, *out, diags);
   if (diags.error_count() > errors_before) return nullptr;
@@ -222,7 +225,10 @@ void FunctionAnalyzer::run() {
   }
   if (bad_param) return;
   collect_bound_names(def_.body, local_names_);
-  if (!is_kernel_) declared_return_ = declared_return_type(def_);
+  if (!is_kernel_) {
+    declared_return_ = program_.entry_return(def_);
+    if (!declared_return_.is_valid()) declared_return_ = declared_return_type(def_);
+  }
 
   // Inference: walk until no variable changes type.
   checking_ = false;
@@ -561,7 +567,9 @@ void FunctionAnalyzer::return_stmt(const ReturnStmt& s) {
   if (is_kernel_) {
     if (has_value) {
       value(*s.value);
-      error(s.range, "a kernel cannot return a value; write results into an array argument instead");
+      error(s.range,
+            "a kernel cannot return a value (it must have void return type); write results into an "
+            "array argument instead");
     }
     return;
   }

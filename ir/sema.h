@@ -27,13 +27,22 @@
 
 namespace gpujit {
 
+/// What analyze() compiles its function as. A kernel returns nothing; a device entry (numba's
+/// compile_ptx(device=True)) is the function on its own, analysed as a device function: its return type is
+/// `return_type` when that is valid and not void (each returned value converts to it), else inferred.
+struct EntrySpec {
+  bool device = false;
+  Type return_type;
+};
+
 /// Analyses `kernel` for `arg_types`. Reports user errors (including the syntax errors stored in the
 /// kernel's and its device functions' FunctionDef::errors) to `diags` and returns nullptr if there were any.
 /// With `warn_float64`, also warns (once) when float64 arithmetic enters a kernel whose floating-point
 /// arrays are all float32 or float16: a float constant or a Python float argument next to a float32 value
 /// computes in float64, as numba types it, which is correct but rarely what a float32 kernel means.
 std::unique_ptr<TypedProgram> analyze(const FunctionDef& kernel, const std::vector<Type>& arg_types,
-                                      const GlobalEnv& globals, Diagnostics& diags, bool warn_float64 = false);
+                                      const GlobalEnv& globals, Diagnostics& diags, bool warn_float64 = false,
+                                      const EntrySpec& entry = {});
 
 /// The branch an `if` takes at compile time, when its test folded to a constant: true for the body, false for
 /// the else block; nullopt when it is decided at run time. As numba prunes dead branches before typing, the

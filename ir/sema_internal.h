@@ -92,6 +92,14 @@ class ProgramAnalyzer {
     return true;
   }
   void set_float64_warning(bool on) { warn_float64_ = on; }
+  /// The return type the caller declares for the entry function `def` (a device entry, analyze()).
+  void set_entry_return(const FunctionDef* def, const Type& t) {
+    entry_def_ = def;
+    entry_return_ = t;
+  }
+  Type entry_return(const FunctionDef& def) const {
+    return &def == entry_def_ ? entry_return_ : Type::invalid();
+  }
   /// The chain of functions being analysed, outermost first (for recursion messages).
   const std::vector<const FunctionDef*>& stack() const { return stack_; }
 
@@ -102,6 +110,8 @@ class ProgramAnalyzer {
   bool warn_float64_ = false;
   bool float64_warned_ = false;
   std::set<const FunctionDef*> syntax_errors_reported_;
+  const FunctionDef* entry_def_ = nullptr;
+  Type entry_return_;
 };
 
 class FunctionAnalyzer {

@@ -17,7 +17,7 @@ import os as _os
 
 from . import _core
 from . import _source  # noqa: F401  its audit hook keeps exec'd sources from here on, for kernels made by exec
-from ._compile import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
+from ._compile import compile, compile_all, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
 from ._dispatcher import Dispatcher, jit
 from ._kernel_api import build as _build_kernel_api
 from ._types import ArrayType, DType, Signature, make_dtypes as _make_dtypes, void

@@ -2,48 +2,155 @@
 
 They compile one signature of a Python function to PTX without launching it, on any machine (no GPU needed):
 the same pipeline a launch uses, through a Dispatcher made for the call. They return (ptx, return type), as
-numba-cuda's do. What gpujit does not do yet is refused by name: a device function compiled on its own
-(device=True; gpujit compiles device functions into the kernels that call them), output other than PTX
-(NVVM's LTO-IR), and ABIs other than the kernel's.
+numba-cuda's do.
+
+A kernel (device=False) compiles to a `.entry` and returns nothing. A device function (device=True) compiles
+on its own to a `.visible .func` whose parameters are the signature's arguments (an array is one aggregate
+parameter: data pointer, int64 shape[ndim], int64 strides[ndim], gpujit's layout, not numba's), with one of
+numba's two ABIs:
+- abi="c": the result is the function's return value and the symbol is the Python function's name, or
+  abi_info["abi_name"];
+- abi="numba" (compile_ptx's default): the function returns an int32 status (0) in func_retval0 and takes a
+  pointer to write the result through and a pointer for exception information (unused) before the
+  arguments, as numba's device functions do; the symbol is gpujit's mangled name, not numba's.
+Refused by name: output other than PTX (NVVM's LTO-IR) and the C ABI for kernels.
 """
 
+import sys
+
 from ._dispatcher import Dispatcher
-from ._types import void
+from ._types import make_dtypes, void
+from .errors import CompileError
+
+# The oldest architecture gpujit compiles for (LLVM's NVPTX and CUDA 13's ptxas); an older cc gets it.
+_MIN_CC = (7, 5)
+
+
+def _arch(cc):
+    """The PTX target for numba's cc argument: sm_XY (sm_90a for (9, 0, "a"), an architecture-specific
+    target), or '' for the current device's (sm_80 without one)."""
+    if cc is None:
+        return ""
+    major, minor = int(cc[0]), int(cc[1])
+    suffix = str(cc[2]) if len(cc) > 2 and cc[2] else ""
+    if suffix not in ("", "a", "f"):
+        raise ValueError(f"cc={cc!r}: the third element, if any, is 'a' or 'f' (sm_90a, sm_100f)")
+    if (major, minor) < _MIN_CC:
+        major, minor, suffix = *_MIN_CC, ""
+    return f"sm_{major}{minor}{suffix}"
+
+
+def _launch_bounds(launch_bounds):
+    """numba's launch_bounds (max threads per block[, min blocks per SM[, max blocks per cluster]]) as the
+    core's (max_threads, min_blocks, max_cluster_rank), 0 for each one left out."""
+    if launch_bounds is None:
+        return (0, 0, 0)
+    if isinstance(launch_bounds, int):
+        launch_bounds = (launch_bounds,)
+    bounds = tuple(launch_bounds)
+    if len(bounds) > 3:
+        raise ValueError(f"Got {len(bounds)} launch bounds: {bounds}. A maximum of three are supported: "
+                         "(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)")
+    if not all(isinstance(b, int) and b > 0 for b in bounds):
+        raise ValueError(f"launch bounds must be positive integers, not {bounds}")
+    return bounds + (0,) * (3 - len(bounds))
+
+
+def _is_numba_type(t):
+    return type(t).__module__.split(".")[0] == "numba"
+
+
+def _return_type(text, sig):
+    """The return type object for the core's type text: the signature's own when it names one, else numba's
+    type when the signature is written in numba's types (or is a string and numba is loaded), else gpujit's."""
+    ret = getattr(sig, "return_type", None)
+    if ret is not None and _declared_return(sig):
+        return ret
+    args = sig if isinstance(sig, (tuple, list)) else getattr(sig, "args", ())
+    if any(_is_numba_type(a) for a in args) or (isinstance(sig, str) and "numba" in sys.modules):
+        from numba.core import types as nt
+
+        names = dict(vars(nt), bool=nt.boolean, void=nt.none)
+    else:
+        names = dict(make_dtypes(), void=void)
+        names["bool"] = names["bool_"]
+    try:
+        return eval(text, {"__builtins__": {}}, names)  # "float32", "float32[::1]", "UniTuple(int64, 2)"
+    except Exception:
+        return text
+
+
+def _declared_return(sig):
+    """Whether `sig` names a return type (int32(int32, int32), "int32(int32, int32)"), not just arguments."""
+    if isinstance(sig, (tuple, list)):
+        return False
+    if isinstance(sig, str):
+        return not sig.strip().startswith("(")
+    ret = getattr(sig, "return_type", None)
+    return ret is not None and str(ret) != "none"
 
 
 def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False, cc=None, opt=None,
                 abi="numba", abi_info=None, forceinline=False, launch_bounds=None, **unsupported):
-    """PTX for `pyfunc` compiled as a kernel for the signature `sig`; returns (ptx, return type).
+    """PTX for `pyfunc` compiled for the signature `sig`; returns (ptx, return type).
 
     `sig` is what @jit takes: "void(float32[::1], int32)", a tuple of types (float32[::1], int32), or a
-    signature object. `cc` is accepted for numba's sake; the PTX targets the current device's architecture
-    (or sm_80 with no GPU), which the driver runs on newer ones too.
+    signature object; with device=True it may name a return type ("int32(int32, int32)"), else the return
+    type is inferred. `cc` picks the architecture (sm_75 at least); None: the current device's (or sm_80
+    with no GPU). `launch_bounds` (a kernel's max threads per block[, min blocks per SM[, max blocks per
+    cluster]]) become `.maxntid`, `.minnctapersm`, `.maxclusterrank`. See the module's documentation for the
+    device-function ABIs.
     """
     if unsupported:
         raise TypeError(f"compile_ptx() got unsupported option(s): {', '.join(sorted(unsupported))}")
-    if device:
-        raise NotImplementedError(
-            f"compile_ptx(device=True): gpujit compiles device functions into the kernels that call them, not "
-            f"on their own; compile a kernel that calls '{getattr(pyfunc, '__name__', pyfunc)}' instead")
-    if abi_info is not None or abi not in ("numba", "c"):
-        raise NotImplementedError(f"compile_ptx(abi={abi!r}): gpujit compiles kernels with their own ABI only")
+    if abi not in ("numba", "c"):
+        raise NotImplementedError(f"Unsupported ABI: {abi}")
+    if abi == "c" and not device:
+        raise NotImplementedError("The C ABI is not supported for kernels")
+    abi_info = dict(abi_info or {})
     if isinstance(pyfunc, Dispatcher):
         pyfunc = pyfunc.py_func
     opt_level = 3 if opt is None or opt is True else 0 if opt is False else int(opt)
     if debug:
         opt_level = 0
-    kernel = Dispatcher(pyfunc, fastmath=bool(fastmath), opt=opt_level, lineinfo=bool(lineinfo),
-                        debug=bool(debug))
-    return kernel.inspect_ptx(sig), void
+    dispatcher = Dispatcher(pyfunc, device=bool(device), fastmath=bool(fastmath), opt=opt_level,
+                            lineinfo=bool(lineinfo), debug=bool(debug))
+    # Without abi_name the core names a C-ABI function after its definition (a lambda's is lambda_L_C).
+    abi_name = str(abi_info.get("abi_name", "")) if abi == "c" else ""
+    try:
+        ptx, ret = dispatcher._compile_entry(sig, not (device and _declared_return(sig)),
+                                             abi if device else "kernel", abi_name, _arch(cc),
+                                             _launch_bounds(None if device else launch_bounds))
+        return ptx, _return_type(ret, sig)
+    except CompileError as e:
+        if "must have void return type" in str(e):
+            # numba's error for a kernel that returns a value is a TypeError.
+            raise TypeError(f"CUDA kernel must have void return type.\n{e}") from None
+        raise
 
 
 def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c",
             abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
-    """numba's compile(): the same as compile_ptx for output='ptx' (its default for device is True)."""
+    """numba's compile(): compile_ptx with numba's defaults for it (a device function, the C ABI)."""
     if output != "ptx":
-        raise NotImplementedError(f"compile(output={output!r}): gpujit produces PTX only (output='ptx')")
+        if output == "ltoir":
+            raise NotImplementedError("compile(output='ltoir'): gpujit produces PTX only (output='ptx')")
+        raise NotImplementedError(f"Unsupported output type: {output}")
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc,
                        opt=opt, abi=abi, abi_info=abi_info, forceinline=forceinline, launch_bounds=launch_bounds)
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c",
+                abi_info=None, output="ltoir", forceinline=False, launch_bounds=None):
+    """numba's compile_all(): ([code of the function and of each external function it links], return type).
+    gpujit links no external code, so the list is the function's PTX alone (output='ptx' only)."""
+    if output not in ("ptx", "ltoir"):
+        raise NotImplementedError(f"Unsupported output type: {output}")
+    if forceinline and output != "ltoir":
+        raise ValueError("Can only designate forced inlining in LTO-IR")
+    ptx, resty = compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc,
+                         opt=opt, abi=abi, abi_info=abi_info, output=output, launch_bounds=launch_bounds)
+    return [ptx], resty
 
 
 def compile_ptx_for_current_device(pyfunc, sig, **options):
@@ -52,4 +159,3 @@ def compile_ptx_for_current_device(pyfunc, sig, **options):
 
 def compile_for_current_device(pyfunc, sig, **options):
     return compile(pyfunc, sig, **options)
-

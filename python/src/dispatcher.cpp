@@ -630,6 +630,77 @@ PyObject* dispatcher_compile(PyObject* self, PyObject* sig) {
   Py_RETURN_NONE;
 }
 
+/// The function compiled as `abi` asks, for compile_ptx: a kernel, or on its own as a device function (numba's
+/// compile_ptx(device=True), and what inspect_ptx() shows of a device=True dispatcher). `text` may carry a return type ("int32(int32, int32)");
+/// with `infer_return` (or a void one) it is inferred. `arch` empty: the current device's, or sm_80.
+std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const std::string& text,
+                                                          bool infer_return, EntryKind abi,
+                                                          const std::string& abi_name,
+                                                          const std::string& arch, Keep keep = {},
+                                                          std::array<int, 3> launch_bounds = {}) {
+  DispatcherState& st = state_of(self);
+  std::string error;
+  auto parsed = parse_signature(text, &error);
+  if (!parsed) throw pyb::type_error("invalid signature '" + text + "' for '" + st.name + "': " + error);
+  key_of_signature(st, text);  // checks the parameter types and their number
+  std::shared_ptr<const KernelSource> src = source_of(self);
+  CompileRequest req;
+  req.module = src->module;
+  req.kernel_name = src->name;
+  req.arg_types = parsed->params;
+  if (!infer_return) req.return_type = parsed->ret;
+  req.globals = src->globals;
+  req.extra_modules = src->extra_modules;
+  req.options = st.options;
+  req.options.target = TargetKind::Nvptx;
+  if (rt::Device* device = ptx_device()) device->configure_compile(req.options);
+  if (!arch.empty()) req.options.arch = arch;
+  req.options.entry = abi;
+  req.options.abi_name = abi_name;
+  req.options.max_threads = launch_bounds[0];
+  req.options.min_blocks = launch_bounds[1];
+  req.options.max_cluster_rank = launch_bounds[2];
+  req.options.keep_llvm = keep.llvm;
+  req.options.keep_typed = keep.typed;
+  auto result = std::make_shared<CompileResult>();
+  {
+    pyb::gil_scoped_release release;
+    *result = compile(req);
+  }
+  if (!result->ok) raise_compile_error(result->diagnostics);
+  issue_compile_warnings(result->diagnostics);
+  return result;
+}
+
+/// _compile_entry(signature, infer_return, abi, abi_name, arch[, (max_threads, min_blocks, max_cluster_rank)])
+/// -> (ptx, return type as text), for
+/// compile_ptx: `abi` is "kernel" (a kernel, for `arch`), or "c" or "numba" for a device function on its own
+/// (codegen/compiler.h EntryKind).
+PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
+  PyObject* sig = nullptr;
+  const char* abi = "c";
+  const char* abi_name = "";
+  const char* arch = "";
+  int infer_return = 0;
+  int max_threads = 0, min_blocks = 0, max_cluster_rank = 0;
+  if (!PyArg_ParseTuple(args, "Opsss|(iii)", &sig, &infer_return, &abi, &abi_name, &arch, &max_threads,
+                        &min_blocks, &max_cluster_rank))
+    return nullptr;
+  try {
+    std::string abi_text = abi;
+    EntryKind entry = abi_text == "kernel"  ? EntryKind::Kernel
+                      : abi_text == "numba" ? EntryKind::DeviceNumba
+                                            : EntryKind::DeviceC;
+    auto result = compile_device_entry(self, signature_text(sig), infer_return != 0, entry, abi_name, arch,
+                                       {}, {max_threads, min_blocks, max_cluster_rank});
+    Type ret = result->signature.ret.is_valid() ? result->signature.ret : Type::void_();
+    return pyb::make_tuple(result->ptx, ret.str()).release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
 enum class Inspect { Ptx, Llvm, Typed };
 
 std::string inspect_text(const CompileResult& r, Inspect what) {
@@ -649,6 +720,19 @@ PyObject* inspect(PyObject* self, PyObject* args, PyObject* kwargs, Inspect what
     DispatcherState& st = state_of(self);
     rt::Device* device = ptx_device();
     Keep keep{what == Inspect::Llvm, what == Inspect::Typed};
+    if (st.device) {
+      // A device function alone, with numba's ABI (what numba's inspect_asm shows), for `signature` or for
+      // each signature it was declared with.
+      auto text_of = [&](const std::string& t) {
+        auto r = compile_device_entry(self, t, true, EntryKind::DeviceNumba, "", "", keep);
+        return pyb::str(inspect_text(*r, what));
+      };
+      if (sig != Py_None) return text_of(signature_text(sig)).release().ptr();
+      pyb::dict out;
+      for (const auto& key : st.signatures)
+        out[pyb::str(describe_key(key))] = text_of("void" + describe_key(key));
+      return out.release().ptr();
+    }
     if (sig != Py_None) {
       auto r = compile_key(self, key_of_signature(st, signature_text(sig)), device, keep);
       return pyb::str(inspect_text(*r, what)).release().ptr();
@@ -719,14 +803,19 @@ PyObject* stats_get(PyObject* self, void*) {
 PyMethodDef dispatcher_methods[] = {
     {"_compile", reinterpret_cast<PyCFunction>(dispatcher_compile), METH_O,
      "Compiles an explicit signature now; the dispatcher then accepts only its explicit signatures."},
-    {"inspect_ptx", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_ptx)), METH_VARARGS | METH_KEYWORDS,
-     "PTX of one signature, or a dict of every compiled signature's PTX."},
-    {"inspect_asm", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_ptx)), METH_VARARGS | METH_KEYWORDS,
-     "The same as inspect_ptx (numba's name)."},
-    {"inspect_llvm", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_llvm)), METH_VARARGS | METH_KEYWORDS,
+    {"_compile_entry", reinterpret_cast<PyCFunction>(dispatcher_compile_entry), METH_VARARGS,
+     "(ptx, return type) of the function compiled as a kernel or on its own as a device function "
+     "(compile_ptx)."},
+    {"inspect_ptx", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_ptx)),
+     METH_VARARGS | METH_KEYWORDS, "PTX of one signature, or a dict of every compiled signature's PTX."},
+    {"inspect_asm", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_ptx)),
+     METH_VARARGS | METH_KEYWORDS, "The same as inspect_ptx (numba's name)."},
+    {"inspect_llvm", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_llvm)),
+     METH_VARARGS | METH_KEYWORDS,
      "Optimized LLVM IR of one signature, or a dict for every compiled signature."},
     {"inspect_types", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(inspect_types)),
-     METH_VARARGS | METH_KEYWORDS, "The typed dump of one signature, or a dict for every compiled signature."},
+     METH_VARARGS | METH_KEYWORDS,
+     "The typed dump of one signature, or a dict for every compiled signature."},
     {nullptr, nullptr, 0, nullptr},
 };
 

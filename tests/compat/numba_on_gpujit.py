@@ -75,7 +75,7 @@ def _bind_numba_cuda():
     nc.get_context = get_context
     # compile_ptx and its relatives, as tests import them from numba.cuda.compiler too.
     import numba.cuda.compiler as compiler
-    _bind(compiler, gpujit, ("compile", "compile_ptx", "compile_for_current_device",
+    _bind(compiler, gpujit, ("compile", "compile_all", "compile_ptx", "compile_for_current_device",
                              "compile_ptx_for_current_device"))
     # A program catching numba's typing error catches gpujit's compile error (the error a kernel that does
     # not compile raises).

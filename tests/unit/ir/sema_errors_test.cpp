@@ -208,12 +208,14 @@ def k(a):
 }
 
 TEST(SemaErrors, ReturnValueFromKernel) {
-  EXPECT_EQ(only_error(R"(
+  EXPECT_EQ(
+      only_error(R"(
 def k(a):
     return a[0]
 )",
-                       "float32[:]"),
-            "6:5: a kernel cannot return a value; write results into an array argument instead");
+                 "float32[:]"),
+      "6:5: a kernel cannot return a value (it must have void return type); write results into an array "
+      "argument instead");
 }
 
 TEST(SemaErrors, BreakAndContinueOutsideLoop) {
