@@ -18,7 +18,7 @@ Refused by name: output other than PTX (NVVM's LTO-IR) and the C ABI for kernels
 
 import sys
 
-from ._dispatcher import Dispatcher
+from ._dispatcher import Dispatcher, _launch_bounds
 from ._types import make_dtypes, void
 from .errors import CompileError
 
@@ -38,22 +38,6 @@ def _arch(cc):
     if (major, minor) < _MIN_CC:
         major, minor, suffix = *_MIN_CC, ""
     return f"sm_{major}{minor}{suffix}"
-
-
-def _launch_bounds(launch_bounds):
-    """numba's launch_bounds (max threads per block[, min blocks per SM[, max blocks per cluster]]) as the
-    core's (max_threads, min_blocks, max_cluster_rank), 0 for each one left out."""
-    if launch_bounds is None:
-        return (0, 0, 0)
-    if isinstance(launch_bounds, int):
-        launch_bounds = (launch_bounds,)
-    bounds = tuple(launch_bounds)
-    if len(bounds) > 3:
-        raise ValueError(f"Got {len(bounds)} launch bounds: {bounds}. A maximum of three are supported: "
-                         "(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)")
-    if not all(isinstance(b, int) and b > 0 for b in bounds):
-        raise ValueError(f"launch bounds must be positive integers, not {bounds}")
-    return bounds + (0,) * (3 - len(bounds))
 
 
 def _is_numba_type(t):

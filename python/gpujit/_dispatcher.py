@@ -30,13 +30,13 @@ class Dispatcher(_core.Dispatcher):
     """A jitted kernel (or, with device=True, a device function callable from kernels)."""
 
     def __init__(self, pyfunc, device=False, fastmath=False, opt=3, lineinfo=False, debug=False, max_registers=0,
-                 cache=False, warn_float64=True, targetoptions=None):
+                 cache=False, warn_float64=True, launch_bounds=None, targetoptions=None):
         code = pyfunc.__code__
         if code.co_flags & 0x0C:  # CO_VARARGS | CO_VARKEYWORDS
             raise TypeError(f"'{pyfunc.__name__}': kernels take positional parameters only (no *args, **kwargs)")
         params = code.co_varnames[: code.co_argcount]
         super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache,
-                         warn_float64)
+                         warn_float64, _launch_bounds(launch_bounds))
         self.py_func = pyfunc
         self.__name__ = pyfunc.__name__
         self.__qualname__ = getattr(pyfunc, "__qualname__", pyfunc.__name__)
@@ -186,8 +186,9 @@ class Dispatcher(_core.Dispatcher):
 # numba-cuda's jit options. fastmath and opt change the code; debug compiles at opt 0 with bounds-checked
 # array indexing (an out-of-bounds index raises IndexError on the CPU backend), boundscheck adds the checks
 # alone; lineinfo puts source lines in the PTX, max_registers caps registers per thread, cache keeps compiled
-# PTX on disk; the others (inline, forceinline, link, launch_bounds, lto, shared_memory_carveout) are accepted
-# so that numba-cuda code runs, and have no effect yet (carveout values are checked as numba checks them).
+# PTX on disk, launch_bounds puts .maxntid/.minnctapersm/.maxclusterrank on a kernel's entry; the others
+# (inline, forceinline, link, lto, shared_memory_carveout) are accepted so that numba-cuda code runs, and have
+# no effect yet (carveout values are checked as numba checks them).
 # extensions is accepted when empty: gpujit's launch path runs no prepare_args hooks. warn_float64 is
 # gpujit's own: False silences the PerformanceWarning for float64 arithmetic in a float32 kernel.
 _OPTIONS = {"device", "fastmath", "opt", "lineinfo", "debug", "inline", "cache", "link", "max_registers",
@@ -205,6 +206,8 @@ def jit(func_or_sig=None, device=False, **options):
     @jit(debug=True)          bounds-checked indexing at opt 0 (boundscheck=True: the checks alone)
     @jit(lineinfo=True)       .file/.loc line information in the PTX, for profilers
     @jit(max_registers=32)    at most 32 registers per thread (.maxnreg)
+    @jit(launch_bounds=256)   at most 256 threads per block (.maxntid); (256, 2[, 4]) adds min blocks per SM
+                              (.minnctapersm) and max blocks per cluster (.maxclusterrank)
     @jit(cache=True)          keep the compiled PTX on disk (__pycache__) for later processes
     @jit(warn_float64=False)  no PerformanceWarning when float64 arithmetic enters a float32 kernel
     """
@@ -213,8 +216,7 @@ def jit(func_or_sig=None, device=False, **options):
         raise TypeError(f"jit() got unknown option(s): {', '.join(sorted(unknown))}")
     if options.get("shared_memory_carveout") is not None:
         _check_carveout(options["shared_memory_carveout"])
-    if options.get("launch_bounds") is not None:
-        _check_launch_bounds(options["launch_bounds"])
+    _launch_bounds(options.get("launch_bounds"))  # its errors at the decorator, as numba's
     if options.get("extensions"):
         raise NotImplementedError("jit(extensions=...): gpujit's launch path does not run prepare_args hooks")
     max_registers = _max_registers(options.get("max_registers"))
@@ -229,7 +231,8 @@ def jit(func_or_sig=None, device=False, **options):
               "lineinfo": bool(options.get("lineinfo", False)),
               "debug": bool(options.get("debug", False) or options.get("boundscheck", False)),
               "max_registers": max_registers, "cache": bool(options.get("cache", False)),
-              "warn_float64": bool(options.get("warn_float64", True))}
+              "warn_float64": bool(options.get("warn_float64", True)),
+              "launch_bounds": options.get("launch_bounds")}
 
     targetoptions = dict(kwargs, **{k: v for k, v in options.items() if k not in kwargs})
     # One signature (not a list of them) makes a specialized dispatcher, as in numba.
@@ -261,10 +264,15 @@ def _check_carveout(carveout):
         raise TypeError(f"shared_memory_carveout must be str or int, not {type(carveout).__name__}")
 
 
-def _check_launch_bounds(bounds):
-    """numba's launch_bounds: max threads per block, then optionally min blocks per SM and max blocks per
-    cluster, as an int or a tuple of one to three positive ints."""
+def _launch_bounds(bounds):
+    """numba's launch_bounds (max threads per block, then optionally min blocks per SM and max blocks per
+    cluster, as an int or a tuple of one to three positive ints) as the core's (max_threads, min_blocks,
+    max_cluster_rank), 0 for each one left out."""
+    if bounds is None:
+        return (0, 0, 0)
     values = (bounds,) if isinstance(bounds, int) and not isinstance(bounds, bool) else bounds
+    if isinstance(values, list):
+        values = tuple(values)
     if not isinstance(values, tuple) or not values:
         raise TypeError(f"launch_bounds must be an int or a tuple of ints, not {type(bounds).__name__}")
     if len(values) > 3:
@@ -272,11 +280,13 @@ def _check_launch_bounds(bounds):
                          "(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)")
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
         raise ValueError(f"launch_bounds must be positive ints, not {bounds}")
+    return values + (0,) * (3 - len(values))
 
 
 def _dispatcher_kwargs(targetoptions):
     """The Dispatcher constructor's arguments among jit's options."""
-    names = ("device", "fastmath", "opt", "lineinfo", "debug", "max_registers", "cache", "warn_float64")
+    names = ("device", "fastmath", "opt", "lineinfo", "debug", "max_registers", "cache", "warn_float64",
+             "launch_bounds")
     kwargs = {k: targetoptions[k] for k in names if k in targetoptions}
     kwargs["max_registers"] = kwargs.get("max_registers") or 0
     return kwargs

@@ -525,13 +525,14 @@ PyObject* dispatcher_new(PyTypeObject* type, PyObject*, PyObject*) {
 
 int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* keywords[] = {"name",  "params",   "device",        "fastmath", "opt",
-                                   "debug", "lineinfo", "max_registers", "cache",    "warn_float64", nullptr};
+                                   "debug", "lineinfo", "max_registers", "cache",    "warn_float64", "launch_bounds", nullptr};
   const char* name = nullptr;
   PyObject* params = nullptr;
   int device = 0, fastmath = 0, opt = 3, debug = 0, lineinfo = 0, max_registers = 0, cache = 0, warn_float64 = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippipp", const_cast<char**>(keywords), &name, &params,
+  int max_threads = 0, min_blocks = 0, max_cluster_rank = 0;  // launch_bounds; 0: left out
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippipp(iii)", const_cast<char**>(keywords), &name, &params,
                                    &device, &fastmath, &opt, &debug, &lineinfo, &max_registers, &cache,
-                                   &warn_float64)) {
+                                   &warn_float64, &max_threads, &min_blocks, &max_cluster_rank)) {
     return -1;
   }
   try {
@@ -547,6 +548,11 @@ int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
     st.options.max_registers = max_registers;  // 0: no limit; the jit decorator checked the range
     st.cache_to_disk = cache != 0;
     st.options.warn_float64 = warn_float64 != 0;
+    if (!st.device) {  // a kernel's entry only; the jit decorator checked the values
+      st.options.max_threads = max_threads;
+      st.options.min_blocks = min_blocks;
+      st.options.max_cluster_rank = max_cluster_rank;
+    }
   } catch (...) {
     set_error_from_current_exception();
     return -1;

@@ -8,6 +8,7 @@ compiles PTX on any backend, is.
 
 import json
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -304,3 +305,27 @@ def test_launch_bounds_beyond_three_are_refused_at_decoration():
 
 def lambda_free_kernel():
     pass
+
+
+@gpu.jit(launch_bounds=(128, 2))
+def bounded(x):
+    i = gpu.grid(1)
+    if i < x.size:
+        x[i] += 1.0
+
+
+def test_launch_bounds_become_maxntid_and_minnctapersm_on_the_entry():
+    ptx = bounded.inspect_ptx("void(float32[::1])")
+    assert re.search(r"\.maxntid\s+128,\s+1,\s+1\s*\n", ptx)
+    assert re.search(r"\.minnctapersm\s+2\s*\n", ptx) and ".maxclusterrank" not in ptx
+    # numba's list form works too (.maxclusterrank needs sm_90: test_compile_ptx checks it).
+    listed = gpu.jit(launch_bounds=[64])(bounded.py_func)
+    assert re.search(r"\.maxntid\s+64,\s+1,\s+1\s*\n", listed.inspect_ptx("void(float32[::1])"))
+    assert ".maxntid" not in without_lines.inspect_ptx("void(float32[::1], float32[::1])")
+    # The bounds are a kernel's: a device function compiled with them carries none.
+    assert ".maxntid" not in gpu.jit(device=True, launch_bounds=128)(lambda_free_kernel).inspect_ptx(())
+
+
+def test_launch_bounds_survive_pickling():
+    restored = pickle.loads(pickle.dumps(bounded))
+    assert re.search(r"\.maxntid\s+128,", restored.inspect_ptx("void(float32[::1])"))
