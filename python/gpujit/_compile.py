@@ -19,7 +19,7 @@ Refused by name: output other than PTX (NVVM's LTO-IR) and the C ABI for kernels
 import sys
 
 from ._dispatcher import Dispatcher, _launch_bounds
-from ._types import make_dtypes, void
+from ._signature import type_for_user
 from .errors import CompileError
 
 # The oldest architecture gpujit compiles for (LLVM's NVPTX and CUDA 13's ptxas); an older cc gets it.
@@ -51,17 +51,8 @@ def _return_type(text, sig):
     if ret is not None and _declared_return(sig):
         return ret
     args = sig if isinstance(sig, (tuple, list)) else getattr(sig, "args", ())
-    if any(_is_numba_type(a) for a in args) or (isinstance(sig, str) and "numba" in sys.modules):
-        from numba.core import types as nt
-
-        names = dict(vars(nt), bool=nt.boolean, void=nt.none)
-    else:
-        names = dict(make_dtypes(), void=void)
-        names["bool"] = names["bool_"]
-    try:
-        return eval(text, {"__builtins__": {}}, names)  # "float32", "float32[::1]", "UniTuple(int64, 2)"
-    except Exception:
-        return text
+    numba_types = any(_is_numba_type(a) for a in args) or (isinstance(sig, str) and "numba" in sys.modules)
+    return type_for_user(text, numba_types)
 
 
 def _declared_return(sig):

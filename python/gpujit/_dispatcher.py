@@ -18,7 +18,7 @@ import warnings
 from collections import Counter, namedtuple
 
 from . import _core
-from ._signature import ArgTypes, SignatureDict, _canonical, _type_object, signature_text, type_of_value
+from ._signature import ArgTypes, SignatureDict, signature_text, type_for_user, type_of_value
 from .errors import InvalidConfigWarning
 
 # numba's dispatcher.stats: the on-disk cache's folder (None when cache=False or no folder can be written) and
@@ -398,12 +398,13 @@ class TypeAnnotation:
 
     `typemap` maps each parameter and local of the kernel (not of the device functions it calls) to its type,
     read from the `locals:` section of the typed dump (inspect_types): gpujit's type objects (`gpujit.int32`,
-    `gpujit.float32[:, ::1]`), or the text for types that have none (tuples). str() is the whole dump.
+    `gpujit.float32[:, ::1]`), or the text for types that have none (tuples); numba's type objects instead when
+    numba is imported, since numba-cuda code compares them with numba's. str() is the whole dump.
     """
 
     def __init__(self, dump):
         self.text = dump
-        self.typemap = _kernel_locals(dump)
+        self.typemap = _kernel_locals(dump, "numba" in sys.modules)
 
     def __str__(self):
         return self.text
@@ -412,7 +413,7 @@ class TypeAnnotation:
         return f"<gpujit TypeAnnotation of {len(self.typemap)} variables>"
 
 
-def _kernel_locals(dump):
+def _kernel_locals(dump, numba_types):
     """{name: type} from the kernel's `locals:` section of a typed dump (an indented `name: type` per line)."""
     lines = iter(dump.splitlines())
     if not any(line.startswith("kernel ") for line in lines):
@@ -424,7 +425,7 @@ def _kernel_locals(dump):
         if not line.startswith("    "):
             break
         name, _, text = line.strip().partition(": ")
-        typemap[name] = _type_object(_canonical(text))
+        typemap[name] = type_for_user(text, numba_types)
     return typemap
 
 

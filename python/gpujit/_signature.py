@@ -104,6 +104,26 @@ def _type_object(text):
     return ArrayType(DType(name), len(parts), "C" if parts[-1] == "::1" else "A")
 
 
+def type_for_user(text, numba_types):
+    """The object a user compares a type's text with (compile_ptx's return type, a typemap's values): numba's
+    type object when `numba_types` (numba-cuda code, which compares with numba's types), else gpujit's; the
+    text itself when neither has one."""
+    if text == "void":
+        if not numba_types:
+            from ._types import void
+
+            return void
+        text = "none"
+    if not numba_types:
+        return _type_object(_canonical(text))
+    from numba.core import types as nt
+
+    try:  # "float32", "float32[::1]", "UniTuple(int64, 2)" are numba expressions as they stand
+        return eval(text, {"__builtins__": {}}, dict(vars(nt), bool=nt.boolean))
+    except Exception:
+        return text
+
+
 class ArgTypes(tuple):
     """A key of kernel.overloads: the argument types of one specialization, as gpujit type objects.
 

@@ -4,7 +4,10 @@ Launches run on whichever backend the session uses; the resource figures need pt
 are skipped without it.
 """
 
+import importlib.util
 import pickle
+import subprocess
+import sys
 import shutil
 import os
 
@@ -201,3 +204,34 @@ def test_type_annotation_maps_the_kernels_variables_to_their_types():
     assert typemap["s"] == gpu.float64[:, ::1]
     assert typemap["t"] == "UniTuple(int64, 2)"  # tuple types have no type object: their text
     assert str(annotation) == f.inspect_types("void(int32[::1], float32)")
+
+
+NUMBA_TYPEMAP = """
+import numpy as np
+import numba
+from numba.core import types as nt
+import gpujit as gpu
+
+@gpu.jit("void(int32[::1])")
+def f(x):
+    s = gpu.shared.array(10, dtype=np.int32)
+    s[0] = x[0]
+    t = (x.shape[0], 2)
+    x[0] = s[0] + t[1]
+
+typemap = next(iter(f.overloads.values()))._type_annotation.typemap
+assert typemap["x"] == nt.int32[::1], typemap["x"]
+assert typemap["s"].dtype == nt.int32 and typemap["s"] == nt.int32[::1], typemap["s"]
+assert typemap["t"] == nt.UniTuple(nt.int64, 2), typemap["t"]
+print("ok")
+"""
+
+
+def test_type_annotation_gives_numbas_types_when_numba_is_imported(tmp_path):
+    if importlib.util.find_spec("numba") is None:
+        pytest.skip("numba is not installed")
+    # In a process of its own: importing numba here would change what the other tests' typemaps hold.
+    script = tmp_path / "numba_typemap.py"
+    script.write_text(NUMBA_TYPEMAP)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
