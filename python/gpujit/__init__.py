@@ -19,6 +19,7 @@ from . import _core
 from . import _source  # noqa: F401  its audit hook keeps exec'd sources from here on, for kernels made by exec
 from ._compile import compile, compile_all, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
 from ._dispatcher import Dispatcher, jit
+from ._signature import SignatureDict as _SignatureDict
 from ._kernel_api import build as _build_kernel_api
 from ._types import ArrayType, DType, Signature, make_dtypes as _make_dtypes, void
 from .errors import (CompileError, CudaAPIError, CudaError, CudaSupportError, InvalidConfigWarning, LaunchError,
@@ -28,6 +29,7 @@ __version__ = "0.1.0"
 
 _core._set_error_classes(CompileError, CudaSupportError, CudaAPIError, LaunchError)
 _core._set_warning_class(PerformanceWarning)
+_core._set_signature_dict(_SignatureDict.from_texts)
 
 
 def _env_switch(name, numba_name):

@@ -160,6 +160,11 @@ class ArgTypes(tuple):
 class SignatureDict(dict):
     """A dict keyed by ArgTypes that finds its entries by any spelling of a signature (numba's types too)."""
 
+    @classmethod
+    def from_texts(cls, entries):
+        """From {argument types' text: value}, as inspect_* without a signature gives them."""
+        return cls((ArgTypes(text), value) for text, value in entries.items())
+
     def _key(self, key):
         if isinstance(key, ArgTypes):
             return key

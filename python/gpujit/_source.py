@@ -31,7 +31,8 @@ import types
 
 # Modules a kernel may name, by their canonical name for the compiler.
 _MODULES = {"math": "math", "cmath": "cmath", "numpy": "numpy", "gpujit": "gpujit", "numba": "numba",
-            "numba.cuda": "numba.cuda", "numba.types": "numba.types", "gpujit.random": "gpujit.random",
+            "numba.cuda": "numba.cuda", "numba.types": "numba.types",
+            "numba.core.types": "numba.types", "numba.cuda.types": "numba.types", "gpujit.random": "gpujit.random",
             "numba.cuda.random": "numba.cuda.random", "gpujit.libdevice": "gpujit.libdevice",
             "numba.cuda.libdevice": "numba.cuda.libdevice", "operator": "operator",
             "gpujit.fp16": "gpujit.fp16", "numba.cuda.fp16": "numba.cuda.fp16"}

@@ -718,6 +718,15 @@ std::string inspect_text(const CompileResult& r, Inspect what) {
   return {};
 }
 
+// Makes the dict an inspect_* call gives without a signature (text key -> text) into the package's
+// SignatureDict, which finds an entry by the argument types in any spelling; unset, the dict stays as is.
+PyObject* g_signature_dict = nullptr;
+
+PyObject* by_signature(pyb::dict out) {
+  if (!g_signature_dict) return out.release().ptr();
+  return PyObject_CallOneArg(g_signature_dict, out.ptr());
+}
+
 PyObject* inspect(PyObject* self, PyObject* args, PyObject* kwargs, Inspect what) {
   static const char* keywords[] = {"signature", nullptr};
   PyObject* sig = Py_None;
@@ -737,7 +746,7 @@ PyObject* inspect(PyObject* self, PyObject* args, PyObject* kwargs, Inspect what
       pyb::dict out;
       for (const auto& key : st.signatures)
         out[pyb::str(describe_key(key))] = text_of("void" + describe_key(key));
-      return out.release().ptr();
+      return by_signature(std::move(out));
     }
     if (sig != Py_None) {
       auto r = compile_key(self, key_of_signature(st, signature_text(sig)), device, keep);
@@ -758,7 +767,7 @@ PyObject* inspect(PyObject* self, PyObject* args, PyObject* kwargs, Inspect what
       auto r = compile_key(self, key, device, keep);
       out[text] = pyb::str(inspect_text(*r, what));
     }
-    return out.release().ptr();
+    return by_signature(std::move(out));
   } catch (...) {
     set_error_from_current_exception();
     return nullptr;
@@ -857,6 +866,9 @@ void register_dispatcher(pyb::module_& m) {
   if (!g_launcher_type) throw pyb::error_already_set();
   m.attr("Dispatcher") = pyb::handle(reinterpret_cast<PyObject*>(g_dispatcher_type));
   m.attr("Launcher") = pyb::handle(reinterpret_cast<PyObject*>(g_launcher_type));
+  m.def("_set_signature_dict", [](pyb::object factory) {
+    Py_XSETREF(g_signature_dict, factory.release().ptr());
+  }, "The callable that turns inspect_*()'s {signature text: text} into the dict it returns.");
 
   // The decorator for explicit signatures: a C++ callable, so a CompileError at decoration shows the user's
   // decorator line and no gpujit frame.

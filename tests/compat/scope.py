@@ -61,6 +61,8 @@ NEEDS_GPU = [
     (r"test_multigpu::", "several devices"),
     (r"test_cuda_array_interface::.*(stream|sync|consumer)", "streams as the CUDA array interface exchanges them"),
     (r"test_inspect::.*sass", "SASS from nvdisasm for a real device"),
+    (r"test_compiler::TestCompileForCurrentDevice::", "the current device's compute capability (the CPU backend "
+     "has none, which numba's find_closest_arch refuses)"),
     (r"test_warning::.*(inefficient_launch|warn_on_host_array)", "launch warnings about a CUDA device's occupancy "
      "and copies, which the CPU backend does not give"),
 ]

@@ -44,6 +44,9 @@ def test_inspect_ptx_compiles_for_a_signature_and_lists_compiled_ones():
     assert uses_globals.inspect_ptx((gpu.float64[:],)).count(".entry") == 1
     every = uses_globals.inspect_ptx()
     assert set(every) == {"(float32[::1])", "(float64[:])"}
+    # Keyed by the argument types in any spelling, as kernel.overloads is (numba's tests index with types).
+    assert every[(gpu.float32[::1],)] == every["(float32[::1])"] == ptx
+    assert uses_globals.inspect_types()[(gpu.float64[:],)] == uses_globals.inspect_types("void(float64[:])")
     assert uses_globals.inspect_asm("void(float32[::1])") == ptx
 
 

@@ -2,6 +2,7 @@
 return a value; the cc argument. All of it compiles PTX, on any machine."""
 
 import re
+from types import ModuleType
 
 import pytest
 
@@ -128,3 +129,21 @@ def test_launch_bounds():
     assert re.search(r"\.minnctapersm\s+2", ptx) and re.search(r"\.maxclusterrank\s+4", ptx)
     with pytest.raises(ValueError, match="Got 4 launch bounds:"):
         gpu.compile_ptx(f, "void()", launch_bounds=(128, 2, 4, 8))
+
+
+# numba's types module, under each name numba-cuda code reaches it by (`from numba.cuda import types`,
+# `numba.core.types`): its scalar types cast in kernels as gpujit's do. A stand-in module object with the
+# same name is enough; the compiler resolves the attributes.
+@pytest.mark.parametrize("module_name", ["numba.cuda.types", "numba.core.types"])
+def test_numbas_types_module_casts_in_device_functions(module_name):
+    types = ModuleType(module_name)
+
+    def cmp_explicit(a, b):
+        return types.uint8(a == b)
+
+    cmp_explicit.__globals__["types"] = types
+    try:
+        ptx, resty = gpu.compile_ptx(cmp_explicit, (gpu.int32, gpu.int32), device=True, abi="c")
+    finally:
+        del cmp_explicit.__globals__["types"]
+    assert resty == gpu.uint8 and ".visible .func" in ptx
