@@ -10,6 +10,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "frontend/ast.h"
 #include "frontend/diagnostics.h"
 #include "ir/libdevice_functions.h"
 #include "ir/fp16_functions.h"
@@ -210,6 +211,9 @@ std::vector<BuiltinInfo> make_rows() {
       fn(Id::Round, S::Python, "round", 1, 2, T::Round, L::Inline,
          "round(x): nearest integer as int64, halves to even; round(x, ndigits): x (a float) rounded to ndigits "
          "decimals, halves to even, of x's type"),
+      {Id::PyPow, S::Python, "pow", nullptr, true, 2, 2, T::OperatorBinary, L::Operator, nullptr, nullptr, false,
+       BuiltinReg::None, static_cast<uint8_t>(BinOpKind::Pow), 0, true,
+       "pow(x, y): x ** y, typed as the operator (three-argument pow is not supported)"},
       fn(Id::Print, S::Python, "print", 0, -1, T::Print, L::Print,
          "print(a, b, ...): numbers and string literals, space-separated, one line per call (vprintf on GPUs)"),
       fn(Id::Cast, S::Python, "<dtype>", 1, 1, T::Cast, L::Cast,

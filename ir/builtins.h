@@ -140,6 +140,7 @@ enum class BuiltinId : uint16_t {
   Float,
   Bool,
   Round,
+  PyPow,  // the builtin pow(x, y): typed and lowered as x ** y
   Print,
   // A dtype called as a function: float32(x), np.int32(x). Resolved through Symbol::DType, listed for docs.
   Cast,

@@ -77,6 +77,32 @@ def test_round_ndigits_of_an_integer_is_an_error():
 
 
 @gpu.jit
+def builtin_pow(ints, floats, zs, i, n, x, z):
+    ints[0] = pow(i, n)
+    floats[0] = pow(x, n)
+    floats[1] = pow(x, 0.5)
+    zs[0] = pow(z, 3)
+    zs[1] = pow(z, z)
+
+
+def test_builtin_pow_is_the_operator():
+    ints, floats, zs = np.zeros(1, np.int64), np.zeros(2), np.zeros(2, np.complex128)
+    builtin_pow[1, 1](ints, floats, zs, 3, 5, 2.5, 1 + 2j)
+    assert ints[0] == 3**5 and floats[0] == 2.5**5 and floats[1] == 2.5**0.5
+    np.testing.assert_allclose(zs, [(1 + 2j) ** 3, (1 + 2j) ** (1 + 2j)], rtol=1e-13)
+
+
+def test_builtin_pow_with_a_modulus_is_an_error():
+    @gpu.jit
+    def bad(out):
+        out[0] = pow(2, 3, 5)
+
+    with pytest.raises(gpu.CompileError, match=r"pow\(\) takes 2 arguments, got 3") as e:
+        bad[1, 1](np.zeros(1, np.int64))
+    assert "^" in str(e.value)
+
+
+@gpu.jit
 def extremes(lo, hi, a, b):
     i = gpu.grid(1)
     if i < a.size:
