@@ -181,6 +181,8 @@ enum class BuiltinId : uint16_t {
   Remainder,
   Nextafter,
   Ldexp,
+  Frexp,
+  Modf,
   IsNan,
   IsInf,
   IsFinite,
@@ -250,6 +252,8 @@ enum class BuiltinTyping : uint8_t {
   MathUnary,      // float -> float; integers compute in float64 (numba-cuda's Math_unary)
   MathBinary,     // (float, float) -> float, both converted to math_float_kind of the two
   MathLdexp,      // ldexp(float, int32) -> float
+  MathLibdevice,  // frexp/modf: libdevice's function for the float kind (f32/f64 name its rows), whose
+                  // pointer outputs come back in a tuple as libdevice.<name>(x) gives them
   MathPredicate,  // isnan/isinf/isfinite: float -> bool
   MathConstant,   // math.pi: a float64 constant (value in `constant`)
   MinMax,         // two or more numbers -> their common type

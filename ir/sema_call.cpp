@@ -280,6 +280,24 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       if (k == ScalarKind::Float16) k = ScalarKind::Float32;
       return done({Type::scalar_of(k), Type::scalar_of(ScalarKind::Int32)}, Type::scalar_of(k));
     }
+    case BuiltinTyping::MathLibdevice: {
+      // libdevice's function for the argument's float kind; the call lowers as that libdevice row, so the
+      // callee's symbol becomes it.
+      if (!require_numbers()) return ExprResult::error();
+      ScalarKind k = math_float_kind(ops);
+      std::string_view symbol = k == ScalarKind::Float64 ? b.f64 : b.f32;
+      const BuiltinInfo* row = find_libdevice_builtin(symbol.substr(std::string_view("__nv_").size()));
+      if (!row) throw InternalError(fmt::format("{}: libdevice has no {}", name, symbol));
+      if (checking_) {
+        Symbol s;
+        s.kind = Symbol::Kind::Builtin;
+        s.name = name;
+        s.builtin = row;
+        fn_.symbols[e.func.get()] = s;
+      }
+      const LibdeviceSignature& sig = libdevice_signature(*row);
+      return done(sig.inputs, libdevice_call_type(sig));
+    }
     case BuiltinTyping::MathPredicate: {
       if (!require_numbers()) return ExprResult::error();
       ScalarKind k = math_float_kind(ops);

@@ -4,6 +4,8 @@ Kernels run on the default backend (the GPU when there is one, else the CPU back
 functions libm also has run); compile_ptx makes PTX on any machine.
 """
 
+import math
+
 import numpy as np
 import pytest
 
@@ -40,6 +42,48 @@ def test_results_through_pointers_come_back_as_a_tuple():
     np.testing.assert_allclose(c, np.cos(x), rtol=1e-14, atol=1e-15)
     np.testing.assert_array_equal(frac, want_frac)
     np.testing.assert_array_equal(exp, want_exp)
+
+
+@gpu.jit
+def math_frexp_modf(m, e, frac, whole, x):
+    i = gpu.grid(1)
+    if i < x.size:
+        mv, ev = math.frexp(x[i])
+        m[i] = mv
+        e[i] = ev
+        f, w = math.modf(x[i])
+        frac[i] = f
+        whole[i] = w
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_math_frexp_and_modf_are_libdevices_for_the_float_kind(dtype):
+    x = np.array([0.0, 1.0, -3.75, 1e-30, 123456.789, 0.3, -2.5, np.inf], dtype)
+    m, frac, whole = (np.zeros_like(x) for _ in range(3))
+    e = np.zeros(x.size, np.int32)
+    math_frexp_modf[1, 32](m, e, frac, whole, x)
+    want_m, want_e = np.frexp(x)
+    want_frac, want_whole = np.modf(x)
+    np.testing.assert_array_equal(m, want_m)
+    np.testing.assert_array_equal(e, want_e)
+    np.testing.assert_array_equal(frac, want_frac)
+    np.testing.assert_array_equal(whole, want_whole)
+    # The float kind's own function: float32 stays float32 (frexpf, modff); the exponent is an int32.
+    name = np.dtype(dtype).name
+    sig = f"void({name}[::1], int32[::1], {name}[::1], {name}[::1], {name}[::1])"
+    typemap = math_frexp_modf.overloads[sig]._type_annotation.typemap
+    assert [str(typemap[v]) for v in ("mv", "ev", "f", "w")] == [name, "int32", name, name]
+
+
+def test_math_frexp_of_a_non_number_is_an_error_at_the_call():
+    @gpu.jit
+    def bad(out, t):
+        m, e = math.frexp(t)
+        out[0] = m
+
+    with pytest.raises(gpu.CompileError, match=r"math.frexp\(\) argument 1 must be a number, got UniTuple") as err:
+        bad[1, 1](np.zeros(1), (1.0, 2.0))
+    assert "^" in str(err.value)
 
 
 def test_float32_functions_keep_float32():
