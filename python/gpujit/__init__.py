@@ -13,7 +13,6 @@
 Importing gpujit loads its C++ core but neither NumPy nor the CUDA driver; both load on first use.
 """
 
-import os as _os
 
 from . import _core
 from . import _source  # noqa: F401  its audit hook keeps exec'd sources from here on, for kernels made by exec
@@ -32,20 +31,9 @@ _core._set_warning_class(PerformanceWarning)
 _core._set_signature_dict(_SignatureDict.from_texts)
 
 
-def _env_switch(name, numba_name):
-    """An on/off environment setting: gpujit's name, else numba-cuda's, else on."""
-    value = _os.environ.get(name, _os.environ.get(numba_name, "1")).strip()
-    try:
-        return int(value) != 0
-    except ValueError:
-        raise ValueError(f"environment variable {name if name in _os.environ else numba_name}={value!r} "
-                         "must be 0 or 1") from None
-
-
-# The launch path's performance warnings, on by default as in numba-cuda (docs/python.md, "Warnings").
-_core._set_launch_warnings(
-    low_occupancy=_env_switch("GPUJIT_LOW_OCCUPANCY_WARNINGS", "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS"),
-    implicit_copy=_env_switch("GPUJIT_WARN_ON_IMPLICIT_COPY", "NUMBA_CUDA_WARN_ON_IMPLICIT_COPY"))
+# The launch path's performance warnings, on by default as in numba-cuda; gpujit.config switches them at run
+# time (docs/python.md, "Warnings").
+from . import config  # noqa: E402
 
 globals().update(_make_dtypes())
 globals().update(_build_kernel_api(_core.kernel_builtins()))

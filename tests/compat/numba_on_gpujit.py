@@ -18,6 +18,7 @@ counts it as it comes out. `numba_native.py` is the same plugin without the bind
 
 import os
 import sys
+import types
 
 sys.path.insert(0, os.path.dirname(__file__))
 import numba_native  # noqa: E402  the NumPy 2 shim and the fixture, shared with numba-cuda's own run
@@ -90,10 +91,28 @@ def _bind_numba_cuda():
     # Likewise a test expecting numba's warnings expects gpujit's (the launch warnings, debug with opt).
     errors.NumbaPerformanceWarning = gpujit.PerformanceWarning
     errors.NumbaInvalidConfigWarning = gpujit.InvalidConfigWarning
+    # numba's config stays numba's, but the switches gpujit also has follow it: a test that sets
+    # CUDA_LOW_OCCUPANCY_WARNINGS (override_config) switches gpujit's warning as a user's program would.
+    import numba.cuda.core.config as numba_config
+    numba_config.__class__ = _ForwardingConfig
+    for name in _FORWARDED:
+        setattr(gpujit.config, name, getattr(numba_config, name))
     testing.cc_X_or_above = _cc_at_least
     testing.CUDATestCase.skip_if_lto = lambda self, reason: None
     driver.USE_NV_BINDING = True
     return bound
+
+
+_FORWARDED = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY")
+
+
+class _ForwardingConfig(types.ModuleType):
+    """numba's config module, whose launch-warning switches are also set on gpujit.config."""
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name in _FORWARDED:
+            setattr(gpujit.config, name, value)
 
 
 class _Context:

@@ -95,6 +95,22 @@ def test_the_occupancy_warning_can_be_switched_off(cuda, switches):
         fresh()[7, 1](gpu.device_array(1, np.float32), 1)
 
 
+def test_config_switches_the_warnings_at_run_time(cuda, switches):
+    # numba-cuda's config names, as `cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0` in a numba-cuda program.
+    gpu.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+    assert gpu.config.CUDA_LOW_OCCUPANCY_WARNINGS == 0 and _core._launch_warnings()[0] is False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fresh()[7, 1]
+    gpu.config.CUDA_LOW_OCCUPANCY_WARNINGS = 1
+    with pytest.warns(gpu.PerformanceWarning, match="low occupancy"):
+        fresh()[7, 1]
+    gpu.config.CUDA_WARN_ON_IMPLICIT_COPY = False
+    assert gpu.config.CUDA_WARN_ON_IMPLICIT_COPY == 0 and _core._launch_warnings() == (True, False)
+    with pytest.raises(AttributeError, match="has no attribute 'CUDA_NO_SUCH_SETTING'"):
+        gpu.config.CUDA_NO_SUCH_SETTING
+
+
 def test_host_arrays_warn_on_a_cuda_device_once_per_kernel(fake):
     launcher = fresh()[256, 1]
     launches = fake.calls("cuLaunchKernel")

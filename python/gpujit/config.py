@@ -1,0 +1,62 @@
+"""gpujit's run-time settings, readable and writable as numba-cuda's `numba.cuda.config` is.
+
+    gpujit.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0   # no warning for grids with fewer blocks than SMs
+    gpujit.config.CUDA_WARN_ON_IMPLICIT_COPY = 0    # no warning when a launch copies a host array
+
+Each starts from its environment variable (GPUJIT_LOW_OCCUPANCY_WARNINGS, else numba-cuda's
+NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS; GPUJIT_WARN_ON_IMPLICIT_COPY, else NUMBA_CUDA_WARN_ON_IMPLICIT_COPY), on when
+unset, and an assignment takes effect at the next launch, as numba's does (docs/python.md, "Warnings").
+"""
+
+import os
+import sys
+import types
+
+from . import _core
+
+# numba-cuda's name of each setting -> (gpujit's environment variable, numba-cuda's).
+_SWITCHES = {
+    "CUDA_LOW_OCCUPANCY_WARNINGS": ("GPUJIT_LOW_OCCUPANCY_WARNINGS", "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS"),
+    "CUDA_WARN_ON_IMPLICIT_COPY": ("GPUJIT_WARN_ON_IMPLICIT_COPY", "NUMBA_CUDA_WARN_ON_IMPLICIT_COPY"),
+}
+
+
+def _from_environment(name, numba_name):
+    """An on/off environment setting: gpujit's name, else numba-cuda's, else on."""
+    value = os.environ.get(name, os.environ.get(numba_name, "1")).strip()
+    try:
+        return int(value) != 0
+    except ValueError:
+        raise ValueError(f"environment variable {name if name in os.environ else numba_name}={value!r} "
+                         "must be 0 or 1") from None
+
+
+class _Config(types.ModuleType):
+    """The module's class: the switches read and write the launch path's own flags."""
+
+    def __getattr__(self, name):
+        if name not in _SWITCHES:
+            raise AttributeError(f"module 'gpujit.config' has no attribute '{name}'")
+        low_occupancy, implicit_copy = _core._launch_warnings()
+        return int(low_occupancy if name == "CUDA_LOW_OCCUPANCY_WARNINGS" else implicit_copy)
+
+    def __setattr__(self, name, value):
+        if name not in _SWITCHES:
+            super().__setattr__(name, value)
+            return
+        low_occupancy, implicit_copy = _core._launch_warnings()
+        on = bool(int(value))
+        if name == "CUDA_LOW_OCCUPANCY_WARNINGS":
+            low_occupancy = on
+        else:
+            implicit_copy = on
+        _core._set_launch_warnings(low_occupancy=low_occupancy, implicit_copy=implicit_copy)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(_SWITCHES))
+
+
+_core._set_launch_warnings(
+    low_occupancy=_from_environment(*_SWITCHES["CUDA_LOW_OCCUPANCY_WARNINGS"]),
+    implicit_copy=_from_environment(*_SWITCHES["CUDA_WARN_ON_IMPLICIT_COPY"]))
+sys.modules[__name__].__class__ = _Config
