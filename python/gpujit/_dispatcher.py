@@ -223,8 +223,9 @@ def jit(func_or_sig=None, device=False, **options):
     if options.get("debug") and options.get("opt") not in (None, False, 0):
         # numba warns too (NVVM cannot debug optimized code); in gpujit debug simply wins.
         warnings.warn(f"jit(debug=True, opt={options['opt']!r}): debug compiles at optimization level 0, so opt is "
-                      "ignored; pass opt=False, or boundscheck=True instead of debug for bounds checks at full "
-                      "optimization", InvalidConfigWarning, stacklevel=2)
+                      "ignored (debugging optimized code is not supported by CUDA); pass opt=False, or "
+                      "boundscheck=True instead of debug for bounds checks at full optimization",
+                      InvalidConfigWarning, stacklevel=2)
     opt = options.get("opt", 3)
     opt = 0 if opt is False or options.get("debug") else 3 if opt is True else int(opt)
     kwargs = {"device": device, "fastmath": bool(options.get("fastmath", False)), "opt": opt,

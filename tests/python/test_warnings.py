@@ -191,7 +191,8 @@ def _kernel():
 @pytest.mark.parametrize("opt", [True, 3, 1])
 def test_debug_with_opt_warns_that_debug_wins(opt):
     with pytest.warns(gpu.InvalidConfigWarning, match=rf"^jit\(debug=True, opt={opt}\): debug compiles at "
-                                                      "optimization level 0, so opt is ignored") as w:
+                                                      r"optimization level 0, so opt is ignored \(debugging "
+                                                      r"optimized code is not supported by CUDA\)") as w:
         k = gpu.jit(debug=True, opt=opt)(_kernel)  # debug and opt here
     assert len(w) == 1 and w[0].filename == __file__ and w[0].lineno == _line("# debug and opt here")
     assert k.targetoptions["opt"] == 0
