@@ -65,6 +65,9 @@ CudaDevice::CudaDevice(CudaDriver& driver, int ordinal) : rt::Device({}), driver
   GPUJIT_CU(driver_, cuDevicePrimaryCtxRetain, &context_, device_);
 }
 
+// A CUDA context is current per thread, and a thread starts with none: every call that works in a context
+// makes this device's current first (one cuCtxGetCurrent when it already is), so arrays, streams and copies
+// work from any thread, as numba-cuda's do.
 void CudaDevice::bind() {
   CUcontext current = nullptr;
   GPUJIT_CU(driver_, cuCtxGetCurrent, &current);
@@ -75,49 +78,65 @@ void CudaDevice::activate() { bind(); }
 
 rt::DevicePtr CudaDevice::allocate(size_t bytes) {
   if (bytes == 0) return 0;
+  bind();
   CUdeviceptr ptr = 0;
   GPUJIT_CU(driver_, cuMemAlloc, &ptr, bytes);
   return ptr;
 }
 
 void CudaDevice::deallocate(rt::DevicePtr ptr) {
-  if (ptr) GPUJIT_CU(driver_, cuMemFree, ptr);
+  if (!ptr) return;
+  bind();
+  GPUJIT_CU(driver_, cuMemFree, ptr);
 }
 
 void* CudaDevice::allocate_pinned(size_t bytes) {
   void* ptr = nullptr;
+  bind();
   GPUJIT_CU(driver_, cuMemHostAlloc, &ptr, bytes == 0 ? 1 : bytes, CU_MEMHOSTALLOC_PORTABLE);
   return ptr;
 }
 
 void CudaDevice::deallocate_pinned(void* ptr) {
-  if (ptr) GPUJIT_CU(driver_, cuMemFreeHost, ptr);
+  if (!ptr) return;
+  bind();
+  GPUJIT_CU(driver_, cuMemFreeHost, ptr);
 }
 
 void CudaDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) {
-  if (bytes) GPUJIT_CU(driver_, cuMemcpyHtoDAsync, dst, src, bytes, as_stream(stream));
+  if (!bytes) return;
+  bind();
+  GPUJIT_CU(driver_, cuMemcpyHtoDAsync, dst, src, bytes, as_stream(stream));
 }
 
 void CudaDevice::copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
-  if (bytes) GPUJIT_CU(driver_, cuMemcpyDtoHAsync, dst, src, bytes, as_stream(stream));
+  if (!bytes) return;
+  bind();
+  GPUJIT_CU(driver_, cuMemcpyDtoHAsync, dst, src, bytes, as_stream(stream));
 }
 
 void CudaDevice::copy_on_device(rt::DevicePtr dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
-  if (bytes) GPUJIT_CU(driver_, cuMemcpyDtoDAsync, dst, src, bytes, as_stream(stream));
+  if (!bytes) return;
+  bind();
+  GPUJIT_CU(driver_, cuMemcpyDtoDAsync, dst, src, bytes, as_stream(stream));
 }
 
 void CudaDevice::fill_bytes(rt::DevicePtr dst, uint8_t value, size_t bytes, rt::StreamHandle stream) {
-  if (bytes) GPUJIT_CU(driver_, cuMemsetD8Async, dst, value, bytes, as_stream(stream));
+  if (!bytes) return;
+  bind();
+  GPUJIT_CU(driver_, cuMemsetD8Async, dst, value, bytes, as_stream(stream));
 }
 
 std::pair<size_t, size_t> CudaDevice::memory_info() {
   size_t free = 0, total = 0;
+  bind();
   GPUJIT_CU(driver_, cuMemGetInfo, &free, &total);
   return {free, total};
 }
 
 rt::StreamHandle CudaDevice::create_stream() {
   CUstream s = nullptr;
+  bind();
   GPUJIT_CU(driver_, cuStreamCreate, &s, CU_STREAM_DEFAULT);
   return s;
 }
@@ -139,6 +158,7 @@ bool CudaDevice::query_stream(rt::StreamHandle stream) {
 
 rt::EventHandle CudaDevice::create_event(bool timing) {
   CUevent e = nullptr;
+  bind();
   GPUJIT_CU(driver_, cuEventCreate, &e, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
   return e;
 }
@@ -172,7 +192,10 @@ float CudaDevice::elapsed_ms(rt::EventHandle start, rt::EventHandle end) {
   return ms;
 }
 
-void CudaDevice::synchronize() { GPUJIT_CU(driver_, cuCtxSynchronize); }
+void CudaDevice::synchronize() {
+  bind();  // cuCtxSynchronize waits for the calling thread's current context: make it this device's
+  GPUJIT_CU(driver_, cuCtxSynchronize);
+}
 
 void CudaDevice::configure_compile(CompileOptions& options) const {
   options.arch = arch_for_compute_capability(props_.cc_major, props_.cc_minor);

@@ -29,6 +29,7 @@ namespace {
 constexpr CUresult kInvalidValue = 1;
 constexpr CUresult kNotInitialized = 3;
 constexpr CUresult kInvalidDevice = 101;
+constexpr CUresult kInvalidContext = 201;
 constexpr CUresult kInvalidPtx = 218;
 constexpr CUresult kInvalidHandle = 400;
 constexpr CUresult kNotFound = 500;
@@ -69,7 +70,6 @@ struct State {
   std::string fail_function;
   CUresult fail_code = 0;
   int fail_after = 0;
-  CUcontext current = nullptr;
   int devices = 1;
 };
 
@@ -77,6 +77,10 @@ State& state() {
   static State* s = new State();
   return *s;
 }
+
+// As in the real driver, the current context belongs to the calling thread: a new thread has none, and the
+// calls that work in a context (memory, copies, streams, events, modules, synchronize) fail without one.
+thread_local CUcontext tl_current = nullptr;
 
 double now_ms() {
   using namespace std::chrono;
@@ -103,6 +107,10 @@ CUresult enter(const char* function, long* counter) {
   if (!state().initialized && std::strcmp(name, "cuInit") != 0 && std::strcmp(name, "cuDriverGetVersion") != 0 && \
       std::strcmp(name, "cuGetErrorName") != 0 && std::strcmp(name, "cuGetErrorString") != 0)                    \
     return kNotInitialized;
+
+// For the calls that need the calling thread's current context.
+#define FAKE_NEEDS_CONTEXT() \
+  if (!tl_current) return kInvalidContext;
 
 // Reads `.visible .entry name(.param .u64 .ptr .global .align 4 a, .param .align 8 .b8 b[16], ...)`: each
 // comma-separated parameter's size is its first .bN/.uN/.sN/.fN type, times the [N] count if present.
@@ -252,23 +260,25 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice device) {
 
 CUresult cuCtxSetCurrent(CUcontext ctx) {
   FAKE_ENTER("cuCtxSetCurrent");
-  state().current = ctx;
+  tl_current = ctx;
   return CUDA_SUCCESS;
 }
 
 CUresult cuCtxGetCurrent(CUcontext* ctx) {
   FAKE_ENTER("cuCtxGetCurrent");
-  *ctx = state().current;
+  *ctx = tl_current;
   return CUDA_SUCCESS;
 }
 
 CUresult cuCtxSynchronize() {
   FAKE_ENTER("cuCtxSynchronize");
+  FAKE_NEEDS_CONTEXT();
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
   FAKE_ENTER("cuMemGetInfo_v2");
+  FAKE_NEEDS_CONTEXT();
   size_t used = 0;
   for (auto& [p, n] : state().allocations) used += n;
   *total = size_t(80) << 30;
@@ -278,6 +288,7 @@ CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
 
 CUresult cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
   FAKE_ENTER("cuMemAlloc_v2");
+  FAKE_NEEDS_CONTEXT();
   if (bytes == 0) return kInvalidValue;
   void* p = std::malloc(bytes);
   if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -289,6 +300,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
 
 CUresult cuMemFree_v2(CUdeviceptr ptr) {
   FAKE_ENTER("cuMemFree_v2");
+  FAKE_NEEDS_CONTEXT();
   auto it = state().allocations.find(ptr);
   if (it == state().allocations.end()) return kInvalidValue;
   std::free(reinterpret_cast<void*>(uintptr_t(ptr)));
@@ -298,6 +310,7 @@ CUresult cuMemFree_v2(CUdeviceptr ptr) {
 
 CUresult cuMemHostAlloc(void** ptr, size_t bytes, unsigned) {
   FAKE_ENTER("cuMemHostAlloc");
+  FAKE_NEEDS_CONTEXT();
   *ptr = std::malloc(bytes ? bytes : 1);
   state().pinned.insert(*ptr);
   return CUDA_SUCCESS;
@@ -305,6 +318,7 @@ CUresult cuMemHostAlloc(void** ptr, size_t bytes, unsigned) {
 
 CUresult cuMemFreeHost(void* ptr) {
   FAKE_ENTER("cuMemFreeHost");
+  FAKE_NEEDS_CONTEXT();
   if (!state().pinned.erase(ptr)) return kInvalidValue;
   std::free(ptr);
   return CUDA_SUCCESS;
@@ -312,30 +326,35 @@ CUresult cuMemFreeHost(void* ptr) {
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstream) {
   FAKE_ENTER("cuMemcpyHtoDAsync_v2");
+  FAKE_NEEDS_CONTEXT();
   std::memcpy(reinterpret_cast<void*>(uintptr_t(dst)), src, n);
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream) {
   FAKE_ENTER("cuMemcpyDtoHAsync_v2");
+  FAKE_NEEDS_CONTEXT();
   std::memcpy(dst, reinterpret_cast<const void*>(uintptr_t(src)), n);
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) {
   FAKE_ENTER("cuMemcpyDtoDAsync_v2");
+  FAKE_NEEDS_CONTEXT();
   std::memmove(reinterpret_cast<void*>(uintptr_t(dst)), reinterpret_cast<const void*>(uintptr_t(src)), n);
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream) {
   FAKE_ENTER("cuMemsetD8Async");
+  FAKE_NEEDS_CONTEXT();
   std::memset(reinterpret_cast<void*>(uintptr_t(dst)), value, n);
   return CUDA_SUCCESS;
 }
 
 CUresult cuStreamCreate(CUstream* stream, unsigned) {
   FAKE_ENTER("cuStreamCreate");
+  FAKE_NEEDS_CONTEXT();
   *stream = reinterpret_cast<CUstream>(new char);
   state().streams.insert(*stream);
   return CUDA_SUCCESS;
@@ -367,6 +386,7 @@ CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned) {
 
 CUresult cuEventCreate(CUevent* event, unsigned) {
   FAKE_ENTER("cuEventCreate");
+  FAKE_NEEDS_CONTEXT();
   *event = reinterpret_cast<CUevent>(new char);
   state().events[*event] = -1;
   return CUDA_SUCCESS;
@@ -408,6 +428,7 @@ CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
 CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned num_options, CUjit_option* options,
                             void** values) {
   FAKE_ENTER("cuModuleLoadDataEx");
+  FAKE_NEEDS_CONTEXT();
   auto* m = new FakeModule();
   m->ptx = static_cast<const char*>(image);
   if (m->ptx.find("FAKECUDA_REJECT") != std::string::npos || !parse_ptx(m->ptx, m)) {
