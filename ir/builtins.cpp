@@ -421,9 +421,10 @@ const BuiltinInfo* find_numpy_builtin(std::string_view name) {
     if (r.numpy_name && name == r.numpy_name) return &r;
   }
   if (name == "absolute") return &builtin_info(BuiltinId::Abs);
-  if (name == "minimum") return &builtin_info(BuiltinId::Min);
-  if (name == "maximum") return &builtin_info(BuiltinId::Max);
-  return nullptr;
+  // min and max of two floats are C's fmin/fmax (a NaN loses), which is what np.fmin/np.fmax are.
+  if (name == "minimum" || name == "fmin") return &builtin_info(BuiltinId::Min);
+  if (name == "maximum" || name == "fmax") return &builtin_info(BuiltinId::Max);
+  return find_numpy_operator(name);
 }
 
 const BuiltinInfo& builtin_info(BuiltinId id) { return *table().by_id.at(static_cast<size_t>(id)); }
@@ -487,6 +488,8 @@ std::string builtins_markdown() {
   md += "\n## operator (Python's `operator` module)\n\nA function of the operator module held in a variable "
         "and called (`op = operator.add; op(a, b)`) is the operator it names, typed as if written in place: ";
   for (std::string_view n : operator_names()) md += fmt::format("`operator.{}` ", n);
+  md += "\n\nNumPy's ufuncs that are one of these operators on numbers are the same: ";
+  for (std::string_view n : numpy_operator_names()) md += fmt::format("`np.{}` ", n);
   md += "\n";
   std::string later;
   for (const BuiltinInfo& r : table().rows) {

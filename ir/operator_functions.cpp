@@ -57,6 +57,38 @@ const Table& table() {
 
 }  // namespace
 
+namespace {
+
+// NumPy's ufuncs that are a Python operator on scalars: np.add(a, b) is a + b, np.less(a, b) is a < b.
+const struct {
+  const char* numpy;
+  const char* op;
+} kNumpyOperators[] = {
+    {"add", "add"},           {"subtract", "sub"},          {"multiply", "mul"},
+    {"divide", "truediv"},    {"true_divide", "truediv"},   {"floor_divide", "floordiv"},
+    {"remainder", "mod"},     {"mod", "mod"},               {"negative", "neg"},
+    {"positive", "pos"},      {"invert", "invert"},         {"bitwise_not", "invert"},
+    {"bitwise_and", "and_"},  {"bitwise_or", "or_"},        {"bitwise_xor", "xor"},
+    {"left_shift", "lshift"}, {"right_shift", "rshift"},    {"equal", "eq"},
+    {"not_equal", "ne"},      {"less", "lt"},               {"less_equal", "le"},
+    {"greater", "gt"},        {"greater_equal", "ge"},      {"logical_not", "not_"},
+};
+
+}  // namespace
+
+const BuiltinInfo* find_numpy_operator(std::string_view name) {
+  for (const auto& n : kNumpyOperators) {
+    if (name == n.numpy) return find_operator_builtin(n.op);
+  }
+  return nullptr;
+}
+
+std::vector<std::string_view> numpy_operator_names() {
+  std::vector<std::string_view> names;
+  for (const auto& n : kNumpyOperators) names.emplace_back(n.numpy);
+  return names;
+}
+
 const BuiltinInfo* find_operator_builtin(std::string_view name) {
   for (const BuiltinInfo& r : table().rows) {
     if (name == r.name) return &r;

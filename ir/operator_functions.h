@@ -18,5 +18,10 @@ namespace gpujit {
 const BuiltinInfo* find_operator_builtin(std::string_view name);
 /// Every supported name, for "did you mean" suggestions.
 std::vector<std::string_view> operator_names();
+/// The operator row of NumPy's ufunc `np.<name>` when it is a Python operator on scalars (np.add is
+/// operator.add, np.less operator.lt, np.invert operator.invert), or nullptr.
+const BuiltinInfo* find_numpy_operator(std::string_view name);
+/// Those NumPy names, for the docs.
+std::vector<std::string_view> numpy_operator_names();
 
 }  // namespace gpujit

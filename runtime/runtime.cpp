@@ -177,7 +177,8 @@ void validate_launch(const LaunchConfig& config, const DeviceProperties& props, 
         "kernel '{}': a block of {} threads is more than {}{}", kernel.name, threads,
         device_limit ? fmt::format("{}'s limit of ", props.name) : "this kernel's limit of ",
         device_limit ? std::to_string(props.max_threads_per_block)
-                     : fmt::format("{} (set by its register use)", kernel.max_threads_per_block)));
+                     : fmt::format("{} (set by its launch_bounds or its register use)",
+                                   kernel.max_threads_per_block)));
   }
   uint64_t shared = uint64_t(config.shared_bytes) + kernel.static_shared_bytes;
   if (shared > props.max_shared_per_block_optin) {

@@ -243,3 +243,26 @@ def test_explicit_signatures_that_fit_equally_well_are_ambiguous():
     r = np.zeros(1)
     f[1, 1](r, np.float32(1.5), 2.0)  # exact for the first
     assert r[0] == 3.5
+
+
+@gpu.jit
+def numpy_operators(f, i, b, x, y, m, n):
+    f[0] = np.add(x, y)
+    f[1] = np.true_divide(m, n)  # int / int is float64, as the operator
+    f[2] = np.fmax(x, np.nan)  # fmax: a NaN loses
+    f[3] = np.remainder(-x, y)  # the divisor's sign, as Python's %
+    i[0] = np.invert(m)
+    i[1] = np.bitwise_and(m, n)
+    i[2] = np.left_shift(m, 2)
+    i[3] = np.floor_divide(-m, n)
+    b[0] = np.less(x, y)
+    b[1] = np.logical_not(n)
+    b[2] = np.not_equal(m, n)
+
+
+def test_numpy_ufuncs_that_are_operators():
+    f, i, b = np.zeros(4), np.zeros(4, np.int64), np.zeros(3, np.bool_)
+    numpy_operators[1, 1](f, i, b, 2.5, 4.0, 7, 3)
+    np.testing.assert_array_equal(f, [6.5, 7 / 3, 2.5, -2.5 % 4.0])
+    np.testing.assert_array_equal(i, [~7, 7 & 3, 7 << 2, -7 // 3])
+    np.testing.assert_array_equal(b, [True, False, True])

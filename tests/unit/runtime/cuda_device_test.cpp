@@ -238,8 +238,8 @@ TEST(CudaDevice, BadLaunchConfigurationsAreRefusedBeforeTheDriver) {
     validate_launch(config, d.properties(), *kernel);
     FAIL() << "expected an error";
   } catch (const LaunchError& e) {
-    EXPECT_STREQ(e.what(), "kernel 'k': a block of 512 threads is more than this kernel's limit of 256 (set by its "
-                           "register use)");
+    EXPECT_STREQ(e.what(), "kernel 'k': a block of 512 threads is more than this kernel's limit of 256 (set by its launch_bounds "
+                           "or its register use)");
   }
   EXPECT_EQ(calls("cuLaunchKernel"), launches);
 }
