@@ -103,11 +103,19 @@ def normalise(module, nodeid):
     return f"{module}::{nodeid.partition('::')[2]}"
 
 
+# unittest's report of a test marked expectedFailure whose body passed. numba-cuda marks so the behaviour it
+# does not have yet (unsafe argument conversions to an explicit signature): an implementation that has it does
+# what the test asks, so it counts as passed, as the expected failure counts for numba-cuda.
+UNEXPECTED_SUCCESS = "Failed: Unexpected success"
+
+
 def reduce_outcome(recs):
     """One outcome from a test's reports (setup, call, teardown): a failure anywhere fails it."""
     for rec in recs:
-        if rec["outcome"] == "failed":
+        if rec["outcome"] == "failed" and rec["message"] != UNEXPECTED_SUCCESS:
             return "failed", rec["message"]
+    if any(rec["message"] == UNEXPECTED_SUCCESS for rec in recs):
+        return "passed", "unexpected success of a test numba-cuda expects to fail"
     for rec in recs:
         if rec["outcome"] == "skipped":
             return "skipped", rec["message"]
