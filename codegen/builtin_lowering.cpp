@@ -270,7 +270,7 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
     case BuiltinLowering::Operator: {
       const Type& t = operand_type(0);
       llvm::Value* r = nullptr;
-      if (bi.typing == BuiltinTyping::OperatorBinary)
+      if (bi.typing == BuiltinTyping::OperatorBinary || bi.typing == BuiltinTyping::LogicalBinary)
         r = binary_op(static_cast<BinOpKind>(bi.axis), operand(0), lower_expr_as(arg(1), t), t);
       else if (bi.typing == BuiltinTyping::OperatorCompare)
         return cast(compare_op(static_cast<CmpOpKind>(bi.axis), operand(0), lower_expr_as(arg(1), t), t),

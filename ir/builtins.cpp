@@ -362,6 +362,8 @@ const char* scope_prefix(BuiltinScope scope) {
   switch (scope) {
     case S::Python:
       return "";
+    case S::Numpy:
+      return "np.";
     case S::Math:
       return "math.";
     case S::Kernel:

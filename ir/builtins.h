@@ -45,6 +45,7 @@ enum class BuiltinScope : uint8_t {
   Fp16,       // numba.cuda.fp16.*: float16 intrinsics (ir/fp16_functions.h)
   Operator,   // Python's operator module: operator.add ... (ir/operator_functions.h)
   Libdevice,  // numba.cuda.libdevice.*: every function of libdevice.10.bc (ir/libdevice_functions.h)
+  Numpy,      // NumPy's ufuncs that are operators: np.add, np.less, np.logical_and ... (ir/operator_functions.h)
 };
 
 enum class BuiltinId : uint16_t {
@@ -273,6 +274,7 @@ enum class BuiltinTyping : uint8_t {
   OperatorBinary,   // operator.add ...: typed as the binary operator in the row's `axis` (a BinOpKind)
   OperatorCompare,  // operator.lt ...: as the comparison in `axis` (a CmpOpKind)
   OperatorUnary,    // operator.neg ...: as the unary operator in `axis` (a UnaryOpKind)
+  LogicalBinary,    // np.logical_and ...: both operands as bool, then the bitwise operator in `axis` -> bool
   LibdeviceFn,    // libdevice.*: the function's own signature (ir/libdevice_functions.h)
   Unsupported,    // not supported yet
 };

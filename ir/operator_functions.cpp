@@ -11,6 +11,7 @@ namespace {
 
 struct Table {
   std::deque<BuiltinInfo> rows;
+  std::deque<BuiltinInfo> numpy_rows;  // np.add ... as the operator rows they copy, under NumPy's names
 
   void add(const char* name, BuiltinTyping typing, uint8_t op, int8_t nargs, const char* doc) {
     rows.push_back({BuiltinId::OperatorCall, BuiltinScope::Operator, name, nullptr, true, nargs, nargs, typing,
@@ -47,6 +48,42 @@ struct Table {
     } unary[] = {{"neg", U::Neg}, {"pos", U::Pos}, {"invert", U::Invert}, {"inv", U::Invert}, {"not_", U::Not}};
     for (const auto& u : unary)
       add(u.name, BuiltinTyping::OperatorUnary, static_cast<uint8_t>(u.op), 1, "the unary operator it names");
+
+    // NumPy's ufuncs that are a Python operator on numbers: np.add(a, b) is a + b, np.less(a, b) a < b.
+    const struct {
+      const char* numpy;
+      const char* op;
+    } numpy[] = {
+        {"add", "add"},           {"subtract", "sub"},        {"multiply", "mul"},
+        {"divide", "truediv"},    {"true_divide", "truediv"}, {"floor_divide", "floordiv"},
+        {"remainder", "mod"},     {"mod", "mod"},             {"negative", "neg"},
+        {"positive", "pos"},      {"invert", "invert"},       {"bitwise_not", "invert"},
+        {"bitwise_and", "and_"},  {"bitwise_or", "or_"},      {"bitwise_xor", "xor"},
+        {"left_shift", "lshift"}, {"right_shift", "rshift"},  {"equal", "eq"},
+        {"not_equal", "ne"},      {"less", "lt"},             {"less_equal", "le"},
+        {"greater", "gt"},        {"greater_equal", "ge"},    {"logical_not", "not_"},
+    };
+    for (const auto& n : numpy) {
+      for (const BuiltinInfo& r : rows) {
+        if (std::string_view(r.name) != n.op) continue;
+        BuiltinInfo copy = r;
+        copy.scope = BuiltinScope::Numpy;
+        copy.name = n.numpy;
+        copy.doc = "the operator of the same name";
+        numpy_rows.push_back(copy);
+      }
+    }
+    // np.logical_and/or/xor: the truth of each operand, combined (bool).
+    const struct {
+      const char* numpy;
+      B op;
+    } logical[] = {{"logical_and", B::BitAnd}, {"logical_or", B::BitOr}, {"logical_xor", B::BitXor}};
+    for (const auto& l : logical) {
+      numpy_rows.push_back({BuiltinId::OperatorCall, BuiltinScope::Numpy, l.numpy, nullptr, true, 2, 2,
+                            BuiltinTyping::LogicalBinary, BuiltinLowering::Operator, nullptr, nullptr, false,
+                            BuiltinReg::None, static_cast<uint8_t>(l.op), 0, true,
+                            "the truth values of both operands, combined (bool)"});
+    }
   }
 };
 
@@ -57,43 +94,24 @@ const Table& table() {
 
 }  // namespace
 
-namespace {
-
-// NumPy's ufuncs that are a Python operator on scalars: np.add(a, b) is a + b, np.less(a, b) is a < b.
-const struct {
-  const char* numpy;
-  const char* op;
-} kNumpyOperators[] = {
-    {"add", "add"},           {"subtract", "sub"},          {"multiply", "mul"},
-    {"divide", "truediv"},    {"true_divide", "truediv"},   {"floor_divide", "floordiv"},
-    {"remainder", "mod"},     {"mod", "mod"},               {"negative", "neg"},
-    {"positive", "pos"},      {"invert", "invert"},         {"bitwise_not", "invert"},
-    {"bitwise_and", "and_"},  {"bitwise_or", "or_"},        {"bitwise_xor", "xor"},
-    {"left_shift", "lshift"}, {"right_shift", "rshift"},    {"equal", "eq"},
-    {"not_equal", "ne"},      {"less", "lt"},               {"less_equal", "le"},
-    {"greater", "gt"},        {"greater_equal", "ge"},      {"logical_not", "not_"},
-};
-
-}  // namespace
+const BuiltinInfo* find_operator_builtin(std::string_view name) {
+  for (const BuiltinInfo& r : table().rows) {
+    if (name == r.name) return &r;
+  }
+  return nullptr;
+}
 
 const BuiltinInfo* find_numpy_operator(std::string_view name) {
-  for (const auto& n : kNumpyOperators) {
-    if (name == n.numpy) return find_operator_builtin(n.op);
+  for (const BuiltinInfo& r : table().numpy_rows) {
+    if (name == r.name) return &r;
   }
   return nullptr;
 }
 
 std::vector<std::string_view> numpy_operator_names() {
   std::vector<std::string_view> names;
-  for (const auto& n : kNumpyOperators) names.emplace_back(n.numpy);
+  for (const BuiltinInfo& r : table().numpy_rows) names.emplace_back(r.name);
   return names;
-}
-
-const BuiltinInfo* find_operator_builtin(std::string_view name) {
-  for (const BuiltinInfo& r : table().rows) {
-    if (name == r.name) return &r;
-  }
-  return nullptr;
 }
 
 std::vector<std::string_view> operator_names() {

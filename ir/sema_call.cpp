@@ -247,6 +247,11 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       }
       return done({t.operand}, t.result);
     }
+    case BuiltinTyping::LogicalBinary: {
+      if (!require_numbers()) return ExprResult::error();
+      const Type b1 = Type::scalar_of(ScalarKind::Bool);
+      return done({b1, b1}, b1);
+    }
     case BuiltinTyping::OperatorUnary: {
       OpTyping t = type_unary(static_cast<UnaryOpKind>(b.axis), args[0].type);
       if (!t.ok()) {

@@ -258,11 +258,23 @@ def numpy_operators(f, i, b, x, y, m, n):
     b[0] = np.less(x, y)
     b[1] = np.logical_not(n)
     b[2] = np.not_equal(m, n)
+    b[3] = np.logical_and(m, x)  # the truth of each: 7 and 2.5 are true, 7 & 2 would be 2
+    b[4] = np.logical_or(0, 0.0)
+    b[5] = np.logical_xor(m, n)
 
 
 def test_numpy_ufuncs_that_are_operators():
-    f, i, b = np.zeros(4), np.zeros(4, np.int64), np.zeros(3, np.bool_)
+    f, i, b = np.zeros(4), np.zeros(4, np.int64), np.zeros(6, np.bool_)
     numpy_operators[1, 1](f, i, b, 2.5, 4.0, 7, 3)
     np.testing.assert_array_equal(f, [6.5, 7 / 3, 2.5, -2.5 % 4.0])
     np.testing.assert_array_equal(i, [~7, 7 & 3, 7 << 2, -7 // 3])
-    np.testing.assert_array_equal(b, [True, False, True])
+    np.testing.assert_array_equal(b, [True, False, True, True, False, False])
+
+
+def test_numpy_operator_ufunc_errors_name_the_numpy_function():
+    @gpu.jit
+    def bad(out, t):
+        out[0] = np.logical_and(t, 1)
+
+    with pytest.raises(gpu.CompileError, match=r"np\.logical_and\(\) argument 1 must be a number"):
+        bad[1, 1](np.zeros(1, np.bool_), (1, 2))
