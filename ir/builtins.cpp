@@ -490,7 +490,8 @@ std::string builtins_markdown() {
   md += "\n## operator (Python's `operator` module)\n\nA function of the operator module held in a variable "
         "and called (`op = operator.add; op(a, b)`) is the operator it names, typed as if written in place: ";
   for (std::string_view n : operator_names()) md += fmt::format("`operator.{}` ", n);
-  md += "\n\nNumPy's ufuncs that are one of these operators on numbers are the same: ";
+  md += "\n\nNumPy's ufuncs that are one of these operators on numbers are the same (`np.logical_and`, `_or`, "
+        "`_xor` combine the truth of each operand): ";
   for (std::string_view n : numpy_operator_names()) md += fmt::format("`np.{}` ", n);
   md += "\n";
   std::string later;
