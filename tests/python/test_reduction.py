@@ -2,6 +2,10 @@
 functions without an identity (max of negatives, products), init, res, size, streams, host and device input,
 and the errors for bad input."""
 
+import os
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -130,6 +134,22 @@ def test_generated_kernel_is_inspectable():
     ptx = largest.inspect_ptx(np.float32)
     assert "shfl.sync.down" in ptx
     assert "max.f32" in ptx  # the user's function, inlined
+
+
+PTXAS = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.path.isfile("/usr/local/cuda/bin/ptxas") else None)
+
+
+@pytest.mark.skipif(PTXAS is None, reason="needs ptxas (the CUDA toolkit)")
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int32, np.uint64, np.float16, np.float32,
+                                   np.float64, np.complex64, np.complex128])
+def test_generated_ptx_assembles(dtype, tmp_path):
+    ptx = largest.inspect_ptx(dtype) if np.dtype(dtype).kind != "c" else add.inspect_ptx(dtype)
+    target = next(line.split()[1] for line in ptx.splitlines() if line.strip().startswith(".target"))
+    path = tmp_path / "reduce.ptx"
+    path.write_text(ptx)
+    proc = subprocess.run([PTXAS, f"-arch={target.split(',')[0]}", str(path), "-o", str(tmp_path / "reduce.cubin")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_errors_for_bad_input():
