@@ -27,7 +27,7 @@ result. Arrays small enough for one block take a single launch.
 import linecache
 import warnings
 
-from .errors import CompileError
+from .errors import CompileError, PerformanceWarning
 
 _WARP = 32
 _THREADS = 256  # threads per block of the first pass
@@ -156,6 +156,7 @@ class Reduce:
         self.__name__ = getattr(functor, "__name__", "reduce")
         self.__doc__ = getattr(functor, "__doc__", None)
         self._kernels = {}  # dtype -> kernel dispatcher
+        self._quiet_grids = set()  # (kernel, blocks) configured once without the low-occupancy warning
 
     def __repr__(self):
         return f"<gpujit.Reduce of {self.__name__}>"
@@ -166,6 +167,18 @@ class Reduce:
     def _kernel_name(self, dtype):
         stem = "".join(c if c.isalnum() else "_" for c in self.__name__)
         return f"reduce_{stem}_{dtype.name}"
+
+    def _configured(self, kernel, blocks, threads, stream):
+        """kernel[blocks, threads, stream], without numba's low-occupancy warning: a reduction's small grids
+        (its one-block second pass) are chosen, not a user's mistake. The dispatcher warns once per grid
+        size, so only the first configuration of each size needs the filter."""
+        if (kernel, blocks) in self._quiet_grids:
+            return kernel[blocks, threads, stream]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PerformanceWarning)
+            launcher = kernel[blocks, threads, stream]
+        self._quiet_grids.add((kernel, blocks))
+        return launcher
 
     def _filename(self, dtype):
         return f"<gpujit.reduce {self._kernel_name(dtype)} {id(self):x}>"
@@ -276,12 +289,12 @@ class Reduce:
             out = res
         try:
             if blocks == 1:
-                kernel[1, _THREADS, stream](arr, out, init_arg, use_init)
+                self._configured(kernel, 1, _THREADS, stream)(arr, out, init_arg, use_init)
             else:
                 partials = scratch[1:] if res is None else scratch
-                kernel[blocks, _THREADS, stream](arr, partials, init_arg, False)
+                self._configured(kernel, blocks, _THREADS, stream)(arr, partials, init_arg, False)
                 threads = min(_FINAL_THREADS, -(-blocks // _WARP) * _WARP)
-                kernel[1, threads, stream](partials, out, init_arg, use_init)
+                self._configured(kernel, 1, threads, stream)(partials, out, init_arg, use_init)
         except CompileError as e:
             raise self._compile_error(e, dtype) from None
         if res is not None:

@@ -5,6 +5,7 @@ and the errors for bad input."""
 import os
 import shutil
 import subprocess
+import warnings
 
 import numpy as np
 import pytest
@@ -194,3 +195,14 @@ def test_function_returning_no_number():
     pair = gpu.reduce(lambda a, b: (a, b))
     with pytest.raises(TypeError, match=r"cannot reduce float64 arrays with '<lambda>' \(.*test_reduction.py:\d+\)"):
         pair(np.ones(10))
+
+
+def test_small_grids_do_not_warn_about_occupancy(cuda):
+    """The one-block second pass is the design, not a user's mistake: no low-occupancy warning on a GPU."""
+    r = gpu.reduce(lambda a, b: a + b)
+    d = gpu.to_device(np.ones(5000, np.float32))
+    res = gpu.device_array(1, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gpu.PerformanceWarning)
+        r(d, res=res)
+        r(d[:100], res=res)
