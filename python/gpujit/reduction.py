@@ -243,9 +243,9 @@ class Reduce:
         its dtype, or, with `res` (a device array), writes it into `res[0]` on the device and returns None.
 
         `size` reduces the first `size` elements only. `init`, when given, is combined once with the
-        elements; it is the result for an empty array, which reduces to 0 without it (as in numba-cuda,
-        whose `init` defaults to 0; a non-empty array without `init` reduces its elements alone). Everything runs
-        on `stream`; the call returns when the result is on the host (without `res`), else at once.
+        elements. An empty array reduces to `init`, or without it to 0, as in numba-cuda (whose `init`
+        defaults to 0); a non-empty array without `init` reduces its elements alone. Everything runs on
+        `stream`; the call returns when the result is on the host (without `res`), else at once.
         """
         import numpy as np
 
@@ -265,7 +265,7 @@ class Reduce:
                 raise ValueError(f"size={size} is outside the array's length {arr.shape[0]}")
             arr = arr[:size]
         if res is not None:
-            _check_result_array(res, dtype)
+            res = _result_array(res, dtype)
         init_value = None if init is None else _converted_init(init, dtype)
         n = arr.shape[0]
 
@@ -329,7 +329,8 @@ def _as_array(arr):
         raise TypeError(f"gpu.reduce takes a 1-D host or device array; got {type(arr).__name__} ({e})") from None
 
 
-def _check_result_array(res, dtype):
+def _result_array(res, dtype):
+    """`res` as a DeviceArray (a view of a foreign device array), after checking it can take the result."""
     from . import _core
 
     if isinstance(res, type) or not (isinstance(res, _core.DeviceArray) or hasattr(res, "__cuda_array_interface__")):
@@ -337,10 +338,13 @@ def _check_result_array(res, dtype):
                         "(without res, the result is returned to the host)")
     import numpy as np
 
+    if not isinstance(res, _core.DeviceArray):
+        res = _core.as_cuda_array(res)
     if np.dtype(res.dtype) != dtype:
         raise TypeError(f"res has dtype {np.dtype(res.dtype)}, the array has {dtype}; they must match")
     if res.ndim != 1 or res.shape[0] < 1:
         raise ValueError(f"res must be a 1-D device array with at least one element; got shape {tuple(res.shape)}")
+    return res
 
 
 def _converted_init(init, dtype):

@@ -206,3 +206,21 @@ def test_small_grids_do_not_warn_about_occupancy(cuda):
         warnings.simplefilter("error", gpu.PerformanceWarning)
         r(d, res=res)
         r(d[:100], res=res)
+
+
+class Foreign:
+    """Another library's device array, seen only through __cuda_array_interface__ (as a CuPy array is)."""
+
+    def __init__(self, device_array):
+        self._owner = device_array
+        self.__cuda_array_interface__ = device_array.__cuda_array_interface__
+
+
+def test_foreign_device_arrays_in_place():
+    a = np.arange(20000, dtype=np.int32)
+    res = gpu.device_array(2, np.int32)
+    assert add(Foreign(gpu.to_device(a))) == a.sum()
+    assert add(Foreign(gpu.to_device(a)), res=Foreign(res), init=5) is None
+    assert res.copy_to_host()[0] == a.sum() + 5
+    assert add(Foreign(gpu.to_device(a[:0])), res=Foreign(res)) is None
+    assert res.copy_to_host()[0] == 0
