@@ -198,6 +198,7 @@ def reduce_section(peers, sizes, reps):
     close = lambda v: abs(float(v) - expected) <= 1e-4 * expected  # noqa: E731
     on_device = row("reduce", f"sum of {x.size} float32, result on the device", "GB/s", x.nbytes / 1e9)
     to_host = row("reduce", f"sum of {x.size} float32, result to the host", "GB/s", x.nbytes / 1e9)
+
     def one(peer):
         d = peer.to_device(x)
         if peer.name == "cupy":
@@ -214,6 +215,7 @@ def reduce_section(peers, sizes, reps):
         res = peer.module.device_array(1, np.float32)
         measure(on_device, (peer, reps), lambda: total(d, res=res), lambda: close(host(res)[0]))
         measure(to_host, (peer, reps), lambda: total(d), lambda: close(total(d)))
+
     for peer in peers:
         guarded(peer, one)
     return [on_device, to_host]
@@ -246,6 +248,7 @@ def tutorial_section(peers, sizes, reps):
     blur_ref = blur_mod["gaussian_blur_numpy"](images)
     smoothing_ref = load_example("exp_smoothing", peers[0])["exp_smoothing_numpy"](series, alpha)
     chain_ref = load_example("fused_math", peers[0])["fused_chain_numpy"](a.astype(np.float64), b.astype(np.float64))
+
     def one(peer):
         dev = peer.to_device
         dA, dB = dev(A), dev(B)
@@ -313,6 +316,7 @@ def tutorial_section(peers, sizes, reps):
         shape = ch_mod["launch_shape"](n, device)
         measure(chain, (peer, reps), lambda: ch_mod["fused_chain"][shape](da, db, cout),
                 lambda: np.allclose(host(cout), chain_ref, rtol=1e-5, atol=1e-5))
+
     for peer in peers:
         guarded(peer, one)
     return [naive, tiled, sig, blur, smooth, chain, chain_unfused]
@@ -333,6 +337,7 @@ def vectorize_section(peers, sizes, reps, calls):
     through = row("vectorize", f"sigmoid {n} float32", "GB/s", 2 * xs.nbytes / 1e9)
     per_call = row("vectorize", f"one call on {small.size} float32", "us/call", None)
     guv = row("vectorize", f"smoothing {rows_}x{cols}", "GB/s", 2 * series.nbytes / 1e9)
+
     def one(peer):
         dx, out = peer.to_device(xs), peer.to_device(np.empty_like(xs))
         dsmall, out_small = peer.to_device(small), peer.to_device(np.empty_like(small))
@@ -375,6 +380,7 @@ def vectorize_section(peers, sizes, reps, calls):
         gsmooth = guvectorize(["void(float32[:], float32, float32[:])"], "(n),()->(n)", target="cuda")(smooth_row)
         measure(guv, (peer, reps), lambda: gsmooth(dser, alpha, sout),
                 lambda: np.allclose(host(sout), smoothing_ref, rtol=1e-5, atol=1e-4))
+
     for peer in peers:
         guarded(peer, one)
     return [through, per_call, guv]
