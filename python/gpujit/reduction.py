@@ -27,6 +27,7 @@ result. Arrays small enough for one block take a single launch.
 import linecache
 import warnings
 
+from . import _core
 from .errors import CompileError, PerformanceWarning
 
 _WARP = 32
@@ -249,8 +250,6 @@ class Reduce:
         """
         import numpy as np
 
-        from . import _core
-
         arr, on_device = _as_array(arr)
         if arr.ndim != 1:
             raise TypeError(f"gpu.reduce reduces 1-D arrays; got a {arr.ndim}-D array of shape {tuple(arr.shape)} "
@@ -315,8 +314,6 @@ reduce = Reduce
 
 def _as_array(arr):
     """(array, on_device): a DeviceArray or foreign device array as it is, anything else as a NumPy array."""
-    from . import _core
-
     if isinstance(arr, _core.DeviceArray):
         return arr, True
     if not isinstance(arr, type) and hasattr(arr, "__cuda_array_interface__"):
@@ -331,8 +328,6 @@ def _as_array(arr):
 
 def _result_array(res, dtype):
     """`res` as a DeviceArray (a view of a foreign device array), after checking it can take the result."""
-    from . import _core
-
     if isinstance(res, type) or not (isinstance(res, _core.DeviceArray) or hasattr(res, "__cuda_array_interface__")):
         raise TypeError(f"res must be a device array (gpu.device_array(1, dtype)); got {type(res).__name__} "
                         "(without res, the result is returned to the host)")
@@ -363,9 +358,13 @@ def _converted_init(init, dtype):
     return value
 
 
+_multiprocessors = {}  # device -> its multiprocessor count, read once
+
+
 def _first_pass_blocks(n):
     """Blocks of _THREADS for the first pass: enough to fill the device, at most one per _THREADS elements."""
-    from . import _core
-
-    multiprocessors = _core.get_current_device().MULTIPROCESSOR_COUNT
+    device = _core.get_current_device()
+    multiprocessors = _multiprocessors.get(device)
+    if multiprocessors is None:
+        multiprocessors = _multiprocessors[device] = device.MULTIPROCESSOR_COUNT
     return max(1, min(-(-n // _THREADS), multiprocessors * _BLOCKS_PER_SM))
