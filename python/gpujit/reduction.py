@@ -138,7 +138,8 @@ class Reduce:
     def __init__(self, functor):
         from . import _dispatcher
 
-        pyfunc = functor.py_func if isinstance(functor, _dispatcher.Dispatcher) else functor
+        # Another library's jitted function (numba's CUDADispatcher) is compiled here from its Python function.
+        pyfunc = getattr(functor, "py_func", functor)
         code = getattr(pyfunc, "__code__", None)
         if code is not None:
             required = code.co_argcount - len(getattr(pyfunc, "__defaults__", None) or ())
@@ -151,8 +152,8 @@ class Reduce:
                                 f"'{functor.__name__}' is a kernel (decorate it with @gpu.jit(device=True) "
                                 "or not at all)")
             self._op = functor
-        elif callable(functor) and hasattr(functor, "__code__"):
-            self._op = _dispatcher.jit(device=True)(functor)
+        elif callable(pyfunc) and hasattr(pyfunc, "__code__"):
+            self._op = _dispatcher.jit(device=True)(pyfunc)
         else:
             raise TypeError(f"gpu.reduce needs a binary Python function (def or lambda); got "
                             f"{type(functor).__name__} object {functor!r}")

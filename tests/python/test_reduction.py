@@ -224,3 +224,17 @@ def test_foreign_device_arrays_in_place():
     assert res.copy_to_host()[0] == a.sum() + 5
     assert add(Foreign(gpu.to_device(a[:0])), res=Foreign(res)) is None
     assert res.copy_to_host()[0] == 0
+
+
+def test_another_librarys_jitted_function_is_compiled_from_its_python_function():
+    class Jitted:  # what numba's CUDADispatcher offers: the Python function as py_func
+        def __init__(self, fn):
+            self.py_func = fn
+
+        def __call__(self, *args):
+            raise AssertionError("never called on the host")
+
+    def smaller(a, b):
+        return min(a, b)
+
+    assert gpu.reduce(Jitted(smaller))(np.array([4, -2, 9] * 100, dtype=np.int16)) == -2
