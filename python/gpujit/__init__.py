@@ -64,6 +64,7 @@ is_available = _core.is_available
 empty_cache = _core.empty_cache
 allocator_stats = _core.allocator_stats
 from ._device_array import DeviceMemory, from_cuda_array_interface  # noqa: E402  numba's DeviceNDArray API
+from .reduction import Reduce, reduce  # noqa: E402  gpu.reduce(fn): numba-cuda's cuda.reduce
 
 
 def device_array_like(ary, stream=0):

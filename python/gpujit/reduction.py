@@ -1,0 +1,371 @@
+"""gpu.reduce / gpu.Reduce: a binary function reduces a 1-D array on the device (numba-cuda's cuda.reduce).
+
+    sum_reduce = gpu.reduce(lambda a, b: a + b)
+    total = sum_reduce(x)                  # x: a host or device array of any length and numeric dtype
+    sum_reduce(x, init=10.0, res=d_out)    # d_out[0] receives the result on the device, nothing is copied back
+
+The user's function is compiled as a device function (`gpu.jit(device=True)`) from its own source, so errors
+in it name the user's file and line. For each dtype, a kernel is generated here as source text, exec'd, and
+compiled by gpujit like any other kernel (`Reduce.kernel_source(dtype)` gives the text and
+`Reduce.inspect_ptx(dtype)` its PTX, the user's function inlined). The kernel:
+
+- each thread folds a grid-stride slice of the array into one value, reading `_UNROLL` independent elements
+  per step so that enough loads are in flight to keep the memory system busy;
+- each warp then combines its 32 values with `shfl_down_sync` (small integers and bool through int32,
+  float16 through float32, complex numbers as their two parts, so every dtype takes the shuffle path), lane 0
+  of each warp puts its value in shared memory, and the first warp combines those the same way;
+- thread 0 writes the block's value, combined with `init` when asked.
+
+No value is ever combined with a made-up identity: a lane takes part only when it holds elements (`live`
+counts them), so `max`, `min`, products and any associative, commutative function reduce exactly their
+elements, and `init` (when given) enters exactly once. The grid is sized to the device (enough blocks to fill
+every multiprocessor, never more blocks than it takes to give each thread an element): one launch reduces
+the array into one partial per block, and a second launch with one block reduces those partials into the
+result. Arrays small enough for one block take a single launch.
+"""
+
+import linecache
+import warnings
+
+from . import _core
+from .errors import CompileError, PerformanceWarning
+
+_WARP = 32
+_THREADS = 256  # threads per block of the first pass
+# Blocks per multiprocessor in the first pass: all of them resident at once, so the grid runs in one wave with
+# no tail. The kernels take 32 to 40 registers per thread (ptxas -v, sm_80/sm_90), and 6 blocks of 256 threads
+# fit the 64K registers with 40; 1536 threads is also every thread an sm_86/sm_89 multiprocessor holds.
+# Each thread keeps 32 bytes of loads in flight: 48 KiB per multiprocessor, more than it takes to cover the
+# memory latency at full bandwidth.
+_BLOCKS_PER_SM = 6
+_FINAL_THREADS = 1024  # at most this many threads reduce the partials in the second pass
+
+_KERNEL = '''\
+def {name}(arr, out, init, use_init):
+    # Indices are uint64, which cannot be negative: loads skip the negative-index wrap.
+    n = np.uint64(arr.size)
+    tid = gpu.threadIdx.x
+    nthreads = gpu.blockDim.x
+    start = np.uint64(gpu.blockIdx.x * nthreads)
+    stride = np.uint64(gpu.gridDim.x * nthreads)
+    # Threads of this block that hold at least one element: the grid is never wider than the array, so
+    # every block has one.
+    nvalid = np.int64(min(n - start, np.uint64(nthreads)))
+    i = start + np.uint64(tid)
+    acc = arr[0]
+    if i < n:
+        acc = arr[i]
+        i += stride
+{offsets}
+        while i + step_{last} < n:
+{loads}
+            acc = DT(reduce_op(acc, {tree}))
+        while i < n:
+            acc = DT(reduce_op(acc, arr[i]))
+            i += stride
+    lane = tid % 32
+    warp = tid // 32
+    live = nvalid - warp * 32
+    offset = 16
+    while offset > 0:
+        other = {shuffle}
+        if lane + offset < live:
+            acc = DT(reduce_op(acc, other))
+        offset //= 2
+    warp_values = gpu.shared.array(32, DT)
+    if lane == 0 and live > 0:
+        warp_values[warp] = acc
+    gpu.syncthreads()
+    if warp == 0:
+        live = (nvalid + 31) // 32
+        if lane < live:
+            acc = warp_values[lane]
+        offset = 16
+        while offset > 0:
+            other = {shuffle}
+            if lane + offset < live:
+                acc = DT(reduce_op(acc, other))
+            offset //= 2
+        if lane == 0:
+            if use_init:
+                acc = DT(reduce_op(acc, init))
+            out[gpu.blockIdx.x] = acc
+'''
+
+
+def _unroll(dtype):
+    """Independent loads per thread and step: 32 bytes' worth, at least 2 and at most 8."""
+    return max(2, min(8, 32 // dtype.itemsize))
+
+
+def _shuffle(dtype):
+    """The kernel expression giving `acc` of lane `lane + offset`, for this dtype."""
+    shfl = "gpu.shfl_down_sync(0xffffffff, {}, offset)"
+    if dtype.kind == "c":
+        return f"DT(complex({shfl.format('acc.real')}, {shfl.format('acc.imag')}))"
+    if dtype.kind == "f" and dtype.itemsize < 4:
+        return f"DT({shfl.format('np.float32(acc)')})"
+    if dtype.itemsize < 4:  # bool, int8/16, uint8/16: exact through int32
+        return f"DT({shfl.format('np.int32(acc)')})"
+    return f"DT({shfl.format('acc')})"
+
+
+def _pairwise(names):
+    """`reduce_op` applied as a balanced tree over `names`: short dependency chains between the loads."""
+    while len(names) > 1:
+        names = [f"DT(reduce_op({a}, {b}))" for a, b in zip(names[::2], names[1::2])] + names[len(names) & ~1:]
+    return names[0]
+
+
+def kernel_source(name, dtype):
+    """The text of the reduction kernel for arrays of `dtype` (a NumPy dtype)."""
+    unroll = _unroll(dtype)
+    # step_k = k * stride, as uint64 sums (a literal int times a uint64 would be float64, as in numba).
+    offsets = "\n".join(f"        step_{k} = step_{k - 1} + stride" if k > 1 else "        step_1 = stride"
+                         for k in range(1, unroll))
+    loads = "\n".join(f"            v{k} = arr[i]\n            i += stride" for k in range(unroll))
+    return _KERNEL.format(name=name, last=unroll - 1, unroll=unroll, offsets=offsets, loads=loads,
+                          tree=_pairwise([f"v{k}" for k in range(unroll)]), shuffle=_shuffle(dtype))
+
+
+class Reduce:
+    """A reduction of 1-D arrays by a binary function, as numba-cuda's `cuda.Reduce`.
+
+    `fn(a, b)` must be associative and commutative (the order in which elements meet is the GPU's), and
+    compile as a gpujit device function for the array's dtype; its result is converted to that dtype.
+    """
+
+    def __init__(self, functor):
+        from . import _dispatcher
+
+        # Another library's jitted function (numba's CUDADispatcher) is compiled here from its Python function.
+        pyfunc = getattr(functor, "py_func", functor)
+        code = getattr(pyfunc, "__code__", None)
+        if code is not None:
+            required = code.co_argcount - len(getattr(pyfunc, "__defaults__", None) or ())
+            if not required <= 2 <= code.co_argcount or code.co_flags & 0x0C:
+                raise TypeError(f"gpu.reduce needs a function of two arguments; '{pyfunc.__name__}' "
+                                f"({code.co_filename}:{code.co_firstlineno}) takes {code.co_argcount}")
+        if isinstance(functor, _dispatcher.Dispatcher):
+            if not functor.device:
+                raise TypeError(f"gpu.reduce needs a binary device function or a plain function; "
+                                f"'{functor.__name__}' is a kernel (decorate it with @gpu.jit(device=True) "
+                                "or not at all)")
+            self._op = functor
+        elif callable(pyfunc) and hasattr(pyfunc, "__code__"):
+            self._op = _dispatcher.jit(device=True)(pyfunc)
+        else:
+            raise TypeError(f"gpu.reduce needs a binary Python function (def or lambda); got "
+                            f"{type(functor).__name__} object {functor!r}")
+        self._functor = functor
+        self.__name__ = getattr(functor, "__name__", "reduce")
+        self.__doc__ = getattr(functor, "__doc__", None)
+        self._kernels = {}  # dtype -> kernel dispatcher
+        self._quiet_grids = set()  # (kernel, blocks) configured once without the low-occupancy warning
+
+    def __repr__(self):
+        return f"<gpujit.Reduce of {self.__name__}>"
+
+    # -----------------------------------------------------------------------------------------------------
+    # The generated kernels
+
+    def _kernel_name(self, dtype):
+        stem = "".join(c if c.isalnum() else "_" for c in self.__name__)
+        return f"reduce_{stem}_{dtype.name}"
+
+    def _configured(self, kernel, blocks, threads, stream):
+        """kernel[blocks, threads, stream], without numba's low-occupancy warning: a reduction's small grids
+        (its one-block second pass) are chosen, not a user's mistake. The dispatcher warns once per grid
+        size, so only the first configuration of each size needs the filter."""
+        if (kernel, blocks) in self._quiet_grids:
+            return kernel[blocks, threads, stream]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PerformanceWarning)
+            launcher = kernel[blocks, threads, stream]
+        self._quiet_grids.add((kernel, blocks))
+        return launcher
+
+    def _filename(self, dtype):
+        return f"<gpujit.reduce {self._kernel_name(dtype)} {id(self):x}>"
+
+    def _compile_error(self, error, dtype):
+        """A CompileError of the generated kernel (not of the user's function, whose errors name its own
+        lines) as the TypeError it means: the function does not reduce values of this dtype."""
+        if getattr(error, "filename", None) != self._filename(dtype):
+            return error
+        code = self._op.py_func.__code__
+        first = str(error).splitlines()[0]
+        reason = first.split(": error: ", 1)[-1]
+        return TypeError(f"gpu.reduce cannot reduce {dtype} arrays with '{self.__name__}' ({code.co_filename}:"
+                         f"{code.co_firstlineno}): it is called with two {dtype} values and must return a number "
+                         f"(converted to {dtype}); compiling the reduction said: {reason}")
+
+    def kernel_source(self, dtype):
+        """The source text of the kernel that reduces arrays of `dtype`."""
+        import numpy as np
+
+        dtype = np.dtype(dtype)
+        return kernel_source(self._kernel_name(dtype), dtype)
+
+    def _kernel(self, dtype):
+        kernel = self._kernels.get(dtype)
+        if kernel is None:
+            import numpy as np
+
+            from . import _dispatcher
+            import gpujit
+
+            name = self._kernel_name(dtype)
+            text = kernel_source(name, dtype)
+            # The compiler reads a kernel's text through linecache; one file name per generated text.
+            filename = self._filename(dtype)
+            linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+            namespace = {"gpu": gpujit, "np": np, "DT": dtype.type, "reduce_op": self._op}
+            exec(compile(text, filename, "exec"), namespace)
+            kernel = _dispatcher.jit(namespace[name])
+            self._kernels[dtype] = kernel
+        return kernel
+
+    def inspect_ptx(self, dtype):
+        """The PTX of the kernel that reduces C-contiguous arrays of `dtype`, the user's function inlined."""
+        import numpy as np
+
+        dtype = np.dtype(dtype)
+        t = dtype.name if dtype.kind != "b" else "boolean"
+        try:
+            return self._kernel(dtype).inspect_ptx(f"void({t}[::1], {t}[::1], {t}, boolean)")
+        except CompileError as e:
+            raise self._compile_error(e, dtype) from None
+
+    # -----------------------------------------------------------------------------------------------------
+    # The call
+
+    def __call__(self, arr, size=None, res=None, init=None, stream=0):
+        """Reduces the 1-D array `arr` (a host or device array) and returns the result as a NumPy scalar of
+        its dtype, or, with `res` (a device array), writes it into `res[0]` on the device and returns None.
+
+        `size` reduces the first `size` elements only. `init`, when given, is combined once with the
+        elements. An empty array reduces to `init`, or without it to 0, as in numba-cuda (whose `init`
+        defaults to 0); a non-empty array without `init` reduces its elements alone. Everything runs on
+        `stream`; the call returns when the result is on the host (without `res`), else at once.
+        """
+        import numpy as np
+
+        arr, on_device = _as_array(arr)
+        if arr.ndim != 1:
+            raise TypeError(f"gpu.reduce reduces 1-D arrays; got a {arr.ndim}-D array of shape {tuple(arr.shape)} "
+                            "(pass arr.ravel() to reduce every element)")
+        dtype = np.dtype(arr.dtype)
+        if dtype.kind not in "biufc":
+            raise TypeError(f"gpu.reduce reduces arrays of numbers; got dtype {dtype}")
+        if size is not None:
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+                raise TypeError(f"size must be an int; got {type(size).__name__}")
+            if not 0 <= size <= arr.shape[0]:
+                raise ValueError(f"size={size} is outside the array's length {arr.shape[0]}")
+            arr = arr[:size]
+        if res is not None:
+            res = _result_array(res, dtype)
+        init_value = None if init is None else _converted_init(init, dtype)
+        n = arr.shape[0]
+
+        if n == 0:
+            if init_value is None:
+                # numba-cuda's init defaults to 0, so an empty array reduces to 0 there; programs rely on it.
+                init_value = dtype.type(0)
+            if res is None:
+                return init_value
+            res[:1].copy_to_device(np.array([init_value], dtype=dtype), stream=stream)
+            return None
+
+        if not on_device:
+            arr = _core.to_device(np.ascontiguousarray(arr), stream=stream)
+        kernel = self._kernel(dtype)
+        blocks = _first_pass_blocks(n)
+        use_init = init_value is not None
+        init_arg = init_value if use_init else dtype.type(0)
+        if res is None:
+            scratch = _core.device_array(blocks + 1 if blocks > 1 else 1, dtype, stream=stream)
+            out = scratch[:1]
+        else:
+            scratch = _core.device_array(blocks, dtype, stream=stream) if blocks > 1 else None
+            out = res
+        try:
+            if blocks == 1:
+                self._configured(kernel, 1, _THREADS, stream)(arr, out, init_arg, use_init)
+            else:
+                partials = scratch[1:] if res is None else scratch
+                self._configured(kernel, blocks, _THREADS, stream)(arr, partials, init_arg, False)
+                threads = min(_FINAL_THREADS, -(-blocks // _WARP) * _WARP)
+                self._configured(kernel, 1, threads, stream)(partials, out, init_arg, use_init)
+        except CompileError as e:
+            raise self._compile_error(e, dtype) from None
+        if res is not None:
+            return None
+        host = out.copy_to_host(stream=stream)
+        if stream is not None and not isinstance(stream, int):
+            stream.synchronize()  # a copy on a stream is asynchronous
+        return host[0]
+
+
+# numba-cuda spells the class both ways: cuda.reduce(fn) and cuda.Reduce(fn) build the same object, and
+# `@cuda.reduce` decorates a function.
+reduce = Reduce
+
+
+def _as_array(arr):
+    """(array, on_device): a DeviceArray or foreign device array as it is, anything else as a NumPy array."""
+    if isinstance(arr, _core.DeviceArray):
+        return arr, True
+    if not isinstance(arr, type) and hasattr(arr, "__cuda_array_interface__"):
+        return _core.as_cuda_array(arr), True
+    import numpy as np
+
+    try:
+        return np.asarray(arr), False
+    except Exception as e:
+        raise TypeError(f"gpu.reduce takes a 1-D host or device array; got {type(arr).__name__} ({e})") from None
+
+
+def _result_array(res, dtype):
+    """`res` as a DeviceArray (a view of a foreign device array), after checking it can take the result."""
+    if isinstance(res, type) or not (isinstance(res, _core.DeviceArray) or hasattr(res, "__cuda_array_interface__")):
+        raise TypeError(f"res must be a device array (gpu.device_array(1, dtype)); got {type(res).__name__} "
+                        "(without res, the result is returned to the host)")
+    import numpy as np
+
+    if not isinstance(res, _core.DeviceArray):
+        res = _core.as_cuda_array(res)
+    if np.dtype(res.dtype) != dtype:
+        raise TypeError(f"res has dtype {np.dtype(res.dtype)}, the array has {dtype}; they must match")
+    if res.ndim != 1 or res.shape[0] < 1:
+        raise ValueError(f"res must be a 1-D device array with at least one element; got shape {tuple(res.shape)}")
+    return res
+
+
+def _converted_init(init, dtype):
+    """`init` as a scalar of `dtype`; a value the dtype cannot hold is an error, not a silent change."""
+    import numpy as np
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # complex to real drops the imaginary part with a ComplexWarning
+            value = dtype.type(init)
+            exact = dtype.kind in "fc" or bool(value == init)
+    except (TypeError, ValueError, OverflowError, Warning) as e:
+        raise TypeError(f"init={init!r} cannot be converted to the array's dtype {dtype} ({e})") from None
+    if not exact:
+        raise TypeError(f"init={init!r} is not a value of the array's dtype {dtype}")
+    return value
+
+
+_multiprocessors = {}  # device -> its multiprocessor count, read once
+
+
+def _first_pass_blocks(n):
+    """Blocks of _THREADS for the first pass: enough to fill the device, at most one per _THREADS elements."""
+    device = _core.get_current_device()
+    multiprocessors = _multiprocessors.get(device)
+    if multiprocessors is None:
+        multiprocessors = _multiprocessors[device] = device.MULTIPROCESSOR_COUNT
+    return max(1, min(-(-n // _THREADS), multiprocessors * _BLOCKS_PER_SM))
