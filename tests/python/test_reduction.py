@@ -44,12 +44,13 @@ def test_device_input_and_strided_view(n):
                                    np.float16, np.float32, np.float64, np.complex64, np.complex128])
 def test_every_numeric_dtype(dtype):
     a = (np.arange(5000) % 7).astype(dtype)
+    if np.dtype(dtype) == np.float16:  # partial sums below 2048 are exact in float16, in any order
+        a = (np.arange(5000) % 7 == 0).astype(dtype)
     if np.dtype(dtype).kind == "c":
         a = a + (np.arange(5000) % 3).astype(dtype) * 1j
     got = add(a)
     assert got.dtype == np.dtype(dtype)  # each combination is converted back to the array's dtype
-    expected = a.sum(dtype=dtype) if np.dtype(dtype).itemsize > 2 or np.dtype(dtype).kind != "f" else a.sum()
-    assert got == expected
+    assert got == a.sum(dtype=dtype)  # integer sums wrap in the dtype, so any order gives NumPy's result
 
 
 def test_bool_and_small_integers_take_the_shuffle_path():
