@@ -6,9 +6,12 @@
 #include <map>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include <llvm/IR/Attributes.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -138,10 +141,10 @@ std::unique_ptr<NvptxTarget> NvptxTarget::create(const std::string& arch, int op
 void NvptxTarget::init_module(llvm::Module& module) {
   module.setTargetTriple(machine_->getTargetTriple());
   module.setDataLayout(machine_->createDataLayout());
-  // Read by the NVVMReflect pass, which resolves libdevice's __nvvm_reflect("__CUDA_FTZ") and
-  // ("__CUDA_PREC_SQRT") checks: flush denormals and approximate square roots only under fastmath.
+  // Read by the NVVMReflect pass, which resolves libdevice's __nvvm_reflect("__CUDA_FTZ") checks: flush
+  // denormals only under fastmath. __CUDA_PREC_SQRT (approximate square roots only under fastmath) is
+  // answered when libdevice is linked (finalize_module): LLVM reads no module flag for it.
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", fastmath_ ? 1 : 0);
-  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-prec-sqrt", fastmath_ ? 0 : 1);
 }
 
 void NvptxTarget::mark_kernel(llvm::Function& fn) {
@@ -300,8 +303,36 @@ llvm::Value* NvptxTarget::call_math(llvm::IRBuilder<>& b, std::string_view libde
   return b.CreateCall(fn, args);
 }
 
+namespace {
+
+/// Answers libdevice's __nvvm_reflect("__CUDA_PREC_SQRT") with `value`. LLVM's NVVMReflect pass reads
+/// __CUDA_FTZ from a module flag and __CUDA_ARCH from the target, but knows __CUDA_PREC_SQRT only from a
+/// process-wide option, so without this every float32 libdevice function that takes a square root
+/// (hypotf, norm3df, ...) would use sqrt.approx.f32 even without fastmath; nvcc and NVVM default to the
+/// correctly rounded sqrt.rn.f32, as here.
+void resolve_prec_sqrt(llvm::Module& module, int value) {
+  llvm::Function* reflect = module.getFunction("__nvvm_reflect");
+  if (!reflect) return;
+  std::vector<llvm::CallInst*> calls;
+  for (llvm::User* u : reflect->users()) {
+    auto* call = llvm::dyn_cast<llvm::CallInst>(u);
+    if (!call || call->getCalledFunction() != reflect || call->arg_size() != 1) continue;
+    auto* var = llvm::dyn_cast<llvm::GlobalVariable>(call->getArgOperand(0)->stripPointerCasts());
+    if (!var || !var->hasInitializer()) continue;
+    auto* text = llvm::dyn_cast<llvm::ConstantDataSequential>(var->getInitializer());
+    if (text && text->isCString() && text->getAsCString() == "__CUDA_PREC_SQRT") calls.push_back(call);
+  }
+  for (llvm::CallInst* call : calls) {
+    call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), value));
+    call->eraseFromParent();
+  }
+}
+
+}  // namespace
+
 bool NvptxTarget::finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) {
   if (uses_libdevice_ && !link_libdevice(module, error)) return false;
+  if (uses_libdevice_) resolve_prec_sqrt(module, fastmath_ ? 0 : 1);
   for (llvm::Function& fn : module) {
     if (fn.isDeclaration() || &fn == &kernel) continue;
     // Device functions and linked libdevice code are private to this module: once inlined, LLVM drops them.
