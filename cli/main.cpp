@@ -221,6 +221,7 @@ struct PtxOptions {
   int opt_level = 3;
   bool fastmath = false;
   bool debug = false;
+  bool boundscheck = false;
   bool lineinfo = false;
   int max_registers = 0;  // 0: the decorator's max_registers=, if any
   bool index32 = false;
@@ -255,7 +256,8 @@ int run_ptx(const PtxOptions& opts) {
   request.options.opt_level = opts.opt_level;
   request.options.fastmath = opts.fastmath || decorator_flag(fn, "fastmath");
   request.options.debug =
-      opts.debug || decorator_flag(fn, "debug") || decorator_flag(fn, "boundscheck");
+      opts.debug || opts.boundscheck || decorator_flag(fn, "debug") || decorator_flag(fn, "boundscheck");
+  request.options.debug_info = opts.debug || decorator_flag(fn, "debug");  // boundscheck: the checks alone
   request.options.lineinfo = opts.lineinfo || decorator_flag(fn, "lineinfo");
   request.options.max_registers =
       opts.max_registers > 0 ? opts.max_registers : decorator_int(fn, "max_registers");
@@ -333,8 +335,10 @@ int main_impl(int argc, char** argv) {
                 "Compile for array arguments that span under 2 GiB, as a launch from Python does for such "
                 "arrays: their index arithmetic is 32-bit");
   ptx->add_flag("--debug", opts.debug,
-                "Bounds-check array indexing: an out-of-range index prints where and traps (numba's "
-                "debug=True / boundscheck=True)");
+                "Bounds-check array indexing (an out-of-range index prints where and traps) and put DWARF "
+                "line tables in the PTX for cuda-gdb (numba's debug=True)");
+  ptx->add_flag("--boundscheck", opts.boundscheck,
+                "Bounds-check array indexing alone, without debug information (numba's boundscheck=True)");
   ptx->add_flag("--lineinfo", opts.lineinfo,
                 "Put .file/.loc line information in the PTX so profilers map instructions to source lines "
                 "(numba's lineinfo=True, nvcc's -lineinfo)");

@@ -183,6 +183,7 @@ std::string cache_key(const CompileRequest& request) {
   k.u64(o.debug);
   k.u64(o.lineinfo);
   k.i64(o.max_registers);
+  if (o.debug_info) k.str("debug info");  // keys without it stay as they were
   if (o.max_threads || o.min_blocks || o.max_cluster_rank) {  // keys without launch bounds stay as they were
     k.str("launch bounds");
     k.i64(o.max_threads);

@@ -68,7 +68,9 @@ void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& 
   llvm::LLVMContext context;
   LoweredModule lowered =
       lower_program(program, request.globals, *target, context, options.fastmath, result.diagnostics,
-                    options.debug, options.lineinfo, options.entry, options.abi_name);
+                    options.debug,
+                    options.debug_info ? LineInfo::Dwarf : options.lineinfo ? LineInfo::Directives : LineInfo::None,
+                    options.entry, options.abi_name);
   result.params = lowered.params;
   result.entry_name = lowered.kernel->getName().str();
   if (result.diagnostics.has_errors()) return;

@@ -78,8 +78,9 @@ class ModuleLowering {
   llvm::Function* int_pow_function(unsigned bits, bool is_signed);
 
   /// Line information (CompileOptions::lineinfo): starts the module's debug info, a compile unit for the
-  /// kernel's file that asks for `.file`/`.loc` directives only (DebugDirectivesOnly, as nvcc -lineinfo).
-  void enable_line_info(const FunctionDef& kernel);
+  /// kernel's file that asks for `.file`/`.loc` directives only (DebugDirectivesOnly, as nvcc -lineinfo);
+  /// with `dwarf` (CompileOptions::debug_info), line tables with a .debug_info section (LineTablesOnly).
+  void enable_line_info(const FunctionDef& kernel, bool dwarf);
   /// Gives `fn` a DISubprogram for `def` when line information is on; its statements then carry DILocations
   /// (FunctionLowering::lower_stmt). No-op otherwise.
   void attach_line_info(llvm::Function& fn, const FunctionDef& def);

@@ -13,6 +13,8 @@
 // Line information (lineinfo=True) is debug info of the smallest kind: one compile unit that asks for
 // DebugDirectivesOnly (NVPTX then emits `.file` and `.loc` and no .debug_info section, as nvcc -lineinfo),
 // a DISubprogram per function, and statement locations (lower_stmt.cpp). It never changes the code.
+// debug=True (CompileOptions::debug_info) asks for LineTablesOnly instead: the same, plus a .debug_info
+// section describing the compile unit and the functions, for cuda-gdb.
 #include "codegen/lowering.h"
 
 #include <functional>
@@ -194,15 +196,18 @@ llvm::Function* ModuleLowering::int_pow_function(unsigned bits, bool is_signed) 
 // ---------------------------------------------------------------------------------------------------------
 // Line information
 
-void ModuleLowering::enable_line_info(const FunctionDef& kernel) {
+void ModuleLowering::enable_line_info(const FunctionDef& kernel, bool dwarf) {
   // The flags clang sets on every module with debug info; DWARF 2 is what CUDA's compilers use on the device.
   module_.addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
   module_.addModuleFlag(llvm::Module::Warning, "Dwarf Version", 2);
   di_ = std::make_unique<llvm::DIBuilder>(module_);
   // One compile unit, the kernel's file; device functions from other files get DIFiles of their own.
+  // debug=True asks for LineTablesOnly, which makes NVPTX emit the .debug_info section as well.
   di_unit_ = di_->createCompileUnit(llvm::DISourceLanguageName(llvm::dwarf::DW_LANG_Python),
-                                    line_info_file(kernel), "gpujit", /*isOptimized=*/true, "", 0,
-                                    llvm::StringRef(), llvm::DICompileUnit::DebugDirectivesOnly);
+                                    line_info_file(kernel), "gpujit", /*isOptimized=*/!dwarf, "", 0,
+                                    llvm::StringRef(),
+                                    dwarf ? llvm::DICompileUnit::LineTablesOnly
+                                          : llvm::DICompileUnit::DebugDirectivesOnly);
 }
 
 llvm::DIFile* ModuleLowering::line_info_file(const FunctionDef& def) {
@@ -485,14 +490,14 @@ void verify(const llvm::Module& module, const Diagnostics& diags) {
 
 LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
                             llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags, bool bounds_check,
-                            bool line_info, EntryKind entry, const std::string& abi_name) {
+                            LineInfo line_info, EntryKind entry, const std::string& abi_name) {
   const TypedFunction* kernel = program.kernel();
   if (!kernel || !kernel->def) throw InternalError("codegen: the typed program has no kernel");
   LoweredModule out;
   out.module = std::make_unique<llvm::Module>(kernel->name, ctx);
   target.init_module(*out.module);
   ModuleLowering m(program, globals, target, *out.module, fastmath, diags, bounds_check);
-  if (line_info) m.enable_line_info(*kernel->def);
+  if (line_info != LineInfo::None) m.enable_line_info(*kernel->def, line_info == LineInfo::Dwarf);
 
   for (const auto& fn : program.functions) {
     if (fn.get() == kernel) continue;

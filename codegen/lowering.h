@@ -33,6 +33,10 @@ struct LoweredModule {
 /// Whether any function of `program` calls cg.this_grid().sync() (codegen/warp_lowering.cpp).
 bool uses_grid_sync(const TypedProgram& program);
 
+/// The debug information lower_program() attaches: none, the `.loc` line table alone (lineinfo=True), or
+/// DWARF with it (debug=True: a .debug_info section too).
+enum class LineInfo { None, Directives, Dwarf };
+
 /// Lowers the kernel of `program` and every device function it calls into a fresh module of `ctx`.
 /// `globals` resolves captured constant arrays (const.array_like). User errors go to `diags`; when it
 /// gains an error the module is incomplete and must not be compiled further. `bounds_check` (debug=True)
@@ -42,7 +46,7 @@ bool uses_grid_sync(const TypedProgram& program);
 /// that ABI (compiler.h); LoweredModule::kernel is then that function and `params` stays empty.
 LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
                             llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags,
-                            bool bounds_check = false, bool line_info = false,
+                            bool bounds_check = false, LineInfo line_info = LineInfo::None,
                             EntryKind entry = EntryKind::Kernel, const std::string& abi_name = "");
 
 }  // namespace gpujit

@@ -89,7 +89,7 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
     if debug:
         opt_level = 0
     dispatcher = Dispatcher(pyfunc, device=bool(device), fastmath=bool(fastmath), opt=opt_level,
-                            lineinfo=bool(lineinfo), debug=bool(debug))
+                            lineinfo=bool(lineinfo), debug=bool(debug), debug_info=bool(debug))
     # Without abi_name the core names a C-ABI function after its definition (a lambda's is lambda_L_C).
     abi_name = str(abi_info.get("abi_name", "")) if abi == "c" else ""
     try:

@@ -30,13 +30,13 @@ class Dispatcher(_core.Dispatcher):
     """A jitted kernel (or, with device=True, a device function callable from kernels)."""
 
     def __init__(self, pyfunc, device=False, fastmath=False, opt=3, lineinfo=False, debug=False, max_registers=0,
-                 cache=False, warn_float64=True, launch_bounds=None, targetoptions=None):
+                 cache=False, warn_float64=True, launch_bounds=None, debug_info=False, targetoptions=None):
         code = pyfunc.__code__
         if code.co_flags & 0x0C:  # CO_VARARGS | CO_VARKEYWORDS
             raise TypeError(f"'{pyfunc.__name__}': kernels take positional parameters only (no *args, **kwargs)")
         params = code.co_varnames[: code.co_argcount]
         super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache,
-                         warn_float64, _launch_bounds(launch_bounds))
+                         warn_float64, _launch_bounds(launch_bounds), debug_info)
         self.py_func = pyfunc
         self.__name__ = pyfunc.__name__
         self.__qualname__ = getattr(pyfunc, "__qualname__", pyfunc.__name__)
@@ -203,7 +203,8 @@ def jit(func_or_sig=None, device=False, **options):
     @jit(device=True)         a device function, callable from kernels
     @jit("void(float32[:])")  eager: compiled now for these signatures only (a list of them works too)
     @jit(fastmath=True)       approximate division, sqrt and denormals, as numba's fastmath
-    @jit(debug=True)          bounds-checked indexing at opt 0 (boundscheck=True: the checks alone)
+    @jit(debug=True)          bounds-checked indexing at opt 0 and DWARF line tables in the PTX for cuda-gdb
+                              (boundscheck=True: the checks alone)
     @jit(lineinfo=True)       .file/.loc line information in the PTX, for profilers
     @jit(max_registers=32)    at most 32 registers per thread (.maxnreg)
     @jit(launch_bounds=256)   at most 256 threads per block (.maxntid); (256, 2[, 4]) adds min blocks per SM
@@ -233,7 +234,8 @@ def jit(func_or_sig=None, device=False, **options):
               "debug": bool(options.get("debug", False) or options.get("boundscheck", False)),
               "max_registers": max_registers, "cache": bool(options.get("cache", False)),
               "warn_float64": bool(options.get("warn_float64", True)),
-              "launch_bounds": options.get("launch_bounds")}
+              "launch_bounds": options.get("launch_bounds"),
+              "debug_info": bool(options.get("debug", False))}
 
     targetoptions = dict(kwargs, **{k: v for k, v in options.items() if k not in kwargs})
     # One signature (not a list of them) makes a specialized dispatcher, as in numba.
@@ -287,7 +289,7 @@ def _launch_bounds(bounds):
 def _dispatcher_kwargs(targetoptions):
     """The Dispatcher constructor's arguments among jit's options."""
     names = ("device", "fastmath", "opt", "lineinfo", "debug", "max_registers", "cache", "warn_float64",
-             "launch_bounds")
+             "launch_bounds", "debug_info")
     kwargs = {k: targetoptions[k] for k in names if k in targetoptions}
     kwargs["max_registers"] = kwargs.get("max_registers") or 0
     return kwargs

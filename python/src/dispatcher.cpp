@@ -525,14 +525,15 @@ PyObject* dispatcher_new(PyTypeObject* type, PyObject*, PyObject*) {
 
 int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* keywords[] = {"name",  "params",   "device",        "fastmath", "opt",
-                                   "debug", "lineinfo", "max_registers", "cache",    "warn_float64", "launch_bounds", nullptr};
+                                   "debug", "lineinfo", "max_registers", "cache",    "warn_float64", "launch_bounds", "debug_info", nullptr};
   const char* name = nullptr;
   PyObject* params = nullptr;
   int device = 0, fastmath = 0, opt = 3, debug = 0, lineinfo = 0, max_registers = 0, cache = 0, warn_float64 = 1;
   int max_threads = 0, min_blocks = 0, max_cluster_rank = 0;  // launch_bounds; 0: left out
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippipp(iii)", const_cast<char**>(keywords), &name, &params,
-                                   &device, &fastmath, &opt, &debug, &lineinfo, &max_registers, &cache,
-                                   &warn_float64, &max_threads, &min_blocks, &max_cluster_rank)) {
+  int debug_info = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippipp(iii)p", const_cast<char**>(keywords), &name,
+                                   &params, &device, &fastmath, &opt, &debug, &lineinfo, &max_registers, &cache,
+                                   &warn_float64, &max_threads, &min_blocks, &max_cluster_rank, &debug_info)) {
     return -1;
   }
   try {
@@ -545,6 +546,7 @@ int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
     st.options.opt_level = opt;
     st.options.debug = debug != 0;  // bounds checks (debug=True or boundscheck=True)
     st.options.lineinfo = lineinfo != 0;
+    st.options.debug_info = debug_info != 0;  // DWARF in the PTX (debug=True, not boundscheck=True)
     st.options.max_registers = max_registers;  // 0: no limit; the jit decorator checked the range
     st.cache_to_disk = cache != 0;
     st.options.warn_float64 = warn_float64 != 0;

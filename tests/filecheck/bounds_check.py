@@ -1,12 +1,12 @@
-# Bounds checks (--debug, or debug=True / boundscheck=True on the decorator): every integer array index is
+# Bounds checks (--boundscheck or --debug, or debug=True / boundscheck=True on the decorator): every integer array index is
 # compared, after Python's negative wrap, with its axis' extent; a failure prints one message naming the
 # index, axis, extent, function and source line, thread and block, then traps. Without the option the code
 # has no check at all. Device functions are checked with the kernel's setting and name themselves.
-# RUN: %gpujit ptx %s -k gather --sig 'float32[::1], int64[::1], float32[::1]' --debug --emit llvm -O1 \
+# RUN: %gpujit ptx %s -k gather --sig 'float32[::1], int64[::1], float32[::1]' --boundscheck --emit llvm -O1 \
 # RUN:   | FileCheck %s --check-prefix=IR
 # RUN: %gpujit ptx %s -k gather --sig 'float32[::1], int64[::1], float32[::1]' --emit llvm -O1 \
 # RUN:   | FileCheck %s --check-prefix=NODEBUG
-# RUN: %gpujit ptx %s -k gather --sig 'float32[::1], int64[::1], float32[::1]' --debug --arch sm_75 -o %t.ptx
+# RUN: %gpujit ptx %s -k gather --sig 'float32[::1], int64[::1], float32[::1]' --boundscheck --arch sm_75 -o %t.ptx
 # RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 # RUN: %ptxas-all %t.ptx
 # RUN: %gpujit ptx %s -k gather --sig 'float32[::1], int64[::1], float32[::1]' --arch sm_75 \
@@ -68,7 +68,7 @@ def stencil(a, out):
 # NODEBUG-PTX-NOT: vprintf
 # NODEBUG-PTX-NOT: trap
 
-# The decorator's boundscheck=True turns the checks on without --debug; one per axis of each access.
+# The decorator's boundscheck=True turns the checks on without --boundscheck; one per axis of each access.
 # DECORATOR: c"kernel 'stencil' at {{.*}}bounds_check.py:34\00"
 # DECORATOR: define ptx_kernel void @{{.*}}stencil
 # DECORATOR: %in.bounds = icmp {{(samesign )?}}ult i64 %{{[0-9]+}}, %a.shape0

@@ -329,3 +329,17 @@ def test_launch_bounds_become_maxntid_and_minnctapersm_on_the_entry():
 def test_launch_bounds_survive_pickling():
     restored = pickle.loads(pickle.dumps(bounded))
     assert re.search(r"\.maxntid\s+128,", restored.inspect_ptx("void(float32[::1])"))
+
+
+# debug=True: DWARF for cuda-gdb (a .debug_info section and the .loc line table); boundscheck=True is the
+# bounds checks alone, lineinfo=True the line table alone.
+def test_debug_puts_dwarf_line_tables_in_the_ptx():
+    sig = "void(float32[::1], float32[::1])"
+    debug = gpu.jit(debug=True, opt=False)(without_lines.py_func).inspect_ptx(sig)
+    assert re.search(r"\.section\s+\.debug_info", debug) and re.search(r"\.loc\s+\d+\s+\d+", debug)
+    checks_only = gpu.jit(boundscheck=True)(without_lines.py_func).inspect_ptx(sig)
+    assert ".debug_info" not in checks_only and not re.search(r"\.loc\s", checks_only)
+    lines_only = with_lines.inspect_ptx(sig)
+    assert ".debug_info" not in lines_only and re.search(r"\.loc\s", lines_only)
+    ptx, _ = gpu.compile_ptx(without_lines.py_func, sig, debug=True)
+    assert re.search(r"\.section\s+\.debug_info", ptx)
