@@ -91,9 +91,30 @@ def _bind_numba_cuda():
     errors.NumbaPerformanceWarning = gpujit.PerformanceWarning
     errors.NumbaInvalidConfigWarning = gpujit.InvalidConfigWarning
     testing.cc_X_or_above = _cc_at_least
+    _bind_ufunc_decorators()
     testing.CUDATestCase.skip_if_lto = lambda self, reason: None
     driver.USE_NV_BINDING = True
     return bound
+
+
+def _bind_ufunc_decorators():
+    """numba.vectorize and numba.guvectorize with target='cuda' make gpujit's ufuncs; other targets stay numba's."""
+    try:
+        import numba
+    except ImportError:
+        return
+    for name in ("vectorize", "guvectorize"):
+        numba_decorator = getattr(numba, name, None)
+        if numba_decorator is None:
+            continue
+
+        def decorator(*args, _numba=numba_decorator, _ours=getattr(gpujit, name), **kwargs):
+            if kwargs.get("target") in ("cuda", "gpu"):
+                return _ours(*args, **kwargs)
+            return _numba(*args, **kwargs)
+
+        decorator.__name__ = name
+        setattr(numba, name, decorator)
 
 
 class _Context:
