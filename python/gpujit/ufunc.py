@@ -125,13 +125,20 @@ def kind_of(dt):
 class _GeneratedKernel(Dispatcher):
     """A kernel whose source is text this module wrote: compiled from that text, shown under its own name."""
 
-    def __init__(self, text, name, env):
+    def __init__(self, text, name, env, options):
         filename = f"<gpujit {name}>"
         lines = text.splitlines(True)
         linecache.cache[filename] = (len(text), None, lines, filename)
         namespace = dict(env)
         exec(compile(text, filename, "exec"), namespace)
-        super().__init__(namespace[name])
+        # The kernel takes the ufunc's compile options, which apply to the device function it calls too.
+        opt = options.get("opt", 3)
+        debug = bool(options.get("debug", False) or options.get("boundscheck", False))
+        super().__init__(namespace[name], fastmath=bool(options.get("fastmath", False)),
+                         opt=0 if opt is False or options.get("debug") else 3 if opt is True else int(opt),
+                         lineinfo=bool(options.get("lineinfo", False)), debug=debug,
+                         max_registers=options.get("max_registers") or 0, cache=bool(options.get("cache")),
+                         warn_float64=bool(options.get("warn_float64", True)))
         self._text, self._filename = text, filename
         self.source = text
 
@@ -275,12 +282,15 @@ class UFunc:
         for a in args:
             dt = getattr(a, "dtype", None)
             dts.append(np.dtype(dt) if dt is not None else np.asarray(a).dtype)
-        from ._signature import type_of_value
+        from ._compile import compile_ptx
+        from ._signature import type_text
 
         argtext = ", ".join(dt.name for dt in dts)
-        ret = self._device_fn.compile(tuple(_core_type(dt) for dt in dts))
-        ret_text = type_of_value(ret) if ret is not None else None
-        if not ret_text or ret_text in ("void", "none"):
+        # The device function compiled on its own for these types says what it returns.
+        _, ret = compile_ptx(self._device_fn.py_func, tuple(_core_type(dt) for dt in dts), device=True,
+                             **{k: v for k, v in self._options.items() if k in ("fastmath", "opt")})
+        ret_text = _canonical(type_text(ret)) if ret is not None else None
+        if not ret_text or ret_text in ("void", "none") or "[" in ret_text or "(" in ret_text:
             raise TypeError(f"vectorize: '{self.__name__}' returns no value for ({argtext})")
         return _Sig(f"{ret_text}({argtext})")
 
@@ -442,10 +452,10 @@ class UFunc:
                 f"        {target} = {fname}({', '.join(call_args)})\n")
         import gpujit
 
-        return _GeneratedKernel(text, kname, {"gpujit": gpujit, fname: self._device_fn})
+        return _GeneratedKernel(text, kname, {"gpujit": gpujit, fname: self._device_fn}, self._options)
 
     def inspect_ptx(self):
-        """The PTX of every kernel this ufunc has built so far, by kernel name."""
+        """The PTX of the kernels this ufunc has built so far: {kernel name: {argument types: PTX}}."""
         return {k.__name__: k.inspect_ptx() for k in self._kernels.values()}
 
     # --- reduce ----------------------------------------------------------------------------------------------
@@ -567,6 +577,7 @@ class GUFunc:
         self.nin, self.nout = layout.nin, layout.nout
         self.nargs = self.nin + self.nout
         self._sigs = sigs
+        self._options = options
         self._device_fn = _device_function(fn, options)
         self._plans = {}
         self._kernels = {}
@@ -579,7 +590,7 @@ class GUFunc:
         return f"<gpujit gufunc '{self.__name__}' {self.signature} target={self.target}>"
 
     def inspect_ptx(self):
-        """The PTX of every kernel this gufunc has built so far, by kernel name."""
+        """The PTX of the kernels this gufunc has built so far: {kernel name: {argument types: PTX}}."""
         return {k.__name__: k.inspect_ptx() for k in self._kernels.values()}
 
     def __call__(self, *args, out=None, stream=0):
@@ -749,7 +760,7 @@ class GUFunc:
                 f"        {fname}({', '.join(call)})\n")
         import gpujit
 
-        return _GeneratedKernel(text, kname, {"gpujit": gpujit, fname: self._device_fn})
+        return _GeneratedKernel(text, kname, {"gpujit": gpujit, fname: self._device_fn}, self._options)
 
 
 def _dims_text(dims):
