@@ -69,6 +69,9 @@ def _numpy():
     return numpy
 
 
+_DeviceArray = _core.DeviceArray
+
+
 def _is_device(a):
     return type(a) is _core.DeviceArray or hasattr(a, "__cuda_array_interface__")
 
@@ -254,6 +257,8 @@ class UFunc:
         self.nargs = self.nin + 1
         self._plans = {}  # argument type keys -> chosen signature
         self._kernels = {}  # (signature, array pattern, ndim) -> _GeneratedKernel
+        self._fast = {}  # dtypes of 1-D device array inputs -> (1-D kernel over arrays, result dtype)
+        self._on_active_backend = target != "cpu"
 
     @property
     def types(self):
@@ -297,6 +302,33 @@ class UFunc:
     # --- the call -------------------------------------------------------------------------------------------
 
     def __call__(self, *args, out=None, stream=0):
+        # The fast path, a launch and little else: 1-D DeviceArrays of one shape (any strides: the kernel
+        # reads them), out a matching DeviceArray or none, on the active backend. It needs the kernel that
+        # an earlier call on the same dtypes built (self._fast); anything else takes the general path.
+        fast = self._fast
+        if fast:
+            first = args[0] if args else None
+            if type(first) is _DeviceArray and first.ndim == 1:
+                n = first.size
+                key = []
+                for a in args:
+                    if type(a) is not _DeviceArray or a.ndim != 1 or a.size != n:
+                        break
+                    key.append(a.dtype)
+                else:
+                    plan = fast.get(tuple(key))
+                    if plan is not None:
+                        kernel, ret = plan
+                        if out is None:
+                            out = _core.device_array(n, ret, stream)
+                        elif type(out) is not _DeviceArray or out.ndim != 1 or out.size != n or out.dtype != ret:
+                            return self._slow(args, out, stream)
+                        if n:
+                            kernel[(n + _THREADS - 1) // _THREADS, _THREADS, stream](*args, out)
+                        return out
+        return self._slow(args, out, stream)
+
+    def _slow(self, args, out, stream):
         if len(args) != self.nin:
             if len(args) == self.nin + 1 and out is None:
                 args, out = args[:-1], args[-1]
@@ -395,6 +427,8 @@ class UFunc:
     def _run_flat(self, sig, values, arrays, size, dout, stream):
         pattern = tuple(None if a is None else a.dtype for a in arrays)
         k = self._kernel(sig, pattern, 1)
+        if None not in pattern and len(pattern) == self.nin and self._on_active_backend:
+            self._fast[pattern] = (k, sig.ret_dtype)
         if dout is None:
             dout = _core.device_array((size,), sig.ret_dtype, stream)
         threads = min(_THREADS, size)

@@ -275,3 +275,21 @@ def test_gufunc_errors():
     layout_mismatch = gpu.guvectorize(["void(float64[:], float64[:])"], "(n)->(m)")(lambda a, b: None)
     with pytest.raises(ValueError, match="output dimension 'm' .* is not set by any input"):
         layout_mismatch(np.ones(3))
+
+
+def test_fast_path_for_1d_device_arrays_keys_on_dtypes():
+    add = gpu.vectorize(["int32(int32, int32)", "float64(float64, float64)"])(_add)
+    xi = gpu.to_device(np.arange(5, dtype=np.int32))
+    xf = gpu.to_device(np.arange(5, dtype=np.float64))
+    add(xi, xi)
+    add(xf, xf)
+    assert set(add._fast) == {(np.dtype(np.int32),) * 2, (np.dtype(np.float64),) * 2}
+    # Cached kernels per dtype: each call gets its own signature's result type, and a mismatch falls back.
+    assert add(xi, xi).dtype == np.int32 and add(xf, xf).dtype == np.float64
+    np.testing.assert_equal(add(xi, xf).copy_to_host(), 2 * np.arange(5.0))
+    with pytest.raises(TypeError, match="out has dtype int32"):
+        add(xf, xf, out=gpu.device_array(5, np.int32))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        add(xi, gpu.to_device(np.arange(4, dtype=np.int32)))
+    strided = gpu.to_device(np.arange(10, dtype=np.int32))[::2]
+    np.testing.assert_equal(add(strided, xi).copy_to_host(), np.arange(0, 10, 2) + np.arange(5))
