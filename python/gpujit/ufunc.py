@@ -427,7 +427,8 @@ class UFunc:
     def _run_flat(self, sig, values, arrays, size, dout, stream):
         pattern = tuple(None if a is None else a.dtype for a in arrays)
         k = self._kernel(sig, pattern, 1)
-        if None not in pattern and len(pattern) == self.nin and self._on_active_backend:
+        # (`is`, not `in`: a float64 dtype compares equal to None, NumPy's default dtype.)
+        if all(p is not None for p in pattern) and self._on_active_backend:
             self._fast[pattern] = (k, sig.ret_dtype)
         if dout is None:
             dout = _core.device_array((size,), sig.ret_dtype, stream)
