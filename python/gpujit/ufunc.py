@@ -455,7 +455,7 @@ class UFunc:
         params = [f"x{i}" for i in range(self.nin)]
         if fname in params or fname in ("gpujit", "out", "i", "r") or fname.startswith("i"):
             fname = "user_" + fname
-        nd = pattern and pattern[0] == "nd"
+        nd = bool(pattern) and isinstance(pattern[0], str)
         pats = pattern[1:] if nd else pattern
         kname = f"vectorize_{_identifier(self.__name__)}" + (f"_{ndim}d" if nd else "")
         body = []
