@@ -293,3 +293,37 @@ def test_fast_path_for_1d_device_arrays_keys_on_dtypes():
         add(xi, gpu.to_device(np.arange(4, dtype=np.int32)))
     strided = gpu.to_device(np.arange(10, dtype=np.int32))[::2]
     np.testing.assert_equal(add(strided, xi).copy_to_host(), np.arange(0, 10, 2) + np.arange(5))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The CUDA launch path, through the fake driver where there is no GPU.
+
+@pytest.mark.filterwarnings("ignore::gpujit.PerformanceWarning")
+def test_vectorize_on_device_arrays_launches_once_and_copies_nothing(fake):
+    add = gpu.vectorize(["float32(float32, float32)"])(_add)
+    x = gpu.to_device(np.zeros(1000, np.float32))
+    assert fake.calls("cuMemcpyHtoDAsync_v2") > 0  # the counter counts
+    copies = fake.calls("cuMemcpyDtoHAsync_v2") + fake.calls("cuMemcpyHtoDAsync_v2")
+    syncs = fake.calls("cuCtxSynchronize") + fake.calls("cuStreamSynchronize")
+    out = add(x, x)
+    assert isinstance(out, gpu.DeviceArray) and out.shape == (1000,)
+    name, grid, block, _, _, _ = fake.last_launch()
+    assert "vectorize__add" in name and grid == (4, 1, 1) and block == (256, 1, 1)
+    add(x, x, out=out)  # the short path: the same launch again
+    assert fake.calls("cuMemcpyDtoHAsync_v2") + fake.calls("cuMemcpyHtoDAsync_v2") == copies
+    assert fake.calls("cuCtxSynchronize") + fake.calls("cuStreamSynchronize") == syncs
+
+
+@pytest.mark.filterwarnings("ignore::gpujit.PerformanceWarning")
+def test_guvectorize_spreads_the_loop_over_the_grid(fake):
+    dot = gpu.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")(_dot)
+    x = gpu.to_device(np.zeros((1001, 3)))
+    dot(x, x)
+    name, grid, block, _, _, params = fake.last_launch()
+    assert "guvectorize__dot" in name and grid == (16, 1, 1) and block == (64, 1, 1)
+
+
+def test_target_cpu_runs_on_the_cpu_backend_while_cuda_is_active(cuda):
+    add = gpu.vectorize(["int64(int64, int64)"], target="cpu")(_add)
+    np.testing.assert_equal(add(np.arange(5), np.arange(5)), 2 * np.arange(5))
+    assert gpu._core.backend_name() == "cuda"
