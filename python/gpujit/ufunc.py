@@ -359,6 +359,8 @@ class UFunc:
                     values.append(dt.type(h[()]) if h.dtype.kind != "c" or dt.kind == "c" else dt.type(h.real))
                     continue
                 a = _core.to_device(np.ascontiguousarray(h), stream)
+            if a.ndim == 0:
+                a = a.reshape((1,))  # a 0-d device array broadcasts as a one-element array, read on the device
             arrays.append(a)
             values.append(a)
             if a.shape != shape:

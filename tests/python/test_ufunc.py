@@ -84,6 +84,13 @@ def test_device_arrays_stay_on_the_device(target):
     np.testing.assert_allclose(add(d2, dx).copy_to_host(), 1 + x[None, :].repeat(3, 0))
     # A non-contiguous device view.
     np.testing.assert_allclose(add(dx[::2], 1.0).copy_to_host(), x[::2] + 1)
+    # N-d views, Fortran order, a 0-d device array, empty arrays.
+    m = np.random.rand(4, 6).astype(np.float32)
+    dm = gpu.to_device(m)
+    np.testing.assert_allclose(add(dm[:, ::2], gpu.to_device(np.asfortranarray(m))[:, 1::2]).copy_to_host(),
+                               m[:, ::2] + m[:, 1::2])
+    np.testing.assert_allclose(add(gpu.to_device(np.array(2, np.float32)), dm).copy_to_host(), m + 2)
+    assert add(np.zeros((0, 3), np.float32), 1.0).shape == (0, 3)
 
 
 def test_out_and_stream(target):
