@@ -23,6 +23,7 @@ import warnings
 from . import _core
 from ._dispatcher import Dispatcher, jit
 from ._signature import _canonical, _split_args, signature_text
+from .errors import CompileError
 
 _THREADS = 256  # per block for the elementwise kernels
 _GU_THREADS = 64  # per block for generalized ufuncs, whose threads each do a whole core loop
@@ -326,7 +327,10 @@ class UFunc:
                         if n:
                             kernel[(n + _THREADS - 1) // _THREADS, _THREADS, stream](*args, out)
                         return out
-        return self._slow(args, out, stream)
+        try:
+            return self._slow(args, out, stream)
+        except CompileError as e:
+            raise e.with_traceback(None) from None  # the user's call is the last frame that matters
 
     def _slow(self, args, out, stream):
         if len(args) != self.nin:
@@ -644,8 +648,11 @@ class GUFunc:
             outs = list(out) if isinstance(out, (tuple, list)) else [out]
             if len(outs) != self.nout:
                 raise ValueError(f"{self.__name__}: out must hold {self.nout} arrays, got {len(outs)}")
-        with _OnTarget(self.target):
-            return self._call(args[:self.nin], outs, stream)
+        try:
+            with _OnTarget(self.target):
+                return self._call(args[:self.nin], outs, stream)
+        except CompileError as e:
+            raise e.with_traceback(None) from None  # the user's call is the last frame that matters
 
     def _call(self, ins, outs, stream):
         np = _numpy()

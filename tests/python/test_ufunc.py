@@ -1,6 +1,7 @@
 """gpu.vectorize and gpu.guvectorize against NumPy, on both targets, and their errors."""
 
 import math
+import traceback
 
 import numpy as np
 import pytest
@@ -161,6 +162,9 @@ def test_errors_in_the_scalar_function_point_at_the_users_line():
         f(np.ones(3, np.float32))
     assert e.value.filename == __file__
     assert e.value.lineno == bad_scalar.__code__.co_firstlineno + 1
+    # The traceback ends at the ufunc's call: one frame of gpujit's, none from its internals.
+    frames = [f.name for f in traceback.extract_tb(e.tb)]
+    assert frames[-1] == "__call__" and "_call" not in frames and "_slow" not in frames
 
 
 def test_vectorize_errors():
