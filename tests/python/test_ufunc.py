@@ -338,3 +338,15 @@ def test_target_cpu_runs_on_the_cpu_backend_while_cuda_is_active(cuda):
     add = gpu.vectorize(["int64(int64, int64)"], target="cpu")(_add)
     np.testing.assert_equal(add(np.arange(5), np.arange(5)), 2 * np.arange(5))
     assert gpu._core.backend_name() == "cuda"
+
+
+def test_a_ufunc_named_in_a_kernel_says_how_to_call_its_function():
+    dot = gpu.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")(_dot)
+
+    @gpu.jit
+    def k(x, r):
+        dot(x, x, r)
+
+    with pytest.raises(gpu.CompileError, match="global 'dot' cannot be used in a kernel: its value is a GUFunc "
+                                               "made by vectorize or guvectorize"):
+        k[1, 1](np.ones(3), np.ones(1))
