@@ -11,8 +11,8 @@ copied back; device inputs (gpujit's DeviceArray, or any `__cuda_array_interface
 the result is a device array, with no synchronisation.
 
 Signature choice follows NumPy's: the first signature (in the order given) to which every input casts
-safely; Python scalars mixed with arrays are "weak" (they take the array's precision within their kind),
-alone they are int64/float64/complex128. Where no signature matches safely, scalars may cast within their
+safely; Python scalars beside NumPy or device values are "weak" (they take the other operands' precision
+within their kind), alone they are int64/float64/complex128. Where no signature matches safely, scalars may cast within their
 kind (an int64 scalar to an int32 argument), as numba's ufuncs allow.
 """
 
@@ -78,22 +78,32 @@ def _is_device(a):
 
 
 def _type_key(a):
-    """What signature choice depends on: the value's class and dtype (Python scalars: the class alone)."""
-    return (type(a), getattr(a, "dtype", None))
+    """What signature choice depends on: the value's class, dtype and whether it is 0-d (a scalar)."""
+    return (type(a), getattr(a, "dtype", None), getattr(a, "ndim", 0) == 0)
+
+
+def _as_operands(args):
+    """The arguments with array-likes that are not arrays (lists, tuples, namedtuples) made NumPy arrays, so
+    that their dtype is known and keys the signature cache."""
+    if all(hasattr(a, "dtype") or type(a) in (int, float, complex, bool) for a in args):
+        return args
+    np = _numpy()
+    return tuple(a if hasattr(a, "dtype") or isinstance(a, (int, float, complex)) else np.asarray(a) for a in args)
 
 
 def _can_cast(np, key_dtype, weak_kind, to, casting):
     if weak_kind is not None:
-        # A weak scalar takes any type of its kind or a wider kind: bool < int < float < complex.
+        # A weak scalar takes any type of its kind or a wider one: bool < int (signed or not) < float < complex.
         order = "biufc"
-        return to.kind in order[order.index(weak_kind):] or (weak_kind == "i" and to.kind == "u")
+        return to.kind in order[order.index(weak_kind):]
     return np.can_cast(key_dtype, to, casting)
 
 
 def _choose(np, sigs, args, name):
     """The first signature every argument casts to; a TypeError naming the types given and accepted else."""
     kinds = []
-    any_array = any(_is_device(a) or (getattr(a, "ndim", 0) > 0) or isinstance(a, (list, tuple)) for a in args)
+    # NumPy 2: Python scalars are weak beside any NumPy or device value; alone they are int64/float64/...
+    any_array = not all(isinstance(a, (int, float, complex)) for a in args)
     for a in args:
         if isinstance(a, bool):
             kinds.append((np.dtype(bool), "b" if any_array else None, True))
@@ -111,7 +121,7 @@ def _choose(np, sigs, args, name):
             kinds.append((dt, None, getattr(a, "ndim", 1) == 0))
     for relaxed in (False, True):
         for sig in sigs:
-            if all(_can_cast(np, dt, kind_of(dt) if (relaxed and scalar) else weak, to, "safe")
+            if all(_can_cast(np, dt, _kind_of(dt) if (relaxed and scalar) else weak, to, "safe")
                    for (dt, weak, scalar), to in zip(kinds, sig.arg_dtypes)):
                 return sig
     given = ", ".join(str(dt) for dt, _, _ in kinds)
@@ -119,7 +129,7 @@ def _choose(np, sigs, args, name):
     raise TypeError(f"{name}: no signature accepts the argument types ({given}); it accepts: {accepted}")
 
 
-def kind_of(dt):
+def _kind_of(dt):
     return "i" if dt.kind == "u" else dt.kind
 
 
@@ -343,6 +353,7 @@ class UFunc:
             return self._call(args, out, stream)
 
     def _call(self, args, out, stream):
+        args = _as_operands(args)
         sig = self._signature_for(args)
         np = None
         on_device = False
@@ -656,6 +667,7 @@ class GUFunc:
 
     def _call(self, ins, outs, stream):
         np = _numpy()
+        ins = _as_operands(ins)
         key = tuple(map(_type_key, ins))
         sig = self._plans.get(key)
         if sig is None:

@@ -71,6 +71,19 @@ def test_broadcasting_nd_and_non_contiguous_inputs(target):
     np.testing.assert_allclose(add((1.0, 2.0), (3.0, 4.0)), [4.0, 6.0])
 
 
+def test_signature_cache_keys_on_contents_and_rank(target):
+    add = gpu.vectorize(["int32(int32, int32)", "float32(float32, float32)", "float64(float64, float64)"],
+                        target=target)(_add)
+    # Tuples of floats and of ints have the same class: the cache must see their contents' dtypes.
+    assert add((1.5, 2.5), (1.0, 1.0)).dtype == np.float64
+    assert add((1, 2), (3, 4)).dtype == np.float64  # int64 contents: only float64 takes them safely
+    assert add(np.array((1, 2), np.int32), (3, 4)).dtype == np.float64
+    # A Python float is weak beside a float32 array or scalar (as NumPy 2), strong beside Python numbers only.
+    assert add(np.ones(2, np.float32), 2.5).dtype == np.float32
+    assert add(np.float32(1), 2.5).dtype == np.float32
+    assert add(1, 2.5).dtype == np.float64
+
+
 def test_device_arrays_stay_on_the_device(target):
     add = gpu.vectorize(["float32(float32, float32)"], target=target)(_add)
     x = np.arange(100, dtype=np.float32)
