@@ -21,7 +21,7 @@ import math
 import warnings
 
 from . import _core
-from ._dispatcher import Dispatcher, jit
+from ._dispatcher import Dispatcher, dispatcher_options, jit
 from ._signature import _canonical, _split_args, signature_text
 from .errors import CompileError
 
@@ -146,13 +146,7 @@ class _GeneratedKernel(Dispatcher):
         namespace = dict(env)
         exec(compile(text, filename, "exec"), namespace)
         # The kernel takes the ufunc's compile options, which apply to the device function it calls too.
-        opt = options.get("opt", 3)
-        debug = bool(options.get("debug", False) or options.get("boundscheck", False))
-        super().__init__(namespace[name], fastmath=bool(options.get("fastmath", False)),
-                         opt=0 if opt is False or options.get("debug") else 3 if opt is True else int(opt),
-                         lineinfo=bool(options.get("lineinfo", False)), debug=debug,
-                         max_registers=options.get("max_registers") or 0, cache=bool(options.get("cache")),
-                         warn_float64=bool(options.get("warn_float64", True)))
+        super().__init__(namespace[name], **dispatcher_options(False, options))
         self._text, self._filename = text, filename
         self.source = text
 
