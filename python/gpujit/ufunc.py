@@ -83,19 +83,27 @@ def _type_key(a):
 
 
 def _as_operands(args):
-    """The arguments with array-likes that are not arrays (lists, tuples, namedtuples) made NumPy arrays, so
-    that their dtype is known and keys the signature cache."""
-    if all(hasattr(a, "dtype") or type(a) in (int, float, complex, bool) for a in args):
+    """The arguments with `__cuda_array_interface__` objects made DeviceArrays and other array-likes that are
+    not arrays (lists, tuples, namedtuples) NumPy arrays, so that their dtype is known and keys the cache."""
+    if all(type(a) is _DeviceArray or type(a) in (int, float, complex, bool) or
+           hasattr(a, "dtype") and not hasattr(a, "__cuda_array_interface__") for a in args):
         return args
-    np = _numpy()
-    return tuple(a if hasattr(a, "dtype") or isinstance(a, (int, float, complex)) else np.asarray(a) for a in args)
+    return tuple(_as_operand(a) for a in args)
+
+
+def _as_operand(a):
+    if type(a) is _DeviceArray or isinstance(a, (int, float, complex)):
+        return a
+    if hasattr(a, "__cuda_array_interface__"):
+        return _core.as_cuda_array(a)
+    return a if hasattr(a, "dtype") else _numpy().asarray(a)
 
 
 def _can_cast(np, key_dtype, weak_kind, to, casting):
     if weak_kind is not None:
         # A weak scalar takes any type of its kind or a wider one: bool < int (signed or not) < float < complex.
         order = "biufc"
-        return to.kind in order[order.index(weak_kind):]
+        return weak_kind in order and to.kind in order[order.index(weak_kind):]
     return np.can_cast(key_dtype, to, casting)
 
 
@@ -416,16 +424,16 @@ class UFunc:
         """(device array written by the kernel, host array to copy it into or None)."""
         if out is None:
             return _core.device_array(shape, sig.ret_dtype, stream), None
+        if type(out) is not _DeviceArray and hasattr(out, "__cuda_array_interface__"):
+            out = _core.as_cuda_array(out)
         if tuple(out.shape) != tuple(shape):
             raise ValueError(f"{self.__name__}: out has shape {tuple(out.shape)}; the inputs broadcast to "
                              f"{tuple(shape)}")
         if out.dtype != sig.ret_dtype:
             raise TypeError(f"{self.__name__}: out has dtype {out.dtype}; signature {sig.text} returns "
                             f"{sig.ret_dtype}")
-        if type(out) is _core.DeviceArray:
+        if type(out) is _DeviceArray:
             return out, None
-        if hasattr(out, "__cuda_array_interface__"):
-            return _core.as_cuda_array(out), None
         return _core.device_array(shape, sig.ret_dtype, stream), out
 
     def _kernel(self, sig, pattern, ndim):
@@ -699,7 +707,7 @@ class GUFunc:
         # Outputs: given (checked and, for host ones, written back at the end) or allocated.
         out_arrays, host_outs = [], []
         for j, (dims, dt) in enumerate(zip(layout.outputs, sig.arg_dtypes[self.nin:])):
-            given = outs[j] if outs else None
+            given = _as_operand(outs[j]) if outs else None
             if given is not None:
                 split = len(given.shape) - len(dims)
                 if split < 0:
@@ -723,8 +731,8 @@ class GUFunc:
             if given is None:
                 out_arrays.append(_core.device_array(loop + core, dt, stream))
                 host_outs.append(None)
-            elif _is_device(given):
-                out_arrays.append(given if type(given) is _core.DeviceArray else _core.as_cuda_array(given))
+            elif type(given) is _DeviceArray:
+                out_arrays.append(given)
                 host_outs.append(None)
             else:
                 out_arrays.append(_core.device_array(tuple(given.shape), dt, stream))

@@ -363,3 +363,35 @@ def test_a_ufunc_named_in_a_kernel_says_how_to_call_its_function():
     with pytest.raises(gpu.CompileError, match="global 'dot' cannot be used in a kernel: its value is a GUFunc "
                                                "made by vectorize or guvectorize"):
         k[1, 1](np.ones(3), np.ones(1))
+
+
+def test_gufunc_layout_that_does_not_match_the_arguments():
+    with pytest.raises(TypeError, match=r"has 2 arguments; layout '\(n\),\(n\)->\(\)' has 2 inputs and 1 outputs"):
+        gpu.guvectorize(["void(float64[:], float64[:])"], "(n),(n)->()")
+    matmul = gpu.guvectorize(["void(float64[:, :], float64[:, :], float64[:, :])"], "(m,n),(n,p)->(m,p)")(_matmul)
+    with pytest.raises(ValueError, match=r"input of shape \(3,\) has fewer dimensions than its core dimensions "
+                                         r"\(m,n\)"):
+        matmul(np.ones(3), np.ones((3, 3)))
+
+
+class _Foreign:
+    """Another library's device array, seen only through __cuda_array_interface__ (as CuPy's or PyTorch's)."""
+
+    def __init__(self, device_array):
+        self._keep = device_array
+        self.__cuda_array_interface__ = device_array.__cuda_array_interface__
+
+
+def test_cuda_array_interface_objects_stay_on_the_device():
+    add = gpu.vectorize(["float32(float32, float32)"])(_add)
+    x = np.arange(6, dtype=np.float32)
+    a = _Foreign(gpu.to_device(x))
+    out_memory = gpu.device_array(6, np.float32)
+    got = add(a, a)
+    assert isinstance(got, gpu.DeviceArray)
+    np.testing.assert_equal(got.copy_to_host(), 2 * x)
+    add(a, 1.0, out=_Foreign(out_memory))  # written in the foreign array's memory
+    np.testing.assert_equal(out_memory.copy_to_host(), x + 1)
+    dot = gpu.guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->()")(_dot)
+    m = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_equal(dot(_Foreign(gpu.to_device(m)), m).copy_to_host(), (m * m).sum(1))
