@@ -373,7 +373,7 @@ class UFunc:
                 h = np.asarray(a)
                 if h.ndim == 0:
                     arrays.append(None)
-                    values.append(dt.type(h[()]) if h.dtype.kind != "c" or dt.kind == "c" else dt.type(h.real))
+                    values.append(dt.type(h[()]))  # the kernel parameter has the signature's type
                     continue
                 a = _core.to_device(np.ascontiguousarray(h), stream)
             if a.ndim == 0:
@@ -410,8 +410,10 @@ class UFunc:
         if on_device:
             return out if out is not None else dout
         if host_out is not None:
-            dout.copy_to_host(host_out, stream=stream) if host_out.flags.c_contiguous else \
-                host_out.__setitem__(Ellipsis, dout.copy_to_host(stream=stream))
+            if host_out.flags.c_contiguous:
+                dout.copy_to_host(host_out, stream=stream)
+            else:
+                host_out[...] = dout.copy_to_host(stream=stream)
             if stream:
                 stream.synchronize()
             return host_out
