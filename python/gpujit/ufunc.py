@@ -45,18 +45,22 @@ class _Sig:
         self.text = text
         self.ret = _canonical(text[:open_].strip())
         self.args = [_canonical(t) for t in _split_args(text[open_ + 1:-1])]
-        np = _numpy()
-        self.arg_dtypes = [np.dtype(_dtype_name(t)) for t in self.args]
+        self.arg_dtypes = [_dtype(t, text) for t in self.args]
         self.arg_ndims = [_ndim(t) for t in self.args]
-        self.ret_dtype = None if self.ret in ("void", "none") else np.dtype(_dtype_name(self.ret))
+        self.ret_dtype = None if self.ret in ("void", "none") else _dtype(self.ret, text)
+        self.ret_ndim = _ndim(self.ret)
 
     def __repr__(self):
         return self.text
 
 
-def _dtype_name(text):
-    name = text.partition("[")[0].strip()
-    return "bool" if name in ("bool_", "boolean") else name
+def _dtype(type_text, sig_text):
+    """The NumPy dtype of one type's text (an array type's element type)."""
+    name = type_text.partition("[")[0].strip()
+    try:
+        return _numpy().dtype("bool" if name in ("bool_", "boolean") else name)
+    except TypeError:
+        raise TypeError(f"unknown type {name!r} in signature {sig_text!r}") from None
 
 
 def _ndim(text):
@@ -260,6 +264,9 @@ class UFunc:
         for s in self._sigs:
             if s.ret_dtype is None:
                 raise TypeError(f"vectorize: signature {s.text} of '{self.__name__}' must return a value")
+            if s.ret_ndim or any(s.arg_ndims):
+                raise TypeError(f"vectorize: signature {s.text} of '{self.__name__}' has an array type; vectorize "
+                                "functions take and return scalars (guvectorize takes arrays)")
         code = getattr(getattr(fn, "py_func", fn), "__code__", None)
         self.nin = len(self._sigs[0].args) if self._sigs else (code.co_argcount if code else 0)
         for s in self._sigs:
@@ -304,6 +311,9 @@ class UFunc:
         from ._signature import type_text
 
         argtext = ", ".join(dt.name for dt in dts)
+        if any(dt.kind not in "biufc" for dt in dts):
+            raise TypeError(f"{self.__name__}: cannot compile for inputs of types ({argtext}); ufuncs take "
+                            "booleans and numbers")
         # The device function compiled on its own for these types says what it returns.
         _, ret = compile_ptx(self._device_fn.py_func, tuple(_core_type(dt) for dt in dts), device=True,
                              **{k: v for k, v in self._options.items() if k in ("fastmath", "opt")})

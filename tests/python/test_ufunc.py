@@ -128,6 +128,8 @@ def test_lazy_vectorize_compiles_per_input_types(target):
     np.testing.assert_equal(add(np.arange(4), np.arange(4)), np.arange(4) * 2)
     got = add(np.ones(3, np.float32), np.ones(3, np.float32))
     assert got.dtype == np.float32
+    with pytest.raises(TypeError, match=r"cannot compile for inputs of types \(<U1, int64\)"):
+        add(np.array(["a"]), np.arange(1))
 
 
 def test_complex_and_device_function_calls(target):
@@ -197,6 +199,10 @@ def test_vectorize_errors():
         gpu.vectorize(["float32(float32)"], bogus=1)
     with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
         gpu.vectorize(["float32(float32)"], nopython=True)
+    with pytest.raises(TypeError, match="unknown type 'float33' in signature 'float32\\(float33\\)'"):
+        gpu.vectorize(["float32(float33)"])(_sigmoid)
+    with pytest.raises(TypeError, match="has an array type; vectorize functions take and return scalars"):
+        gpu.vectorize(["float32[:](float32)"])(_sigmoid)
     with pytest.raises(ValueError, match="unsupported target 'parallel'"):
         gpu.vectorize(["float32(float32)"], target="parallel")
 
