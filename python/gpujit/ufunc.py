@@ -12,8 +12,8 @@ the result is a device array, with no synchronisation.
 
 Signature choice follows NumPy's: the first signature (in the order given) to which every input casts
 safely; Python scalars beside NumPy or device values are "weak" (they take the other operands' precision
-within their kind), alone they are int64/float64/complex128. Where no signature matches safely, scalars may cast within their
-kind (an int64 scalar to an int32 argument), as numba's ufuncs allow.
+within their kind), alone they are int64/float64/complex128. Where no signature matches safely, scalars
+may cast within their kind (an int64 scalar to an int32 argument), as numba's ufuncs allow.
 """
 
 import linecache
