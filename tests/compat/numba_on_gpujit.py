@@ -3,7 +3,9 @@
 Loaded with `-p numba_on_gpujit` before pytest imports any test module (tests/compat/run.py does this), it
 imports the installed numba-cuda and rebinds, on `numba.cuda` and the few modules its tests import names from,
 every public name gpujit also defines: `jit`, `to_device`, `device_array`, `stream`, `event`, `synchronize`,
-`gpus`, the kernel-side names (`grid`, `threadIdx`, `shared`, `atomic`...), the random number generators.
+`gpus`, the kernel-side names (`grid`, `threadIdx`, `shared`, `atomic`...), the random number generators,
+`vectorize` and `guvectorize` (also numba's own `numba.vectorize`/`numba.guvectorize` when given
+`target='cuda'`; other targets stay numba's).
 A test module then says `from numba import cuda` and `@cuda.jit`, exactly as a numba-cuda user's program does,
 and gets gpujit. Nothing of numba-cuda's compiler runs for a kernel.
 
