@@ -401,3 +401,15 @@ def test_cuda_array_interface_objects_stay_on_the_device():
     dot = gpu.guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->()")(_dot)
     m = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_equal(dot(_Foreign(gpu.to_device(m)), m).copy_to_host(), (m * m).sum(1))
+
+
+def test_cache_true_keeps_the_generated_kernels_ptx_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUJIT_CACHE_DIR", str(tmp_path))
+    for expected in ("misses", "hits"):  # a second ufunc of the same function finds the first one's entry
+        add = gpu.vectorize(["float32(float32, float32)"], cache=True)(_add)
+        add.inspect_ptx()  # nothing built yet
+        add(np.ones(2, np.float32), np.ones(2, np.float32))
+        (kernel,) = add._kernels.values()
+        kernel.inspect_ptx()
+        assert sum(getattr(kernel.stats, "cache_" + expected).values()) == 1
+    assert [p.name.endswith(".gpujit") for p in tmp_path.iterdir()] == [True]
