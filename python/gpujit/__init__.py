@@ -40,6 +40,7 @@ globals().update(_build_kernel_api(_core.kernel_builtins()))
 # gpujit.random is a module (host-side create_xoroshiro128p_states too), in place of the kernel namespace.
 random = __import__("importlib").import_module(".random", __name__)
 from . import fp16, libdevice  # noqa: E402  kernel namespaces: float16 intrinsics, libdevice functions
+from .ufunc import guvectorize, vectorize  # noqa: E402  NumPy-style ufuncs over kernels (docs/ufuncs.md)
 
 DeviceArray = _core.DeviceArray
 DeviceNDArray = _core.DeviceArray  # numba's name

@@ -220,22 +220,13 @@ def jit(func_or_sig=None, device=False, **options):
     _launch_bounds(options.get("launch_bounds"))  # its errors at the decorator, as numba's
     if options.get("extensions"):
         raise NotImplementedError("jit(extensions=...): gpujit's launch path does not run prepare_args hooks")
-    max_registers = _max_registers(options.get("max_registers"))
     if options.get("debug") and options.get("opt") not in (None, False, 0):
         # numba warns too (NVVM cannot debug optimized code); in gpujit debug simply wins.
         warnings.warn(f"jit(debug=True, opt={options['opt']!r}): debug compiles at optimization level 0, so opt is "
                       "ignored (debugging optimized code is not supported by CUDA); pass opt=False, or "
                       "boundscheck=True instead of debug for bounds checks at full optimization",
                       InvalidConfigWarning, stacklevel=2)
-    opt = options.get("opt", 3)
-    opt = 0 if opt is False or options.get("debug") else 3 if opt is True else int(opt)
-    kwargs = {"device": device, "fastmath": bool(options.get("fastmath", False)), "opt": opt,
-              "lineinfo": bool(options.get("lineinfo", False)),
-              "debug": bool(options.get("debug", False) or options.get("boundscheck", False)),
-              "max_registers": max_registers, "cache": bool(options.get("cache", False)),
-              "warn_float64": bool(options.get("warn_float64", True)),
-              "launch_bounds": options.get("launch_bounds"),
-              "debug_info": bool(options.get("debug", False))}
+    kwargs = dispatcher_options(device, options)
 
     targetoptions = dict(kwargs, **{k: v for k, v in options.items() if k not in kwargs})
     # One signature (not a list of them) makes a specialized dispatcher, as in numba.
@@ -252,6 +243,19 @@ def jit(func_or_sig=None, device=False, **options):
         return lambda pyfunc: Dispatcher(pyfunc, **kwargs, targetoptions=targetoptions)
     sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
     return _core.EagerDecorator(factory, [signature_text(s) for s in sigs])
+
+
+def dispatcher_options(device, options):
+    """The Dispatcher constructor's arguments for jit's options (`opt=True` is 3, debug compiles at 0, ...)."""
+    opt = options.get("opt", 3)
+    opt = 0 if opt is False or options.get("debug") else 3 if opt is True else int(opt)
+    return {"device": device, "fastmath": bool(options.get("fastmath", False)), "opt": opt,
+            "lineinfo": bool(options.get("lineinfo", False)),
+            "debug": bool(options.get("debug", False) or options.get("boundscheck", False)),
+            "max_registers": _max_registers(options.get("max_registers")), "cache": bool(options.get("cache", False)),
+            "warn_float64": bool(options.get("warn_float64", True)),
+            "launch_bounds": options.get("launch_bounds"),
+            "debug_info": bool(options.get("debug", False))}
 
 
 def _check_carveout(carveout):

@@ -339,6 +339,10 @@ def describe(value):
     numba_name = _numba_type_name(value)
     if numba_name:
         return ("dtype", numba_name)
+    if type(value).__module__ == "gpujit.ufunc":
+        return ("unsupported", f"its value is a {type(value).__name__} made by vectorize or guvectorize, which "
+                               "launches kernels from the host; call its Python function as a device function "
+                               "(gpu.jit(device=True)) instead")
     return ("unsupported", f"its value is a {type(value).__name__} object")
 
 

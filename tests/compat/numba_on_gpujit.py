@@ -3,7 +3,9 @@
 Loaded with `-p numba_on_gpujit` before pytest imports any test module (tests/compat/run.py does this), it
 imports the installed numba-cuda and rebinds, on `numba.cuda` and the few modules its tests import names from,
 every public name gpujit also defines: `jit`, `to_device`, `device_array`, `stream`, `event`, `synchronize`,
-`gpus`, the kernel-side names (`grid`, `threadIdx`, `shared`, `atomic`...), the random number generators.
+`gpus`, the kernel-side names (`grid`, `threadIdx`, `shared`, `atomic`...), the random number generators,
+`vectorize` and `guvectorize` (also numba's own `numba.vectorize`/`numba.guvectorize` when given
+`target='cuda'`; other targets stay numba's).
 A test module then says `from numba import cuda` and `@cuda.jit`, exactly as a numba-cuda user's program does,
 and gets gpujit. Nothing of numba-cuda's compiler runs for a kernel.
 
@@ -98,6 +100,7 @@ def _bind_numba_cuda():
     for name in _FORWARDED:
         setattr(gpujit.config, name, getattr(numba_config, name))
     testing.cc_X_or_above = _cc_at_least
+    _bind_ufunc_decorators()
     testing.CUDATestCase.skip_if_lto = lambda self, reason: None
     driver.USE_NV_BINDING = True
     return bound
@@ -113,6 +116,26 @@ class _ForwardingConfig(types.ModuleType):
         super().__setattr__(name, value)
         if name in _FORWARDED:
             setattr(gpujit.config, name, value)
+
+
+def _bind_ufunc_decorators():
+    """numba.vectorize and numba.guvectorize with target='cuda' make gpujit's ufuncs; other targets stay numba's."""
+    try:
+        import numba
+    except ImportError:
+        return
+    for name in ("vectorize", "guvectorize"):
+        numba_decorator = getattr(numba, name, None)
+        if numba_decorator is None:
+            continue
+
+        def decorator(*args, _numba=numba_decorator, _ours=getattr(gpujit, name), **kwargs):
+            if kwargs.get("target") in ("cuda", "gpu"):
+                return _ours(*args, **kwargs)
+            return _numba(*args, **kwargs)
+
+        decorator.__name__ = name
+        setattr(numba, name, decorator)
 
 
 class _Context:
