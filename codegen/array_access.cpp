@@ -82,7 +82,8 @@ llvm::Value* FunctionLowering::element_pointer(const ArrayParts& a, const Type& 
     offset = idx[0];
     for (size_t k = 1; k < idx.size(); ++k)
       offset = b_.CreateAdd(b_.CreateMul(offset, fit(a.shape[k]), "", false, true), idx[k], "", false, true);
-    unit = m_.memory_type(t.scalar);
+    unit = t.record ? static_cast<llvm::Type*>(llvm::ArrayType::get(b_.getInt8Ty(), t.itemsize()))
+                    : m_.memory_type(t.scalar);
   } else {
     for (size_t k = 0; k < idx.size(); ++k) {
       llvm::Value* term = b_.CreateMul(idx[k], fit(a.strides[k]), "", false, true);
@@ -144,7 +145,7 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
   // A view: integer indices drop their dimension, slices narrow theirs, missing trailing indices keep theirs.
   if (!result_type.is_array())
     internal("a partial index of '" + t.str() + "' typed '" + result_type.str() + "'");
-  const unsigned itemsize = scalar_size(t.scalar);
+  const unsigned itemsize = t.itemsize();
   std::vector<llvm::Value*> strides = t.layout == Layout::C ? c_strides(b_, a, itemsize) : a.strides;
   ArrayParts view;
   llvm::Value* offset = i64(0);
@@ -204,17 +205,41 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
   return {nullptr, pack_array(view)};
 }
 
-llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, ScalarKind dtype) {
+llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, ScalarKind dtype, unsigned align) {
   llvm::Type* mt = m_.memory_type(dtype);
   // A complex element is aligned like its parts (NumPy's complex64 alignment is 4).
-  unsigned align = is_complex(dtype) ? scalar_size(dtype) / 2 : scalar_size(dtype);
+  if (!align) align = Type::array_of(dtype, 1, Layout::C).element_align();
   llvm::Value* v = b_.CreateAlignedLoad(mt, ptr, llvm::Align(align));
   return dtype == ScalarKind::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
 }
 
-void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, ScalarKind dtype) {
+void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, ScalarKind dtype, unsigned align) {
   if (dtype == ScalarKind::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
-  b_.CreateAlignedStore(v, ptr, llvm::Align(is_complex(dtype) ? scalar_size(dtype) / 2 : scalar_size(dtype)));
+  if (!align) align = Type::array_of(dtype, 1, Layout::C).element_align();
+  b_.CreateAlignedStore(v, ptr, llvm::Align(align));
+}
+
+llvm::Value* FunctionLowering::load_place(const LValue& place) {
+  if (!place.array_element) return b_.CreateLoad(llvm_type(place.type), place.ptr);
+  if (place.type.is_record()) return place.ptr;
+  if (place.type.is_array()) {  // a sub-array field: its shape is part of its record's type
+    if (!place.field || place.field->shape.empty()) internal("an array place that is not a sub-array field");
+    return pack_array(constant_shape_parts(b_, place.ptr, place.field->shape, place.type.itemsize()));
+  }
+  return load_element(place.ptr, place.type.scalar, place.align);
+}
+
+void FunctionLowering::store_place(const LValue& place, llvm::Value* v) {
+  if (!place.array_element) {
+    b_.CreateStore(v, place.ptr);
+  } else if (place.type.is_record()) {
+    // Records are copied byte for byte, padding included, as NumPy assigns them.
+    const unsigned align = place.align ? place.align : place.type.record->align;
+    b_.CreateMemCpy(place.ptr, llvm::MaybeAlign(align), v, llvm::MaybeAlign(1),
+                    place.type.record->size);
+  } else {
+    store_element(place.ptr, v, place.type.scalar, place.align);
+  }
 }
 
 llvm::Value* FunctionLowering::array_size(const ArrayParts& a) {
@@ -233,7 +258,7 @@ llvm::Value* FunctionLowering::array_attribute(llvm::Value* array, const Type& t
     return cast(agg, tt, result);
   };
   ArrayParts a = unpack_array(array, t.ndim);
-  const unsigned itemsize = scalar_size(t.scalar);
+  const unsigned itemsize = t.itemsize();
   if (attr == "shape") return tuple_of(a.shape);
   if (attr == "strides") return tuple_of(t.layout == Layout::C ? c_strides(b_, a, itemsize) : a.strides);
   if (attr == "size") return cast(array_size(a), i64_type, result);
@@ -260,7 +285,7 @@ LValue FunctionLowering::subscript_lvalue(const SubscriptExpr& e) {
   }
   IndexResult r = index_array(lower_expr(*e.value), base, *e.index, type_of(e));
   if (!r.element_ptr) internal("an element store to a view (store_to_view's job; sema rejects '+=' on one)");
-  return LValue{r.element_ptr, Type::scalar_of(base.scalar), true};
+  return LValue{r.element_ptr, base.element(), true};
 }
 
 void FunctionLowering::store_to_view(const SubscriptExpr& e, llvm::Value* value, const Type& from) {
@@ -268,8 +293,13 @@ void FunctionLowering::store_to_view(const SubscriptExpr& e, llvm::Value* value,
   const Type& view_type = type_of(e);
   IndexResult r = index_array(lower_expr(*e.value), base, *e.index, view_type);
   if (!r.view) internal("a slice store that names one element");
+  store_into_view(r.view, view_type, value, from);
+}
+
+void FunctionLowering::store_into_view(llvm::Value* view, const Type& view_type, llvm::Value* value,
+                                       const Type& from) {
   const unsigned nd = view_type.ndim;
-  ArrayParts dst = unpack_array(r.view, nd);
+  ArrayParts dst = unpack_array(view, nd);
   ArrayParts src;
   std::vector<llvm::Value*> extents = dst.shape;
   llvm::Value* fill = nullptr;
@@ -280,7 +310,7 @@ void FunctionLowering::store_to_view(const SubscriptExpr& e, llvm::Value* value,
     for (unsigned k = 0; k < nd; ++k)
       extents[k] = b_.CreateSelect(b_.CreateICmpSLT(src.shape[k], extents[k]), src.shape[k], extents[k]);
   } else {
-    fill = cast(value, from, Type::scalar_of(view_type.scalar));
+    fill = cast(value, from, view_type.element());
   }
   // One loop per axis, the last innermost, so a C view is written in address order.
   std::vector<llvm::Value*> idx(nd);
@@ -288,10 +318,10 @@ void FunctionLowering::store_to_view(const SubscriptExpr& e, llvm::Value* value,
     if (k == nd) {
       llvm::Value* v = fill;
       if (!v) {
-        v = load_element(element_pointer(src, from, idx), from.scalar);
-        v = cast(v, Type::scalar_of(from.scalar), Type::scalar_of(view_type.scalar));
+        v = load_place(LValue{element_pointer(src, from, idx), from.element(), true});
+        v = cast(v, from.element(), view_type.element());
       }
-      store_element(element_pointer(dst, view_type, idx), v, view_type.scalar);
+      store_place(LValue{element_pointer(dst, view_type, idx), view_type.element(), true}, v);
       return;
     }
     llvm::BasicBlock* pre = b_.GetInsertBlock();
@@ -327,9 +357,6 @@ std::vector<int64_t> FunctionLowering::const_shape(const Expr& shape_expr) {
   internal("array shape is not a compile-time constant after analysis");
 }
 
-namespace {
-
-/// A C-layout array value over `data` with a constant shape.
 ArrayParts constant_shape_parts(llvm::IRBuilder<>& b, llvm::Value* data, const std::vector<int64_t>& shape,
                                 unsigned itemsize) {
   ArrayParts p;
@@ -343,6 +370,8 @@ ArrayParts constant_shape_parts(llvm::IRBuilder<>& b, llvm::Value* data, const s
   for (int64_t s : shape) p.shape.push_back(b.getInt64(uint64_t(s)));
   return p;
 }
+
+namespace {
 
 int64_t element_count(const std::vector<int64_t>& shape) {
   int64_t n = 1;

@@ -197,6 +197,7 @@ llvm::Value* FunctionLowering::lower_attribute(const AttributeExpr& e) {
     return lower_builtin_value(*s->builtin, e);
   const Type& base = type_of(*e.value);
   if (base.is_array()) return array_attribute(lower_expr(*e.value), base, e.attr, type_of(e));
+  if (base.is_record()) return load_place(field_lvalue(*e.value, e.attr));
   return unsupported(e, "attribute '" + e.attr + "' of a " + base.str() + " value is not supported");
 }
 
@@ -206,8 +207,9 @@ llvm::Value* FunctionLowering::lower_subscript(const SubscriptExpr& e) {
     llvm::Value* array = lower_expr(*e.value);
     IndexResult r = index_array(array, base, *e.index, type_of(e));
     if (r.view) return r.view;
-    return cast(load_element(r.element_ptr, base.scalar), Type::scalar_of(base.scalar), type_of(e));
+    return cast(load_place(LValue{r.element_ptr, base.element(), true}), base.element(), type_of(e));
   }
+  if (base.is_record()) return load_place(field_lvalue(*e.value, static_cast<const StringLitExpr&>(*e.index).value));
   if (base.is_tuple()) {
     llvm::Value* tuple = lower_expr(*e.value);
     const auto n = static_cast<int64_t>(base.elements.size());

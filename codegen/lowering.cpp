@@ -55,6 +55,8 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
       return llvm::StructType::get(c);
     case Type::Kind::Array:
       return array_struct_type(t.ndim);
+    case Type::Kind::Record:
+      return llvm::PointerType::get(c, 0);
     case Type::Kind::Tuple: {
       std::vector<llvm::Type*> elts;
       for (const Type& e : t.elements) elts.push_back(llvm_type(e));
@@ -350,7 +352,7 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
       ArrayParts parts;
       parts.data = take("");
       // The data pointer is aligned to at least the element size (NumPy allocates so; views keep it).
-      unsigned align = is_complex(t.scalar) ? scalar_size(t.scalar) / 2 : scalar_size(t.scalar);
+      unsigned align = t.element_align();
       llvm::cast<llvm::Argument>(parts.data)
           ->addAttr(llvm::Attribute::getWithAlignment(m_.ctx(), llvm::Align(align ? align : 1)));
       // What the launch path guarantees of the shapes (runtime/kernel_args.h), told to LLVM: with extents
@@ -378,6 +380,12 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
       for (unsigned i = 0; i < t.elements.size(); ++i)
         agg = b_.CreateInsertValue(agg, rebuild(t.elements[i], name + "." + std::to_string(i)), {i});
       return agg;
+    }
+    if (t.is_record()) {
+      // A record argument is the address of a copy the launch path made (runtime/kernel_args.h).
+      llvm::Argument* a = take("");
+      a->addAttr(llvm::Attribute::getWithAlignment(m_.ctx(), llvm::Align(t.record->align)));
+      return a;
     }
     if (t.is_bool()) return b_.CreateICmpNE(take(""), b_.getInt8(0));
     if (t.is_complex()) {

@@ -466,6 +466,7 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
     }
     case ExprResult::What::Value: {
       const Type& t = base.type;
+      if (t.is_record()) return record_field(e, t, e.attr, e.attr_range);  // a value, not a symbol
       if (!t.is_array()) {
         r = member(e, base);  // z.real, z.conjugate, g.sync (sema_complex.cpp)
         if (!r.ok()) return r;
@@ -505,6 +506,19 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
   }
   if (checking_) fn_.symbols[&e] = symbol_for(r, path_of(e));
   return record(e, r);
+}
+
+ExprResult FunctionAnalyzer::record_field(const Expr& e, const Type& rec, const std::string& name,
+                                          SourceRange name_range) {
+  const RecordField* f = rec.record->find(name);
+  if (!f) {
+    std::vector<std::string_view> names;
+    for (const RecordField& field : rec.record->fields) names.push_back(field.name);
+    error(name_range, fmt::format("record has no field '{}'{}; its fields are {}", name, suggest(name, names),
+                                  rec.record->field_names()));
+    return ExprResult::error();
+  }
+  return record(e, ExprResult::of_value(f->value_type()));
 }
 
 ExprResult FunctionAnalyzer::binop(const BinOpExpr& e) {
@@ -728,6 +742,9 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
     if (is_store && reject_const_array_write(*e.value, "a store")) return ExprResult::error();
     return array_subscript(e, base.type, parts, nullptr);
   }
+  if (const auto* field = e.index->as<StringLitExpr>(); field && base.is_value() && base.type.is_record()) {
+    return record_field(e, base.type, field->value, e.index->range);
+  }
   ExprResult idx = value(*e.index);
   if (base.what == ExprResult::What::Unknown || idx.what == ExprResult::What::Unknown)
     return ExprResult::unknown();
@@ -831,7 +848,7 @@ ExprResult FunctionAnalyzer::array_subscript(const SubscriptExpr& e, const Type&
       size_t(std::count_if(parts.begin(), parts.end(), [](const IndexPart& p) { return !p.slice; }));
   if (integers == ndim) {
     if (checking_) fn_.operand_types[&e] = std::vector<Type>(ndim, Type::scalar_of(ScalarKind::Int64));
-    return record(e, ExprResult::of_value(Type::scalar_of(array_type.scalar)));
+    return record(e, ExprResult::of_value(array_type.element()));
   }
   // A view (numba's typing of getitem): integers drop their axis, slices keep theirs, missing trailing
   // indices mean ':'. A C array stays C only when every index but the last given is an integer and the last
@@ -842,7 +859,7 @@ ExprResult FunctionAnalyzer::array_subscript(const SubscriptExpr& e, const Type&
     bool stepped = s && s->step && s->step->kind != ExprKind::NoneLit;
     contiguous = !s || (k + 1 == parts.size() && !stepped);
   }
-  return record(e, ExprResult::of_value(Type::array_of(array_type.scalar, unsigned(ndim - integers),
+  return record(e, ExprResult::of_value(Type::array_of(array_type.element(), unsigned(ndim - integers),
                                                        contiguous ? Layout::C : Layout::Any,
                                                        array_type.index32)));
 }

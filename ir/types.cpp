@@ -7,6 +7,8 @@
 // Parse errors are lowercase, name the offending text and its column, and suggest the nearest dtype name.
 #include "ir/types.h"
 
+#include "ir/record_type.h"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -310,6 +312,13 @@ bool is_unsigned(ScalarKind k) { return k >= ScalarKind::UInt8 && k <= ScalarKin
 bool is_float(ScalarKind k) { return k >= ScalarKind::Float16 && k <= ScalarKind::Float64; }
 bool is_complex(ScalarKind k) { return k == ScalarKind::Complex64 || k == ScalarKind::Complex128; }
 
+unsigned Type::itemsize() const { return record ? unsigned(record->size) : scalar_size(scalar); }
+
+unsigned Type::element_align() const {
+  if (record) return record->align;
+  return gpujit::is_complex(scalar) ? scalar_size(scalar) / 2 : scalar_size(scalar);  // NumPy aligns complex as its parts
+}
+
 std::string Type::str() const {
   switch (kind) {
     case Kind::Invalid:
@@ -322,10 +331,12 @@ std::string Type::str() const {
       return "grid_group";
     case Kind::Scalar:
       return scalar_name(scalar);
+    case Kind::Record:
+      return record->spelling;
     case Kind::Array: {
-      if (ndim == 0)
-        return fmt::format("array({}, 0d, {})", scalar_name(scalar), layout == Layout::C ? "C" : "A");
-      std::string s = fmt::format("{}[", scalar_name(scalar));
+      const std::string dtype = record ? record->spelling : scalar_name(scalar);
+      if (ndim == 0) return fmt::format("array({}, 0d, {})", dtype, layout == Layout::C ? "C" : "A");
+      std::string s = fmt::format("{}[", dtype);
       for (unsigned i = 0; i < ndim; ++i) {
         if (i) s += ", ";
         s += (layout == Layout::C && i + 1 == ndim) ? "::1" : ":";
@@ -354,8 +365,10 @@ bool operator==(const Type& a, const Type& b) {
   switch (a.kind) {
     case Type::Kind::Scalar:
       return a.scalar == b.scalar;
+    case Type::Kind::Record:
+      return a.record == b.record;
     case Type::Kind::Array:
-      return a.scalar == b.scalar && a.ndim == b.ndim && a.layout == b.layout && a.index32 == b.index32;
+      return a.scalar == b.scalar && a.record == b.record && a.ndim == b.ndim && a.layout == b.layout && a.index32 == b.index32;
     case Type::Kind::Tuple:
       return a.elements == b.elements;
     default:
