@@ -320,8 +320,8 @@ void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Typ
     // Two parameters, the real and the imaginary part, as the launch path packs a complex argument.
     llvm::Type* part = llvm::cast<llvm::StructType>(m.llvm_type(t))->getElementType(0);
     out->insert(out->end(), {part, part});
-  } else if (t.is_scalar()) {
-    out->push_back(m.llvm_type(t));
+  } else if (t.is_scalar() || t.is_record()) {
+    out->push_back(m.llvm_type(t));  // a record: the address of its copy
   } else {
     throw InternalError("codegen: a kernel argument of type '" + t.str() + "' cannot be passed");
   }
