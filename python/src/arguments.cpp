@@ -160,6 +160,17 @@ void read_number(PyObject* obj, ScalarKind k, unsigned char* out) {
   write_scalar(w, k, out);
 }
 
+/// Whether `obj` is a NumPy structured scalar of a subclass of np.void (np.record); false without NumPy.
+bool is_numpy_void(PyObject* obj) {
+  PyObject* np = PyImport_GetModule(pybind11::str("numpy").ptr());
+  if (!np) {
+    PyErr_Clear();
+    return false;
+  }
+  Py_DECREF(np);
+  return pybind11::isinstance(obj, numpy().attr("void"));
+}
+
 std::string describe(const std::string& kernel, const std::string& param, size_t index) {
   return "kernel '" + kernel + "': argument '" + param + "' (position " + std::to_string(index + 1) + ")";
 }
@@ -334,7 +345,8 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     host_array(obj, device, stream);
     return;
   }
-  if (std::strcmp(name, "numpy.void") == 0 || std::strcmp(name, "numpy.record") == 0) {
+  // np.void, and its subclass np.record (a recarray's element)
+  if (std::strcmp(name, "numpy.void") == 0 || is_numpy_void(obj)) {
     record_scalar(obj, device, stream);
     return;
   }
