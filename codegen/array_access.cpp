@@ -82,8 +82,7 @@ llvm::Value* FunctionLowering::element_pointer(const ArrayParts& a, const Type& 
     offset = idx[0];
     for (size_t k = 1; k < idx.size(); ++k)
       offset = b_.CreateAdd(b_.CreateMul(offset, fit(a.shape[k]), "", false, true), idx[k], "", false, true);
-    unit = t.record ? static_cast<llvm::Type*>(llvm::ArrayType::get(b_.getInt8Ty(), t.itemsize()))
-                    : m_.memory_type(t.scalar);
+    unit = m_.element_memory_type(t.element());
   } else {
     for (size_t k = 0; k < idx.size(); ++k) {
       llvm::Value* term = b_.CreateMul(idx[k], fit(a.strides[k]), "", false, true);
@@ -381,11 +380,14 @@ int64_t element_count(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& shape, ScalarKind dtype,
+llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& shape, const Type& element,
                                                  const Type& result, unsigned alignment) {
   llvm::Module& mod = m_.module();
   const unsigned as = m_.target().shared_address_space();
-  llvm::Type* mt = m_.memory_type(dtype);
+  llvm::Type* mt = m_.element_memory_type(element);
+  const Type own = Type::array_of(element, unsigned(shape.size()), Layout::C);
+  const unsigned itemsize = own.itemsize();
+  alignment = std::max(alignment, own.element_align());
   const int64_t count = element_count(shape);
   const llvm::Align align(std::max(16u, alignment));
   llvm::GlobalVariable* g;
@@ -409,46 +411,47 @@ llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& sha
     g->setAlignment(align);
   }
   llvm::Value* data = b_.CreateAddrSpaceCast(g, b_.getPtrTy(0));
-  Type own = Type::array_of(dtype, unsigned(shape.size()), Layout::C);
-  ArrayParts parts = constant_shape_parts(b_, data, shape, scalar_size(dtype));
+  ArrayParts parts = constant_shape_parts(b_, data, shape, itemsize);
   if (count == 0) {
     // As numba-cuda: the extent is as many elements as the launch's dynamic shared memory holds.
     llvm::Value* bytes = b_.CreateZExt(m_.target().dynamic_shared_size(b_), b_.getInt64Ty());
-    parts.shape[0] = b_.CreateUDiv(bytes, i64(scalar_size(dtype)), "dynamic.extent");
+    parts.shape[0] = b_.CreateUDiv(bytes, i64(itemsize), "dynamic.extent");
   }
   return cast(pack_array(parts), own, result);
 }
 
-llvm::Value* FunctionLowering::make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype,
+llvm::Value* FunctionLowering::make_local_array(const std::vector<int64_t>& shape, const Type& element,
                                                 const Type& result, unsigned alignment) {
   llvm::AllocaInst* slot = entry_alloca(
-      llvm::ArrayType::get(m_.memory_type(dtype), uint64_t(element_count(shape))), "local.array");
-  slot->setAlignment(llvm::Align(std::max({16u, scalar_size(dtype), alignment})));
-  Type own = Type::array_of(dtype, unsigned(shape.size()), Layout::C);
-  return cast(pack_array(constant_shape_parts(b_, slot, shape, scalar_size(dtype))), own, result);
+      llvm::ArrayType::get(m_.element_memory_type(element), uint64_t(element_count(shape))), "local.array");
+  const Type own = Type::array_of(element, unsigned(shape.size()), Layout::C);
+  slot->setAlignment(llvm::Align(std::max({16u, own.itemsize(), own.element_align(), alignment})));
+  return cast(pack_array(constant_shape_parts(b_, slot, shape, own.itemsize())), own, result);
 }
 
 llvm::Value* FunctionLowering::make_const_array(const std::string& name, const GlobalValue& g,
                                                 const Type& result) {
-  const ScalarKind dtype = g.dtype;
-  llvm::Type* mt = m_.memory_type(dtype);
+  const Type own = Type::array_of(g.record ? Type::record_of(g.record) : Type::scalar_of(g.dtype),
+                                  unsigned(g.shape.size()), Layout::C);
+  llvm::Type* mt = m_.element_memory_type(own.element());
   const int64_t count = element_count(g.shape);
-  if (g.bytes.size() != size_t(count) * scalar_size(dtype))
+  if (g.bytes.size() != size_t(count) * own.itemsize())
     internal("constant array bytes do not match its shape");
   // One global per captured array, shared by every use in every function of the module.
   const std::string symbol = "const_" + name;
   llvm::GlobalVariable* gv = m_.module().getGlobalVariable(symbol, true);
   if (!gv) {
     llvm::StringRef raw(reinterpret_cast<const char*>(g.bytes.data()), g.bytes.size());
-    llvm::Constant* init = llvm::ConstantDataArray::getRaw(raw, uint64_t(count), mt);
+    // A record array's initializer is its bytes, padding included.
+    llvm::Constant* init = g.record ? llvm::ConstantDataArray::getRaw(raw, raw.size(), b_.getInt8Ty())
+                                    : llvm::ConstantDataArray::getRaw(raw, uint64_t(count), mt);
     gv = new llvm::GlobalVariable(m_.module(), init->getType(), true, llvm::GlobalValue::InternalLinkage, init,
                                   symbol, nullptr, llvm::GlobalValue::NotThreadLocal,
                                   m_.target().constant_address_space());
     gv->setAlignment(llvm::Align(16));
   }
   llvm::Value* data = b_.CreateAddrSpaceCast(gv, b_.getPtrTy(0));
-  Type own = Type::array_of(dtype, unsigned(g.shape.size()), Layout::C);
-  return cast(pack_array(constant_shape_parts(b_, data, g.shape, scalar_size(dtype))), own, result);
+  return cast(pack_array(constant_shape_parts(b_, data, g.shape, own.itemsize())), own, result);
 }
 
 llvm::Value* FunctionLowering::make_device_array_global(const GlobalValue& g, const Type& result) {

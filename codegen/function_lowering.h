@@ -70,6 +70,9 @@ class ModuleLowering {
   llvm::Type* llvm_type(const Type& t);
   /// The LLVM type of a scalar stored in array memory (bool is a byte there).
   llvm::Type* memory_type(ScalarKind k);
+  /// The LLVM type of one element of an array of `element` in memory: memory_type() of a scalar, the
+  /// record's bytes ([size x i8]) for a record.
+  llvm::Type* element_memory_type(const Type& element);
   llvm::StructType* array_struct_type(unsigned ndim);
 
   /// The LLVM function of a device function (declared on first request).
@@ -229,9 +232,9 @@ class FunctionLowering {
   llvm::Value* array_size(const ArrayParts& a);
   /// shared.array / local.array: a fresh C-layout array of the given shape, its base aligned to at least
   /// `alignment` bytes (their alignment= argument; 0 keeps the default of 16).
-  llvm::Value* make_shared_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result,
+  llvm::Value* make_shared_array(const std::vector<int64_t>& shape, const Type& element, const Type& result,
                                  unsigned alignment = 0);
-  llvm::Value* make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result,
+  llvm::Value* make_local_array(const std::vector<int64_t>& shape, const Type& element, const Type& result,
                                 unsigned alignment = 0);
   /// The captured global array `name` in constant memory (one global per module and name).
   llvm::Value* make_const_array(const std::string& name, const GlobalValue& g, const Type& result);
@@ -248,6 +251,8 @@ class FunctionLowering {
   // --- records (record_access.cpp)
   /// The place of field `name` of the record `base` evaluates to (`base.name`, `base['name']`).
   LValue field_lvalue(const Expr& base, const std::string& name);
+  /// The field `rec[index]` names: a string literal, or a constant position (analysis checked both).
+  std::string field_name(const SubscriptExpr& e);
   /// Stores into `rec.name` / `rec['name']`: a scalar or record field, or a sub-array field (as a view).
   void store_field(const Expr& base, const std::string& name, llvm::Value* value, const Type& from);
 

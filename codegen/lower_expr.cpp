@@ -209,7 +209,7 @@ llvm::Value* FunctionLowering::lower_subscript(const SubscriptExpr& e) {
     if (r.view) return r.view;
     return cast(load_place(LValue{r.element_ptr, base.element(), true}), base.element(), type_of(e));
   }
-  if (base.is_record()) return load_place(field_lvalue(*e.value, static_cast<const StringLitExpr&>(*e.index).value));
+  if (base.is_record()) return load_place(field_lvalue(*e.value, field_name(e)));
   if (base.is_tuple()) {
     llvm::Value* tuple = lower_expr(*e.value);
     const auto n = static_cast<int64_t>(base.elements.size());

@@ -116,7 +116,7 @@ void FunctionLowering::assign_to(const Expr& target, llvm::Value* value, const T
     case ExprKind::Subscript: {
       const auto& sub = static_cast<const SubscriptExpr&>(target);
       if (type_of(*sub.value).is_record()) {
-        store_field(*sub.value, static_cast<const StringLitExpr&>(*sub.index).value, value, from);
+        store_field(*sub.value, field_name(sub), value, from);
         return;
       }
       if (type_of(target).is_array()) {
@@ -153,7 +153,7 @@ void FunctionLowering::lower_aug_assign(const AugAssignStmt& s) {
       internal("augmented assignment to '" + name->id + "' without a local type");
     lv = LValue{local_slot(name->id), local->second, false};
   } else if (auto* sub = s.target->as<SubscriptExpr>(); sub && type_of(*sub->value).is_record()) {
-    lv = field_lvalue(*sub->value, static_cast<const StringLitExpr&>(*sub->index).value);
+    lv = field_lvalue(*sub->value, field_name(*sub));
   } else if (auto* sub = s.target->as<SubscriptExpr>()) {
     lv = subscript_lvalue(*sub);
   } else if (auto* attr = s.target->as<AttributeExpr>()) {

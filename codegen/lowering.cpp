@@ -105,6 +105,11 @@ llvm::Type* ModuleLowering::memory_type(ScalarKind k) {
   return llvm_type(Type::scalar_of(k));
 }
 
+llvm::Type* ModuleLowering::element_memory_type(const Type& element) {
+  if (element.is_record()) return llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx()), element.record->size);
+  return memory_type(element.scalar);
+}
+
 llvm::StructType* ModuleLowering::array_struct_type(unsigned ndim) {
   llvm::LLVMContext& c = ctx();
   llvm::Type* dims = llvm::ArrayType::get(llvm::Type::getInt64Ty(c), ndim);

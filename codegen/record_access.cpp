@@ -24,6 +24,17 @@ LValue FunctionLowering::field_lvalue(const Expr& base, const std::string& name)
   return lv;
 }
 
+std::string FunctionLowering::field_name(const SubscriptExpr& e) {
+  if (const auto* s = e.index->as<StringLitExpr>()) return s->value;
+  const RecordType& rec = *type_of(*e.value).record;
+  std::optional<ConstValue> k = const_eval(*e.index);
+  if (!k || k->kind != ConstValue::Kind::Int) internal("a record index that is neither a name nor a constant");
+  const auto n = int64_t(rec.fields.size());
+  int64_t i = k->i < 0 ? k->i + n : k->i;
+  if (i < 0 || i >= n) internal("a record field position out of range after analysis");
+  return rec.fields[size_t(i)].name;
+}
+
 void FunctionLowering::store_field(const Expr& base, const std::string& name, llvm::Value* value,
                                    const Type& from) {
   LValue lv = field_lvalue(base, name);

@@ -293,6 +293,7 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
     case GlobalValue::Kind::DType:
       r.what = ExprResult::What::DType;
       r.dtype = g.dtype;
+      r.record = g.record;
       break;
     case GlobalValue::Kind::DeviceFunction:
       r.what = ExprResult::What::Device;
@@ -495,6 +496,7 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
         default:
           r.what = ExprResult::What::DType;
           r.dtype = t.scalar;
+          r.record = t.record;
           break;
       }
       r.builtin = b;
@@ -750,6 +752,19 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
     return ExprResult::unknown();
   if (!base.is_value() || !idx.is_value()) return ExprResult::error();
   const Type& t = base.type;
+  if (t.is_record()) {  // rec[k]: the k-th field, as NumPy indexes a structured scalar
+    const auto n = int64_t(t.record->fields.size());
+    int64_t k = idx.value && idx.value->kind == ConstValue::Kind::Int ? idx.value->i : n;
+    if (k < 0) k += n;
+    if (!idx.type.is_integer() || !idx.value || k < 0 || k >= n) {
+      error(e.index->range,
+            fmt::format("a record is indexed by a field name or a constant field position below {}; its fields "
+                        "are {}",
+                        n, t.record->field_names()));
+      return ExprResult::error();
+    }
+    return record_field(e, t, t.record->fields[size_t(k)].name, e.index->range);
+  }
   if (t.is_array()) {
     if (is_store && reject_const_array_write(*e.value, "a store")) return ExprResult::error();
     std::vector<IndexPart> parts;

@@ -32,6 +32,7 @@ struct ExprResult {
   std::optional<ConstValue> value;         // Value: a compile-time constant
   std::string module;                      // Module: canonical name; Namespace: "threadIdx", "shared" ...
   ScalarKind dtype = ScalarKind::Float64;  // DType
+  const RecordType* record = nullptr;      // DType: a structured dtype (then not `dtype`)
   const BuiltinInfo* builtin = nullptr;    // Builtin (functions); also set for builtin values
   const FunctionDef* function = nullptr;   // Device
 

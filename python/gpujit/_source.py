@@ -314,6 +314,9 @@ def describe(value):
                 return ("float", float(value), value.dtype.name)
             return ("unsupported", f"NumPy scalars of type {value.dtype.name} are not supported in kernels")
         if isinstance(value, np.ndarray):
+            if value.dtype.names is not None:  # records: the compiler reads the fields from the dtype
+                data = np.ascontiguousarray(value)
+                return ("array", value.dtype, tuple(value.shape), data.tobytes())
             if value.dtype.kind not in "biufc" or value.dtype.byteorder == ">":
                 return ("unsupported", f"arrays of dtype {value.dtype} cannot be captured")
             data = np.ascontiguousarray(value)
@@ -323,6 +326,8 @@ def describe(value):
             return _device_array(value, interface, np)
         if isinstance(value, type) and issubclass(value, np.generic) or isinstance(value, np.dtype):
             dt = np.dtype(value)
+            if dt.names is not None:
+                return ("dtype", dt)
             if dt.kind in "biufc":
                 return ("dtype", dt.name)
         if isinstance(value, np.ufunc) or getattr(value, "__module__", None) == "numpy":
@@ -358,7 +363,9 @@ def _device_array(value, interface, np):
     """A captured device array (a DeviceArray, or anything exporting __cuda_array_interface__), as numba-cuda
     captures one: by its address, shape and strides at the first compile, kept alive by the kernel."""
     dtype = np.dtype(interface["typestr"])
-    if dtype.kind not in "biufc" or dtype.byteorder == ">":
+    if dtype.kind == "V" and "descr" in interface:  # a structured dtype: its fields are in descr
+        dtype = getattr(value, "dtype", None) or np.dtype(interface["descr"])
+    if dtype.names is None and (dtype.kind not in "biufc" or dtype.byteorder == ">"):
         return ("unsupported", f"device arrays of dtype {dtype} cannot be captured")
     shape = tuple(int(s) for s in interface["shape"])
     strides = interface.get("strides")
@@ -368,4 +375,4 @@ def _device_array(value, interface, np):
             strides.insert(0, step)
             step *= extent
     address = int(interface["data"][0] or 0)
-    return ("device_array", dtype.name, shape, tuple(int(s) for s in strides), address, value)
+    return ("device_array", dtype if dtype.names else dtype.name, shape, tuple(int(s) for s in strides), address, value)

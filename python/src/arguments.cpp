@@ -160,16 +160,19 @@ void read_number(PyObject* obj, ScalarKind k, unsigned char* out) {
   write_scalar(w, k, out);
 }
 
-/// Whether `obj` is a NumPy structured scalar of a subclass of np.void (np.record); false without NumPy.
-bool is_numpy_void(PyObject* obj) {
+/// Whether NumPy is imported (it is if the caller holds one of its objects); NumPy is never imported here.
+bool numpy_loaded() {
   PyObject* np = PyImport_GetModule(pybind11::str("numpy").ptr());
   if (!np) {
     PyErr_Clear();
     return false;
   }
   Py_DECREF(np);
-  return pybind11::isinstance(obj, numpy().attr("void"));
+  return true;
 }
+
+/// Whether `obj` is a NumPy structured scalar of a subclass of np.void (np.record).
+bool is_numpy_void(PyObject* obj) { return numpy_loaded() && pybind11::isinstance(obj, numpy().attr("void")); }
 
 std::string describe(const std::string& kernel, const std::string& param, size_t index) {
   return "kernel '" + kernel + "': argument '" + param + "' (position " + std::to_string(index + 1) + ")";
@@ -340,6 +343,9 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     v.array = device_array_view(obj);
     last_code() = rt::array_code_of(*v.array);
     return;
+  }
+  if (!g_ndarray_type && numpy_loaded()) {
+    g_ndarray_type = reinterpret_cast<PyTypeObject*>(numpy().attr("ndarray").ptr());  // a subclass (recarray)
   }
   if (g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type)) {
     host_array(obj, device, stream);
