@@ -109,6 +109,12 @@ class TypeReader {
     if (word == "UniTuple") return read_unituple();
     if (word == "Tuple") return read_tuple_call();
     if (word == "array") return read_array_call(start);
+    if (word == "Record") {
+      Type r = read_record();
+      if (failed()) return r;
+      skip_space();
+      return peek() == '[' ? read_array_dims(r) : r;
+    }
     if (word == "void" || word == "none") return Type::void_();
     std::optional<ScalarKind> k = parse_scalar_name(word);
     if (!k) return fail(start, fmt::format("unknown type '{}'{}", word, suggest_scalar(word)));
@@ -155,6 +161,94 @@ class TypeReader {
            (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
       ++pos_;
     return text_.substr(start, pos_ - start);
+  }
+
+  // numba's spelling of a record (Type::str()): "Record(a[type=float64;offset=0],b[type=nestedarray(int32,
+  // (3,));offset=8];24;True)". The alignment is not spelled: an aligned record has its widest field's, a
+  // packed one 1, as NumPy lays them out.
+  Type read_record() {
+    if (!expect('(')) return Type::invalid();
+    std::vector<RecordField> fields;
+    unsigned align = 1;
+    for (;;) {
+      skip_space();
+      if (peek() == ';') break;
+      RecordField f;
+      f.name = std::string(read_word());
+      if (f.name.empty()) return fail(pos_, fmt::format("expected a record field name, found {}", describe_here()));
+      if (!expect('[') || !expect_word("type") || !expect('=')) return Type::invalid();
+      skip_space();
+      size_t tstart = pos_;
+      if (text_.substr(pos_, 11) == "nestedarray") {
+        pos_ += 11;
+        if (!expect('(')) return Type::invalid();
+        f.type = read_type();
+        if (failed()) return f.type;
+        if (!expect(',') || !expect('(')) return Type::invalid();
+        for (;;) {
+          skip_space();
+          if (peek() == ')') break;
+          size_t nstart = pos_;
+          while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
+          if (nstart == pos_) return fail(nstart, "expected a sub-array extent");
+          f.shape.push_back(std::stoll(std::string(text_.substr(nstart, pos_ - nstart))));
+          skip_space();
+          if (peek() == ',') ++pos_;
+        }
+        ++pos_;
+        if (!expect(')')) return Type::invalid();
+      } else {
+        f.type = read_type();
+        if (failed()) return f.type;
+      }
+      if (!f.type.is_scalar() && !f.type.is_record())
+        return fail(tstart, "a record field is a scalar, a record or a nestedarray of them");
+      if (!expect(';') || !expect_word("offset") || !expect('=')) return Type::invalid();
+      f.offset = read_number();
+      if (failed() || !expect(']')) return Type::invalid();
+      align = std::max(align, Type::array_of(f.type, 1, Layout::C).element_align());
+      fields.push_back(std::move(f));
+      skip_space();
+      if (peek() == ',') ++pos_;
+    }
+    ++pos_;  // ';'
+    uint64_t size = read_number();
+    if (failed() || !expect(';')) return Type::invalid();
+    skip_space();
+    size_t bstart = pos_;
+    std::string_view aligned = read_word();
+    if (aligned != "True" && aligned != "False") return fail(bstart, "expected True or False (aligned)");
+    if (!expect(')')) return Type::invalid();
+    std::string error;
+    const RecordType* r = intern_record(std::move(fields), size, aligned == "True" ? align : 1, aligned == "True",
+                                        &error);
+    if (!r) return fail(bstart, error);
+    return Type::record_of(r);
+  }
+
+  bool expect_word(std::string_view word) {
+    skip_space();
+    size_t start = pos_;
+    if (read_word() == word) return true;
+    fail(start, fmt::format("expected '{}'", word));
+    return false;
+  }
+
+  uint64_t read_number() {
+    skip_space();
+    size_t start = pos_;
+    while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
+    if (start == pos_) {
+      fail(start, fmt::format("expected a number, found {}", describe_here()));
+      return 0;
+    }
+    return std::stoull(std::string(text_.substr(start, pos_ - start)));
+  }
+
+  Type read_array_dims(const Type& element) {
+    Type t = read_array_dims(element.scalar);
+    if (t.is_array()) t.record = element.record;
+    return t;
   }
 
   // "[:]", "[::1]", "[:, :]", "[:, ::1]": one ':' per axis; '::1' marks C order and may only be on the last.

@@ -278,3 +278,67 @@ def test_unsupported_field_types_are_named():
         k[1, 1](np.zeros(1, [("x", np.int32), ("name", "U4")]))
     with pytest.raises(TypeError, match="record field 'o' has dtype dtype\\('O'\\)"):
         cuda.device_array(2, dtype=np.dtype([("o", object)]))
+
+
+POINT = np.dtype([("g", np.int32), ("h", np.float32, 2)], align=True)
+CONST_POINTS = np.array([(1, (2.0, 3.0)), (4, (5.0, 6.0))], dtype=POINT)
+
+
+def test_records_in_constant_local_and_shared_memory():
+    @cuda.jit
+    def k(ary, out):
+        c = cuda.const.array_like(CONST_POINTS)
+        out[0] = c[1].h[1] + CONST_POINTS[0].g
+        loc = cuda.local.array(2, POINT)
+        loc[1].g = 11
+        loc[1].h[0] = 0.5
+        loc[1].h[1] = 0.25
+        sh = cuda.shared.array((2, 3), POINT)
+        sh[1, 2] = loc[1]
+        cuda.syncthreads()
+        ary[0] = sh[1, 2]
+
+    a = np.zeros(2, POINT)
+    out = np.zeros(1)
+    k[1, 1](a, out)
+    assert out[0] == 7.0
+    assert a[0]["g"] == 11 and list(a[0]["h"]) == [0.5, 0.25]
+
+
+def test_record_fields_by_position_and_dtype_attribute():
+    @cuda.jit
+    def k(r, out):
+        out[0] = r[0]
+        out[1] = r[-1][1]
+        loc = cuda.local.array(1, r_dtype_holder.dtype)
+        loc[0] = r
+        out[2] = loc[0].g
+
+    rec = np.zeros(1, POINT)
+    rec[0]["g"], rec[0]["h"] = 5, (7, 8)
+    global r_dtype_holder
+    r_dtype_holder = rec
+    out = np.zeros(3)
+    k[1, 1](rec[0], out)
+    np.testing.assert_array_equal(out, [5, 8, 5])
+
+    @cuda.jit
+    def bad(r, out):
+        out[0] = r[2]
+
+    with pytest.raises(cuda.CompileError, match="a record is indexed by a field name or a constant field "
+                                                "position below 2; its fields are 'g', 'h'"):
+        bad[1, 1](rec[0], out)
+
+
+def test_a_record_dtype_cannot_be_called():
+    @cuda.jit
+    def bad(out):
+        out[0] = POINT_T(1)
+
+    with pytest.raises(cuda.CompileError, match="a record dtype cannot be called"):
+        bad[1, 1](np.zeros(1))
+
+
+POINT_T = POINT
+r_dtype_holder = None
