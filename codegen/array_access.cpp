@@ -442,8 +442,10 @@ llvm::Value* FunctionLowering::make_const_array(const std::string& name, const G
   llvm::GlobalVariable* gv = m_.module().getGlobalVariable(symbol, true);
   if (!gv) {
     llvm::StringRef raw(reinterpret_cast<const char*>(g.bytes.data()), g.bytes.size());
-    // A record array's initializer is its bytes, padding included.
-    llvm::Constant* init = g.record ? llvm::ConstantDataArray::getRaw(raw, raw.size(), b_.getInt8Ty())
+    // A record or complex array's initializer is its bytes (padding included): LLVM's raw constant data is
+    // of integers and floats only.
+    const bool as_bytes = g.record || is_complex(g.dtype);
+    llvm::Constant* init = as_bytes ? llvm::ConstantDataArray::getRaw(raw, raw.size(), b_.getInt8Ty())
                                     : llvm::ConstantDataArray::getRaw(raw, uint64_t(count), mt);
     gv = new llvm::GlobalVariable(m_.module(), init->getType(), true, llvm::GlobalValue::InternalLinkage, init,
                                   symbol, nullptr, llvm::GlobalValue::NotThreadLocal,

@@ -64,11 +64,6 @@ ExprResult FunctionAnalyzer::const_array(const std::string& id, const GlobalValu
                       id));
     return ExprResult::error();
   }
-  if (!g.record && is_complex(g.dtype)) {
-    error(e.range, fmt::format("global '{}' is an array of {}; complex numbers are not supported yet", id,
-                               scalar_name(g.dtype)));
-    return ExprResult::error();
-  }
   if (g.bytes.size() > kConstantMemoryBytes) {
     error(e.range,
           fmt::format("global array '{}' is {} bytes, more than the {} bytes of GPU constant memory; pass "
