@@ -483,18 +483,34 @@ bool index32_marks(const Type& t, std::string* marks) {
   return any;
 }
 
+/// Appends the alignment of each record in `t`, depth first: numba's spelling leaves it out, and two
+/// records may differ in it alone.
+void record_marks(const Type& t, std::string* marks) {
+  if (t.record) *marks += fmt::format("{}{}", marks->empty() ? "" : ",", t.record->align);
+  for (const Type& e : t.elements) record_marks(e, marks);
+}
+
+std::string with_record_marks(std::string key, const std::vector<Type>& types) {
+  std::string marks;
+  for (const Type& t : types) record_marks(t, &marks);
+  return marks.empty() ? key : key + "<align:" + marks + ">";
+}
+
 }  // namespace
 
 std::string Type::key() const {
   std::string marks;
-  return index32_marks(*this, &marks) ? str() + "<i32:" + marks + ">" : str();
+  std::string key = index32_marks(*this, &marks) ? str() + "<i32:" + marks + ">" : str();
+  return with_record_marks(std::move(key), {*this});
 }
 
 std::string Signature::key() const {
   std::string marks;
   bool any = false;
   for (const Type& p : params) any = index32_marks(p, &marks) || any;
-  return any ? str() + "<i32:" + marks + ">" : str();
+  std::vector<Type> all = params;
+  all.push_back(ret);
+  return with_record_marks(any ? str() + "<i32:" + marks + ">" : str(), all);
 }
 
 std::string Signature::str() const {

@@ -60,6 +60,18 @@ TEST(RecordType, SpellingIsNumbasAndParsesBack) {
   EXPECT_EQ(outer->field_names(), "'id', 'in', 'grid', 'd'");
 }
 
+TEST(RecordType, KeysTellApartWhatTheSpellingDoesNot) {
+  const RecordType* one = make({field("x", ScalarKind::Int8, 0)}, 2, 1, false);
+  const RecordType* two = make({field("x", ScalarKind::Int8, 0)}, 2, 2, false);
+  ASSERT_NE(one, two);
+  EXPECT_EQ(Type::record_of(one).str(), Type::record_of(two).str());
+  EXPECT_NE(Type::record_of(one).key(), Type::record_of(two).key());
+  Signature a{Type::void_(), {Type::array_of(Type::record_of(one), 1, Layout::C)}};
+  Signature b{Type::void_(), {Type::array_of(Type::record_of(two), 1, Layout::C)}};
+  EXPECT_NE(a.key(), b.key());
+  EXPECT_EQ(a.key(), a.str() + "<align:1>");
+}
+
 TEST(RecordType, BadLayoutsAreRefused) {
   std::string error;
   EXPECT_EQ(intern_record({field("x", ScalarKind::Int64, 4)}, 8, 8, true, &error), nullptr);
