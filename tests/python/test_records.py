@@ -342,3 +342,28 @@ def test_a_record_dtype_cannot_be_called():
 
 POINT_T = POINT
 r_dtype_holder = None
+
+
+@pytest.mark.filterwarnings("ignore:Grid size|Host array")
+def test_cuda_launch_path_packs_records(fake):
+    """On the CUDA launch path (the fake driver's memory is host memory): a record argument is one 8-byte
+    parameter, the address of a copy of its bytes; an array of records is its data pointer, shape and byte
+    strides like any array."""
+    import ctypes
+
+    @cuda.jit
+    def k(r, ary):
+        ary[0] = r
+
+    arr = sample(ALIGNED, 3)
+    rec = np.zeros(1, ALIGNED)[0]
+    rec["b"] = 1234
+    k[1, 1](rec, arr)
+    params = fake.last_launch()[5]
+    assert len(params[0]) == 8
+    address = int.from_bytes(params[0], "little")
+    copied = np.frombuffer(ctypes.string_at(address, ALIGNED.itemsize), dtype=ALIGNED)[0]
+    assert copied["b"] == 1234
+    assert len(params) == 1 + 3  # the record's address; the array's data, shape and stride
+    assert int.from_bytes(params[2][:4], "little") == 3
+    assert int.from_bytes(params[3][:4], "little") == ALIGNED.itemsize
