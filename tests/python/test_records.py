@@ -367,3 +367,19 @@ def test_cuda_launch_path_packs_records(fake):
     assert len(params) == 1 + 3  # the record's address; the array's data, shape and stride
     assert int.from_bytes(params[2][:4], "little") == 3
     assert int.from_bytes(params[3][:4], "little") == ALIGNED.itemsize
+
+
+def test_explicit_signatures_spell_records_as_numba_prints_them():
+    spelled = "Record(x[type=int8;offset=0],y[type=float64;offset=1],z[type=int16;offset=9];11;False)"
+    signature = "void(" + spelled + "[::1], int64)"
+
+    @cuda.jit(signature)
+    def k(ary, i):
+        ary[i].z = 5
+
+    a = np.zeros(3, PACKED)
+    k[1, 1](a, 2)
+    assert list(a["z"]) == [0, 0, 5]
+    assert k.signatures and spelled in str(k.signatures[0])
+    with pytest.raises(TypeError):
+        k[1, 1](np.zeros(3, ALIGNED), 0)  # another record type fits no signature
