@@ -18,7 +18,8 @@ LValue FunctionLowering::field_lvalue(const Expr& base, const std::string& name)
   if (!f) internal("record field '" + name + "' unknown after analysis");
   llvm::Value* ptr = b_.CreateInBoundsGEP(b_.getInt8Ty(), lower_expr(base), i64(int64_t(f->offset)), name);
   // The record's start is aligned to its alignment; the field, to the largest power of two dividing both.
-  uint64_t known = f->offset ? std::gcd(uint64_t(rec.record->align), f->offset & -f->offset) : rec.record->align;
+  uint64_t known =
+      f->offset ? std::gcd(uint64_t(rec.record->align), f->offset & -f->offset) : rec.record->align;
   LValue lv{ptr, f->value_type(), true, unsigned(known), f};
   if (lv.type.is_scalar() && known >= lv.type.element_align()) lv.align = 0;  // natural alignment holds
   return lv;
@@ -28,7 +29,8 @@ std::string FunctionLowering::field_name(const SubscriptExpr& e) {
   if (const auto* s = e.index->as<StringLitExpr>()) return s->value;
   const RecordType& rec = *type_of(*e.value).record;
   std::optional<ConstValue> k = const_eval(*e.index);
-  if (!k || k->kind != ConstValue::Kind::Int) internal("a record index that is neither a name nor a constant");
+  if (!k || k->kind != ConstValue::Kind::Int)
+    internal("a record index that is neither a name nor a constant");
   const auto n = int64_t(rec.fields.size());
   int64_t i = k->i < 0 ? k->i + n : k->i;
   if (i < 0 || i >= n) internal("a record field position out of range after analysis");

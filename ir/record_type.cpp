@@ -64,7 +64,8 @@ const RecordType* intern_record(std::vector<RecordField> fields, uint64_t size, 
     if (error) *error = std::move(message);
     return nullptr;
   };
-  if (align == 0 || (align & (align - 1)) != 0) return fail(fmt::format("record alignment {} is not a power of two", align));
+  if (align == 0 || (align & (align - 1)) != 0)
+    return fail(fmt::format("record alignment {} is not a power of two", align));
   std::string spelling = "Record(";
   for (size_t i = 0; i < fields.size(); ++i) {
     const RecordField& f = fields[i];

@@ -21,10 +21,14 @@ RecordField field(const char* name, ScalarKind k, uint64_t offset, std::vector<i
 
 TEST(RecordType, EqualLayoutsAreOneTypeAndAnyDifferenceIsAnother) {
   const RecordType* a = make({field("x", ScalarKind::Int8, 0), field("y", ScalarKind::Int32, 4)}, 8, 4, true);
-  const RecordType* same = make({field("x", ScalarKind::Int8, 0), field("y", ScalarKind::Int32, 4)}, 8, 4, true);
-  const RecordType* packed = make({field("x", ScalarKind::Int8, 0), field("y", ScalarKind::Int32, 1)}, 5, 1, false);
-  const RecordType* renamed = make({field("x", ScalarKind::Int8, 0), field("z", ScalarKind::Int32, 4)}, 8, 4, true);
-  const RecordType* retyped = make({field("x", ScalarKind::UInt8, 0), field("y", ScalarKind::Int32, 4)}, 8, 4, true);
+  const RecordType* same =
+      make({field("x", ScalarKind::Int8, 0), field("y", ScalarKind::Int32, 4)}, 8, 4, true);
+  const RecordType* packed =
+      make({field("x", ScalarKind::Int8, 0), field("y", ScalarKind::Int32, 1)}, 5, 1, false);
+  const RecordType* renamed =
+      make({field("x", ScalarKind::Int8, 0), field("z", ScalarKind::Int32, 4)}, 8, 4, true);
+  const RecordType* retyped =
+      make({field("x", ScalarKind::UInt8, 0), field("y", ScalarKind::Int32, 4)}, 8, 4, true);
   EXPECT_EQ(a, same);
   EXPECT_NE(a, packed);
   EXPECT_NE(a, renamed);
@@ -38,14 +42,18 @@ TEST(RecordType, EqualLayoutsAreOneTypeAndAnyDifferenceIsAnother) {
 }
 
 TEST(RecordType, SpellingIsNumbasAndParsesBack) {
-  const RecordType* inner = make({field("u", ScalarKind::Int16, 0), field("v", ScalarKind::Float32, 4)}, 8, 4, true);
-  const RecordType* outer = make({field("id", ScalarKind::Int64, 0), RecordField{"in", Type::record_of(inner), {}, 8},
-                                  field("grid", ScalarKind::Float32, 16, {3, 2}), field("d", ScalarKind::UInt8, 40, {5})},
-                                 48, 8, true);
-  EXPECT_EQ(outer->spelling,
-            "Record(id[type=int64;offset=0],in[type=Record(u[type=int16;offset=0],v[type=float32;offset=4];8;True);"
-            "offset=8],grid[type=nestedarray(float32, (3, 2));offset=16],d[type=nestedarray(uint8, (5,));offset=40];"
-            "48;True)");
+  const RecordType* inner =
+      make({field("u", ScalarKind::Int16, 0), field("v", ScalarKind::Float32, 4)}, 8, 4, true);
+  const RecordType* outer =
+      make({field("id", ScalarKind::Int64, 0), RecordField{"in", Type::record_of(inner), {}, 8},
+            field("grid", ScalarKind::Float32, 16, {3, 2}), field("d", ScalarKind::UInt8, 40, {5})},
+           48, 8, true);
+  EXPECT_EQ(
+      outer->spelling,
+      "Record(id[type=int64;offset=0],in[type=Record(u[type=int16;offset=0],v[type=float32;offset=4];8;True);"
+      "offset=8],grid[type=nestedarray(float32, (3, 2));offset=16],d[type=nestedarray(uint8, "
+      "(5,));offset=40];"
+      "48;True)");
   std::string error;
   Type t = parse_type(outer->spelling + "[:, ::1]", &error);
   ASSERT_TRUE(t.is_array()) << error;
@@ -76,8 +84,9 @@ TEST(RecordType, BadLayoutsAreRefused) {
   std::string error;
   EXPECT_EQ(intern_record({field("x", ScalarKind::Int64, 4)}, 8, 8, true, &error), nullptr);
   EXPECT_EQ(error, "record field 'x' ends at byte 12, past the itemsize 8");
-  EXPECT_EQ(intern_record({field("x", ScalarKind::Int8, 0), field("x", ScalarKind::Int8, 1)}, 2, 1, false, &error),
-            nullptr);
+  EXPECT_EQ(
+      intern_record({field("x", ScalarKind::Int8, 0), field("x", ScalarKind::Int8, 1)}, 2, 1, false, &error),
+      nullptr);
   EXPECT_EQ(error, "record field 'x' appears twice");
   EXPECT_EQ(intern_record({field("x", ScalarKind::Int8, 0)}, 1, 3, false, &error), nullptr);
   EXPECT_EQ(error, "record alignment 3 is not a power of two");
