@@ -343,7 +343,18 @@ def describe(value):
     numba_name = _numba_type_name(value)
     if numba_name:
         return ("dtype", numba_name)
+    record_dtype = _numba_record_dtype(value)
+    if record_dtype is not None:
+        return ("dtype", record_dtype)
     return ("unsupported", f"its value is a {type(value).__name__} object")
+
+
+def _numba_record_dtype(value):
+    """The NumPy structured dtype of a numba Record type (numpy_support.from_dtype of one), or None."""
+    if type(value).__name__ != "Record" or not type(value).__module__.startswith("numba"):
+        return None
+    dtype = getattr(value, "dtype", None)
+    return dtype if getattr(dtype, "names", None) else None
 
 
 def _numba_type_name(value):

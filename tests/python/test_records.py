@@ -383,3 +383,21 @@ def test_explicit_signatures_spell_records_as_numba_prints_them():
     assert k.signatures and spelled in str(k.signatures[0])
     with pytest.raises(TypeError):
         k[1, 1](np.zeros(3, ALIGNED), 0)  # another record type fits no signature
+
+
+def test_numba_record_types_name_record_dtypes():
+    numpy_support = pytest.importorskip("numba.cuda.np.numpy_support")
+    numba_point = numpy_support.from_dtype(POINT)
+
+    @cuda.jit
+    def reverse(x, y):
+        sm = cuda.shared.array(4, dtype=numba_point)
+        sm[cuda.threadIdx.x] = x[cuda.threadIdx.x]
+        cuda.syncthreads()
+        y[cuda.threadIdx.x] = sm[3 - cuda.threadIdx.x]
+
+    x = np.zeros(4, POINT)
+    x["g"] = [1, 2, 3, 4]
+    y = cuda.device_array(4, dtype=numba_point)
+    reverse[1, 4](x, y)
+    assert list(y.copy_to_host()["g"]) == [4, 3, 2, 1]
