@@ -276,6 +276,20 @@ llvm::Value* FunctionLowering::array_attribute(llvm::Value* array, const Type& t
   internal("array attribute '" + attr + "'");
 }
 
+llvm::Value* FunctionLowering::record_field_view(llvm::Value* array, const Type& t, const std::string& name) {
+  const RecordField* f = t.record ? t.record->find(name) : nullptr;
+  if (!f) internal("field view '" + name + "' of '" + t.str() + "'");
+  ArrayParts a = unpack_array(array, t.ndim);
+  ArrayParts view;
+  view.data = b_.CreateInBoundsGEP(b_.getInt8Ty(), a.data, i64(int64_t(f->offset)), name);
+  view.shape = a.shape;
+  view.strides = t.layout == Layout::C ? c_strides(b_, a, t.itemsize()) : a.strides;
+  ArrayParts sub = constant_shape_parts(b_, view.data, f->shape, Type::array_of(f->type, 1, Layout::C).itemsize());
+  view.shape.insert(view.shape.end(), sub.shape.begin(), sub.shape.end());
+  view.strides.insert(view.strides.end(), sub.strides.begin(), sub.strides.end());
+  return pack_array(view);
+}
+
 LValue FunctionLowering::subscript_lvalue(const SubscriptExpr& e) {
   const Type& base = type_of(*e.value);
   if (!base.is_array()) {

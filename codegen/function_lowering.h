@@ -240,6 +240,9 @@ class FunctionLowering {
   llvm::Value* make_const_array(const std::string& name, const GlobalValue& g, const Type& result);
   llvm::Value* make_device_array_global(const GlobalValue& g, const Type& result);
   std::vector<int64_t> const_shape(const Expr& shape_expr);
+  /// `ary.name` / `ary['name']` of an array of records: the field of every element as a view (its data
+  /// pointer offset by the field's offset, the array's byte strides, then a sub-array field's own axes).
+  llvm::Value* record_field_view(llvm::Value* array, const Type& array_type, const std::string& name);
   /// The LValue of `a[index]` where it names one element.
   LValue subscript_lvalue(const SubscriptExpr& e);
   /// `a[slices] = value`: fills the view with a scalar, or copies an array of its rank into it element by

@@ -474,6 +474,7 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
         break;
       }
       const BuiltinInfo* b = find_builtin(BuiltinScope::Array, e.attr);
+      if (!b && t.record) return record_field_view(e, t, e.attr, e.attr_range);  // array attributes win
       if (!b) {
         error(e.attr_range,
               fmt::format("'{}' has no attribute '{}'{}{}", t.str(), e.attr,
@@ -521,6 +522,15 @@ ExprResult FunctionAnalyzer::record_field(const Expr& e, const Type& rec, const 
     return ExprResult::error();
   }
   return record(e, ExprResult::of_value(f->value_type()));
+}
+
+ExprResult FunctionAnalyzer::record_field_view(const Expr& e, const Type& array, const std::string& name,
+                                               SourceRange name_range) {
+  ExprResult f = record_field(e, Type::record_of(array.record), name, name_range);
+  if (!f.is_value()) return f;
+  const RecordField& field = *array.record->find(name);
+  return record(e, ExprResult::of_value(Type::array_of(field.type, array.ndim + unsigned(field.shape.size()),
+                                                       Layout::Any, array.index32)));
 }
 
 ExprResult FunctionAnalyzer::binop(const BinOpExpr& e) {
@@ -746,6 +756,10 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
   }
   if (const auto* field = e.index->as<StringLitExpr>(); field && base.is_value() && base.type.is_record()) {
     return record_field(e, base.type, field->value, e.index->range);
+  }
+  if (const auto* field = e.index->as<StringLitExpr>();
+      field && base.is_value() && base.type.is_array() && base.type.record) {
+    return record_field_view(e, base.type, field->value, e.index->range);
   }
   ExprResult idx = value(*e.index);
   if (base.what == ExprResult::What::Unknown || idx.what == ExprResult::What::Unknown)

@@ -151,6 +151,9 @@ class FunctionAnalyzer {
   /// `rec.name` or `rec['name']` on a record value: the field's value type (a sub-array field is a C array).
   /// An unknown name is an error at `name_range` that lists the record's fields.
   ExprResult record_field(const Expr& e, const Type& rec, const std::string& name, SourceRange name_range);
+  /// `ary.name` or `ary['name']` on an array of records: a view of that field of every element (any layout;
+  /// a sub-array field adds its axes).
+  ExprResult record_field_view(const Expr& e, const Type& array, const std::string& name, SourceRange name_range);
   ExprResult binop(const BinOpExpr& e);
   ExprResult unary(const UnaryOpExpr& e);
   ExprResult boolop(const BoolOpExpr& e);

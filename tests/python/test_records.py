@@ -401,3 +401,39 @@ def test_numba_record_types_name_record_dtypes():
     y = cuda.device_array(4, dtype=numba_point)
     reverse[1, 4](x, y)
     assert list(y.copy_to_host()["g"]) == [4, 3, 2, 1]
+
+
+def test_field_views_of_record_arrays():
+    @cuda.jit
+    def k(ary, out):
+        g = ary.g
+        for i in range(g.size):
+            out[i] = g[i] + ary["h"][i, 1]
+        ary.h[0, 0] = 42
+        ary[1:].g[0] = 9
+
+    a = np.zeros(3, POINT)
+    a["g"] = [1, 2, 3]
+    a["h"][:, 1] = [10, 20, 30]
+    out = np.zeros(3)
+    k[1, 1](a, out)
+    np.testing.assert_array_equal(out, [11, 22, 33])
+    assert a["h"][0, 0] == 42 and list(a["g"]) == [1, 9, 3]
+
+    @cuda.jit
+    def column(ary, out):
+        v = ary[:, 1].g
+        out[0] = v[0] + v[1] + ary.shape[0]
+
+    b = np.zeros((2, 2), POINT)
+    b["g"] = [[1, 2], [3, 4]]
+    out = np.zeros(1)
+    column[1, 1](b, out)
+    assert out[0] == 2 + 4 + 2
+
+    @cuda.jit
+    def bad(ary, out):
+        out[0] = ary.gg[0]
+
+    with pytest.raises(cuda.CompileError, match="record has no field 'gg'; did you mean 'g'"):
+        bad[1, 1](a, out)
