@@ -82,7 +82,7 @@ llvm::Value* FunctionLowering::element_pointer(const ArrayParts& a, const Type& 
     offset = idx[0];
     for (size_t k = 1; k < idx.size(); ++k)
       offset = b_.CreateAdd(b_.CreateMul(offset, fit(a.shape[k]), "", false, true), idx[k], "", false, true);
-    unit = m_.memory_type(t.scalar);
+    unit = m_.element_memory_type(t.element());
   } else {
     for (size_t k = 0; k < idx.size(); ++k) {
       llvm::Value* term = b_.CreateMul(idx[k], fit(a.strides[k]), "", false, true);
@@ -144,7 +144,7 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
   // A view: integer indices drop their dimension, slices narrow theirs, missing trailing indices keep theirs.
   if (!result_type.is_array())
     internal("a partial index of '" + t.str() + "' typed '" + result_type.str() + "'");
-  const unsigned itemsize = scalar_size(t.scalar);
+  const unsigned itemsize = t.itemsize();
   std::vector<llvm::Value*> strides = t.layout == Layout::C ? c_strides(b_, a, itemsize) : a.strides;
   ArrayParts view;
   llvm::Value* offset = i64(0);
@@ -204,17 +204,41 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
   return {nullptr, pack_array(view)};
 }
 
-llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, ScalarKind dtype) {
+llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, ScalarKind dtype, unsigned align) {
   llvm::Type* mt = m_.memory_type(dtype);
   // A complex element is aligned like its parts (NumPy's complex64 alignment is 4).
-  unsigned align = is_complex(dtype) ? scalar_size(dtype) / 2 : scalar_size(dtype);
+  if (!align) align = Type::array_of(dtype, 1, Layout::C).element_align();
   llvm::Value* v = b_.CreateAlignedLoad(mt, ptr, llvm::Align(align));
   return dtype == ScalarKind::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
 }
 
-void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, ScalarKind dtype) {
+void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, ScalarKind dtype, unsigned align) {
   if (dtype == ScalarKind::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
-  b_.CreateAlignedStore(v, ptr, llvm::Align(is_complex(dtype) ? scalar_size(dtype) / 2 : scalar_size(dtype)));
+  if (!align) align = Type::array_of(dtype, 1, Layout::C).element_align();
+  b_.CreateAlignedStore(v, ptr, llvm::Align(align));
+}
+
+llvm::Value* FunctionLowering::load_place(const LValue& place) {
+  if (!place.array_element) return b_.CreateLoad(llvm_type(place.type), place.ptr);
+  if (place.type.is_record()) return place.ptr;
+  if (place.type.is_array()) {  // a sub-array field: its shape is part of its record's type
+    if (!place.field || place.field->shape.empty()) internal("an array place that is not a sub-array field");
+    return pack_array(constant_shape_parts(b_, place.ptr, place.field->shape, place.type.itemsize()));
+  }
+  return load_element(place.ptr, place.type.scalar, place.align);
+}
+
+void FunctionLowering::store_place(const LValue& place, llvm::Value* v) {
+  if (!place.array_element) {
+    b_.CreateStore(v, place.ptr);
+  } else if (place.type.is_record()) {
+    // Records are copied byte for byte, padding included, as NumPy assigns them.
+    const unsigned align = place.align ? place.align : place.type.record->align;
+    b_.CreateMemCpy(place.ptr, llvm::MaybeAlign(align), v, llvm::MaybeAlign(1),
+                    place.type.record->size);
+  } else {
+    store_element(place.ptr, v, place.type.scalar, place.align);
+  }
 }
 
 llvm::Value* FunctionLowering::array_size(const ArrayParts& a) {
@@ -233,7 +257,7 @@ llvm::Value* FunctionLowering::array_attribute(llvm::Value* array, const Type& t
     return cast(agg, tt, result);
   };
   ArrayParts a = unpack_array(array, t.ndim);
-  const unsigned itemsize = scalar_size(t.scalar);
+  const unsigned itemsize = t.itemsize();
   if (attr == "shape") return tuple_of(a.shape);
   if (attr == "strides") return tuple_of(t.layout == Layout::C ? c_strides(b_, a, itemsize) : a.strides);
   if (attr == "size") return cast(array_size(a), i64_type, result);
@@ -252,6 +276,20 @@ llvm::Value* FunctionLowering::array_attribute(llvm::Value* array, const Type& t
   internal("array attribute '" + attr + "'");
 }
 
+llvm::Value* FunctionLowering::record_field_view(llvm::Value* array, const Type& t, const std::string& name) {
+  const RecordField* f = t.record ? t.record->find(name) : nullptr;
+  if (!f) internal("field view '" + name + "' of '" + t.str() + "'");
+  ArrayParts a = unpack_array(array, t.ndim);
+  ArrayParts view;
+  view.data = b_.CreateInBoundsGEP(b_.getInt8Ty(), a.data, i64(int64_t(f->offset)), name);
+  view.shape = a.shape;
+  view.strides = t.layout == Layout::C ? c_strides(b_, a, t.itemsize()) : a.strides;
+  ArrayParts sub = constant_shape_parts(b_, view.data, f->shape, Type::array_of(f->type, 1, Layout::C).itemsize());
+  view.shape.insert(view.shape.end(), sub.shape.begin(), sub.shape.end());
+  view.strides.insert(view.strides.end(), sub.strides.begin(), sub.strides.end());
+  return pack_array(view);
+}
+
 LValue FunctionLowering::subscript_lvalue(const SubscriptExpr& e) {
   const Type& base = type_of(*e.value);
   if (!base.is_array()) {
@@ -260,7 +298,7 @@ LValue FunctionLowering::subscript_lvalue(const SubscriptExpr& e) {
   }
   IndexResult r = index_array(lower_expr(*e.value), base, *e.index, type_of(e));
   if (!r.element_ptr) internal("an element store to a view (store_to_view's job; sema rejects '+=' on one)");
-  return LValue{r.element_ptr, Type::scalar_of(base.scalar), true};
+  return LValue{r.element_ptr, base.element(), true};
 }
 
 void FunctionLowering::store_to_view(const SubscriptExpr& e, llvm::Value* value, const Type& from) {
@@ -268,8 +306,13 @@ void FunctionLowering::store_to_view(const SubscriptExpr& e, llvm::Value* value,
   const Type& view_type = type_of(e);
   IndexResult r = index_array(lower_expr(*e.value), base, *e.index, view_type);
   if (!r.view) internal("a slice store that names one element");
+  store_into_view(r.view, view_type, value, from);
+}
+
+void FunctionLowering::store_into_view(llvm::Value* view, const Type& view_type, llvm::Value* value,
+                                       const Type& from) {
   const unsigned nd = view_type.ndim;
-  ArrayParts dst = unpack_array(r.view, nd);
+  ArrayParts dst = unpack_array(view, nd);
   ArrayParts src;
   std::vector<llvm::Value*> extents = dst.shape;
   llvm::Value* fill = nullptr;
@@ -280,7 +323,7 @@ void FunctionLowering::store_to_view(const SubscriptExpr& e, llvm::Value* value,
     for (unsigned k = 0; k < nd; ++k)
       extents[k] = b_.CreateSelect(b_.CreateICmpSLT(src.shape[k], extents[k]), src.shape[k], extents[k]);
   } else {
-    fill = cast(value, from, Type::scalar_of(view_type.scalar));
+    fill = cast(value, from, view_type.element());
   }
   // One loop per axis, the last innermost, so a C view is written in address order.
   std::vector<llvm::Value*> idx(nd);
@@ -288,10 +331,10 @@ void FunctionLowering::store_to_view(const SubscriptExpr& e, llvm::Value* value,
     if (k == nd) {
       llvm::Value* v = fill;
       if (!v) {
-        v = load_element(element_pointer(src, from, idx), from.scalar);
-        v = cast(v, Type::scalar_of(from.scalar), Type::scalar_of(view_type.scalar));
+        v = load_place(LValue{element_pointer(src, from, idx), from.element(), true});
+        v = cast(v, from.element(), view_type.element());
       }
-      store_element(element_pointer(dst, view_type, idx), v, view_type.scalar);
+      store_place(LValue{element_pointer(dst, view_type, idx), view_type.element(), true}, v);
       return;
     }
     llvm::BasicBlock* pre = b_.GetInsertBlock();
@@ -327,9 +370,6 @@ std::vector<int64_t> FunctionLowering::const_shape(const Expr& shape_expr) {
   internal("array shape is not a compile-time constant after analysis");
 }
 
-namespace {
-
-/// A C-layout array value over `data` with a constant shape.
 ArrayParts constant_shape_parts(llvm::IRBuilder<>& b, llvm::Value* data, const std::vector<int64_t>& shape,
                                 unsigned itemsize) {
   ArrayParts p;
@@ -344,6 +384,8 @@ ArrayParts constant_shape_parts(llvm::IRBuilder<>& b, llvm::Value* data, const s
   return p;
 }
 
+namespace {
+
 int64_t element_count(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
@@ -352,11 +394,14 @@ int64_t element_count(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& shape, ScalarKind dtype,
+llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& shape, const Type& element,
                                                  const Type& result, unsigned alignment) {
   llvm::Module& mod = m_.module();
   const unsigned as = m_.target().shared_address_space();
-  llvm::Type* mt = m_.memory_type(dtype);
+  llvm::Type* mt = m_.element_memory_type(element);
+  const Type own = Type::array_of(element, unsigned(shape.size()), Layout::C);
+  const unsigned itemsize = own.itemsize();
+  alignment = std::max(alignment, own.element_align());
   const int64_t count = element_count(shape);
   const llvm::Align align(std::max(16u, alignment));
   llvm::GlobalVariable* g;
@@ -380,46 +425,49 @@ llvm::Value* FunctionLowering::make_shared_array(const std::vector<int64_t>& sha
     g->setAlignment(align);
   }
   llvm::Value* data = b_.CreateAddrSpaceCast(g, b_.getPtrTy(0));
-  Type own = Type::array_of(dtype, unsigned(shape.size()), Layout::C);
-  ArrayParts parts = constant_shape_parts(b_, data, shape, scalar_size(dtype));
+  ArrayParts parts = constant_shape_parts(b_, data, shape, itemsize);
   if (count == 0) {
     // As numba-cuda: the extent is as many elements as the launch's dynamic shared memory holds.
     llvm::Value* bytes = b_.CreateZExt(m_.target().dynamic_shared_size(b_), b_.getInt64Ty());
-    parts.shape[0] = b_.CreateUDiv(bytes, i64(scalar_size(dtype)), "dynamic.extent");
+    parts.shape[0] = b_.CreateUDiv(bytes, i64(itemsize), "dynamic.extent");
   }
   return cast(pack_array(parts), own, result);
 }
 
-llvm::Value* FunctionLowering::make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype,
+llvm::Value* FunctionLowering::make_local_array(const std::vector<int64_t>& shape, const Type& element,
                                                 const Type& result, unsigned alignment) {
   llvm::AllocaInst* slot = entry_alloca(
-      llvm::ArrayType::get(m_.memory_type(dtype), uint64_t(element_count(shape))), "local.array");
-  slot->setAlignment(llvm::Align(std::max({16u, scalar_size(dtype), alignment})));
-  Type own = Type::array_of(dtype, unsigned(shape.size()), Layout::C);
-  return cast(pack_array(constant_shape_parts(b_, slot, shape, scalar_size(dtype))), own, result);
+      llvm::ArrayType::get(m_.element_memory_type(element), uint64_t(element_count(shape))), "local.array");
+  const Type own = Type::array_of(element, unsigned(shape.size()), Layout::C);
+  slot->setAlignment(llvm::Align(std::max({16u, own.itemsize(), own.element_align(), alignment})));
+  return cast(pack_array(constant_shape_parts(b_, slot, shape, own.itemsize())), own, result);
 }
 
 llvm::Value* FunctionLowering::make_const_array(const std::string& name, const GlobalValue& g,
                                                 const Type& result) {
-  const ScalarKind dtype = g.dtype;
-  llvm::Type* mt = m_.memory_type(dtype);
+  const Type own = Type::array_of(g.record ? Type::record_of(g.record) : Type::scalar_of(g.dtype),
+                                  unsigned(g.shape.size()), Layout::C);
+  llvm::Type* mt = m_.element_memory_type(own.element());
   const int64_t count = element_count(g.shape);
-  if (g.bytes.size() != size_t(count) * scalar_size(dtype))
+  if (g.bytes.size() != size_t(count) * own.itemsize())
     internal("constant array bytes do not match its shape");
   // One global per captured array, shared by every use in every function of the module.
   const std::string symbol = "const_" + name;
   llvm::GlobalVariable* gv = m_.module().getGlobalVariable(symbol, true);
   if (!gv) {
     llvm::StringRef raw(reinterpret_cast<const char*>(g.bytes.data()), g.bytes.size());
-    llvm::Constant* init = llvm::ConstantDataArray::getRaw(raw, uint64_t(count), mt);
+    // A record or complex array's initializer is its bytes (padding included): LLVM's raw constant data is
+    // of integers and floats only.
+    const bool as_bytes = g.record || is_complex(g.dtype);
+    llvm::Constant* init = as_bytes ? llvm::ConstantDataArray::getRaw(raw, raw.size(), b_.getInt8Ty())
+                                    : llvm::ConstantDataArray::getRaw(raw, uint64_t(count), mt);
     gv = new llvm::GlobalVariable(m_.module(), init->getType(), true, llvm::GlobalValue::InternalLinkage, init,
                                   symbol, nullptr, llvm::GlobalValue::NotThreadLocal,
                                   m_.target().constant_address_space());
     gv->setAlignment(llvm::Align(16));
   }
   llvm::Value* data = b_.CreateAddrSpaceCast(gv, b_.getPtrTy(0));
-  Type own = Type::array_of(dtype, unsigned(g.shape.size()), Layout::C);
-  return cast(pack_array(constant_shape_parts(b_, data, g.shape, scalar_size(dtype))), own, result);
+  return cast(pack_array(constant_shape_parts(b_, data, g.shape, own.itemsize())), own, result);
 }
 
 llvm::Value* FunctionLowering::make_device_array_global(const GlobalValue& g, const Type& result) {

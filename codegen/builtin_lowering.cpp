@@ -206,8 +206,8 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
       }
       unsigned alignment = 0;
       if (auto it = fn_.array_alignments.find(&e); it != fn_.array_alignments.end()) alignment = it->second;
-      if (bi.id == BuiltinId::SharedArray) return make_shared_array(shape, result.scalar, result, alignment);
-      if (bi.id == BuiltinId::LocalArray) return make_local_array(shape, result.scalar, result, alignment);
+      if (bi.id == BuiltinId::SharedArray) return make_shared_array(shape, result.element(), result, alignment);
+      if (bi.id == BuiltinId::LocalArray) return make_local_array(shape, result.element(), result, alignment);
       break;
     }
 

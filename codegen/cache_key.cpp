@@ -24,6 +24,7 @@
 
 #include "codegen/compiler.h"
 #include "codegen/libdevice.h"
+#include "ir/record_type.h"
 
 namespace gpujit {
 namespace {
@@ -135,6 +136,7 @@ void global(KeyStream& k, const GlobalValue& g) {
       break;
     case GlobalValue::Kind::DType:
       k.u64(uint64_t(g.dtype));
+      k.str(g.record ? g.record->spelling : "");
       break;
     case GlobalValue::Kind::DeviceFunction:
       // The function's whole source text: a device function's own free names are merged into the kernel's
@@ -145,12 +147,14 @@ void global(KeyStream& k, const GlobalValue& g) {
       break;
     case GlobalValue::Kind::ConstArray:
       k.u64(uint64_t(g.dtype));
+      k.str(g.record ? g.record->spelling : "");
       k.u64(g.shape.size());
       for (int64_t s : g.shape) k.i64(s);
       k.bytes(g.bytes);
       break;
     case GlobalValue::Kind::DeviceArray:  // never on disk (dispatcher.cpp), but keys the in-memory cache too
       k.u64(uint64_t(g.dtype));
+      k.str(g.record ? g.record->spelling : "");
       k.u64(g.address);
       k.u64(g.shape.size());
       for (int64_t s : g.shape) k.i64(s);

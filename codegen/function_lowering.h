@@ -17,7 +17,8 @@
 //   bounds_check.cpp      debug=True: array index checks and the targets' index_error
 //
 // Value representation: a scalar is an LLVM scalar (bool is i1; in array memory it is a byte), a tuple is
-// a literal struct of its elements, None is the empty struct, and an array is the struct
+// a literal struct of its elements, None is the empty struct, a record is the generic address of its bytes
+// (numba's reference semantics: `r = a[i]; r.x = 1` writes a[i]), and an array is the struct
 // { ptr data, [ndim x i64] shape, [ndim x i64] strides-in-bytes }. Every pointer is generic (address space
 // 0); targets recover specific address spaces by inference. Locals live in entry-block allocas, zeroed at
 // entry so that no path reads an undefined value; mem2reg and SROA turn them into SSA values.
@@ -36,6 +37,7 @@
 #include "codegen/target.h"
 #include "frontend/ast.h"
 #include "frontend/diagnostics.h"
+#include "ir/record_type.h"
 #include "ir/typed_function.h"
 
 namespace llvm {
@@ -68,6 +70,9 @@ class ModuleLowering {
   llvm::Type* llvm_type(const Type& t);
   /// The LLVM type of a scalar stored in array memory (bool is a byte there).
   llvm::Type* memory_type(ScalarKind k);
+  /// The LLVM type of one element of an array of `element` in memory: memory_type() of a scalar, the
+  /// record's bytes ([size x i8]) for a record.
+  llvm::Type* element_memory_type(const Type& element);
   llvm::StructType* array_struct_type(unsigned ndim);
 
   /// The LLVM function of a device function (declared on first request).
@@ -115,9 +120,15 @@ struct ArrayParts {
 /// A place a value can be stored to: a local variable or an array element.
 struct LValue {
   llvm::Value* ptr = nullptr;
-  Type type;                   // the value type stored there (the variable's type or the array dtype)
-  bool array_element = false;  // memory uses memory_type(): bools are bytes
+  Type type;                   // the value type stored there (the variable's type, the array dtype, a field's)
+  bool array_element = false;  // memory uses memory_type(): bools are bytes, records their bytes
+  unsigned align = 0;          // array_element: the known alignment (0: the element's natural one)
+  const RecordField* field = nullptr;  // a record field's place: a sub-array field's shape is here
 };
+
+/// A C-layout array value over `data` with a constant shape (local, shared, constant arrays, sub-array fields).
+ArrayParts constant_shape_parts(llvm::IRBuilder<>& b, llvm::Value* data, const std::vector<int64_t>& shape,
+                                unsigned itemsize);
 
 class FunctionLowering {
  public:
@@ -209,26 +220,45 @@ class FunctionLowering {
   };
   IndexResult index_array(llvm::Value* array, const Type& array_type, const Expr& index,
                           const Type& result_type);
-  llvm::Value* load_element(llvm::Value* ptr, ScalarKind dtype);
-  void store_element(llvm::Value* ptr, llvm::Value* v, ScalarKind dtype);
+  /// Loads or stores a scalar in array memory, `align` bytes aligned (0: its natural alignment).
+  llvm::Value* load_element(llvm::Value* ptr, ScalarKind dtype, unsigned align = 0);
+  void store_element(llvm::Value* ptr, llvm::Value* v, ScalarKind dtype, unsigned align = 0);
+  /// The value an array-memory place holds: a scalar is loaded, a record is its address, a sub-array
+  /// field is an array over it.
+  llvm::Value* load_place(const LValue& place);
+  /// Stores `v`, already of place.type, into an array-memory place: a record's bytes are copied.
+  void store_place(const LValue& place, llvm::Value* v);
   llvm::Value* array_attribute(llvm::Value* array, const Type& array_type, const std::string& attr,
                                const Type& result_type);
   llvm::Value* array_size(const ArrayParts& a);
   /// shared.array / local.array: a fresh C-layout array of the given shape, its base aligned to at least
   /// `alignment` bytes (their alignment= argument; 0 keeps the default of 16).
-  llvm::Value* make_shared_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result,
+  llvm::Value* make_shared_array(const std::vector<int64_t>& shape, const Type& element, const Type& result,
                                  unsigned alignment = 0);
-  llvm::Value* make_local_array(const std::vector<int64_t>& shape, ScalarKind dtype, const Type& result,
+  llvm::Value* make_local_array(const std::vector<int64_t>& shape, const Type& element, const Type& result,
                                 unsigned alignment = 0);
   /// The captured global array `name` in constant memory (one global per module and name).
   llvm::Value* make_const_array(const std::string& name, const GlobalValue& g, const Type& result);
   llvm::Value* make_device_array_global(const GlobalValue& g, const Type& result);
   std::vector<int64_t> const_shape(const Expr& shape_expr);
+  /// `ary.name` / `ary['name']` of an array of records: the field of every element as a view (its data
+  /// pointer offset by the field's offset, the array's byte strides, then a sub-array field's own axes).
+  llvm::Value* record_field_view(llvm::Value* array, const Type& array_type, const std::string& name);
   /// The LValue of `a[index]` where it names one element.
   LValue subscript_lvalue(const SubscriptExpr& e);
   /// `a[slices] = value`: fills the view with a scalar, or copies an array of its rank into it element by
   /// element (over the extents the two share).
   void store_to_view(const SubscriptExpr& e, llvm::Value* value, const Type& from);
+  /// As store_to_view, into the array value `view` of type `view_type`.
+  void store_into_view(llvm::Value* view, const Type& view_type, llvm::Value* value, const Type& from);
+
+  // --- records (record_access.cpp)
+  /// The place of field `name` of the record `base` evaluates to (`base.name`, `base['name']`).
+  LValue field_lvalue(const Expr& base, const std::string& name);
+  /// The field `rec[index]` names: a string literal, or a constant position (analysis checked both).
+  std::string field_name(const SubscriptExpr& e);
+  /// Stores into `rec.name` / `rec['name']`: a scalar or record field, or a sub-array field (as a view).
+  void store_field(const Expr& base, const std::string& name, llvm::Value* value, const Type& from);
 
   // --- builtins (builtin_lowering.cpp)
   llvm::Value* lower_builtin_call(const BuiltinInfo& b, const CallExpr& e);

@@ -9,6 +9,7 @@
 #include <llvm/IR/Constants.h>
 
 #include "codegen/function_lowering.h"
+#include "ir/builtins.h"
 
 namespace gpujit {
 
@@ -196,18 +197,24 @@ llvm::Value* FunctionLowering::lower_attribute(const AttributeExpr& e) {
   if (const Symbol* s = symbol_of(e); s && s->kind == Symbol::Kind::Builtin && s->builtin)
     return lower_builtin_value(*s->builtin, e);
   const Type& base = type_of(*e.value);
+  if (base.is_array() && base.record && base.record->find(e.attr) && !find_builtin(BuiltinScope::Array, e.attr))
+    return record_field_view(lower_expr(*e.value), base, e.attr);
   if (base.is_array()) return array_attribute(lower_expr(*e.value), base, e.attr, type_of(e));
+  if (base.is_record()) return load_place(field_lvalue(*e.value, e.attr));
   return unsupported(e, "attribute '" + e.attr + "' of a " + base.str() + " value is not supported");
 }
 
 llvm::Value* FunctionLowering::lower_subscript(const SubscriptExpr& e) {
   const Type& base = type_of(*e.value);
+  if (const auto* field = e.index->as<StringLitExpr>(); field && base.is_array())
+    return record_field_view(lower_expr(*e.value), base, field->value);
   if (base.is_array()) {
     llvm::Value* array = lower_expr(*e.value);
     IndexResult r = index_array(array, base, *e.index, type_of(e));
     if (r.view) return r.view;
-    return cast(load_element(r.element_ptr, base.scalar), Type::scalar_of(base.scalar), type_of(e));
+    return cast(load_place(LValue{r.element_ptr, base.element(), true}), base.element(), type_of(e));
   }
+  if (base.is_record()) return load_place(field_lvalue(*e.value, field_name(e)));
   if (base.is_tuple()) {
     llvm::Value* tuple = lower_expr(*e.value);
     const auto n = static_cast<int64_t>(base.elements.size());

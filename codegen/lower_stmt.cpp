@@ -108,18 +108,23 @@ void FunctionLowering::assign_to(const Expr& target, llvm::Value* value, const T
       b_.CreateStore(cast(value, from, it->second), local_slot(name));
       return;
     }
+    case ExprKind::Attribute: {
+      const auto& a = static_cast<const AttributeExpr&>(target);
+      store_field(*a.value, a.attr, value, from);
+      return;
+    }
     case ExprKind::Subscript: {
+      const auto& sub = static_cast<const SubscriptExpr&>(target);
+      if (type_of(*sub.value).is_record()) {
+        store_field(*sub.value, field_name(sub), value, from);
+        return;
+      }
       if (type_of(target).is_array()) {
         store_to_view(static_cast<const SubscriptExpr&>(target), value, from);
         return;
       }
       LValue lv = subscript_lvalue(static_cast<const SubscriptExpr&>(target));
-      llvm::Value* v = cast(value, from, lv.type);
-      if (lv.array_element) {
-        store_element(lv.ptr, v, lv.type.scalar);
-      } else {
-        b_.CreateStore(v, lv.ptr);
-      }
+      store_place(lv, cast(value, from, lv.type));
       return;
     }
     case ExprKind::Tuple: {
@@ -147,23 +152,20 @@ void FunctionLowering::lower_aug_assign(const AugAssignStmt& s) {
     if (local == fn_.locals.end())
       internal("augmented assignment to '" + name->id + "' without a local type");
     lv = LValue{local_slot(name->id), local->second, false};
+  } else if (auto* sub = s.target->as<SubscriptExpr>(); sub && type_of(*sub->value).is_record()) {
+    lv = field_lvalue(*sub->value, field_name(*sub));
   } else if (auto* sub = s.target->as<SubscriptExpr>()) {
     lv = subscript_lvalue(*sub);
+  } else if (auto* attr = s.target->as<AttributeExpr>()) {
+    lv = field_lvalue(*attr->value, attr->attr);
   } else {
     unsupported(*s.target, "cannot use this expression as the target of an augmented assignment");
     return;
   }
-  llvm::Value* current = lv.array_element
-                             ? load_element(lv.ptr, lv.type.scalar)
-                             : static_cast<llvm::Value*>(b_.CreateLoad(llvm_type(lv.type), lv.ptr));
+  llvm::Value* current = load_place(lv);
   llvm::Value* lhs = cast(current, lv.type, op_type);
   llvm::Value* rhs = lower_expr_as(*s.value, op_type);
-  llvm::Value* result = cast(binary_op(s.op, lhs, rhs, op_type), op_type, lv.type);
-  if (lv.array_element) {
-    store_element(lv.ptr, result, lv.type.scalar);
-  } else {
-    b_.CreateStore(result, lv.ptr);
-  }
+  store_place(lv, cast(binary_op(s.op, lhs, rhs, op_type), op_type, lv.type));
 }
 
 void FunctionLowering::lower_if(const IfStmt& s) {

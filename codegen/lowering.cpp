@@ -57,6 +57,8 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
       return llvm::StructType::get(c);
     case Type::Kind::Array:
       return array_struct_type(t.ndim);
+    case Type::Kind::Record:
+      return llvm::PointerType::get(c, 0);
     case Type::Kind::Tuple: {
       std::vector<llvm::Type*> elts;
       for (const Type& e : t.elements) elts.push_back(llvm_type(e));
@@ -103,6 +105,11 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
 llvm::Type* ModuleLowering::memory_type(ScalarKind k) {
   if (k == ScalarKind::Bool) return llvm::Type::getInt8Ty(ctx());
   return llvm_type(Type::scalar_of(k));
+}
+
+llvm::Type* ModuleLowering::element_memory_type(const Type& element) {
+  if (element.is_record()) return llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx()), element.record->size);
+  return memory_type(element.scalar);
 }
 
 llvm::StructType* ModuleLowering::array_struct_type(unsigned ndim) {
@@ -323,8 +330,8 @@ void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Typ
     // Two parameters, the real and the imaginary part, as the launch path packs a complex argument.
     llvm::Type* part = llvm::cast<llvm::StructType>(m.llvm_type(t))->getElementType(0);
     out->insert(out->end(), {part, part});
-  } else if (t.is_scalar()) {
-    out->push_back(m.llvm_type(t));
+  } else if (t.is_scalar() || t.is_record()) {
+    out->push_back(m.llvm_type(t));  // a record: the address of its copy
   } else {
     throw InternalError("codegen: a kernel argument of type '" + t.str() + "' cannot be passed");
   }
@@ -355,7 +362,7 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
       ArrayParts parts;
       parts.data = take("");
       // The data pointer is aligned to at least the element size (NumPy allocates so; views keep it).
-      unsigned align = is_complex(t.scalar) ? scalar_size(t.scalar) / 2 : scalar_size(t.scalar);
+      unsigned align = t.element_align();
       llvm::cast<llvm::Argument>(parts.data)
           ->addAttr(llvm::Attribute::getWithAlignment(m_.ctx(), llvm::Align(align ? align : 1)));
       // What the launch path guarantees of the shapes (runtime/kernel_args.h), told to LLVM: with extents
@@ -383,6 +390,12 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
       for (unsigned i = 0; i < t.elements.size(); ++i)
         agg = b_.CreateInsertValue(agg, rebuild(t.elements[i], name + "." + std::to_string(i)), {i});
       return agg;
+    }
+    if (t.is_record()) {
+      // A record argument is the address of a copy the launch path made (runtime/kernel_args.h).
+      llvm::Argument* a = take("");
+      a->addAttr(llvm::Attribute::getWithAlignment(m_.ctx(), llvm::Align(t.record->align)));
+      return a;
     }
     if (t.is_bool()) return b_.CreateICmpNE(take(""), b_.getInt8(0));
     if (t.is_complex()) {

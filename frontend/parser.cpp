@@ -704,15 +704,12 @@ StmtPtr Parser::parse_expr_or_assign() {
 void Parser::check_target(const Expr& e, bool augmented) {
   switch (e.kind) {
     case ExprKind::Name: case ExprKind::Subscript:
+    case ExprKind::Attribute:  // a record field (rec.x = v); analysis rejects other attributes
       return;
     case ExprKind::Tuple:
       if (augmented) fail(e.range, "augmented assignment to a tuple is not supported; update each element");
       for (const ExprPtr& elt : e.as<TupleExpr>()->elts) check_target(*elt, false);
       return;
-    case ExprKind::Attribute:
-      fail(e.range, fmt::format("assignment to attribute '{}' is not supported in kernels; only names and array "
-                                "elements can be assigned",
-                                e.as<AttributeExpr>()->attr));
     case ExprKind::Call: fail(e.range, "cannot assign to a function call");
     case ExprKind::IntLit: case ExprKind::FloatLit: case ExprKind::BoolLit: case ExprKind::NoneLit:
     case ExprKind::StringLit:

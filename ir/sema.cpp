@@ -396,14 +396,7 @@ void FunctionAnalyzer::assign_target(const Expr& target, const Type& t, const Ex
   if (const auto* sub = target.as<SubscriptExpr>()) {
     ExprResult r = subscript(*sub, true);
     if (!r.is_value() || !t.is_valid()) return;
-    if (r.type.is_array()) {
-      slice_store(r.type, t, value_expr ? *value_expr : target);
-      return;
-    }
-    if (!can_convert(t, r.type)) {
-      error(value_expr ? value_expr->range : target.range,
-            fmt::format("cannot store a value of type {} into an element of type {}", t.str(), r.type.str()));
-    }
+    store_check(r.type, t, value_expr ? *value_expr : target);
     return;
   }
   if (const auto* tup = target.as<TupleExpr>()) {
@@ -424,25 +417,45 @@ void FunctionAnalyzer::assign_target(const Expr& target, const Type& t, const Ex
     return;
   }
   if (const auto* a = target.as<AttributeExpr>()) {
-    error(a->attr_range, fmt::format("cannot assign to attribute '{}'", a->attr));
+    ExprResult base = value(*a->value);
+    if (!base.is_value()) return;
+    if (!base.type.is_record()) {
+      error(a->attr_range, fmt::format("cannot assign to attribute '{}' of a {} value; only record fields can "
+                                       "be assigned{}",
+                                       a->attr, base.type.str(), origin_of(*a->value)));
+      return;
+    }
+    ExprResult r = attribute(*a);
+    if (r.is_value() && t.is_valid()) store_check(r.type, t, value_expr ? *value_expr : target);
     return;
   }
   error(target.range,
         "cannot assign to this expression; assign to a name, an array element or a tuple of them");
 }
 
+void FunctionAnalyzer::store_check(const Type& place, const Type& t, const Expr& value_expr) {
+  if (place.is_array()) {
+    slice_store(place, t, value_expr);
+  } else if (!can_convert(t, place)) {
+    error(value_expr.range,
+          fmt::format("cannot store a value of type {} into an element of type {}", t.str(), place.str()));
+  }
+}
+
 void FunctionAnalyzer::slice_store(const Type& view, const Type& t, const Expr& value_expr) {
   // numba's setitem on a view: a scalar fills it, an array of the same rank is copied into it.
-  const Type elem = Type::scalar_of(view.scalar);
+  const Type elem = view.element();
   if (t.is_scalar() && !can_convert(t, elem)) {
     error(value_expr.range,
           fmt::format("cannot store a value of type {} into a slice of {}", t.str(), view.str()));
-  } else if (t.is_array() && (t.ndim != view.ndim || !can_convert(Type::scalar_of(t.scalar), elem))) {
+  } else if (t.is_array() && (t.ndim != view.ndim || !can_convert(t.element(), elem))) {
     error(value_expr.range,
           fmt::format("cannot assign an array of type {} to a slice of type {}; the source must be a "
                       "scalar or an array with as many dimensions ({})",
                       t.str(), view.str(), int(view.ndim)));
-  } else if (!t.is_scalar() && !t.is_array()) {
+  } else if (t.is_record() && t != elem) {
+    error(value_expr.range, fmt::format("cannot store a record of type {} into a slice of {}", t.str(), view.str()));
+  } else if (!t.is_scalar() && !t.is_array() && !t.is_record()) {
     error(value_expr.range,
           fmt::format("cannot assign a value of type {} to an array slice; assign a scalar or an array",
                       t.str()));
@@ -504,8 +517,14 @@ void FunctionAnalyzer::aug_assign(const AugAssignStmt& s) {
     bind_var(n->id, t.result, *n);
     return;
   }
-  if (const auto* sub = s.target->as<SubscriptExpr>()) {
-    ExprResult cur = subscript(*sub, true);
+  const auto* field = s.target->as<AttributeExpr>();
+  if (field) {
+    ExprResult base = value(*field->value);
+    if (base.is_value() && !base.type.is_record()) field = nullptr;  // reported below
+  }
+  if (s.target->as<SubscriptExpr>() || field) {
+    const auto* sub = s.target->as<SubscriptExpr>();
+    ExprResult cur = sub ? subscript(*sub, true) : attribute(*field);
     if (!cur.is_value() || !v.is_value()) return;
     if (cur.type.is_array()) {
       error(s.range,
@@ -521,7 +540,7 @@ void FunctionAnalyzer::aug_assign(const AugAssignStmt& s) {
     if (checking_) fn_.stmt_operand_types[&s] = t.operand;
     return;
   }
-  error(s.target->range, fmt::format("cannot use '{}' on this target; use a name or an array element", op));
+  error(s.target->range, fmt::format("cannot use '{}' on this target; use a name, an array element or a record field", op));
 }
 
 void FunctionAnalyzer::for_stmt(const ForStmt& s) {

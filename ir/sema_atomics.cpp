@@ -78,9 +78,9 @@ bool FunctionAnalyzer::atomic_target(const CallExpr& e, const BuiltinInfo& b,
     return false;
   }
   unsigned set = atomic_dtypes(b.id);
-  if (!dtype_allowed(set, ary.scalar)) {
+  if (ary.record || !dtype_allowed(set, ary.scalar)) {
     error(e.args[0]->range, fmt::format("{}() does not support arrays of {}{}; it takes arrays of {}", name,
-                                        scalar_name(ary.scalar), origin_of(*e.args[0]), dtypes_text(set)));
+                                        ary.element().str(), origin_of(*e.args[0]), dtypes_text(set)));
     return false;
   }
   if (reject_const_array_write(*e.args[0], "an atomic operation")) return false;

@@ -91,6 +91,11 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
 
   switch (callee.what) {
     case ExprResult::What::DType:
+      if (callee.record) {
+        error(e.func->range, fmt::format("a record dtype cannot be called; records are made as elements of "
+                                         "arrays (local.array(n, dtype), arguments)"));
+        return ExprResult::error();
+      }
       return cast_call(e, callee.dtype, args);
     case ExprResult::What::Builtin: {
       const BuiltinInfo& b = *callee.builtin;
@@ -445,6 +450,7 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
     return ExprResult::error();
   }
   ScalarKind dtype = ScalarKind::Float64;
+  const RecordType* record_dtype = nullptr;
   const auto* dtype_name = dtype_expr->as<StringLitExpr>();  // numba also takes the name: dtype='float32'
   ExprResult dt = dtype_name ? ExprResult::error() : expr(*dtype_expr);
   if (dtype_name) {
@@ -456,6 +462,7 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
     dtype = *k;
   } else if (dt.what == ExprResult::What::DType) {
     dtype = dt.dtype;
+    record_dtype = dt.record;
   } else {
     if (dt.ok()) {
       error(dtype_expr->range, fmt::format("{} dtype must be a dtype such as np.float32, got {}", what,
@@ -469,12 +476,13 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
   if (checking_ && alignment) fn_.array_alignments[&e] = alignment;
   // Shared and local memory are far below 2 GiB, but a shape is only checked against that at PTX assembly.
   bool index32 = true;
-  for (int64_t bytes = scalar_size(dtype); int64_t d : dims) {
+  Type element = record_dtype ? Type::record_of(record_dtype) : Type::scalar_of(dtype);
+  for (int64_t bytes = Type::array_of(element, 1, Layout::C).itemsize(); int64_t d : dims) {
     index32 = index32 && d < (int64_t{1} << 31) / bytes;
     bytes = index32 ? bytes * std::max<int64_t>(d, 1) : bytes;
   }
   return record(e, ExprResult::of_value(
-                       Type::array_of(dtype, static_cast<unsigned>(dims.size()), Layout::C, index32)));
+                       Type::array_of(element, static_cast<unsigned>(dims.size()), Layout::C, index32)));
 }
 
 bool FunctionAnalyzer::array_alignment(const Expr& arg, const char* what, unsigned* alignment) {

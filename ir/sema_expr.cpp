@@ -293,6 +293,7 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
     case GlobalValue::Kind::DType:
       r.what = ExprResult::What::DType;
       r.dtype = g.dtype;
+      r.record = g.record;
       break;
     case GlobalValue::Kind::DeviceFunction:
       r.what = ExprResult::What::Device;
@@ -466,12 +467,14 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
     }
     case ExprResult::What::Value: {
       const Type& t = base.type;
+      if (t.is_record()) return record_field(e, t, e.attr, e.attr_range);  // a value, not a symbol
       if (!t.is_array()) {
         r = member(e, base);  // z.real, z.conjugate, g.sync (sema_complex.cpp)
         if (!r.ok()) return r;
         break;
       }
       const BuiltinInfo* b = find_builtin(BuiltinScope::Array, e.attr);
+      if (!b && t.record) return record_field_view(e, t, e.attr, e.attr_range);  // array attributes win
       if (!b) {
         error(e.attr_range,
               fmt::format("'{}' has no attribute '{}'{}{}", t.str(), e.attr,
@@ -494,6 +497,7 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
         default:
           r.what = ExprResult::What::DType;
           r.dtype = t.scalar;
+          r.record = t.record;
           break;
       }
       r.builtin = b;
@@ -505,6 +509,28 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
   }
   if (checking_) fn_.symbols[&e] = symbol_for(r, path_of(e));
   return record(e, r);
+}
+
+ExprResult FunctionAnalyzer::record_field(const Expr& e, const Type& rec, const std::string& name,
+                                          SourceRange name_range) {
+  const RecordField* f = rec.record->find(name);
+  if (!f) {
+    std::vector<std::string_view> names;
+    for (const RecordField& field : rec.record->fields) names.push_back(field.name);
+    error(name_range, fmt::format("record has no field '{}'{}; its fields are {}", name, suggest(name, names),
+                                  rec.record->field_names()));
+    return ExprResult::error();
+  }
+  return record(e, ExprResult::of_value(f->value_type()));
+}
+
+ExprResult FunctionAnalyzer::record_field_view(const Expr& e, const Type& array, const std::string& name,
+                                               SourceRange name_range) {
+  ExprResult f = record_field(e, Type::record_of(array.record), name, name_range);
+  if (!f.is_value()) return f;
+  const RecordField& field = *array.record->find(name);
+  return record(e, ExprResult::of_value(Type::array_of(field.type, array.ndim + unsigned(field.shape.size()),
+                                                       Layout::Any, array.index32)));
 }
 
 ExprResult FunctionAnalyzer::binop(const BinOpExpr& e) {
@@ -728,11 +754,31 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
     if (is_store && reject_const_array_write(*e.value, "a store")) return ExprResult::error();
     return array_subscript(e, base.type, parts, nullptr);
   }
+  if (const auto* field = e.index->as<StringLitExpr>(); field && base.is_value() && base.type.is_record()) {
+    return record_field(e, base.type, field->value, e.index->range);
+  }
+  if (const auto* field = e.index->as<StringLitExpr>();
+      field && base.is_value() && base.type.is_array() && base.type.record) {
+    return record_field_view(e, base.type, field->value, e.index->range);
+  }
   ExprResult idx = value(*e.index);
   if (base.what == ExprResult::What::Unknown || idx.what == ExprResult::What::Unknown)
     return ExprResult::unknown();
   if (!base.is_value() || !idx.is_value()) return ExprResult::error();
   const Type& t = base.type;
+  if (t.is_record()) {  // rec[k]: the k-th field, as NumPy indexes a structured scalar
+    const auto n = int64_t(t.record->fields.size());
+    int64_t k = idx.value && idx.value->kind == ConstValue::Kind::Int ? idx.value->i : n;
+    if (k < 0) k += n;
+    if (!idx.type.is_integer() || !idx.value || k < 0 || k >= n) {
+      error(e.index->range,
+            fmt::format("a record is indexed by a field name or a constant field position below {}; its fields "
+                        "are {}",
+                        n, t.record->field_names()));
+      return ExprResult::error();
+    }
+    return record_field(e, t, t.record->fields[size_t(k)].name, e.index->range);
+  }
   if (t.is_array()) {
     if (is_store && reject_const_array_write(*e.value, "a store")) return ExprResult::error();
     std::vector<IndexPart> parts;
@@ -831,7 +877,7 @@ ExprResult FunctionAnalyzer::array_subscript(const SubscriptExpr& e, const Type&
       size_t(std::count_if(parts.begin(), parts.end(), [](const IndexPart& p) { return !p.slice; }));
   if (integers == ndim) {
     if (checking_) fn_.operand_types[&e] = std::vector<Type>(ndim, Type::scalar_of(ScalarKind::Int64));
-    return record(e, ExprResult::of_value(Type::scalar_of(array_type.scalar)));
+    return record(e, ExprResult::of_value(array_type.element()));
   }
   // A view (numba's typing of getitem): integers drop their axis, slices keep theirs, missing trailing
   // indices mean ':'. A C array stays C only when every index but the last given is an integer and the last
@@ -842,7 +888,7 @@ ExprResult FunctionAnalyzer::array_subscript(const SubscriptExpr& e, const Type&
     bool stepped = s && s->step && s->step->kind != ExprKind::NoneLit;
     contiguous = !s || (k + 1 == parts.size() && !stepped);
   }
-  return record(e, ExprResult::of_value(Type::array_of(array_type.scalar, unsigned(ndim - integers),
+  return record(e, ExprResult::of_value(Type::array_of(array_type.element(), unsigned(ndim - integers),
                                                        contiguous ? Layout::C : Layout::Any,
                                                        array_type.index32)));
 }

@@ -17,6 +17,7 @@
 
 #include "frontend/ast.h"
 #include "frontend/diagnostics.h"
+#include "ir/record_type.h"
 #include "ir/builtins.h"
 #include "ir/type_rules.h"
 #include "ir/typed_function.h"
@@ -31,6 +32,7 @@ struct ExprResult {
   std::optional<ConstValue> value;         // Value: a compile-time constant
   std::string module;                      // Module: canonical name; Namespace: "threadIdx", "shared" ...
   ScalarKind dtype = ScalarKind::Float64;  // DType
+  const RecordType* record = nullptr;      // DType: a structured dtype (then not `dtype`)
   const BuiltinInfo* builtin = nullptr;    // Builtin (functions); also set for builtin values
   const FunctionDef* function = nullptr;   // Device
 
@@ -130,6 +132,8 @@ class FunctionAnalyzer {
   /// Binds one assignment target to a value of type `t` coming from `value_expr` (null for a loop).
   void assign_target(const Expr& target, const Type& t, const Expr* value_expr);
   void bind_var(const std::string& name, const Type& t, const NameExpr& target);
+  /// Checks a store of a value of type `t` into a place of type `place` (an element, a record field, a view).
+  void store_check(const Type& place, const Type& t, const Expr& value_expr);
   /// Checks `view[...] = value`: a scalar convertible to its dtype, or an array of its rank.
   void slice_store(const Type& view, const Type& t, const Expr& value_expr);
   /// Analyses an if/while test and checks it has a truth value; returns its analysis (a constant test folds).
@@ -144,6 +148,12 @@ class FunctionAnalyzer {
   ExprResult attribute(const AttributeExpr& e);
   ExprResult module_attribute(const std::string& module, const std::string& attr, const Expr& e,
                               SourceRange attr_range);
+  /// `rec.name` or `rec['name']` on a record value: the field's value type (a sub-array field is a C array).
+  /// An unknown name is an error at `name_range` that lists the record's fields.
+  ExprResult record_field(const Expr& e, const Type& rec, const std::string& name, SourceRange name_range);
+  /// `ary.name` or `ary['name']` on an array of records: a view of that field of every element (any layout;
+  /// a sub-array field adds its axes).
+  ExprResult record_field_view(const Expr& e, const Type& array, const std::string& name, SourceRange name_range);
   ExprResult binop(const BinOpExpr& e);
   ExprResult unary(const UnaryOpExpr& e);
   ExprResult boolop(const BoolOpExpr& e);

@@ -37,7 +37,9 @@ ExprResult FunctionAnalyzer::device_array_global(const std::string& id, const Gl
   // C layout when the strides are C-contiguous ones, else any layout; 32-bit indexing when every byte
   // offset fits, as for arguments.
   bool c_order = true;
-  int64_t expected = int64_t(scalar_size(g.dtype)), extent = 0;
+  const Type element = g.record ? Type::record_of(g.record) : Type::scalar_of(g.dtype);
+  const int64_t itemsize = Type::array_of(element, 1, Layout::C).itemsize();
+  int64_t expected = itemsize, extent = 0;
   for (size_t k = g.shape.size(); k-- > 0;) {
     if (g.shape[k] > 1 && g.strides[k] != expected) c_order = false;
     expected *= g.shape[k];
@@ -49,8 +51,8 @@ ExprResult FunctionAnalyzer::device_array_global(const std::string& id, const Gl
     s.name = id;
     fn_.symbols[&e] = s;
   }
-  bool index32 = extent + int64_t(scalar_size(g.dtype)) < (int64_t{1} << 31);
-  return record(e, ExprResult::of_value(Type::array_of(g.dtype, unsigned(g.shape.size()),
+  bool index32 = extent + itemsize < (int64_t{1} << 31);
+  return record(e, ExprResult::of_value(Type::array_of(element, unsigned(g.shape.size()),
                                                        c_order ? Layout::C : Layout::Any, index32)));
 }
 
@@ -60,11 +62,6 @@ ExprResult FunctionAnalyzer::const_array(const std::string& id, const GlobalValu
           fmt::format("global '{}' is a 0-dimensional NumPy array; kernels can only read arrays of one or "
                       "more dimensions (use a number instead)",
                       id));
-    return ExprResult::error();
-  }
-  if (is_complex(g.dtype)) {
-    error(e.range, fmt::format("global '{}' is an array of {}; complex numbers are not supported yet", id,
-                               scalar_name(g.dtype)));
     return ExprResult::error();
   }
   if (g.bytes.size() > kConstantMemoryBytes) {
@@ -81,7 +78,8 @@ ExprResult FunctionAnalyzer::const_array(const std::string& id, const GlobalValu
     fn_.symbols[&e] = s;
   }
   bool index32 = g.bytes.size() < (size_t{1} << 31);  // always: constant memory holds 64 KiB
-  return record(e, ExprResult::of_value(Type::array_of(g.dtype, unsigned(g.shape.size()), Layout::C, index32)));
+  const Type element = g.record ? Type::record_of(g.record) : Type::scalar_of(g.dtype);
+  return record(e, ExprResult::of_value(Type::array_of(element, unsigned(g.shape.size()), Layout::C, index32)));
 }
 
 ExprResult FunctionAnalyzer::array_like_call(const CallExpr& e, const BuiltinInfo& b,

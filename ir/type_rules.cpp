@@ -157,8 +157,8 @@ Type unify(const Type& a, const Type& b) {
   if (a == b) return a;
   if (a.is_scalar() && b.is_scalar()) return Type::scalar_of(promote_scalars(a.scalar, b.scalar));
   if (a.is_array() && b.is_array()) {
-    if (a.scalar != b.scalar || a.ndim != b.ndim) return Type::invalid();
-    return Type::array_of(a.scalar, a.ndim, a.layout == b.layout ? a.layout : Layout::Any, a.index32 && b.index32);
+    if (a.scalar != b.scalar || a.record != b.record || a.ndim != b.ndim) return Type::invalid();
+    return Type::array_of(a.element(), a.ndim, a.layout == b.layout ? a.layout : Layout::Any, a.index32 && b.index32);
   }
   if (a.is_tuple() && b.is_tuple()) {
     if (a.elements.size() != b.elements.size()) return Type::invalid();
@@ -286,7 +286,7 @@ bool can_convert(const Type& from, const Type& to) {
   // A complex number converts to complex types only (numba has no complex-to-real conversion).
   if (from.is_scalar() && to.is_scalar()) return !from.is_complex() || to.is_complex();
   if (from.is_array() && to.is_array()) {
-    return from.scalar == to.scalar && from.ndim == to.ndim &&
+    return from.scalar == to.scalar && from.record == to.record && from.ndim == to.ndim &&
            (to.layout == Layout::Any || from.layout == to.layout) && (from.index32 || !to.index32);
   }
   if (from.is_tuple() && to.is_tuple()) {

@@ -74,6 +74,7 @@ struct GlobalValue {
   ConstValue constant;                     // Constant
   std::string module_name;                 // Module: canonical name ("math", "numpy", "gpujit", "cmath")
   ScalarKind dtype = ScalarKind::Float64;  // DType; ConstArray's dtype
+  const RecordType* record = nullptr;      // DType, ConstArray, DeviceArray: a structured dtype (then not `dtype`)
   const FunctionDef* function = nullptr;   // DeviceFunction (owned by the caller's Module)
   std::vector<int64_t> shape;              // ConstArray, DeviceArray
   std::vector<uint8_t> bytes;              // ConstArray, C order

@@ -7,6 +7,8 @@
 // Parse errors are lowercase, name the offending text and its column, and suggest the nearest dtype name.
 #include "ir/types.h"
 
+#include "ir/record_type.h"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -107,6 +109,12 @@ class TypeReader {
     if (word == "UniTuple") return read_unituple();
     if (word == "Tuple") return read_tuple_call();
     if (word == "array") return read_array_call(start);
+    if (word == "Record") {
+      Type r = read_record();
+      if (failed()) return r;
+      skip_space();
+      return peek() == '[' ? read_array_dims(r) : r;
+    }
     if (word == "void" || word == "none") return Type::void_();
     std::optional<ScalarKind> k = parse_scalar_name(word);
     if (!k) return fail(start, fmt::format("unknown type '{}'{}", word, suggest_scalar(word)));
@@ -153,6 +161,94 @@ class TypeReader {
            (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
       ++pos_;
     return text_.substr(start, pos_ - start);
+  }
+
+  // numba's spelling of a record (Type::str()): "Record(a[type=float64;offset=0],b[type=nestedarray(int32,
+  // (3,));offset=8];24;True)". The alignment is not spelled: an aligned record has its widest field's, a
+  // packed one 1, as NumPy lays them out.
+  Type read_record() {
+    if (!expect('(')) return Type::invalid();
+    std::vector<RecordField> fields;
+    unsigned align = 1;
+    for (;;) {
+      skip_space();
+      if (peek() == ';') break;
+      RecordField f;
+      f.name = std::string(read_word());
+      if (f.name.empty()) return fail(pos_, fmt::format("expected a record field name, found {}", describe_here()));
+      if (!expect('[') || !expect_word("type") || !expect('=')) return Type::invalid();
+      skip_space();
+      size_t tstart = pos_;
+      if (text_.substr(pos_, 11) == "nestedarray") {
+        pos_ += 11;
+        if (!expect('(')) return Type::invalid();
+        f.type = read_type();
+        if (failed()) return f.type;
+        if (!expect(',') || !expect('(')) return Type::invalid();
+        for (;;) {
+          skip_space();
+          if (peek() == ')') break;
+          size_t nstart = pos_;
+          while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
+          if (nstart == pos_) return fail(nstart, "expected a sub-array extent");
+          f.shape.push_back(std::stoll(std::string(text_.substr(nstart, pos_ - nstart))));
+          skip_space();
+          if (peek() == ',') ++pos_;
+        }
+        ++pos_;
+        if (!expect(')')) return Type::invalid();
+      } else {
+        f.type = read_type();
+        if (failed()) return f.type;
+      }
+      if (!f.type.is_scalar() && !f.type.is_record())
+        return fail(tstart, "a record field is a scalar, a record or a nestedarray of them");
+      if (!expect(';') || !expect_word("offset") || !expect('=')) return Type::invalid();
+      f.offset = read_number();
+      if (failed() || !expect(']')) return Type::invalid();
+      align = std::max(align, Type::array_of(f.type, 1, Layout::C).element_align());
+      fields.push_back(std::move(f));
+      skip_space();
+      if (peek() == ',') ++pos_;
+    }
+    ++pos_;  // ';'
+    uint64_t size = read_number();
+    if (failed() || !expect(';')) return Type::invalid();
+    skip_space();
+    size_t bstart = pos_;
+    std::string_view aligned = read_word();
+    if (aligned != "True" && aligned != "False") return fail(bstart, "expected True or False (aligned)");
+    if (!expect(')')) return Type::invalid();
+    std::string error;
+    const RecordType* r = intern_record(std::move(fields), size, aligned == "True" ? align : 1, aligned == "True",
+                                        &error);
+    if (!r) return fail(bstart, error);
+    return Type::record_of(r);
+  }
+
+  bool expect_word(std::string_view word) {
+    skip_space();
+    size_t start = pos_;
+    if (read_word() == word) return true;
+    fail(start, fmt::format("expected '{}'", word));
+    return false;
+  }
+
+  uint64_t read_number() {
+    skip_space();
+    size_t start = pos_;
+    while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
+    if (start == pos_) {
+      fail(start, fmt::format("expected a number, found {}", describe_here()));
+      return 0;
+    }
+    return std::stoull(std::string(text_.substr(start, pos_ - start)));
+  }
+
+  Type read_array_dims(const Type& element) {
+    Type t = read_array_dims(element.scalar);
+    if (t.is_array()) t.record = element.record;
+    return t;
   }
 
   // "[:]", "[::1]", "[:, :]", "[:, ::1]": one ':' per axis; '::1' marks C order and may only be on the last.
@@ -310,6 +406,13 @@ bool is_unsigned(ScalarKind k) { return k >= ScalarKind::UInt8 && k <= ScalarKin
 bool is_float(ScalarKind k) { return k >= ScalarKind::Float16 && k <= ScalarKind::Float64; }
 bool is_complex(ScalarKind k) { return k == ScalarKind::Complex64 || k == ScalarKind::Complex128; }
 
+unsigned Type::itemsize() const { return record ? unsigned(record->size) : scalar_size(scalar); }
+
+unsigned Type::element_align() const {
+  if (record) return record->align;
+  return gpujit::is_complex(scalar) ? scalar_size(scalar) / 2 : scalar_size(scalar);  // NumPy aligns complex as its parts
+}
+
 std::string Type::str() const {
   switch (kind) {
     case Kind::Invalid:
@@ -322,10 +425,12 @@ std::string Type::str() const {
       return "grid_group";
     case Kind::Scalar:
       return scalar_name(scalar);
+    case Kind::Record:
+      return record->spelling;
     case Kind::Array: {
-      if (ndim == 0)
-        return fmt::format("array({}, 0d, {})", scalar_name(scalar), layout == Layout::C ? "C" : "A");
-      std::string s = fmt::format("{}[", scalar_name(scalar));
+      const std::string dtype = record ? record->spelling : scalar_name(scalar);
+      if (ndim == 0) return fmt::format("array({}, 0d, {})", dtype, layout == Layout::C ? "C" : "A");
+      std::string s = fmt::format("{}[", dtype);
       for (unsigned i = 0; i < ndim; ++i) {
         if (i) s += ", ";
         s += (layout == Layout::C && i + 1 == ndim) ? "::1" : ":";
@@ -354,8 +459,10 @@ bool operator==(const Type& a, const Type& b) {
   switch (a.kind) {
     case Type::Kind::Scalar:
       return a.scalar == b.scalar;
+    case Type::Kind::Record:
+      return a.record == b.record;
     case Type::Kind::Array:
-      return a.scalar == b.scalar && a.ndim == b.ndim && a.layout == b.layout && a.index32 == b.index32;
+      return a.scalar == b.scalar && a.record == b.record && a.ndim == b.ndim && a.layout == b.layout && a.index32 == b.index32;
     case Type::Kind::Tuple:
       return a.elements == b.elements;
     default:
@@ -376,18 +483,34 @@ bool index32_marks(const Type& t, std::string* marks) {
   return any;
 }
 
+/// Appends the alignment of each record in `t`, depth first: numba's spelling leaves it out, and two
+/// records may differ in it alone.
+void record_marks(const Type& t, std::string* marks) {
+  if (t.record) *marks += fmt::format("{}{}", marks->empty() ? "" : ",", t.record->align);
+  for (const Type& e : t.elements) record_marks(e, marks);
+}
+
+std::string with_record_marks(std::string key, const std::vector<Type>& types) {
+  std::string marks;
+  for (const Type& t : types) record_marks(t, &marks);
+  return marks.empty() ? key : key + "<align:" + marks + ">";
+}
+
 }  // namespace
 
 std::string Type::key() const {
   std::string marks;
-  return index32_marks(*this, &marks) ? str() + "<i32:" + marks + ">" : str();
+  std::string key = index32_marks(*this, &marks) ? str() + "<i32:" + marks + ">" : str();
+  return with_record_marks(std::move(key), {*this});
 }
 
 std::string Signature::key() const {
   std::string marks;
   bool any = false;
   for (const Type& p : params) any = index32_marks(p, &marks) || any;
-  return any ? str() + "<i32:" + marks + ">" : str();
+  std::vector<Type> all = params;
+  all.push_back(ret);
+  return with_record_marks(any ? str() + "<i32:" + marks + ">" : str(), all);
 }
 
 std::string Signature::str() const {

@@ -1,7 +1,8 @@
 // Types of the kernel language.
 //
 // A Type is a small value: compare with ==, copy freely. The value types are the scalars of NumPy that
-// numba-cuda supports, arrays of them (dtype, ndim, layout) and tuples; Void is the return type of kernels
+// numba-cuda supports, NumPy structured scalars (records, ir/record_type.h), arrays of either (dtype, ndim,
+// layout) and tuples; Void is the return type of kernels
 // and of device functions that return nothing. Names that are not values (modules, dtypes, builtins, device
 // functions) are not types: semantic analysis resolves them to Symbols (ir/typed_function.h).
 //
@@ -42,15 +43,21 @@ bool is_unsigned(ScalarKind k); // unsigned integers only
 bool is_float(ScalarKind k);    // float16/32/64
 bool is_complex(ScalarKind k);
 
+struct RecordType;  // ir/record_type.h
+
 /// Array memory layout: C-contiguous ("float32[::1]", indexes without reading strides) or any ("float32[:]").
 enum class Layout : uint8_t { C, Any };
 
 struct Type {
   /// GridGroup: the value cg.this_grid() returns (numba's grid_group); it has no data, only g.sync().
-  enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple, GridGroup };
+  /// Record: a NumPy structured scalar, held by reference (its value is the address of its bytes, as in numba).
+  enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple, GridGroup, Record };
 
   Kind kind = Kind::Invalid;
-  ScalarKind scalar = ScalarKind::Int64;  // Scalar: the scalar; Array: the dtype
+  ScalarKind scalar = ScalarKind::Int64;  // Scalar: the scalar; Array: the dtype unless `record` is set
+  /// Record: its layout; Array: the dtype when it is a record. Interned (ir/record_type.h): equal layouts
+  /// have one pointer, so comparing pointers compares the full dtype descriptions.
+  const RecordType* record = nullptr;
   uint8_t ndim = 0;                       // Array only
   Layout layout = Layout::Any;            // Array only
   /// Array only: every in-bounds element lies within 2 GiB of the data pointer and every extent is below
@@ -69,6 +76,13 @@ struct Type {
     t.index32 = index32;
     return t;
   }
+  /// An array whose element type is `element` (a scalar or a record).
+  static Type array_of(const Type& element, unsigned ndim, Layout layout, bool index32 = false) {
+    Type t = array_of(element.scalar, ndim, layout, index32);
+    t.record = element.record;
+    return t;
+  }
+  static Type record_of(const RecordType* r) { Type t; t.kind = Kind::Record; t.record = r; return t; }
   static Type tuple_of(std::vector<Type> elts) { Type t; t.kind = Kind::Tuple; t.elements = std::move(elts); return t; }
   static Type grid_group() { Type t; t.kind = Kind::GridGroup; return t; }
 
@@ -77,13 +91,20 @@ struct Type {
   bool is_scalar() const { return kind == Kind::Scalar; }
   bool is_array() const { return kind == Kind::Array; }
   bool is_tuple() const { return kind == Kind::Tuple; }
+  bool is_record() const { return kind == Kind::Record; }
+  /// Array only: the element type, a scalar or a record.
+  Type element() const { return record ? record_of(record) : scalar_of(scalar); }
+  /// Array only: the size in bytes of one element.
+  unsigned itemsize() const;
+  /// Array only: the alignment in bytes of one element.
+  unsigned element_align() const;
   bool is_scalar(ScalarKind k) const { return kind == Kind::Scalar && scalar == k; }
   bool is_bool() const { return is_scalar(ScalarKind::Bool); }
   bool is_integer() const { return kind == Kind::Scalar && gpujit::is_integer(scalar); }
   bool is_float() const { return kind == Kind::Scalar && gpujit::is_float(scalar); }
   bool is_complex() const { return kind == Kind::Scalar && gpujit::is_complex(scalar); }
 
-  /// numba's spelling: "float32", "float32[:, ::1]" (C layout marks the last axis), "UniTuple(int64, 2)" (a
+  /// numba's spelling: "float32", a record as "Record(a[type=int32;offset=0],b[type=float32;offset=4];8;False)", "float32[:, ::1]" (C layout marks the last axis), "UniTuple(int64, 2)" (a
   /// tuple whose elements all have one type), "Tuple(int64, float32)" (any other tuple, "Tuple()" the empty
   /// one), "void", "none".
   std::string str() const;

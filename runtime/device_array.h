@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "ir/record_type.h"
 #include "ir/types.h"
 #include "runtime/caching_allocator.h"
 #include "runtime/device.h"
@@ -42,13 +43,16 @@ class DeviceBuffer {
 struct ArrayView {
   DevicePtr data = 0;
   ScalarKind dtype = ScalarKind::Float64;
+  const RecordType* record = nullptr;  // the dtype when it is a structured one (then `dtype` is unused)
   int ndim = 0;
   int64_t shape[kMaxDims] = {};
   int64_t strides[kMaxDims] = {};  // in bytes
   Device* device = nullptr;
   std::shared_ptr<void> owner;  // keeps the memory alive
 
-  unsigned itemsize() const { return scalar_size(dtype); }
+  unsigned itemsize() const { return record ? unsigned(record->size) : scalar_size(dtype); }
+  /// Whether the two views have the same element type.
+  bool same_dtype(const ArrayView& o) const { return record == o.record && (record || dtype == o.dtype); }
   int64_t size() const;
   int64_t nbytes() const { return size() * itemsize(); }
   bool is_c_contiguous() const;
@@ -56,7 +60,11 @@ struct ArrayView {
   /// The layout the array is specialized for: C when C-contiguous, else Any.
   Layout layout() const { return is_c_contiguous() ? Layout::C : Layout::Any; }
   /// The kernel-language type of this array.
-  Type type() const { return Type::array_of(dtype, unsigned(ndim), layout()); }
+  Type type() const {
+    Type t = Type::array_of(dtype, unsigned(ndim), layout());
+    t.record = record;
+    return t;
+  }
 
   /// Fills C-order strides for the current shape and dtype.
   void set_c_strides();

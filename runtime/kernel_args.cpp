@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+#include "ir/record_type.h"
+
 namespace gpujit::rt {
 
 Type type_of_code(ArgCode code) {
@@ -13,12 +15,21 @@ Type type_of_code(ArgCode code) {
     case 1: return Type::scalar_of(kind);
     case 2:
       return Type::array_of(kind, (code >> 6) & 0xF, (code >> 10) & 1 ? Layout::C : Layout::Any, (code >> 11) & 1);
+    case 0: {
+      const RecordType* r = code ? record_by_id(code >> 8) : nullptr;
+      if (!r) return Type::invalid();
+      unsigned ndim = (code >> 4) & 0xF;
+      if (ndim == 0) return Type::record_of(r);
+      return Type::array_of(Type::record_of(r), ndim, (code >> 2) & 1 ? Layout::C : Layout::Any, (code >> 3) & 1);
+    }
     default: return Type::invalid();
   }
 }
 
 ArgCode code_of_type(const Type& t) {
   if (t.is_scalar()) return scalar_code(t.scalar);
+  if (t.is_record()) return record_code(t.record->id, 0);
+  if (t.is_array() && t.record) return record_code(t.record->id, t.ndim, t.layout, t.index32);
   if (t.is_array()) return array_code(t.scalar, t.ndim, t.layout, t.index32);
   return kArgInvalid;
 }
@@ -42,6 +53,7 @@ ArgCode array_code_of(const ArrayView& view) {
     }
     index32 = lo > -kLimit32 && hi < kLimit32;
   }
+  if (view.record) return record_code(view.record->id, unsigned(view.ndim), view.layout(), index32);
   return array_code(view.dtype, unsigned(view.ndim), view.layout(), index32);
 }
 
@@ -65,7 +77,7 @@ bool append_codes_in(const Type& t, bool in_tuple, std::vector<ArgCode>* key) {
     }
     return true;
   }
-  if (in_tuple && t.is_array()) return false;
+  if (in_tuple && (t.is_array() || t.is_record())) return false;
   ArgCode code = code_of_type(t);
   if (code == kArgInvalid) return false;
   key->push_back(code);
@@ -86,6 +98,8 @@ void append_param_sizes(const Type& t, std::vector<unsigned>* sizes) {
   if (t.is_array()) {
     sizes->push_back(8);
     sizes->insert(sizes->end(), 2 * size_t(t.ndim), t.index32 ? 4u : 8u);
+  } else if (t.is_record()) {
+    sizes->push_back(8);  // the address of its copy
   } else if (t.is_tuple()) {
     for (const Type& e : t.elements) append_param_sizes(e, sizes);
   } else if (t.is_complex()) {

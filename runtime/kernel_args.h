@@ -9,6 +9,9 @@
 // specialization key are one pass; check_param_layout() verifies once per compile that codegen flattened the
 // same way.
 //
+// A record (a NumPy structured scalar) is passed as the address of a copy of its bytes, one 8-byte parameter;
+// the launch path copies it back afterwards, as numba-cuda does.
+//
 // ArgCode packs one argument type into 16 bits (kind, dtype, ndim, layout, index32) so a key of argument types is a
 // short array compared with memcmp. A tuple argument is a header code (its element count) followed by its
 // elements' codes, depth first, so a key stays flat: one code per scalar or array argument plus one per tuple.
@@ -34,12 +37,23 @@ inline ArgCode array_code(ScalarKind dtype, unsigned ndim, Layout layout, bool i
   return ArgCode(2u | (unsigned(dtype) << 2) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u) |
                  (index32 ? 1u << 11 : 0u));
 }
+/// Records and arrays of records: the low two bits are 0 (a code of 0 is invalid), then layout, index32, ndim
+/// (0 for a record scalar) and the record's id (ir/record_type.h) in the high byte.
+inline ArgCode record_code(unsigned record_id, unsigned ndim, Layout layout = Layout::C, bool index32 = false) {
+  return ArgCode((layout == Layout::C ? 1u << 2 : 0u) | (index32 ? 1u << 3 : 0u) | (ndim << 4) |
+                 (record_id << 8));
+}
+inline bool is_record_code(ArgCode code) { return (code & 3u) == 0 && code != kArgInvalid; }
+
 /// The code of an array argument, index32 (ir/types.h) when its elements lie within 2 GiB of its data
 /// pointer and its extents are below 2**31. Throws std::invalid_argument for an extent of 2**62 or more, which
 /// codegen promises LLVM never happens (codegen/lowering.cpp) and which only a broadcast view can have.
 ArgCode array_code_of(const ArrayView& view);
 /// The same code without the index32 bit: what an explicit signature's key holds.
-inline ArgCode without_index32(ArgCode code) { return (code & 3u) == 2u ? ArgCode(code & ~(1u << 11)) : code; }
+inline ArgCode without_index32(ArgCode code) {
+  if ((code & 3u) == 2u) return ArgCode(code & ~(1u << 11));
+  return is_record_code(code) ? ArgCode(code & ~(1u << 3)) : code;
+}
 /// Largest element count a tuple header can hold.
 constexpr unsigned kMaxTupleSize = 0x3FFF;
 /// The header code of a tuple of `count` elements (at most kMaxTupleSize); its elements' codes follow it.

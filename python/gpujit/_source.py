@@ -315,6 +315,9 @@ def describe(value):
                 return ("float", float(value), value.dtype.name)
             return ("unsupported", f"NumPy scalars of type {value.dtype.name} are not supported in kernels")
         if isinstance(value, np.ndarray):
+            if value.dtype.names is not None:  # records: the compiler reads the fields from the dtype
+                data = np.ascontiguousarray(value)
+                return ("array", value.dtype, tuple(value.shape), data.tobytes())
             if value.dtype.kind not in "biufc" or value.dtype.byteorder == ">":
                 return ("unsupported", f"arrays of dtype {value.dtype} cannot be captured")
             data = np.ascontiguousarray(value)
@@ -324,6 +327,8 @@ def describe(value):
             return _device_array(value, interface, np)
         if isinstance(value, type) and issubclass(value, np.generic) or isinstance(value, np.dtype):
             dt = np.dtype(value)
+            if dt.names is not None:
+                return ("dtype", dt)
             if dt.kind in "biufc":
                 return ("dtype", dt.name)
         if isinstance(value, np.ufunc) or getattr(value, "__module__", None) == "numpy":
@@ -339,11 +344,22 @@ def describe(value):
     numba_name = _numba_type_name(value)
     if numba_name:
         return ("dtype", numba_name)
+    record_dtype = _numba_record_dtype(value)
+    if record_dtype is not None:
+        return ("dtype", record_dtype)
     if type(value).__module__ == "gpujit.ufunc":
         return ("unsupported", f"its value is a {type(value).__name__} made by vectorize or guvectorize, which "
                                "launches kernels from the host; call its Python function as a device function "
                                "(gpu.jit(device=True)) instead")
     return ("unsupported", f"its value is a {type(value).__name__} object")
+
+
+def _numba_record_dtype(value):
+    """The NumPy structured dtype of a numba Record type (numpy_support.from_dtype of one), or None."""
+    if type(value).__name__ != "Record" or not type(value).__module__.startswith("numba"):
+        return None
+    dtype = getattr(value, "dtype", None)
+    return dtype if getattr(dtype, "names", None) else None
 
 
 def _numba_type_name(value):
@@ -363,7 +379,9 @@ def _device_array(value, interface, np):
     """A captured device array (a DeviceArray, or anything exporting __cuda_array_interface__), as numba-cuda
     captures one: by its address, shape and strides at the first compile, kept alive by the kernel."""
     dtype = np.dtype(interface["typestr"])
-    if dtype.kind not in "biufc" or dtype.byteorder == ">":
+    if dtype.kind == "V" and "descr" in interface:  # a structured dtype: its fields are in descr
+        dtype = getattr(value, "dtype", None) or np.dtype(interface["descr"])
+    if dtype.names is None and (dtype.kind not in "biufc" or dtype.byteorder == ">"):
         return ("unsupported", f"device arrays of dtype {dtype} cannot be captured")
     shape = tuple(int(s) for s in interface["shape"])
     strides = interface.get("strides")
@@ -373,4 +391,4 @@ def _device_array(value, interface, np):
             strides.insert(0, step)
             step *= extent
     address = int(interface["data"][0] or 0)
-    return ("device_array", dtype.name, shape, tuple(int(s) for s in strides), address, value)
+    return ("device_array", dtype if dtype.names else dtype.name, shape, tuple(int(s) for s in strides), address, value)

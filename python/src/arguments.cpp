@@ -160,6 +160,20 @@ void read_number(PyObject* obj, ScalarKind k, unsigned char* out) {
   write_scalar(w, k, out);
 }
 
+/// Whether NumPy is imported (it is if the caller holds one of its objects); NumPy is never imported here.
+bool numpy_loaded() {
+  PyObject* np = PyImport_GetModule(pybind11::str("numpy").ptr());
+  if (!np) {
+    PyErr_Clear();
+    return false;
+  }
+  Py_DECREF(np);
+  return true;
+}
+
+/// Whether `obj` is a NumPy structured scalar of a subclass of np.void (np.record).
+bool is_numpy_void(PyObject* obj) { return numpy_loaded() && pybind11::isinstance(obj, numpy().attr("void")); }
+
 std::string describe(const std::string& kernel, const std::string& param, size_t index) {
   return "kernel '" + kernel + "': argument '" + param + "' (position " + std::to_string(index + 1) + ")";
 }
@@ -232,6 +246,7 @@ void Arguments::reset(size_t n) {
   views_.clear();
   views_.reserve(n);
   copies_.clear();
+  record_copies_.clear();
 }
 
 void Arguments::grow_slots() {
@@ -329,8 +344,16 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     last_code() = rt::array_code_of(*v.array);
     return;
   }
+  if (!g_ndarray_type && numpy_loaded()) {
+    g_ndarray_type = reinterpret_cast<PyTypeObject*>(numpy().attr("ndarray").ptr());  // a subclass (recarray)
+  }
   if (g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type)) {
     host_array(obj, device, stream);
+    return;
+  }
+  // np.void, and its subclass np.record (a recarray's element)
+  if (std::strcmp(name, "numpy.void") == 0 || is_numpy_void(obj)) {
+    record_scalar(obj, device, stream);
     return;
   }
   if (rt::ArgCode code = slow_number(obj, v.bytes)) {
@@ -382,6 +405,28 @@ void Arguments::host_array(PyObject* obj, rt::Device& device, const std::shared_
   copies_.push_back(std::move(copy));
 }
 
+void Arguments::record_scalar(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
+  pybind11::handle h(obj);
+  const RecordType* record = record_from_numpy(h.attr("dtype"));
+  if (!record) throw pybind11::type_error("a NumPy void scalar without fields cannot be passed to a kernel");
+  HostBuffer bytes(obj);
+  if (size_t(bytes.buffer().len) != record->size) throw pybind11::type_error("a record scalar's buffer differs from its dtype");
+  RecordCopy copy;
+  copy.original = pybind11::reinterpret_borrow<pybind11::object>(obj);
+  copy.host = bytes.buffer().buf;
+  copy.size = record->size;
+  // An element of an array (a[0]) is a view of the array's memory: the kernel's writes go back there.
+  pybind11::object base = h.attr("base");
+  copy.write_back = pybind11::isinstance(base, numpy().attr("ndarray")) &&
+                    base.attr("flags").attr("writeable").cast<bool>();
+  copy.device = std::make_shared<rt::DeviceBuffer>(device, copy.size, stream);
+  device.copy_to_device(copy.device->ptr(), copy.host, copy.size, stream ? stream->handle() : nullptr);
+  uint64_t address = copy.device->ptr();
+  std::memcpy(last_value().bytes, &address, 8);
+  last_code() = rt::record_code(record->id, 0);
+  record_copies_.push_back(std::move(copy));
+}
+
 void** Arguments::pack(const rt::ArgCode* targets) {
   size_t n = count_;
   params_.begin(n);
@@ -394,6 +439,13 @@ void** Arguments::pack(const rt::ArgCode* targets) {
       params_.push_u64(a.data);
       for (int d = 0; d < a.ndim; ++d) params_.push_u64(uint64_t(a.shape[d]));
       for (int d = 0; d < a.ndim; ++d) params_.push_u64(uint64_t(a.strides[d]));
+      continue;
+    }
+    if (rt::is_record_code(codes_[i])) {  // a record scalar: the address of its copy
+      uint64_t address;
+      std::memcpy(&address, v.bytes, 8);
+      params_.reserve_more(1);
+      params_.push_u64(address);
       continue;
     }
     ScalarKind from = kind_of(codes_[i]);
@@ -425,7 +477,10 @@ void** Arguments::pack(const rt::ArgCode* targets) {
 }
 
 void Arguments::finish(rt::Device& device, rt::StreamHandle stream) {
-  if (copies_.empty()) return;
+  if (copies_.empty() && record_copies_.empty()) return;
+  for (RecordCopy& c : record_copies_) {
+    if (c.write_back) device.copy_to_host(c.host, c.device->ptr(), c.size, stream);
+  }
   for (HostCopy& c : copies_) {
     if (c.write_back) device.copy_to_host(c.buffer->buffer().buf, c.device->ptr(), size_t(c.buffer->buffer().len), stream);
   }
@@ -434,6 +489,7 @@ void Arguments::finish(rt::Device& device, rt::StreamHandle stream) {
     if (c.write_back && c.contiguous) numpy().attr("copyto")(pybind11::handle(c.original), c.contiguous);
   }
   copies_.clear();
+  record_copies_.clear();
 }
 
 namespace {

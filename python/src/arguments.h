@@ -47,7 +47,7 @@ class Arguments {
   /// After the launch: copies NumPy arguments back and waits for that; releases temporaries.
   void finish(rt::Device& device, rt::StreamHandle stream);
   /// Whether a NumPy array was copied to the device for this launch.
-  bool copied_host_arrays() const { return !copies_.empty(); }
+  bool copied_host_arrays() const { return !copies_.empty() || !record_copies_.empty(); }
 
  private:
   static constexpr rt::ArgCode kFloat64Code = rt::scalar_code(ScalarKind::Float64);
@@ -56,6 +56,15 @@ class Arguments {
   struct Value {
     const rt::ArrayView* array = nullptr;     // arrays; scalars use bytes
     alignas(8) unsigned char bytes[16] = {};  // a scalar's bytes, the rest zero (pack() reads 8 at once)
+  };
+  /// A record argument's device copy; when the record is a view into a writable array (a[0]), the kernel's
+  /// writes are copied back into it, as numba-cuda copies a record argument back.
+  struct RecordCopy {
+    pybind11::object original;  // the record scalar, which keeps its array alive
+    void* host = nullptr;       // its bytes
+    size_t size = 0;
+    std::shared_ptr<rt::DeviceBuffer> device;
+    bool write_back = false;
   };
   /// A NumPy argument's device copy, kept until the copy back.
   struct HostCopy {
@@ -112,6 +121,8 @@ class Arguments {
   void classify_slow(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
                      rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   void host_array(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
+  /// A NumPy record scalar (np.void, np.record): passed as the address of a device copy of its bytes.
+  void record_scalar(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   rt::ArrayView& own_view();
 
   // The first count_ entries are this launch's; the vectors only grow, so a thread's launches stop
@@ -121,6 +132,7 @@ class Arguments {
   size_t count_ = 0;
   std::vector<rt::ArrayView> views_;  // reserved up front: Values point into it
   std::vector<HostCopy> copies_;
+  std::vector<RecordCopy> record_copies_;
   rt::ParamBuffer params_;
 };
 

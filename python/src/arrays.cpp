@@ -21,15 +21,25 @@ HostBuffer::HostBuffer(PyObject* obj, bool writable) {
   int flags = writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO;
   if (PyObject_GetBuffer(obj, &buf_, flags) != 0) throw pyb::error_already_set();
   ok_ = true;
-  auto kind = kind_from_format(buf_.format);
-  if (!kind || scalar_size(*kind) != unsigned(buf_.itemsize) || buf_.ndim > rt::kMaxDims) {
+  if (!read_element_type(obj)) {
     std::string format = buf_.format ? buf_.format : "B";
     throw pyb::type_error("cannot use a host array with element format '" + format + "' and " +
                           std::to_string(buf_.ndim) + " dimensions: gpujit supports booleans, integers, "
                           "floats and complex numbers in native byte order, up to " +
                           std::to_string(rt::kMaxDims) + " dimensions");
   }
+}
+
+bool HostBuffer::read_element_type(PyObject* obj) {
+  if (buf_.ndim > rt::kMaxDims) return false;
+  if (buf_.format && buf_.format[0] == 'T' && buf_.format[1] == '{' && PyObject_HasAttrString(obj, "dtype")) {
+    record_ = record_from_numpy(pyb::handle(obj).attr("dtype"));  // throws for an unsupported field
+    return record_ && record_->size == uint64_t(buf_.itemsize);
+  }
+  auto kind = kind_from_format(buf_.format);
+  if (!kind || scalar_size(*kind) != unsigned(buf_.itemsize)) return false;
   kind_ = *kind;
+  return true;
 }
 
 HostBuffer::HostBuffer(PyObject* obj, std::nothrow_t) {
@@ -38,13 +48,17 @@ HostBuffer::HostBuffer(PyObject* obj, std::nothrow_t) {
     return;
   }
   ok_ = true;
-  auto kind = kind_from_format(buf_.format);
-  if (!kind || scalar_size(*kind) != unsigned(buf_.itemsize) || buf_.ndim > rt::kMaxDims) {
+  bool usable = false;
+  try {
+    usable = read_element_type(obj);
+  } catch (const pyb::error_already_set&) {
+    PyErr_Clear();
+  } catch (const pyb::type_error&) {
+  }
+  if (!usable) {
     PyBuffer_Release(&buf_);
     ok_ = false;
-    return;
   }
-  kind_ = *kind;
 }
 
 HostBuffer::~HostBuffer() {
@@ -55,6 +69,7 @@ rt::ArrayView HostBuffer::view() const {
   rt::ArrayView v;
   v.data = rt::DevicePtr(reinterpret_cast<uintptr_t>(buf_.buf));
   v.dtype = kind_;
+  v.record = record_;
   v.ndim = buf_.ndim;
   for (int i = 0; i < v.ndim; ++i) {
     v.shape[i] = buf_.shape[i];
@@ -95,6 +110,12 @@ bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::stri
     return false;
   }
   auto kind = kind_from_typestr(PyUnicode_AsUTF8(typestr));
+  PyObject* descr = PyDict_GetItemString(raw, "descr");
+  if (!kind && descr && PyUnicode_AsUTF8(typestr)[1] == 'V') {
+    // A structured element: its fields are in `descr` (NumPy's list of (name, typestr[, shape])).
+    out->record = record_from_numpy(numpy().attr("dtype")(pyb::handle(descr), pyb::arg("align") = false));
+    if (out->record) kind = ScalarKind::UInt8;
+  }
   if (!kind) {
     *error = std::string("its element type '") + PyUnicode_AsUTF8(typestr) + "' is not supported";
     return false;
@@ -163,7 +184,7 @@ static pyb::tuple strides_tuple(const rt::ArrayView& v) {
 
 /// A NumPy view of host bytes `raw` laid out as the device view `v`, whose lowest byte is at raw[0].
 static pyb::object host_window(const rt::ArrayView& v, const pyb::object& raw, int64_t lo) {
-  return numpy().attr("ndarray")(shape_tuple(v), numpy_dtype(v.dtype), pyb::arg("buffer") = raw,
+  return numpy().attr("ndarray")(shape_tuple(v), numpy_dtype_of(v), pyb::arg("buffer") = raw,
                                  pyb::arg("offset") = -lo, pyb::arg("strides") = strides_tuple(v));
 }
 
@@ -191,11 +212,12 @@ static std::vector<int64_t> shape_from_python(pyb::handle shape) {
 }
 
 /// A new, uninitialized device array on the current device.
-static PyDeviceArray allocate_array(const std::vector<int64_t>& shape, ScalarKind dtype, bool fortran,
+static PyDeviceArray allocate_array(const std::vector<int64_t>& shape, ElementType dtype, bool fortran,
                                     std::shared_ptr<rt::Stream> stream) {
   rt::Device& device = rt::Runtime::get().current_device();
   PyDeviceArray a;
-  a.view.dtype = dtype;
+  a.view.dtype = dtype.kind;
+  a.view.record = dtype.record;
   a.view.ndim = int(shape.size());
   for (size_t i = 0; i < shape.size(); ++i) a.view.shape[i] = shape[i];
   a.view.set_c_strides();
@@ -230,7 +252,7 @@ pyb::object host_to_device(PyObject* host, std::shared_ptr<rt::Stream> stream) {
   HostBuffer buf(holder.ptr());
   hv = buf.view();
   std::vector<int64_t> shape(hv.shape, hv.shape + hv.ndim);
-  PyDeviceArray a = allocate_array(shape, hv.dtype, !hv.is_c_contiguous() && hv.is_f_contiguous(), stream);
+  PyDeviceArray a = allocate_array(shape, ElementType{hv.dtype, hv.record}, !hv.is_c_contiguous() && hv.is_f_contiguous(), stream);
   a.view.device->copy_to_device(a.view.data, buf.buffer().buf, size_t(a.view.nbytes()), handle_of(stream));
   if (!stream) a.view.device->synchronize_stream(nullptr);  // the host buffer may change right after we return
   return wrap_device_array(std::move(a.view), std::move(stream));
@@ -243,14 +265,14 @@ pyb::object device_to_host(const PyDeviceArray& array, pyb::handle into, const s
   pyb::tuple shape = shape_tuple(v);
   pyb::object out;
   if (into.is_none()) {
-    out = numpy().attr("empty")(shape, numpy_dtype(v.dtype), pyb::arg("order") = (!c && f) ? "F" : "C");
+    out = numpy().attr("empty")(shape, numpy_dtype_of(v), pyb::arg("order") = (!c && f) ? "F" : "C");
   } else {
     out = pyb::reinterpret_borrow<pyb::object>(into);
   }
   HostBuffer dst(out.ptr(), true);
   rt::ArrayView hv = dst.view();
   bool same_shape = hv.ndim == v.ndim && std::equal(v.shape, v.shape + v.ndim, hv.shape);
-  if (!same_shape || hv.dtype != v.dtype) {
+  if (!same_shape || !hv.same_dtype(v)) {
     throw pyb::value_error("copy_to_host: the host array's shape or dtype differs from the device array's");
   }
   bool same_layout = (c && hv.is_c_contiguous()) || (f && hv.is_f_contiguous());
@@ -279,13 +301,13 @@ static void copy_into_device(PyDeviceArray& dst, pyb::handle src, const std::sha
   rt::Device& device = *v.device;
   if (Py_TYPE(src.ptr()) == g_device_array_type) {
     const rt::ArrayView& s = *device_array_view(src.ptr());
-    if (s.nbytes() != v.nbytes() || s.dtype != v.dtype || !s.is_c_contiguous() || !v.is_c_contiguous()) {
+    if (s.nbytes() != v.nbytes() || !s.same_dtype(v) || !s.is_c_contiguous() || !v.is_c_contiguous()) {
       throw pyb::value_error("copy_to_device: both device arrays must be C-contiguous with equal size and dtype");
     }
     device.copy_on_device(v.data, s.data, size_t(v.nbytes()), handle_of(stream));
     return;
   }
-  pyb::object holder = numpy().attr("ascontiguousarray")(src, numpy_dtype(v.dtype));
+  pyb::object holder = numpy().attr("ascontiguousarray")(src, numpy_dtype_of(v));
   HostBuffer buf(holder.ptr());
   if (int64_t(buf.buffer().len) != v.nbytes()) {
     throw pyb::value_error("copy_to_device: the host array has " + std::to_string(buf.buffer().len) +
@@ -342,7 +364,14 @@ static pyb::dict cuda_array_interface(const PyDeviceArray& a) {
   pyb::dict d;
   d["shape"] = shape_tuple(v);
   d["strides"] = v.is_c_contiguous() ? pyb::object(pyb::none()) : pyb::object(strides_tuple(v));
-  d["typestr"] = typestr_of(v.dtype);
+  if (v.record) {
+    // A structured dtype: an opaque "|V<itemsize>" typestr and the fields in `descr`, as NumPy writes them.
+    pyb::object dt = numpy_dtype_of(v);
+    d["typestr"] = dt.attr("str");
+    d["descr"] = dt.attr("descr");
+  } else {
+    d["typestr"] = typestr_of(v.dtype);
+  }
   d["data"] = pyb::make_tuple(pyb::int_(v.size() ? v.data : 0), false);
   d["version"] = 3;
   // The legacy default stream is 1 in the interface; consumers order their work after it.
@@ -409,7 +438,7 @@ void register_arrays(pyb::module_& m) {
   g_device_array_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   cls.def_property_readonly("shape", [](const PyDeviceArray& a) { return shape_tuple(a.view); })
       .def_property_readonly("strides", [](const PyDeviceArray& a) { return strides_tuple(a.view); })
-      .def_property_readonly("dtype", [](const PyDeviceArray& a) { return numpy_dtype(a.view.dtype); })
+      .def_property_readonly("dtype", [](const PyDeviceArray& a) { return numpy_dtype_of(a.view); })
       .def_property_readonly("ndim", [](const PyDeviceArray& a) { return a.view.ndim; })
       .def_property_readonly("size", [](const PyDeviceArray& a) { return a.view.size(); })
       .def_property_readonly("nbytes", [](const PyDeviceArray& a) { return a.view.nbytes(); })
@@ -451,7 +480,7 @@ void register_arrays(pyb::module_& m) {
         PyDeviceArray target{index_view(a.view, key, &all_ints), a.stream};
         // Read-modify-write through the host keeps strided targets right; contiguous ones skip the read.
         pyb::object host = target.view.is_c_contiguous()
-                               ? numpy().attr("empty")(shape_tuple(target.view), numpy_dtype(target.view.dtype))
+                               ? numpy().attr("empty")(shape_tuple(target.view), numpy_dtype_of(target.view))
                                : device_to_host(target, pyb::none(), a.stream);
         host[pyb::reinterpret_borrow<pyb::object>(Py_Ellipsis)] = value;
         if (target.view.is_c_contiguous()) {
@@ -496,7 +525,8 @@ void register_arrays(pyb::module_& m) {
         std::string shape;
         for (int i = 0; i < a.view.ndim; ++i) shape += (i ? ", " : "") + std::to_string(a.view.shape[i]);
         if (a.view.ndim == 1) shape += ",";
-        return "<gpujit.DeviceArray shape=(" + shape + ") dtype=" + scalar_name(a.view.dtype) + ">";
+        return "<gpujit.DeviceArray shape=(" + shape + ") dtype=" +
+               (a.view.record ? pyb::str(numpy_dtype_of(a.view)).cast<std::string>() : scalar_name(a.view.dtype)) + ">";
       });
   register_dlpack(m, cls);
 
@@ -513,7 +543,7 @@ void register_arrays(pyb::module_& m) {
      "Copies a host array to a new device array (or into `to`).");
 
   m.def("device_array", [](pyb::handle shape, pyb::handle dtype, pyb::handle stream, const std::string& order) {
-    ScalarKind kind = dtype.is_none() ? ScalarKind::Float64 : kind_from_dtype_like(dtype);
+    ElementType kind = dtype.is_none() ? ElementType{} : element_from_dtype_like(dtype);
     rt::Device& device = rt::Runtime::get().current_device();
     PyDeviceArray a = allocate_array(shape_from_python(shape), kind, order == "F", stream_from_python(stream, device));
     return wrap_device_array(std::move(a.view), std::move(a.stream));
@@ -522,7 +552,7 @@ void register_arrays(pyb::module_& m) {
 
   m.def("_device_array_like", [](pyb::handle shape, pyb::handle dtype, bool fortran, pyb::handle stream) {
     rt::Device& device = rt::Runtime::get().current_device();
-    PyDeviceArray a = allocate_array(shape_from_python(shape), kind_from_dtype_like(dtype), fortran,
+    PyDeviceArray a = allocate_array(shape_from_python(shape), element_from_dtype_like(dtype), fortran,
                                      stream_from_python(stream, device));
     return wrap_device_array(std::move(a.view), std::move(a.stream));
   });

@@ -64,6 +64,8 @@ class HostBuffer {
   bool ok() const { return ok_; }
   const Py_buffer& buffer() const { return buf_; }
   ScalarKind kind() const { return kind_; }
+  /// The record type of a structured array's elements, else null.
+  const RecordType* record() const { return record_; }
   /// The buffer's shape and strides as a view (data is the host address; no device, no owner).
   rt::ArrayView view() const;
 
@@ -71,6 +73,10 @@ class HostBuffer {
   Py_buffer buf_{};
   bool ok_ = false;
   ScalarKind kind_ = ScalarKind::UInt8;
+  const RecordType* record_ = nullptr;
+  /// Reads the buffer's element type; false if gpujit cannot use it. Structured elements ("T{...}") are
+  /// read from the object's NumPy dtype (record_from_numpy).
+  bool read_element_type(PyObject* obj);
 };
 
 /// Reads `obj.__cuda_array_interface__` into a view (no keep-alive). Returns false with *error set if the

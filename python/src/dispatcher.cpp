@@ -257,10 +257,10 @@ std::optional<std::array<int, 3>> rate(const rt::ArgCode* args, size_t n, const 
     if (args[i] == sig[i]) continue;
     if (rt::is_tuple_code(args[i]) || rt::is_tuple_code(sig[i])) return std::nullopt;
     Type a = rt::type_of_code(args[i]), p = rt::type_of_code(sig[i]);
-    if (a.is_array() != p.is_array()) return std::nullopt;
+    if (a.is_array() != p.is_array() || a.is_record() || p.is_record()) return std::nullopt;
     Conversion c = Conversion::Safe;
     if (a.is_array()) {
-      if (a.scalar != p.scalar || a.ndim != p.ndim || (p.layout == Layout::C && a.layout != Layout::C)) return std::nullopt;
+      if (a.scalar != p.scalar || a.record != p.record || a.ndim != p.ndim || (p.layout == Layout::C && a.layout != Layout::C)) return std::nullopt;
     } else {
       c = scalar_conversion(a.scalar, p.scalar);
     }

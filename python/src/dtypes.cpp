@@ -2,6 +2,7 @@
 #include "dtypes.h"
 
 #include <cstring>
+#include <vector>
 
 namespace gpujit::py {
 
@@ -104,6 +105,99 @@ pyb::object numpy_dtype(ScalarKind kind) {
   auto& slot = cache[size_t(kind)];
   if (!slot) slot = new pyb::object(numpy().attr("dtype")(scalar_name(kind)));
   return *slot;
+}
+
+namespace {
+
+// Records made from NumPy dtypes: the dtype each record id came from (to make arrays of it again), and the
+// record of each dtype seen (a dict keyed by the dtype: NumPy hashes dtypes by their full description).
+std::vector<pyb::object>& numpy_of_record() {
+  static auto* v = new std::vector<pyb::object>();  // never released
+  return *v;
+}
+pyb::dict& record_of_numpy() {
+  static auto* d = new pyb::dict();
+  return *d;
+}
+
+const RecordType* convert_record(pyb::handle dt, const std::string& path) {
+  std::vector<RecordField> fields;
+  pyb::object names = dt.attr("names");
+  pyb::dict by_name = dt.attr("fields");
+  for (pyb::handle n : names) {
+    std::string name = n.cast<std::string>();
+    std::string where = path.empty() ? name : path + "." + name;
+    pyb::tuple entry = by_name[n];
+    RecordField f;
+    f.name = name;
+    f.offset = entry[1].cast<uint64_t>();
+    pyb::object ft = entry[0];
+    pyb::object sub = ft.attr("subdtype");
+    if (!sub.is_none()) {  // a fixed-size array field: (element dtype, shape)
+      pyb::tuple st = sub;
+      ft = st[0];
+      for (pyb::handle d : pyb::tuple(st[1])) f.shape.push_back(d.cast<int64_t>());
+    }
+    if (!ft.attr("names").is_none()) {
+      f.type = Type::record_of(convert_record(ft, where));
+    } else if (auto k = kind_from_typestr(pyb::str(ft.attr("str")).cast<std::string>())) {
+      f.type = Type::scalar_of(*k);
+    } else {
+      throw pyb::type_error("record field '" + where + "' has dtype " + pyb::repr(ft).cast<std::string>() +
+                            ", which gpujit kernels do not support; fields may be booleans, integers, floats, "
+                            "complex numbers (native byte order), records, or fixed-size arrays of them");
+    }
+    fields.push_back(std::move(f));
+  }
+  std::string error;
+  const RecordType* r = intern_record(std::move(fields), dt.attr("itemsize").cast<uint64_t>(),
+                                      dt.attr("alignment").cast<unsigned>(),
+                                      dt.attr("isalignedstruct").cast<bool>(), &error);
+  if (!r) throw pyb::type_error("cannot use dtype " + pyb::repr(dt).cast<std::string>() + ": " + error);
+  auto& dtypes = numpy_of_record();
+  if (dtypes.size() < r->id + 1u) dtypes.resize(r->id + 1u);
+  if (!dtypes[r->id]) dtypes[r->id] = pyb::reinterpret_borrow<pyb::object>(dt);
+  return r;
+}
+
+}  // namespace
+
+const RecordType* record_from_numpy(pyb::handle dtype) {
+  if (!pyb::hasattr(dtype, "names") || dtype.attr("names").is_none()) return nullptr;
+  pyb::dict& cache = record_of_numpy();
+  if (cache.contains(dtype)) return record_by_id(cache[dtype].cast<unsigned>());
+  const RecordType* r = convert_record(dtype, "");
+  cache[dtype] = r->id;
+  return r;
+}
+
+ElementType element_from_dtype_like(pyb::handle obj) {
+  // A structured dtype, or anything np.dtype() makes one of (a list of fields, a record scalar type).
+  PyObject* np = pyb::isinstance<pyb::str>(obj) ? nullptr : PyImport_GetModule(pyb::str("numpy").ptr());
+  if (np) {  // NumPy is imported already if the user holds one of its dtypes
+    Py_DECREF(np);
+    pyb::object dt;
+    if (pyb::hasattr(obj, "names") && pyb::hasattr(obj, "fields")) {
+      dt = pyb::reinterpret_borrow<pyb::object>(obj);
+    } else if (pyb::isinstance<pyb::list>(obj)) {
+      dt = numpy().attr("dtype")(obj);
+    } else if (pyb::hasattr(obj, "dtype") && !pyb::hasattr(obj, "_gpujit_dtype")) {
+      // numba's Record type carries its NumPy dtype
+      pyb::object d = obj.attr("dtype");
+      if (pyb::hasattr(d, "names")) dt = d;
+    }
+    if (dt) {
+      if (const RecordType* r = record_from_numpy(dt)) return ElementType{ScalarKind::UInt8, r};
+    }
+  }
+  return ElementType{kind_from_dtype_like(obj), nullptr};
+}
+
+pyb::object numpy_dtype_of(const rt::ArrayView& view) {
+  if (!view.record) return numpy_dtype(view.dtype);
+  auto& dtypes = numpy_of_record();
+  if (view.record->id < dtypes.size() && dtypes[view.record->id]) return dtypes[view.record->id];
+  throw pyb::type_error("no NumPy dtype is known for " + view.record->spelling);
 }
 
 ScalarKind kind_from_dtype_like(pyb::handle obj) {

@@ -11,7 +11,9 @@
 
 #include <pybind11/pybind11.h>
 
+#include "ir/record_type.h"
 #include "ir/types.h"
+#include "runtime/device_array.h"
 
 namespace gpujit::py {
 
@@ -31,6 +33,19 @@ std::optional<ScalarKind> kind_from_dlpack(uint8_t code, uint8_t bits, uint16_t 
 /// The kind a dtype-like object names: a gpujit dtype, a NumPy dtype or scalar type, a numba type, a string
 /// ("float32", "f4"), or Python's float/int/bool/complex. Throws TypeError naming the object.
 ScalarKind kind_from_dtype_like(pyb::handle obj);
+/// The record type of a NumPy structured dtype (align=True or packed, nested records, sub-array fields);
+/// null if `dtype` is not a structured dtype. Throws TypeError naming the field whose type kernels cannot
+/// use (objects, strings, big-endian numbers). Cached per dtype.
+const RecordType* record_from_numpy(pyb::handle dtype);
+/// An element type: a scalar kind, or a record (then `kind` is unused).
+struct ElementType {
+  ScalarKind kind = ScalarKind::Float64;
+  const RecordType* record = nullptr;
+};
+/// As kind_from_dtype_like, accepting structured dtypes too.
+ElementType element_from_dtype_like(pyb::handle obj);
+/// numpy.dtype of an array view's element type: the structured dtype a record came from.
+pyb::object numpy_dtype_of(const rt::ArrayView& view);
 /// numpy.dtype for a kind (imports NumPy on first use).
 pyb::object numpy_dtype(ScalarKind kind);
 /// The numpy module, imported on first use.

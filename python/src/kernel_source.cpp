@@ -13,6 +13,16 @@ ScalarKind dtype_named(pyb::handle name) {
   return *k;
 }
 
+/// Sets g.dtype from a dtype name, or g.record from a structured NumPy dtype (_source.py passes those whole).
+void set_element(GlobalValue& g, pyb::handle dtype) {
+  if (pyb::isinstance<pyb::str>(dtype)) {
+    g.dtype = dtype_named(dtype);
+  } else {
+    g.record = record_from_numpy(dtype);  // throws TypeError naming a field kernels cannot use
+    if (!g.record) throw pyb::value_error("not a structured dtype: " + pyb::repr(dtype).cast<std::string>());
+  }
+}
+
 ConstValue constant_of(const pyb::tuple& d) {
   std::string tag = d[0].cast<std::string>();
   if (tag == "int") {
@@ -22,7 +32,8 @@ ConstValue constant_of(const pyb::tuple& d) {
     return ConstValue::of_int(v, k);
   }
   if (tag == "float") {
-    return ConstValue::of_float(d[1].cast<double>(), d[2].is_none() ? ScalarKind::Float64 : dtype_named(d[2]));
+    return ConstValue::of_float(d[1].cast<double>(),
+                                d[2].is_none() ? ScalarKind::Float64 : dtype_named(d[2]));
   }
   if (tag == "bool") return ConstValue::of_bool(d[1].cast<bool>());
   if (tag == "str") {
@@ -48,7 +59,8 @@ std::shared_ptr<KernelSource> parse_kernel_source(const std::string& text, const
   src->name = name;
   src->module = parse_source(filename, text, first_line);
   if (src->module->errors.has_errors()) raise_compile_error(src->module->errors);
-  if (!src->module->find_function(name)) throw pyb::value_error("the source of '" + name + "' does not define it");
+  if (!src->module->find_function(name))
+    throw pyb::value_error("the source of '" + name + "' does not define it");
   return src;
 }
 
@@ -59,42 +71,49 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
     std::string gname = pair[0].cast<std::string>();
     auto d = pyb::reinterpret_borrow<pyb::tuple>(pair[1]);
     std::string tag = d[0].cast<std::string>();
-    GlobalValue g;
-    if (tag == "module") {
-      g = GlobalValue::of_module(d[1].cast<std::string>());
-    } else if (tag == "member") {
-      g = GlobalValue::of_member(d[1].cast<std::string>(), d[2].cast<std::string>());
-    } else if (tag == "dtype") {
-      g = GlobalValue::of_dtype(dtype_named(d[1]));
-    } else if (tag == "unsupported") {
-      g = GlobalValue::of_unsupported(d[1].cast<std::string>());
-    } else if (tag == "function") {
-      std::shared_ptr<const KernelSource> callee = resolve(d[1].ptr());
-      g = GlobalValue::of_function(callee->module->find_function(callee->name));
-      callees.push_back(std::move(callee));
-    } else if (tag == "device_array") {
-      // ("device_array", dtype name, shape, strides in bytes, address, the object to keep alive)
-      g.kind = GlobalValue::Kind::DeviceArray;
-      g.dtype = dtype_named(d[1]);
-      for (pyb::handle s : d[2]) g.shape.push_back(s.cast<int64_t>());
-      for (pyb::handle s : d[3]) g.strides.push_back(s.cast<int64_t>());
-      g.address = d[4].cast<uint64_t>();
-      src.captured.push_back(pyb::reinterpret_borrow<pyb::object>(d[5]));
-    } else if (tag == "array") {
-      g.kind = GlobalValue::Kind::ConstArray;
-      g.dtype = dtype_named(d[1]);
-      for (pyb::handle s : d[2]) g.shape.push_back(s.cast<int64_t>());
-      std::string bytes = d[3].cast<std::string>();
-      g.bytes.assign(bytes.begin(), bytes.end());
-    } else {
-      g = GlobalValue::of_constant(constant_of(d));
+    try {
+      GlobalValue g;
+      if (tag == "module") {
+        g = GlobalValue::of_module(d[1].cast<std::string>());
+      } else if (tag == "member") {
+        g = GlobalValue::of_member(d[1].cast<std::string>(), d[2].cast<std::string>());
+      } else if (tag == "dtype") {
+        g.kind = GlobalValue::Kind::DType;
+        set_element(g, d[1]);
+      } else if (tag == "unsupported") {
+        g = GlobalValue::of_unsupported(d[1].cast<std::string>());
+      } else if (tag == "function") {
+        std::shared_ptr<const KernelSource> callee = resolve(d[1].ptr());
+        g = GlobalValue::of_function(callee->module->find_function(callee->name));
+        callees.push_back(std::move(callee));
+      } else if (tag == "device_array") {
+        // ("device_array", dtype name, shape, strides in bytes, address, the object to keep alive)
+        g.kind = GlobalValue::Kind::DeviceArray;
+        set_element(g, d[1]);
+        for (pyb::handle s : d[2]) g.shape.push_back(s.cast<int64_t>());
+        for (pyb::handle s : d[3]) g.strides.push_back(s.cast<int64_t>());
+        g.address = d[4].cast<uint64_t>();
+        src.captured.push_back(pyb::reinterpret_borrow<pyb::object>(d[5]));
+      } else if (tag == "array") {
+        g.kind = GlobalValue::Kind::ConstArray;
+        set_element(g, d[1]);
+        for (pyb::handle s : d[2]) g.shape.push_back(s.cast<int64_t>());
+        std::string bytes = d[3].cast<std::string>();
+        g.bytes.assign(bytes.begin(), bytes.end());
+      } else {
+        g = GlobalValue::of_constant(constant_of(d));
+      }
+      src.globals[gname] = std::move(g);
+    } catch (const pyb::type_error& e) {
+      // A structured dtype with a field kernels cannot hold: an error only where the kernel uses the name.
+      src.globals[gname] = GlobalValue::of_unsupported(e.what());
     }
-    src.globals[gname] = std::move(g);
   }
   for (const auto& callee : callees) {
     if (callee.get() == &src) continue;  // a function calling itself
     src.extra_modules.push_back(callee->module);
-    src.extra_modules.insert(src.extra_modules.end(), callee->extra_modules.begin(), callee->extra_modules.end());
+    src.extra_modules.insert(src.extra_modules.end(), callee->extra_modules.begin(),
+                             callee->extra_modules.end());
     for (const auto& [n, v] : callee->globals) src.globals.emplace(n, v);
     src.captured.insert(src.captured.end(), callee->captured.begin(), callee->captured.end());
   }

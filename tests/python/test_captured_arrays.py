@@ -98,3 +98,18 @@ def test_code_holding_an_address_is_never_written_to_the_disk_cache(tmp_path, mo
     plain.inspect_ptx(sig)
     entries = sorted(p.name for p in tmp_path.iterdir())
     assert len(entries) == 1 and ".plain." in entries[0]  # the other kernel's PTX holds TABLE's address
+
+
+COMPLEX_TABLE = (np.arange(6) * (1 + 2j)).astype(np.complex64).reshape(3, 2)
+
+
+def test_complex_constant_arrays():
+    @gpu.jit
+    def read(out):
+        c = gpu.const.array_like(COMPLEX_TABLE)
+        out[0] = c[2, 1]
+        out[1] = COMPLEX_TABLE[1, 0]
+
+    out = np.zeros(2, np.complex64)
+    read[1, 1](out)
+    np.testing.assert_array_equal(out, [COMPLEX_TABLE[2, 1], COMPLEX_TABLE[1, 0]])

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/record_type.h"
 #include "runtime/device_array.h"
 #include "runtime/kernel_cache.h"
 
@@ -185,6 +186,25 @@ TEST(ArrayView, SlicingMakesStridedViews) {
   ArrayView empty = m.sliced(0, 0, 1, 0);
   EXPECT_EQ(empty.size(), 0);
   EXPECT_TRUE(empty.is_c_contiguous());
+}
+
+TEST(KernelArgs, RecordCodesCarryTheRecord) {
+  std::string error;
+  const RecordType* r = intern_record({RecordField{"a", Type::scalar_of(ScalarKind::Float64), {}, 0}}, 8, 8, true, &error);
+  ASSERT_NE(r, nullptr) << error;
+  Type scalar = Type::record_of(r);
+  Type array = Type::array_of(scalar, 3, Layout::Any, true);
+  rt::ArgCode sc = rt::code_of_type(scalar), ac = rt::code_of_type(array);
+  EXPECT_TRUE(rt::is_record_code(sc));
+  EXPECT_TRUE(rt::is_record_code(ac));
+  EXPECT_EQ(rt::type_of_code(sc), scalar);
+  EXPECT_EQ(rt::type_of_code(ac), array);
+  EXPECT_EQ(rt::type_of_code(rt::without_index32(ac)), Type::array_of(scalar, 3, Layout::Any, false));
+  std::vector<unsigned> sizes;
+  rt::append_param_sizes(scalar, &sizes);
+  EXPECT_EQ(sizes, std::vector<unsigned>{8});
+  std::vector<rt::ArgCode> key;
+  EXPECT_FALSE(rt::append_codes(Type::tuple_of({scalar}), &key));  // records are not passed inside tuples
 }
 
 }  // namespace

@@ -1,0 +1,112 @@
+// Interning and spelling of record types (see record_type.h).
+#include "ir/record_type.h"
+
+#include <fmt/format.h>
+
+#include <deque>
+#include <map>
+#include <mutex>
+
+namespace gpujit {
+
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::deque<RecordType> records;  // a deque never moves its elements: the pointers handed out stay valid
+  std::map<std::string, const RecordType*> by_spelling;
+};
+
+Registry& registry() {
+  static Registry* r = new Registry;  // never destroyed: records outlive every compile, even at exit
+  return *r;
+}
+
+std::string spell_field_type(const RecordField& f) {
+  if (f.shape.empty()) return f.type.str();
+  std::string shape;
+  for (size_t i = 0; i < f.shape.size(); ++i) shape += fmt::format("{}{}", i ? ", " : "", f.shape[i]);
+  if (f.shape.size() == 1) shape += ",";  // Python's one-tuple: "(5,)"
+  return fmt::format("nestedarray({}, ({}))", f.type.str(), shape);
+}
+
+uint64_t element_size(const Type& t) { return t.is_record() ? t.record->size : scalar_size(t.scalar); }
+
+}  // namespace
+
+Type RecordField::value_type() const {
+  if (shape.empty()) return type;
+  return Type::array_of(type, unsigned(shape.size()), Layout::C, /*index32=*/true);
+}
+
+uint64_t RecordField::size() const {
+  uint64_t n = element_size(type);
+  for (int64_t d : shape) n *= uint64_t(d);
+  return n;
+}
+
+const RecordField* RecordType::find(std::string_view name) const {
+  for (const RecordField& f : fields) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::string RecordType::field_names() const {
+  std::string s;
+  for (const RecordField& f : fields) s += fmt::format("{}'{}'", s.empty() ? "" : ", ", f.name);
+  return s;
+}
+
+const RecordType* intern_record(std::vector<RecordField> fields, uint64_t size, unsigned align, bool aligned,
+                                std::string* error) {
+  auto fail = [&](std::string message) -> const RecordType* {
+    if (error) *error = std::move(message);
+    return nullptr;
+  };
+  if (align == 0 || (align & (align - 1)) != 0)
+    return fail(fmt::format("record alignment {} is not a power of two", align));
+  std::string spelling = "Record(";
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const RecordField& f = fields[i];
+    if (!f.type.is_record() && !f.type.is_scalar())
+      return fail(fmt::format("record field '{}' has type {}; fields are scalars, records or arrays of them",
+                              f.name, f.type.str()));
+    for (int64_t d : f.shape) {
+      if (d <= 0) return fail(fmt::format("record field '{}' has an empty sub-array shape", f.name));
+    }
+    if (f.offset + f.size() > size)
+      return fail(fmt::format("record field '{}' ends at byte {}, past the itemsize {}", f.name,
+                              f.offset + f.size(), size));
+    for (size_t j = 0; j < i; ++j) {
+      if (fields[j].name == f.name) return fail(fmt::format("record field '{}' appears twice", f.name));
+    }
+    spelling += fmt::format("{}{}[type={};offset={}]", i ? "," : "", f.name, spell_field_type(f), f.offset);
+  }
+  spelling += fmt::format(";{};{})", size, aligned ? "True" : "False");
+  // The alignment is part of the identity even where numba's spelling leaves it out.
+  std::string key = fmt::format("{}@{}", spelling, align);
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.by_spelling.find(key);
+  if (it != r.by_spelling.end()) return it->second;
+  if (r.records.size() >= kMaxRecordTypes)
+    return fail(fmt::format("too many distinct record dtypes in one process (at most {})", kMaxRecordTypes));
+  RecordType& rec = r.records.emplace_back();
+  rec.id = uint16_t(r.records.size());
+  rec.fields = std::move(fields);
+  rec.size = size;
+  rec.align = align;
+  rec.aligned = aligned;
+  rec.spelling = std::move(spelling);
+  r.by_spelling.emplace(std::move(key), &rec);
+  return &rec;
+}
+
+const RecordType* record_by_id(unsigned id) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return id >= 1 && id <= r.records.size() ? &r.records[id - 1] : nullptr;
+}
+
+}  // namespace gpujit

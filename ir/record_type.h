@@ -1,0 +1,61 @@
+// Record types: the layouts of NumPy structured dtypes, as kernels see them.
+//
+// A RecordType is the full description of a structured dtype: its fields in order, each with its name, its
+// element type (a scalar or a nested record), its sub-array shape if it is a fixed-size array field, and its
+// byte offset; the itemsize; the alignment; and whether NumPy aligned it (align=True). The layout is taken
+// from NumPy as it is, never recomputed, so a kernel on either target reads the bytes the host wrote.
+//
+// Records are interned: intern_record() returns one pointer per distinct description, kept for the life of
+// the process, so Type equality is pointer equality and two dtypes that differ in any field, type, offset,
+// itemsize or alignment are different types. Each record gets a small id (at most kMaxRecordTypes per
+// process) that the launch path packs into its 16-bit argument codes (runtime/kernel_args.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/types.h"
+
+namespace gpujit {
+
+struct RecordField {
+  std::string name;
+  Type type;                   // a scalar or a record: the element type of a sub-array field
+  std::vector<int64_t> shape;  // non-empty for a sub-array field: its C-order shape
+  uint64_t offset = 0;         // bytes from the start of the record
+
+  /// What `rec.name` evaluates to: `type`, or a C-contiguous array of it for a sub-array field.
+  Type value_type() const;
+  /// The field's size in bytes.
+  uint64_t size() const;
+};
+
+struct RecordType {
+  uint16_t id = 0;  // 1..kMaxRecordTypes
+  std::vector<RecordField> fields;
+  uint64_t size = 0;   // NumPy's itemsize, padding included
+  unsigned align = 1;  // NumPy's alignment
+  bool aligned = false;
+  /// numba's spelling: "Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True)".
+  std::string spelling;
+
+  /// The field named `name`, or null.
+  const RecordField* find(std::string_view name) const;
+  /// The field names, quoted and comma separated, for messages: "'a', 'b', 'c'".
+  std::string field_names() const;
+};
+
+/// The most distinct record types one process may use (the id must fit the launch path's codes).
+constexpr unsigned kMaxRecordTypes = 255;
+
+/// The interned record with this layout, made on first request. Returns null with *error set for a layout
+/// that does not hold together (a field past the itemsize, a duplicate name, an alignment that is not a
+/// power of two) or when the process has used up kMaxRecordTypes. Thread-safe.
+const RecordType* intern_record(std::vector<RecordField> fields, uint64_t size, unsigned align, bool aligned,
+                                std::string* error);
+/// The record with this id, or null.
+const RecordType* record_by_id(unsigned id);
+
+}  // namespace gpujit
