@@ -1,6 +1,7 @@
 // gpu.random: numba.cuda.random's xoroshiro128+ draws, bit for bit.
 //
-// Generator i is row i of the (n, 2) uint64 states array: (s0, s1). One step returns s0 + s1 and moves the
+// Generator i is element i of the states array, numba's (s0, s1) record of two uint64, or row i of the same
+// bytes seen as an (n, 2) uint64 array. One step returns s0 + s1 and moves the
 // state to (rotl(s0, 55) ^ t ^ (t << 14), rotl(t, 36)) with t = s0 ^ s1. A uint64 x becomes a float64 in
 // [0, 1) as (x >> 11) * 2**-53 (exact) and a float32 by rounding that float64 (so it can round up to 1.0,
 // as numba's can). The normal draws are Box-Muller from two float32 uniforms u1, u2, keeping z0 only:
@@ -22,10 +23,18 @@ llvm::Value* FunctionLowering::lower_random(const BuiltinInfo& bi, const CallExp
     internal("random builtin " + bi.qualified_name() + " without operand types");
   const Type& states_type = it->second[0];
   const Type i64_type = Type::scalar_of(ScalarKind::Int64);
-  ArrayParts states = unpack_array(lower_expr_as(*e.args[0], states_type), 2);
+  const bool records = states_type.record != nullptr;
+  ArrayParts states = unpack_array(lower_expr_as(*e.args[0], states_type), records ? 1 : 2);
   llvm::Value* row = wrap_index(lower_expr_as(*e.args[1], i64_type), i64_type, states.shape[0]);
-  llvm::Value* s0_ptr = element_pointer(states, states_type, {row, i64(0)});
-  llvm::Value* s1_ptr = element_pointer(states, states_type, {row, i64(1)});
+  llvm::Value* s0_ptr = nullptr;
+  llvm::Value* s1_ptr = nullptr;
+  if (records) {  // s0 at byte 0 of the record, s1 at byte 8 (sema checked the layout)
+    s0_ptr = element_pointer(states, states_type, {row});
+    s1_ptr = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), s0_ptr, 8);
+  } else {
+    s0_ptr = element_pointer(states, states_type, {row, i64(0)});
+    s1_ptr = element_pointer(states, states_type, {row, i64(1)});
+  }
 
   llvm::Type* u64 = b_.getInt64Ty();
   auto rotl = [&](llvm::Value* x, uint64_t k) {

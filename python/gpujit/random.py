@@ -11,15 +11,16 @@
     states = create_xoroshiro128p_states(n, seed=1)
 
 The states are made on the host exactly as numba makes them (SplitMix64 of the seed, then jumps of 2**64
-steps from one generator to the next), so a kernel draws numba's sequences. Here they are a device array of
-shape (n, 2) and dtype uint64 (s0, s1 per generator) rather than numba's record array of the same bytes.
-The draw functions only exist inside kernels; they advance the state of generator `index` in place.
+steps from one generator to the next), so a kernel draws numba's sequences. They are numba's: a device array
+of n records of dtype xoroshiro128p_dtype, (s0, s1) as two uint64; the draw functions also take the same
+bytes as an (n, 2) uint64 array. The draw functions only exist inside kernels; they advance the state of
+generator `index` in place.
 """
 
 from . import _core
 from ._kernel_api import KernelFunction
 
-# numba's record dtype of one state; `states.view(xoroshiro128p_dtype)` reads gpujit's states as numba's.
+# numba's record dtype of one state.
 _STATE_FIELDS = [("s0", "u8"), ("s1", "u8")]
 
 xoroshiro128p_next = KernelFunction("random", "xoroshiro128p_next")
@@ -45,12 +46,15 @@ def _host_states(n, seed, subsequence_start):
         raise ValueError(f"the number of generators must be non-negative, got {n}")
     mask = (1 << 64) - 1
     raw = _core._xoroshiro128p_states(n, int(seed) & mask, int(subsequence_start) & mask)
-    return np.frombuffer(raw, dtype=np.uint64).reshape(n, 2).copy()
+    return np.frombuffer(raw, dtype=np.dtype(_STATE_FIELDS, align=True)).copy()
 
 
 def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
-    """Initializes the device array `states` (n, 2) uint64 in place for n generators (numba's signature)."""
+    """Initializes the device array `states` in place for its n generators (numba's signature): n
+    xoroshiro128p_dtype records, or an (n, 2) uint64 array."""
     host = _host_states(states.shape[0], seed, subsequence_start)
+    if states.dtype != host.dtype:
+        host = host.view(states.dtype).reshape(states.shape)
     states.copy_to_device(host, stream=stream)
 
 

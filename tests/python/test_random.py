@@ -60,8 +60,10 @@ def unit_f64(x):
 def test_states_are_numbas(seed, start):
     states = create_xoroshiro128p_states(5, seed=seed, subsequence_start=start)
     host = states.copy_to_host()
-    assert host.shape == (5, 2) and host.dtype == np.uint64
-    assert [tuple(int(v) for v in row) for row in host] == model_states(5, seed, start)
+    # numba's record array: one (s0, s1) record of two uint64 per generator.
+    assert host.shape == (5,) and host.dtype == gpu.random.xoroshiro128p_dtype
+    assert host.dtype.names == ("s0", "s1") and host.dtype.itemsize == 16
+    assert [tuple(int(v) for v in rec.item()) for rec in host] == model_states(5, seed, start)
 
 
 def test_negative_seeds_wrap_like_numbas_uint64_and_init_in_place():
@@ -95,7 +97,20 @@ def test_first_draws_are_exactly_numbas():
             assert u64[i, k] == unit_f64(x)
             x, s = step(s)
             assert u32[i, k] == np.float32(unit_f64(x))
-        assert [int(v) for v in states.copy_to_host()[i]] == list(s)  # the states advanced in place
+        assert [int(v) for v in states.copy_to_host()[i].item()] == list(s)  # the states advanced in place
+
+
+def test_the_same_states_as_an_n_by_2_uint64_array_draw_the_same():
+    n = 40
+    records = create_xoroshiro128p_states(n, seed=42)
+    pairs = gpu.to_device(records.copy_to_host().view(np.uint64).reshape(n, 2))
+    got = [(np.zeros((n, 3), np.uint64), np.zeros((n, 3), np.float64), np.zeros((n, 3), np.float32))
+           for _ in range(2)]
+    first_draws[2, 32](records, *got[0])
+    first_draws[2, 32](pairs, *got[1])
+    for a, b in zip(*got):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(records.copy_to_host().view(np.uint64).reshape(n, 2), pairs.copy_to_host())
 
 
 @gpu.jit
@@ -157,3 +172,6 @@ def test_states_must_be_the_generator_array():
 
     with pytest.raises(gpu.CompileError, match="create_xoroshiro128p_states"):
         bad[1, 1](np.zeros(4, np.uint64), np.zeros(1, np.float32))
+    # A record of another layout is not a generator state either.
+    with pytest.raises(gpu.CompileError, match=r"1-D array of \(s0, s1\) uint64 records"):
+        bad[1, 1](np.zeros(4, np.dtype([("s0", "u8"), ("s1", "u4")])), np.zeros(1, np.float32))
