@@ -73,6 +73,8 @@ def _bind_numba_cuda():
         return _Context(gpujit.current_context(devnum))
 
     devices.get_context = get_context
+    # numba's own helpers (cuda.kernels.transpose) ask numba's driver object for the device.
+    driver.driver.get_device = lambda devnum=None: gpujit.get_current_device()
     devices.reset = _reset
     nc.current_context = get_context
     nc.get_context = get_context
