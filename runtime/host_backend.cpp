@@ -68,6 +68,8 @@ void* HostDevice::allocate_pinned(size_t bytes) {
 
 void HostDevice::deallocate_pinned(void* ptr) { std::free(ptr); }
 
+rt::DevicePtr HostDevice::mapped_pointer(void* host) { return rt::DevicePtr(reinterpret_cast<uintptr_t>(host)); }
+
 void HostDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle) {
   if (bytes != 0) std::memcpy(as_pointer(dst), src, bytes);
 }

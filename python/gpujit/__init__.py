@@ -74,32 +74,8 @@ is_available = _core.is_available
 empty_cache = _core.empty_cache
 allocator_stats = _core.allocator_stats
 from ._device_array import DeviceMemory, from_cuda_array_interface  # noqa: E402  numba's DeviceNDArray API
-
-
-def device_array_like(ary, stream=0):
-    """An uninitialized device array with the shape, dtype and layout of `ary`."""
-    fortran = bool(getattr(ary, "flags", None) is not None and ary.flags.f_contiguous and not ary.flags.c_contiguous)
-    if isinstance(ary, DeviceArray):
-        fortran = ary.is_f_contiguous() and not ary.is_c_contiguous()
-    return _core._device_array_like(ary.shape, ary.dtype, fortran, stream)
-
-
-def pinned_array(shape, dtype=float, strides=None, order="C"):
-    """A NumPy array in page-locked host memory: copies to and from it are faster and can be asynchronous."""
-    import numpy as np
-
-    dt = np.dtype(dtype)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    count = 1
-    for s in shape:
-        count *= s
-    buf = _core._pinned_buffer(max(count * dt.itemsize, 1))
-    flat = np.frombuffer(buf, dtype=dt, count=count)
-    return flat.reshape(shape, order=order)
-
-
-def pinned_array_like(ary):
-    return pinned_array(ary.shape, ary.dtype, order="F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C")
+from ._host_memory import (device_array_like, mapped_array, mapped_array_like, pinned_array,  # noqa: E402
+                           pinned_array_like)
 
 
 def current_context(devnum=None):

@@ -329,7 +329,9 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     last_code() = rt::array_code_of(*v.array);
     return;
   }
-  if (g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type)) {
+  // An ndarray subclass with __cuda_array_interface__ (gpujit.mapped_array) is used in place, not copied.
+  if (g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type) &&
+      !PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
     host_array(obj, device, stream);
     return;
   }

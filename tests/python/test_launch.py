@@ -264,3 +264,16 @@ def test_an_extent_of_2_pow_62_is_refused(fake):
     base = gpu.to_device(np.zeros(4, np.float32)).__cuda_array_interface__["data"][0]
     with pytest.raises(ValueError, match="extent of 4611686018427387904 elements is too large"):
         k[1, 1](_RawCudaArray(base, (1 << 62,), (0,)))
+
+
+def test_mapped_arrays_are_passed_in_place(fake):
+    @gpu.jit
+    def k(a):
+        pass
+
+    m = gpu.mapped_array((4, 3), np.float32)
+    htod, dtoh = fake.calls("cuMemcpyHtoDAsync_v2"), fake.calls("cuMemcpyDtoHAsync_v2")
+    k[1, 1](m[1:])
+    assert fake.calls("cuMemcpyHtoDAsync_v2") == htod and fake.calls("cuMemcpyDtoHAsync_v2") == dtoh
+    # The fake driver maps host memory at the host address; a view starts at its own element.
+    assert u64(fake.last_launch()[5][0]) == m[1:].__array_interface__["data"][0]

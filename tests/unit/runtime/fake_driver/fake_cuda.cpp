@@ -303,6 +303,13 @@ CUresult cuMemHostAlloc(void** ptr, size_t bytes, unsigned) {
   return CUDA_SUCCESS;
 }
 
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* dptr, void* host, unsigned) {
+  FAKE_ENTER("cuMemHostGetDevicePointer_v2");
+  if (!state().pinned.count(host)) return kInvalidValue;
+  *dptr = CUdeviceptr(reinterpret_cast<uintptr_t>(host));
+  return CUDA_SUCCESS;
+}
+
 CUresult cuMemFreeHost(void* ptr) {
   FAKE_ENTER("cuMemFreeHost");
   if (!state().pinned.erase(ptr)) return kInvalidValue;
