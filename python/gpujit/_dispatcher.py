@@ -30,13 +30,13 @@ class Dispatcher(_core.Dispatcher):
     """A jitted kernel (or, with device=True, a device function callable from kernels)."""
 
     def __init__(self, pyfunc, device=False, fastmath=False, opt=3, lineinfo=False, debug=False, max_registers=0,
-                 cache=False, warn_float64=True, targetoptions=None):
+                 cache=False, warn_float64=True, launch_bounds=(0, 0, 0), targetoptions=None):
         code = pyfunc.__code__
         if code.co_flags & 0x0C:  # CO_VARARGS | CO_VARKEYWORDS
             raise TypeError(f"'{pyfunc.__name__}': kernels take positional parameters only (no *args, **kwargs)")
         params = code.co_varnames[: code.co_argcount]
         super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache,
-                         warn_float64)
+                         warn_float64, launch_bounds)
         self.py_func = pyfunc
         self.__name__ = pyfunc.__name__
         self.__qualname__ = getattr(pyfunc, "__qualname__", pyfunc.__name__)
@@ -186,7 +186,9 @@ class Dispatcher(_core.Dispatcher):
 # numba-cuda's jit options. fastmath and opt change the code; debug compiles at opt 0 with bounds-checked
 # array indexing (an out-of-bounds index raises IndexError on the CPU backend), boundscheck adds the checks
 # alone; lineinfo puts source lines in the PTX, max_registers caps registers per thread, cache keeps compiled
-# PTX on disk; the others (inline, forceinline, link, launch_bounds, lto, shared_memory_carveout) are accepted
+# PTX on disk; launch_bounds puts .maxntid/.minnctapersm/.maxclusterrank on the kernel, and a launch with more
+# threads per block than its bound fails as the driver fails it (CUDA_ERROR_INVALID_VALUE, on the cpu backend
+# too); the others (inline, forceinline, link, lto, shared_memory_carveout) are accepted
 # so that numba-cuda code runs, and have no effect yet (carveout values are checked as numba checks them).
 # extensions is accepted when empty: gpujit's launch path runs no prepare_args hooks. warn_float64 is
 # gpujit's own: False silences the PerformanceWarning for float64 arithmetic in a float32 kernel.
@@ -229,9 +231,14 @@ def jit(func_or_sig=None, device=False, **options):
               "lineinfo": bool(options.get("lineinfo", False)),
               "debug": bool(options.get("debug", False) or options.get("boundscheck", False)),
               "max_registers": max_registers, "cache": bool(options.get("cache", False)),
-              "warn_float64": bool(options.get("warn_float64", True))}
+              "warn_float64": bool(options.get("warn_float64", True)),
+              "launch_bounds": _launch_bounds(options.get("launch_bounds"))}
 
+    # targetoptions keeps launch_bounds as the user spelled it (numba's does); the binding gets it normalised.
     targetoptions = dict(kwargs, **{k: v for k, v in options.items() if k not in kwargs})
+    targetoptions.pop("launch_bounds")
+    if options.get("launch_bounds") is not None:
+        targetoptions["launch_bounds"] = options["launch_bounds"]
     # One signature (not a list of them) makes a specialized dispatcher, as in numba.
     specialized = func_or_sig is not None and not isinstance(func_or_sig, list)
 
@@ -261,6 +268,14 @@ def _check_carveout(carveout):
         raise TypeError(f"shared_memory_carveout must be str or int, not {type(carveout).__name__}")
 
 
+def _launch_bounds(bounds):
+    """launch_bounds as the binding takes it: (max threads, min blocks, max cluster rank), 0 where not given."""
+    if bounds is None:
+        return (0, 0, 0)
+    values = (bounds,) if isinstance(bounds, int) else tuple(bounds)
+    return values + (0,) * (3 - len(values))
+
+
 def _check_launch_bounds(bounds):
     """numba's launch_bounds: max threads per block, then optionally min blocks per SM and max blocks per
     cluster, as an int or a tuple of one to three positive ints."""
@@ -276,9 +291,11 @@ def _check_launch_bounds(bounds):
 
 def _dispatcher_kwargs(targetoptions):
     """The Dispatcher constructor's arguments among jit's options."""
-    names = ("device", "fastmath", "opt", "lineinfo", "debug", "max_registers", "cache", "warn_float64")
+    names = ("device", "fastmath", "opt", "lineinfo", "debug", "max_registers", "cache", "warn_float64",
+             "launch_bounds")
     kwargs = {k: targetoptions[k] for k in names if k in targetoptions}
     kwargs["max_registers"] = kwargs.get("max_registers") or 0
+    kwargs["launch_bounds"] = _launch_bounds(kwargs.get("launch_bounds"))
     return kwargs
 
 

@@ -525,13 +525,16 @@ PyObject* dispatcher_new(PyTypeObject* type, PyObject*, PyObject*) {
 
 int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* keywords[] = {"name",  "params",   "device",        "fastmath", "opt",
-                                   "debug", "lineinfo", "max_registers", "cache",    "warn_float64", nullptr};
+                                   "debug", "lineinfo", "max_registers", "cache",    "warn_float64", "launch_bounds",
+                                   nullptr};
   const char* name = nullptr;
   PyObject* params = nullptr;
   int device = 0, fastmath = 0, opt = 3, debug = 0, lineinfo = 0, max_registers = 0, cache = 0, warn_float64 = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippipp", const_cast<char**>(keywords), &name, &params,
-                                   &device, &fastmath, &opt, &debug, &lineinfo, &max_registers, &cache,
-                                   &warn_float64)) {
+  // launch_bounds: (max threads per block, min blocks per SM, max cluster rank), 0 for each one not given.
+  int max_threads = 0, min_blocks = 0, max_cluster_rank = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippipp(iii)", const_cast<char**>(keywords), &name,
+                                   &params, &device, &fastmath, &opt, &debug, &lineinfo, &max_registers, &cache,
+                                   &warn_float64, &max_threads, &min_blocks, &max_cluster_rank)) {
     return -1;
   }
   try {
@@ -545,6 +548,9 @@ int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
     st.options.debug = debug != 0;  // bounds checks (debug=True or boundscheck=True)
     st.options.lineinfo = lineinfo != 0;
     st.options.max_registers = max_registers;  // 0: no limit; the jit decorator checked the range
+    st.options.max_threads = max_threads;      // launch_bounds, checked by the jit decorator
+    st.options.min_blocks = min_blocks;
+    st.options.max_cluster_rank = max_cluster_rank;
     st.cache_to_disk = cache != 0;
     st.options.warn_float64 = warn_float64 != 0;
   } catch (...) {
@@ -595,7 +601,12 @@ PyObject* dispatcher_call(PyObject* self, PyObject*, PyObject*) {
 
 /// A signature argument as text: a str as it is, anything else through gpujit._signature.signature_text.
 std::string signature_text(PyObject* sig) {
-  if (PyUnicode_Check(sig)) return PyUnicode_AsUTF8(sig);
+  if (PyUnicode_Check(sig)) {
+    // numba's "(int32[::1], int32)" is the argument types alone ("()" none at all): a kernel's returns void.
+    std::string text = PyUnicode_AsUTF8(sig);
+    size_t first = text.find_first_not_of(" \t");
+    return first != std::string::npos && text[first] == '(' ? "void" + text : text;
+  }
   return pyb::module_::import("gpujit._signature").attr("signature_text")(pyb::handle(sig)).cast<std::string>();
 }
 

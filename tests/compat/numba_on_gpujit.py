@@ -90,6 +90,13 @@ def _bind_numba_cuda():
     # Likewise a test expecting numba's warnings expects gpujit's (the launch warnings, debug with opt).
     errors.NumbaPerformanceWarning = gpujit.PerformanceWarning
     errors.NumbaInvalidConfigWarning = gpujit.InvalidConfigWarning
+    # numba-cuda reports a driver call's failure as cuda-python's CUDAError; gpujit's is CudaAPIError.
+    try:
+        import cuda.core._utils.cuda_utils as cuda_utils
+    except ImportError:
+        cuda_utils = None
+    if cuda_utils is not None:
+        cuda_utils.CUDAError = gpujit.CudaAPIError
     testing.cc_X_or_above = _cc_at_least
     testing.CUDATestCase.skip_if_lto = lambda self, reason: None
     driver.USE_NV_BINDING = True

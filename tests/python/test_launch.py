@@ -203,7 +203,8 @@ def test_a_kernel_limited_by_registers_says_so(fake, monkeypatch):
     def heavy(a):
         pass
 
-    with pytest.raises(gpu.LaunchError, match=r"a block of 512 threads is more than this kernel's limit of 256"):
+    with pytest.raises(gpu.CudaAPIError, match=r"CUDA_ERROR_INVALID_VALUE.*a block of 512 threads is more than "
+                                               r"this kernel's limit of 256"):
         heavy[1, 512](1)
 
 
