@@ -437,6 +437,7 @@ std::string builtins_markdown() {
   struct Section {
     const char* title;
     std::vector<BuiltinScope> scopes;
+    const char* note = nullptr;  // a paragraph after the table
   };
   const Section sections[] = {
       {"Thread indexing and synchronization (`gpu.*`, `cuda.*`, `numba.cuda.*`)",
@@ -447,7 +448,11 @@ std::string builtins_markdown() {
       {"Numbers", {S::Number}},
       {"Python builtins", {S::Python}},
       {"math (also `np.*` where listed)", {S::Math}},
-      {"cmath (complex64 and complex128)", {S::Cmath}},
+      {"cmath (complex64 and complex128)", {S::Cmath},
+       "Where a part of the argument is infinite or NaN, every cmath function returns what CPython's cmath "
+       "returns (its special values, C99 Annex G), as numba does: codegen/cmath_special_values.inc holds those "
+       "tables, generated from CPython by scripts/gen_cmath_special_values.py. Where CPython raises a domain "
+       "error, a kernel (which cannot raise) gets C99's value."},
   };
   std::string md = "# Supported builtins\n\nGenerated from the builtins table (`ir/builtins.cpp`).\n";
   for (const Section& sec : sections) {
@@ -463,6 +468,7 @@ std::string builtins_markdown() {
         md += fmt::format("| {} | {} | {} |\n", name, also, r.doc);
       }
     }
+    if (sec.note) md += fmt::format("\n{}\n", sec.note);
   }
   md += "\n## libdevice (`numba.cuda.libdevice.*`, `gpujit.libdevice.*`)\n\n"
         "Every function of CUDA's libdevice.10.bc, by its name without `__nv_` (`libdevice.sinf(x)`, "
