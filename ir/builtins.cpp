@@ -197,6 +197,11 @@ std::vector<BuiltinInfo> make_rows() {
             "the strides in bytes, a tuple of ndim int64"),
       value(Id::ArrayDtype, S::Array, "dtype", T::ArrayAttr, L::None, BuiltinReg::None, 0,
             "the element type, usable as a dtype (local.array(3, a.dtype), a.dtype(0))"),
+      value(Id::ArrayReal, S::Array, "real", T::ArrayAttr, L::ArrayAttr, BuiltinReg::None, 0,
+            "a complex array's real parts: a view of its memory (float32 for complex64, float64 for complex128) "
+            "that can be read, written and used with atomics; of a real array, the array itself"),
+      value(Id::ArrayImag, S::Array, "imag", T::ArrayAttr, L::ArrayAttr, BuiltinReg::None, 0,
+            "a complex array's imaginary parts: a view of its memory, as `real`; complex arrays only"),
       // Python builtins.
       fn(Id::Len, S::Python, "len", 1, 1, T::Len, L::Inline, "len(a): extent of an array's first axis; len(tuple)"),
       fn(Id::Range, S::Python, "range", 1, 3, T::Range, L::Range,

@@ -491,6 +491,23 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
         case BuiltinId::ArrayNdim:
           r = ExprResult::of_const(ConstValue::of_int(t.ndim));
           break;
+        case BuiltinId::ArrayReal:
+        case BuiltinId::ArrayImag:
+          if (!is_complex(t.scalar)) {
+            if (b->id == BuiltinId::ArrayReal) {
+              r = ExprResult::of_value(t);
+              break;
+            }
+            error(e.attr_range, fmt::format("'{}' has no imaginary parts to view: '.imag' is for complex arrays "
+                                            "only{}",
+                                            t.str(), origin_of(*e.value)));
+            return ExprResult::error();
+          }
+          // Every other element of the memory: strided even where the complex array is contiguous.
+          r = ExprResult::of_value(Type::array_of(t.scalar == ScalarKind::Complex64 ? ScalarKind::Float32
+                                                                                    : ScalarKind::Float64,
+                                                  t.ndim, Layout::Any));
+          break;
         default:
           r.what = ExprResult::What::DType;
           r.dtype = t.scalar;

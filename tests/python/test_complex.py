@@ -285,3 +285,43 @@ def test_cmath_at_infinities_and_nans_follows_cpython(dtype):
             if not _same(complex(out[i, k]), want, rtol):
                 bad.append((k, complex(v), complex(out[i, k]), want))
     assert not bad, bad[:10]
+
+
+@gpu.jit
+def parts_views(values, out):
+    i, j = gpu.grid(2)
+    if i < values.shape[0] and j < values.shape[1]:
+        gpu.atomic.add(values.real, (i, j), 1)
+        values.imag[i, j] = values.imag[i, j] * 2
+        out[i, j] = values.real[i, j] - values.imag[i, j]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_real_and_imag_of_a_complex_array_are_views_of_its_memory(dtype):
+    base = (np.arange(24) + 1j * np.arange(24) * 3).astype(dtype).reshape(4, 6)
+    a = base[:, 1::2]  # a strided view, so the parts' strides come from the array's own
+    want_values = a + 1 + 1j * a.imag
+    part = np.float32 if dtype == np.complex64 else np.float64
+    out = np.zeros(a.shape, part)
+    parts_views[(1, 1), a.shape](a, out)
+    np.testing.assert_array_equal(a, want_values)
+    np.testing.assert_array_equal(out, a.real - a.imag)
+    np.testing.assert_array_equal(base[:, ::2], (np.arange(24) + 1j * np.arange(24) * 3).astype(dtype).reshape(4, 6)[:, ::2])
+
+
+def test_imag_of_a_real_array_is_a_compile_error_and_real_is_the_array():
+    @gpu.jit
+    def real_ok(x):
+        x.real[0] = 5
+
+    x = np.zeros(3)
+    real_ok[1, 1](x)
+    assert x[0] == 5
+
+    @gpu.jit
+    def imag_bad(x):
+        x.imag[0] = 1
+
+    with pytest.raises(gpu.CompileError, match=r"'float64\[::1\]' has no imaginary parts to view") as e:
+        imag_bad[1, 1](x)
+    assert e.value.lineno == imag_bad.__code__.co_firstlineno + 2  # the line after the decorator and def
