@@ -307,6 +307,11 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
     case GlobalValue::Kind::Unsupported:
       error(e.range, fmt::format("global '{}' cannot be used in a kernel: {}", id, g.reason));
       return ExprResult::error();
+    case GlobalValue::Kind::Constants:
+      r.what = ExprResult::What::Namespace;
+      r.module = id;
+      r.members = &g.members;
+      break;
   }
   if (checking_) fn_.symbols[&e] = symbol_for(r, id);
   return record(e, r);
@@ -445,6 +450,17 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
     case ExprResult::What::Module:
       return module_attribute(base.module, e.attr, e, e.attr_range);
     case ExprResult::What::Namespace: {
+      if (base.members) {  // RequestError.not_found: a member of an IntEnum, a constant
+        auto it = base.members->find(e.attr);
+        if (it == base.members->end()) {
+          std::vector<std::string_view> names;
+          for (const auto& [name, value] : *base.members) names.push_back(name);
+          error(e.attr_range, fmt::format("'{}' has no attribute '{}'{}", base_path, e.attr, suggest(e.attr, names)));
+          return ExprResult::error();
+        }
+        r = ExprResult::of_const(it->second);
+        break;
+      }
       BuiltinScope scope = namespace_scope(base.module);
       const BuiltinInfo* b = find_builtin(scope, e.attr);
       if (!b) {

@@ -33,6 +33,8 @@ struct ExprResult {
   ScalarKind dtype = ScalarKind::Float64;  // DType
   const BuiltinInfo* builtin = nullptr;    // Builtin (functions); also set for builtin values
   const FunctionDef* function = nullptr;   // Device
+  /// Namespace of a class of constants (an IntEnum global): its members; null for builtin namespaces.
+  const std::map<std::string, ConstValue>* members = nullptr;
 
   bool is_value() const { return what == What::Value; }
   bool ok() const { return what != What::Unknown && what != What::Error; }

@@ -66,6 +66,14 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
       g = GlobalValue::of_member(d[1].cast<std::string>(), d[2].cast<std::string>());
     } else if (tag == "dtype") {
       g = GlobalValue::of_dtype(dtype_named(d[1]));
+    } else if (tag == "constants") {
+      // ("constants", ((name, description), ...)): a class of constants, an IntEnum
+      std::map<std::string, ConstValue> members;
+      for (pyb::handle m : d[1]) {
+        auto pair_m = pyb::reinterpret_borrow<pyb::tuple>(m);
+        members.emplace(pair_m[0].cast<std::string>(), constant_of(pyb::reinterpret_borrow<pyb::tuple>(pair_m[1])));
+      }
+      g = GlobalValue::of_constants(std::move(members));
     } else if (tag == "unsupported") {
       g = GlobalValue::of_unsupported(d[1].cast<std::string>());
     } else if (tag == "function") {

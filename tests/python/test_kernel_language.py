@@ -523,3 +523,55 @@ def test_iterating_a_number_is_an_error_at_the_iterable():
     with pytest.raises(cuda.CompileError, match=r"a for loop iterates over range\(\), an array, a tuple, "
                                                r"enumerate\(\) or zip\(\); got int64 \('n' is an argument\)"):
         bad[1, 1](np.zeros(1), 3)
+
+
+import enum  # noqa: E402
+
+
+class Status(enum.IntEnum):
+    ok = 200
+    missing = 404
+    broken = 500
+
+
+class Colour(enum.Enum):
+    red = 1
+    green = 2
+
+
+def test_intenum_members_are_int_constants():
+    @cuda.jit
+    def classify(codes, out):
+        i = cuda.grid(1)
+        if i < codes.size:
+            c = codes[i]
+            if c >= Status.broken:
+                out[i] = c - Status.missing
+            elif c == Status.missing:
+                out[i] = cuda.int16(Status.ok)
+            else:
+                out[i] = c + Status.ok
+
+    codes = np.array([100, 404, 500, 550], np.int64)
+    out = np.zeros(4, np.int64)
+    classify[1, 4](codes, out)
+    np.testing.assert_array_equal(out, [300, 200, 96, 146])
+
+
+def test_enum_classes_that_are_not_intenum_and_unknown_members_are_errors_at_the_line():
+    @cuda.jit
+    def plain(out):
+        out[0] = Colour.red == Colour.green
+
+    with pytest.raises(cuda.CompileError, match=r"global 'Colour' cannot be used in a kernel: 'Colour' is an Enum "
+                                                r"whose members are not ints; gpujit supports the members of an "
+                                                r"IntEnum") as e:
+        plain[1, 1](np.zeros(1, np.bool_))
+    assert e.value.lineno == plain.__code__.co_firstlineno + 2
+
+    @cuda.jit
+    def typo(out):
+        out[0] = Status.brokn
+
+    with pytest.raises(cuda.CompileError, match=r"'Status' has no attribute 'brokn'; did you mean 'broken'\?"):
+        typo[1, 1](np.zeros(1, np.int64))
