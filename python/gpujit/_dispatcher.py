@@ -178,7 +178,12 @@ class Dispatcher(_core.Dispatcher):
         return f"<gpujit {kind} {self.__qualname__}>"
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        """numba's kernel.forall(n): a 1-D launch with at least n threads."""
+        """numba's kernel.forall(n): a 1-D launch with at least n threads; with n == 0, a call that launches
+        nothing (a grid of no blocks is not a launch the driver accepts)."""
+        if ntasks < 0:
+            raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
+        if ntasks == 0:
+            return _no_work
         tpb = tpb or 128
         return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
 
@@ -274,6 +279,10 @@ def _launch_bounds(bounds):
         return (0, 0, 0)
     values = (bounds,) if isinstance(bounds, int) else tuple(bounds)
     return values + (0,) * (3 - len(values))
+
+
+def _no_work(*args):
+    """kernel.forall(0)(...): no tasks, so nothing runs."""
 
 
 def _check_launch_bounds(bounds):

@@ -201,3 +201,19 @@ def test_type_annotation_maps_the_kernels_variables_to_their_types():
     assert typemap["s"] == gpu.float64[:, ::1]
     assert typemap["t"] == "UniTuple(int64, 2)"  # tuple types have no type object: their text
     assert str(annotation) == f.inspect_types("void(int32[::1], float32)")
+
+
+def test_forall_covers_the_tasks_and_refuses_a_negative_count():
+    @gpu.jit
+    def bump(a):
+        i = gpu.grid(1)
+        if i < a.size:
+            a[i] += 1
+
+    a = np.zeros(300, np.int64)
+    bump.forall(a.size)(a)
+    np.testing.assert_array_equal(a, 1)
+    bump.forall(0)(a)  # no tasks: nothing is launched (a grid of 0 blocks would be refused)
+    np.testing.assert_array_equal(a, 1)
+    with pytest.raises(ValueError, match="Can't create ForAll with negative task count: -1"):
+        bump.forall(-1)
