@@ -408,15 +408,27 @@ PyType_Spec launcher_spec = {"gpujit._core.Launcher", sizeof(LauncherObject), 0,
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC,
                              launcher_slots};
 
-/// Reads a grid or block: an int or a sequence of one to three ints.
+/// `obj` as numba's launch errors show a configuration: a list of its dimensions ("[1, 2, 3, 4]", "[2.0]").
+std::string dims_as_list(PyObject* obj) {
+  pyb::handle h(obj);
+  if (PyTuple_Check(obj) || PyList_Check(obj)) return pyb::repr(pyb::list(pyb::reinterpret_borrow<pyb::object>(h)));
+  return "[" + pyb::repr(h).cast<std::string>() + "]";
+}
+
+/// Reads a grid or block: an int or a sequence of one to three ints. The errors use numba's words
+/// ("griddim must be a sequence of integers, got [2.0]"), which programs written for numba-cuda look for.
 rt::Dim3 parse_dims(PyObject* obj, const char* what) {
   rt::Dim3 d;
   uint32_t* axes[3] = {&d.x, &d.y, &d.z};
+  auto not_integers = [&] {
+    return pyb::type_error(std::string(what) + "dim must be a sequence of integers, got " + dims_as_list(obj) +
+                           " (" + what + " must be an int or a tuple of up to 3 ints)");
+  };
   auto read = [&](PyObject* v, int axis) {
     long long x = PyLong_AsLongLong(v);
     if (x == -1 && PyErr_Occurred()) {
       PyErr_Clear();
-      throw pyb::type_error(std::string(what) + " dimensions must be integers, not " + Py_TYPE(v)->tp_name);
+      throw not_integers();
     }
     if (x < 0 || x > 0xFFFFFFFFLL) {
       throw rt::LaunchError(std::string(what) + " dimension " + "xyz"[axis] + " is " + std::to_string(x) +
@@ -429,12 +441,14 @@ rt::Dim3 parse_dims(PyObject* obj, const char* what) {
   } else if (PyTuple_Check(obj) || PyList_Check(obj)) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
     if (n < 1 || n > 3) {
-      throw rt::LaunchError(std::string(what) + " must have 1 to 3 dimensions, got " + std::to_string(n));
+      throw rt::LaunchError(std::string(what) + "dim must be a sequence of 1, 2 or 3 integers, got " +
+                            dims_as_list(obj) + " (" + what + " must have 1 to 3 dimensions, got " +
+                            std::to_string(n) + ")");
     }
     PyObject** items = PySequence_Fast_ITEMS(obj);
     for (Py_ssize_t i = 0; i < n; ++i) read(items[i], int(i));
   } else {
-    throw pyb::type_error(std::string(what) + " must be an int or a tuple of up to 3 ints, not " + Py_TYPE(obj)->tp_name);
+    throw not_integers();
   }
   rt::validate_dims(d, what);
   return d;
