@@ -217,3 +217,17 @@ def test_forall_covers_the_tasks_and_refuses_a_negative_count():
     np.testing.assert_array_equal(a, 1)
     with pytest.raises(ValueError, match="Can't create ForAll with negative task count: -1"):
         bump.forall(-1)
+
+
+def test_kernels_run_on_the_named_default_streams():
+    @gpu.jit
+    def fill(a, v):
+        i = gpu.grid(1)
+        if i < a.size:
+            a[i] = v
+
+    d = gpu.device_array(64, np.int32)
+    for v, s in enumerate((gpu.legacy_default_stream(), gpu.per_thread_default_stream())):
+        fill[1, 64, s](d, v + 1)
+        s.synchronize()
+        np.testing.assert_array_equal(d.copy_to_host(), v + 1)

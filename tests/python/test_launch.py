@@ -278,3 +278,16 @@ def test_mapped_arrays_are_passed_in_place(fake):
     assert fake.calls("cuMemcpyHtoDAsync_v2") == htod and fake.calls("cuMemcpyDtoHAsync_v2") == dtoh
     # The fake driver maps host memory at the host address; a view starts at its own element.
     assert u64(fake.last_launch()[5][0]) == m[1:].__array_interface__["data"][0]
+
+
+def test_the_default_streams_by_name_are_the_drivers_special_handles(fake):
+    @gpu.jit
+    def k(a):
+        pass
+
+    for make, handle in ((gpu.legacy_default_stream, 1), (gpu.per_thread_default_stream, 2)):
+        s = make()
+        assert int(s.handle) == handle  # CU_STREAM_LEGACY, CU_STREAM_PER_THREAD
+        s.synchronize()
+        k[1, 1, s](1)
+        assert fake.last_launch()[4] == handle
