@@ -96,3 +96,18 @@ def test_launch_configuration_errors_come_before_any_device_use():
     with pytest.raises(TypeError, match=r"^griddim must be a sequence of integers, got \[1, 'a'\]"):
         kernel[(1, "a"), 1]
     assert isinstance(gpu.LaunchError("x"), ValueError)
+
+
+def test_dtypes_equal_numbas_scalar_types_of_the_same_name():
+    numba = pytest.importorskip("numba")
+    assert gpu.int32 == numba.int32 and gpu.float64 == numba.float64
+    assert gpu.int32 != numba.int64 and gpu.int32 != "int32"
+    assert {gpu.float32: "f"}[numba.float32] == "f"  # equal types hash alike
+
+    @gpu.jit("void(int32[::1])")
+    def f(x):
+        scratch = gpu.local.array(4, dtype=numba.int32)
+        scratch[0] = x[0]
+        x[0] = scratch[0]
+
+    assert next(iter(f.overloads.values()))._type_annotation.typemap["scratch"].dtype == numba.int32
