@@ -160,7 +160,7 @@ class Dispatcher(_core.Dispatcher):
             target = getattr(target, part, None)
         if target is self:
             return self.__qualname__
-        return _rebuild, (self.py_func, self.targetoptions)
+        return _rebuild, (_picklable_function(self.py_func), self.targetoptions)
 
     @property
     def stats(self):
@@ -310,7 +310,69 @@ def _dispatcher_kwargs(targetoptions):
 
 def _rebuild(py_func, targetoptions):
     """Unpickles a dispatcher: the same function under the same jit options, compiled again when launched."""
+    if isinstance(py_func, _FunctionByValue):
+        py_func = py_func.function()
     return Dispatcher(py_func, **_dispatcher_kwargs(targetoptions), targetoptions=targetoptions)
+
+
+def _picklable_function(fn):
+    """`fn` itself where pickle finds it by name (a module-level function), else the function by value."""
+    module = sys.modules.get(fn.__module__)
+    target = module
+    for part in fn.__qualname__.split("."):
+        target = getattr(target, part, None)
+    return fn if target is fn else _FunctionByValue(fn)
+
+
+class _FunctionByValue:
+    """A kernel's Python function pickled by value, as cloudpickle pickles a local function for numba: its code
+    (marshal: the same Python reads it back), the globals it names (modules by name, other values by pickle,
+    so device functions it calls travel the same way), its closure and defaults, and its source lines, which
+    gpujit compiles from: put in linecache where the loading process cannot read the file."""
+
+    def __init__(self, fn):
+        import linecache
+        import marshal
+        import types
+
+        from ._source import _code_names
+
+        code = fn.__code__
+        glob = fn.__globals__
+        self.code = marshal.dumps(code)
+        self.names = (fn.__name__, fn.__qualname__, fn.__module__)
+        self.defaults = fn.__defaults__
+        self.modules, self.values = {}, {}
+        for name in _code_names(code, set()):
+            if name not in glob:
+                continue  # a builtin, or an attribute name
+            value = glob[name]
+            if isinstance(value, types.ModuleType):
+                self.modules[name] = value.__name__
+            else:
+                self.values[name] = value
+        self.closure = tuple(cell.cell_contents for cell in fn.__closure__ or ())
+        self.lines = linecache.getlines(code.co_filename, glob)
+
+    def function(self):
+        import builtins
+        import importlib
+        import linecache
+        import marshal
+        import types
+
+        code = marshal.loads(self.code)
+        name, qualname, module = self.names
+        glob = {"__name__": module, "__builtins__": builtins}
+        glob.update({k: importlib.import_module(m) for k, m in self.modules.items()})
+        glob.update(self.values)
+        cells = tuple(types.CellType(v) for v in self.closure) or None
+        fn = types.FunctionType(code, glob, name, self.defaults, cells)
+        fn.__qualname__ = qualname
+        fn.__module__ = module
+        if self.lines and not linecache.getlines(code.co_filename):
+            linecache.cache[code.co_filename] = (sum(map(len, self.lines)), None, list(self.lines), code.co_filename)
+        return fn
 
 
 def _compute_capability():

@@ -389,6 +389,57 @@ void launcher_dealloc(PyObject* self) {
   Py_DECREF(tp);
 }
 
+PyObject* dim3_tuple(const rt::Dim3& d) { return Py_BuildValue("(III)", d.x, d.y, d.z); }
+
+PyObject* launcher_griddim(PyObject* self, void*) {
+  return dim3_tuple(reinterpret_cast<LauncherObject*>(self)->spec.config.grid);
+}
+PyObject* launcher_blockdim(PyObject* self, void*) {
+  return dim3_tuple(reinterpret_cast<LauncherObject*>(self)->spec.config.block);
+}
+PyObject* launcher_sharedmem(PyObject* self, void*) {
+  return PyLong_FromUnsignedLong(reinterpret_cast<LauncherObject*>(self)->spec.config.shared_bytes);
+}
+PyObject* launcher_dispatcher(PyObject* self, void*) {
+  return Py_NewRef(reinterpret_cast<LauncherObject*>(self)->dispatcher);
+}
+
+/// Pickles as the dispatcher and the configuration, `dispatcher[griddim, blockdim, 0, sharedmem]` again when
+/// loaded (numba's configured kernels pickle so). A stream is a live handle of this process: a launcher on
+/// one other than the default stream does not pickle.
+PyObject* launcher_reduce(PyObject* self, PyObject*) {
+  auto* l = reinterpret_cast<LauncherObject*>(self);
+  if (l->spec.config.stream != nullptr) {
+    PyErr_SetString(PyExc_TypeError,
+                    "a kernel configured with a stream cannot be pickled: the stream is this process's handle; "
+                    "pickle the kernel and configure it with a stream where it is loaded");
+    return nullptr;
+  }
+  try {
+    pyb::object getitem = pyb::module_::import("operator").attr("getitem");
+    pyb::tuple config = pyb::make_tuple(pyb::reinterpret_steal<pyb::object>(dim3_tuple(l->spec.config.grid)),
+                                        pyb::reinterpret_steal<pyb::object>(dim3_tuple(l->spec.config.block)), 0,
+                                        l->spec.config.shared_bytes);
+    return pyb::make_tuple(getitem, pyb::make_tuple(pyb::handle(l->dispatcher), config)).release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+PyGetSetDef launcher_getset[] = {
+    {"griddim", launcher_griddim, nullptr, "The grid, (x, y, z) blocks.", nullptr},
+    {"blockdim", launcher_blockdim, nullptr, "The block, (x, y, z) threads.", nullptr},
+    {"sharedmem", launcher_sharedmem, nullptr, "Bytes of dynamic shared memory per block.", nullptr},
+    {"dispatcher", launcher_dispatcher, nullptr, "The kernel this configuration launches.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyMethodDef launcher_methods[] = {
+    {"__reduce__", launcher_reduce, METH_NOARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr},
+};
+
 PyMemberDef launcher_members[] = {
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(LauncherObject, vectorcall), READONLY, nullptr},
     {nullptr, 0, 0, 0, nullptr},
@@ -400,6 +451,8 @@ PyType_Slot launcher_slots[] = {
     {Py_tp_clear, reinterpret_cast<void*>(launcher_clear)},
     {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
     {Py_tp_members, launcher_members},
+    {Py_tp_getset, launcher_getset},
+    {Py_tp_methods, launcher_methods},
     {Py_tp_doc, const_cast<char*>("A kernel with its launch configuration; call it with the kernel's arguments.")},
     {0, nullptr},
 };

@@ -5,6 +5,8 @@ are skipped without it.
 """
 
 import pickle
+import subprocess
+import sys
 import shutil
 import os
 
@@ -154,7 +156,8 @@ def test_a_module_level_kernel_pickles_by_reference():
 def test_a_kernel_rebuilds_from_its_function_and_options():
     rebuild, (py_func, options) = from_table.__reduce__.__func__(_Unlisted(from_table))
     again = rebuild(py_func, options)
-    assert again is not from_table and again.__code__ is from_table.py_func.__code__
+    # The function travels by value (the module holds the dispatcher, not the function, under its name).
+    assert again is not from_table and again.__code__ == from_table.py_func.__code__
     out = np.zeros(4, np.int64)
     again[1, 4](out)
     np.testing.assert_array_equal(out, TABLE[:4])
@@ -231,3 +234,34 @@ def test_kernels_run_on_the_named_default_streams():
         fill[1, 64, s](d, v + 1)
         s.synchronize()
         np.testing.assert_array_equal(d.copy_to_host(), v + 1)
+
+
+def test_local_kernels_and_configured_launches_pickle_by_value(tmp_path):
+    offset = 10
+
+    @gpu.jit(device=True)
+    def inner(a):
+        return a + offset
+
+    @gpu.jit
+    def outer(arr):
+        arr[0] = inner(arr[0]) * SCALE
+
+    launch = pickle.loads(pickle.dumps(outer[5, 8]))
+    assert (launch.griddim, launch.blockdim, launch.sharedmem) == ((5, 1, 1), (8, 1, 1), 0)
+    arr = np.array([1])
+    pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(outer))))[1, 1](arr)
+    assert arr[0] == (1 + offset) * SCALE
+    with pytest.raises(TypeError, match="a kernel configured with a stream cannot be pickled"):
+        pickle.dumps(outer[1, 1, gpu.stream()])
+    # A fresh process, which cannot import this test module, runs the kernel from the pickle alone.
+    blob = tmp_path / "outer.pickle"
+    blob.write_bytes(pickle.dumps(outer))
+    code = ("import pickle, sys, numpy as np; k = pickle.loads(open(sys.argv[1], 'rb').read()); "
+            "a = np.array([2]); k[1, 1](a); print(a[0])")
+    out = subprocess.run([sys.executable, "-c", code, str(blob)], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str((2 + offset) * SCALE)
+
+
+SCALE = 3
