@@ -76,6 +76,9 @@ is_available = _core.is_available
 empty_cache = _core.empty_cache
 allocator_stats = _core.allocator_stats
 from ._device_array import DeviceMemory, from_cuda_array_interface  # noqa: E402  numba's DeviceNDArray API
+from ._arg_hints import In, InOut, Out  # noqa: E402  numba's copy-direction hints for host arrays
+
+_core._set_arg_hint_types(In, Out, InOut)
 from ._host_memory import (device_array_like, mapped_array, mapped_array_like, pinned_array,  # noqa: E402
                            pinned_array_like)
 

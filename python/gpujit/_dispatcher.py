@@ -37,6 +37,8 @@ class Dispatcher(_core.Dispatcher):
         params = code.co_varnames[: code.co_argcount]
         super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache,
                          warn_float64, launch_bounds)
+        self._extensions = list((targetoptions or {}).get("extensions") or ())
+        self._set_extensions(self._extensions)
         self.py_func = pyfunc
         self.__name__ = pyfunc.__name__
         self.__qualname__ = getattr(pyfunc, "__qualname__", pyfunc.__name__)
@@ -67,8 +69,9 @@ class Dispatcher(_core.Dispatcher):
 
     @property
     def extensions(self):
-        """numba's argument extensions (prepare_args); gpujit's launch path runs none, so the list is empty."""
-        return _NoExtensions()
+        """numba's argument extensions: objects whose prepare_args(ty, val, stream=, retr=) each launch runs
+        over every argument (gpujit/_arg_hints.py); append to this list to add one."""
+        return self._extensions
 
     @property
     def overloads(self):
@@ -195,7 +198,7 @@ class Dispatcher(_core.Dispatcher):
 # threads per block than its bound fails as the driver fails it (CUDA_ERROR_INVALID_VALUE, on the cpu backend
 # too); the others (inline, forceinline, link, lto, shared_memory_carveout) are accepted
 # so that numba-cuda code runs, and have no effect yet (carveout values are checked as numba checks them).
-# extensions is accepted when empty: gpujit's launch path runs no prepare_args hooks. warn_float64 is
+# extensions are numba's prepare_args hooks, run over the arguments of each launch (_arg_hints.py). warn_float64 is
 # gpujit's own: False silences the PerformanceWarning for float64 arithmetic in a float32 kernel.
 _OPTIONS = {"device", "fastmath", "opt", "lineinfo", "debug", "inline", "cache", "link", "max_registers",
             "boundscheck", "forceinline", "launch_bounds", "lto", "shared_memory_carveout", "extensions",
@@ -222,8 +225,6 @@ def jit(func_or_sig=None, device=False, **options):
         _check_carveout(options["shared_memory_carveout"])
     if options.get("launch_bounds") is not None:
         _check_launch_bounds(options["launch_bounds"])
-    if options.get("extensions"):
-        raise NotImplementedError("jit(extensions=...): gpujit's launch path does not run prepare_args hooks")
     max_registers = _max_registers(options.get("max_registers"))
     if options.get("debug") and options.get("opt") not in (None, False, 0):
         # numba warns too (NVVM cannot debug optimized code); in gpujit debug simply wins.
@@ -308,6 +309,13 @@ def _dispatcher_kwargs(targetoptions):
     return kwargs
 
 
+def _prepare_args(extensions, args, stream):
+    """The launch path's call into the kernel's extensions (python/src/dispatcher.cpp)."""
+    from ._arg_hints import prepare_args
+
+    return prepare_args(extensions, args, stream)
+
+
 def _rebuild(py_func, targetoptions):
     """Unpickles a dispatcher: the same function under the same jit options, compiled again when launched."""
     if isinstance(py_func, _FunctionByValue):
@@ -380,15 +388,6 @@ def _compute_capability():
         return tuple(_core.get_current_device().compute_capability)
     except Exception:  # no device at all: specializations are still told apart by their types
         return None
-
-
-class _NoExtensions(list):
-    """numba's kernel.extensions, which gpujit cannot honour: adding a prepare_args hook is refused."""
-
-    def _refuse(self, *args):
-        raise NotImplementedError("kernel.extensions: gpujit's launch path does not run prepare_args hooks")
-
-    append = extend = insert = __iadd__ = __setitem__ = _refuse
 
 
 # The most registers a thread can have: the largest .maxnreg ptxas honours.

@@ -56,6 +56,9 @@ struct DispatcherState {
   /// launching small grids or NumPy arrays pays a bit test, not Python's warnings machinery, after the first.
   std::bitset<kMaxMultiprocessors> warned_grids;
   bool warned_host_copy = false;
+  /// numba's kernel.extensions: the Python list of objects whose prepare_args(ty, val, stream=, retr=) each
+  /// launch passes every argument through; empty for almost every kernel, and then nothing runs.
+  pyb::object extensions;
 };
 
 struct DispatcherObject {
@@ -327,7 +330,33 @@ void warn_host_copy(DispatcherState& st, rt::Device& device) {
   st.warned_host_copy = true;
 }
 
+void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs);
+
+/// A launch through the kernel's extensions: gpujit._dispatcher._prepare_args gives the arguments as the
+/// hooks made them and the write-backs they asked for (retr), which run after the launch.
+void launch_with_extensions(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
+  DispatcherState& st = state_of(dispatcher);
+  pyb::tuple given(nargs);
+  for (size_t i = 0; i < nargs; ++i) given[i] = pyb::reinterpret_borrow<pyb::object>(args[i]);
+  pyb::object stream = pyb::int_(reinterpret_cast<uintptr_t>(spec.config.stream));
+  pyb::tuple prepared = pyb::module_::import("gpujit._dispatcher").attr("_prepare_args")(st.extensions, given, stream);
+  auto new_args = prepared[0].cast<pyb::tuple>();
+  std::vector<PyObject*> raw;
+  for (pyb::handle h : new_args) raw.push_back(h.ptr());
+  launch_prepared(dispatcher, spec, raw.data(), raw.size());
+  for (pyb::handle writeback : prepared[1]) writeback();
+}
+
 void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
+  DispatcherState& st = state_of(dispatcher);
+  if (st.extensions && PyList_Check(st.extensions.ptr()) && PyList_GET_SIZE(st.extensions.ptr()) > 0) {
+    launch_with_extensions(dispatcher, spec, args, nargs);
+    return;
+  }
+  launch_prepared(dispatcher, spec, args, nargs);
+}
+
+void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
   DispatcherState& st = state_of(dispatcher);
   if (st.device) {
     throw pyb::type_error("'" + st.name + "' is a device function; call it from a kernel instead of launching it");
@@ -878,7 +907,18 @@ PyObject* stats_get(PyObject* self, void*) {
   return d.release().ptr();
 }
 
+PyObject* dispatcher_set_extensions(PyObject* self, PyObject* list) {
+  if (!PyList_Check(list)) {
+    PyErr_SetString(PyExc_TypeError, "_set_extensions takes a list");
+    return nullptr;
+  }
+  state_of(self).extensions = pyb::reinterpret_borrow<pyb::object>(list);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef dispatcher_methods[] = {
+    {"_set_extensions", reinterpret_cast<PyCFunction>(dispatcher_set_extensions), METH_O,
+     "The list of argument extensions (prepare_args hooks) each launch runs."},
     {"_compile", reinterpret_cast<PyCFunction>(dispatcher_compile), METH_O,
      "Compiles an explicit signature now; the dispatcher then accepts only its explicit signatures."},
     {"_compile_entry", reinterpret_cast<PyCFunction>(dispatcher_compile_entry), METH_VARARGS,
@@ -929,6 +969,13 @@ void register_dispatcher(pyb::module_& m) {
   if (!g_launcher_type) throw pyb::error_already_set();
   m.attr("Dispatcher") = pyb::handle(reinterpret_cast<PyObject*>(g_dispatcher_type));
   m.attr("Launcher") = pyb::handle(reinterpret_cast<PyObject*>(g_launcher_type));
+  m.def("_set_arg_hint_types", [](pyb::object in, pyb::object out, pyb::object inout) {
+    PyObject* types[3] = {in.ptr(), out.ptr(), inout.ptr()};
+    for (int i = 0; i < 3; ++i) {
+      Py_XDECREF(g_arg_hint_types[i]);
+      g_arg_hint_types[i] = Py_NewRef(types[i]);
+    }
+  }, "The classes gpujit.In, gpujit.Out, gpujit.InOut, which the launch path recognises.");
 
   // The decorator for explicit signatures: a C++ callable, so a CompileError at decoration shows the user's
   // decorator line and no gpujit frame.

@@ -291,3 +291,16 @@ def test_the_default_streams_by_name_are_the_drivers_special_handles(fake):
         s.synchronize()
         k[1, 1, s](1)
         assert fake.last_launch()[4] == handle
+
+
+@pytest.mark.parametrize("hint, copies_in, copies_back", [("In", 1, 0), ("Out", 0, 1), ("InOut", 1, 1)])
+def test_copy_hints_choose_the_copies_of_a_host_array(fake, hint, copies_in, copies_back):
+    @gpu.jit
+    def k(a):
+        pass
+
+    a = np.zeros(8, np.float32)
+    htod, dtoh = fake.calls("cuMemcpyHtoDAsync_v2"), fake.calls("cuMemcpyDtoHAsync_v2")
+    k[1, 1](getattr(gpu, hint)(a))
+    assert fake.calls("cuMemcpyHtoDAsync_v2") - htod == copies_in
+    assert fake.calls("cuMemcpyDtoHAsync_v2") - dtoh == copies_back
