@@ -261,6 +261,9 @@ class FunctionAnalyzer {
   bool changed_ = false;
   int loop_depth_ = 0;
   std::set<std::string> local_names_;  // every name the function binds (Python's local scope)
+  /// Locals bound exactly once, by a plain `name = value`: their value expression. A shared or local array's
+  /// shape may name one whose value is a constant (`N = 100; shared.array(N, int32)`), as numba allows.
+  std::map<std::string, const Expr*> assigned_once_;
   std::map<std::string, VarInfo> vars_;
   /// Parameters bound at compile time: each name stands for its argument (a function, dtype or constant).
   std::map<std::string, ExprResult> static_params_;

@@ -575,3 +575,32 @@ def test_enum_classes_that_are_not_intenum_and_unknown_members_are_errors_at_the
 
     with pytest.raises(cuda.CompileError, match=r"'Status' has no attribute 'brokn'; did you mean 'broken'\?"):
         typo[1, 1](np.zeros(1, np.int64))
+
+
+def test_array_shapes_may_name_a_local_assigned_once_to_a_constant():
+    @cuda.jit
+    def fill(out):
+        n = 64
+        dims = (2, 3)
+        sm = cuda.shared.array(n, cuda.int32)
+        scratch = cuda.local.array(dims, cuda.float32)
+        i = cuda.threadIdx.x
+        sm[i] = i * 2
+        cuda.syncthreads()
+        out[i] = sm[n - 1 - i] + scratch.size
+
+    out = np.zeros(64, np.int32)
+    fill[1, 64](out)
+    np.testing.assert_array_equal(out, 2 * (63 - np.arange(64)) + 6)
+
+    @cuda.jit
+    def rebound(out):
+        n = 64
+        n += 1
+        sm = cuda.shared.array(n, cuda.int32)
+        out[0] = sm[0]
+
+    with pytest.raises(cuda.CompileError, match=r"shared.array shape must be a compile-time constant; 'n' is a "
+                                                r"local variable") as e:
+        rebound[1, 1](out)
+    assert e.value.lineno == rebound.__code__.co_firstlineno + 4
