@@ -264,6 +264,14 @@ llvm::Value* FunctionLowering::array_attribute(llvm::Value* array, const Type& t
   if (attr == "ndim") return cast(i64(t.ndim), i64_type, result);
   if (attr == "itemsize") return cast(i64(itemsize), i64_type, result);
   if (attr == "nbytes") return cast(b_.CreateMul(array_size(a), i64(itemsize)), i64_type, result);
+  if (attr == "real" || attr == "imag") {  // the parts of complex elements, as a strided view
+    if (!is_complex(t.scalar)) return array;  // a real array's .real (sema refuses .imag)
+    ArrayParts r;
+    r.data = attr == "imag" ? b_.CreateInBoundsGEP(b_.getInt8Ty(), a.data, i64(itemsize / 2)) : a.data;
+    r.shape = a.shape;
+    r.strides = t.layout == Layout::C ? c_strides(b_, a, itemsize) : a.strides;
+    return cast(pack_array(r), Type::array_of(result.scalar, t.ndim, Layout::Any), result);
+  }
   if (attr == "T") {
     // The transpose: the same data with shape and strides reversed (any layout unless 1-D).
     ArrayParts r;

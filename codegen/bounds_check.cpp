@@ -20,6 +20,7 @@
 #include "codegen/function_lowering.h"
 #include "codegen/host_target.h"
 #include "codegen/nvptx_target.h"
+#include "runtime/host_abi.h"
 
 namespace gpujit {
 namespace {
@@ -81,12 +82,17 @@ void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Va
   static const char* const kFormat =
       "index %lld is out of bounds for axis %lld with size %lld in %s, thread (%lld, %lld, %lld) of block "
       "(%lld, %lld, %lld)\n";
+  static const char* const kTupleFormat =
+      "tuple index out of range: index %lld of a tuple of %lld in %s, thread (%lld, %lld, %lld) of block "
+      "(%lld, %lld, %lld)\n";
+  const bool tuple = axis == kTupleIndexAxis;
   std::vector<llvm::Value*> args{index, b.getInt64(axis), extent, where};
+  if (tuple) args = {index, extent, where};
   for (SpecialReg reg : {SpecialReg::ThreadIdx, SpecialReg::BlockIdx}) {
     for (unsigned a = 0; a < 3; ++a)
       args.push_back(b.CreateZExt(special_register(b, reg, a), b.getInt64Ty()));
   }
-  print(b, c_string(b, kFormat, constant_address_space()), args);
+  print(b, c_string(b, tuple ? kTupleFormat : kFormat, constant_address_space()), args);
   b.CreateIntrinsic(llvm::Intrinsic::trap, {});
 }
 

@@ -167,6 +167,13 @@ void global(KeyStream& k, const GlobalValue& g) {
     case GlobalValue::Kind::Unsupported:
       k.str(g.reason);
       break;
+    case GlobalValue::Kind::Constants:
+      k.u64(g.members.size());
+      for (const auto& [name, value] : g.members) {
+        k.str(name);
+        constant(k, value);
+      }
+      break;
   }
 }
 

@@ -75,6 +75,7 @@ void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& 
   result.entry_name = lowered.kernel->getName().str();
   if (result.diagnostics.has_errors()) return;
   if (options.entry == EntryKind::Kernel) {
+    result.max_threads = options.max_threads;
     if (options.max_registers > 0) limit_registers(*lowered.kernel, options.max_registers);
     // Read by NVPTX's AsmPrinter, as clang's __launch_bounds__ and __cluster_dims__ are.
     if (options.max_threads > 0)

@@ -103,6 +103,9 @@ struct CompileResult {
   /// The kernel reaches cg.this_grid().sync(): launch it with every block resident at once
   /// (cuLaunchCooperativeKernel on CUDA; one OS thread per block on the cpu backend).
   bool uses_grid_sync = false;
+  /// The kernel's launch bound on threads per block (CompileOptions::max_threads); 0: none. The CUDA driver
+  /// reads it from the PTX's .maxntid; the cpu backend enforces it from here.
+  int max_threads = 0;
   std::vector<ParamLayout> params;
   std::string tokens, ast, typed, llvm_ir;  // filled as CompileOptions asks
   std::string ptx;

@@ -13,9 +13,11 @@
 // - cmath: exp, log, log10, sqrt, sin, cos, tan, sinh, cosh, tanh and the inverse functions use CPython's
 //   formulas for finite arguments (sqrt without overflow in the intermediate, tanh with its large-argument
 //   branch, atanh with its large-argument branch, asin/acos/asinh/acosh from two square roots), which keep
-//   full precision near the branch cuts. Infinities and NaNs propagate through the formulas rather than
-//   following C99 Annex G's special-value tables case by case: sqrt, exp and rect keep the cases that
-//   matter most (an infinite imaginary part, a zero angle) exact.
+//   full precision near the branch cuts. Where a part is infinite or NaN the answer is CPython's (and numba's):
+//   its special-value table for the classes of the two parts (cmath_special_values.inc, generated from
+//   CPython by scripts/gen_cmath_special_values.py), or for exp, cosh, sinh, tanh and rect with an infinite
+//   real part and a finite nonzero imaginary part, CPython's formula for that case. sin, cos, tan, asin and
+//   atan are the hyperbolic functions of iz rotated, as in CPython, so they inherit the same answers.
 #include <cmath>
 #include <limits>
 
@@ -33,6 +35,19 @@ struct Parts {
   llvm::Value* re;
   llvm::Value* im;
 };
+
+/// One function's special values: 7 x 7 (real, imaginary) pairs, rows by the class of the real part.
+struct SpecialValues {
+  const char* name;
+  double values[49][2];
+};
+
+constexpr double kInf = HUGE_VAL;
+constexpr double kNaN = __builtin_nan("");
+
+#define GPUJIT_CMATH_SPECIAL_VALUES(fn, ...) constexpr SpecialValues k_special_##fn{#fn, __VA_ARGS__};
+#include "codegen/cmath_special_values.inc"
+#undef GPUJIT_CMATH_SPECIAL_VALUES
 
 ScalarKind component_of(ScalarKind c) {
   return c == ScalarKind::Complex64 ? ScalarKind::Float32 : ScalarKind::Float64;
@@ -90,6 +105,56 @@ class ComplexMath {
                                      : std::numeric_limits<double>::max();
   }
 
+  llvm::Value* is_finite(llvm::Value* x) { return b_.CreateFCmpOLT(fabs(x), c(HUGE_VAL)); }
+
+  /// The class of `x` as the special-value tables index it: 0 -inf, 1 negative, 2 -0.0, 3 +0.0, 4 positive,
+  /// 5 +inf, 6 NaN.
+  llvm::Value* special_class(llvm::Value* x) {
+    auto k = [&](int v) { return b_.getInt32(uint32_t(v)); };
+    llvm::Value* bits = b_.CreateBitCast(x, b_.getIntNTy(real_->getPrimitiveSizeInBits()));
+    llvm::Value* zero = select(b_.CreateICmpSLT(bits, llvm::ConstantInt::get(bits->getType(), 0)), k(2), k(3));
+    llvm::Value* r = select(b_.CreateFCmpOGT(x, c(0)), k(4), zero);
+    r = select(b_.CreateFCmpOLT(x, c(0)), k(1), r);
+    r = select(eq(x, HUGE_VAL), k(5), r);
+    r = select(eq(x, -HUGE_VAL), k(0), r);
+    return select(b_.CreateFCmpUNO(x, x), k(6), r);
+  }
+
+  /// `normal` where both parts of `z` are finite, else the table's entry for their classes.
+  Parts special(const SpecialValues& t, Parts z, Parts normal) {
+    llvm::Module& mod = *b_.GetInsertBlock()->getModule();
+    const bool f32 = k_ == ScalarKind::Float32;
+    const std::string symbol = std::string("gpujit.cmath.") + t.name + (f32 ? ".f32" : ".f64");
+    llvm::GlobalVariable* g = mod.getGlobalVariable(symbol, true);
+    if (!g) {
+      std::vector<llvm::Constant*> cells;
+      for (const auto& v : t.values) {
+        cells.push_back(llvm::ConstantFP::get(real_, v[0]));
+        cells.push_back(llvm::ConstantFP::get(real_, v[1]));
+      }
+      llvm::Constant* init = llvm::ConstantArray::get(llvm::ArrayType::get(real_, cells.size()), cells);
+      g = new llvm::GlobalVariable(mod, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, symbol,
+                                   nullptr, llvm::GlobalValue::NotThreadLocal,
+                                   fl_.m_.target().constant_address_space());
+      g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    }
+    llvm::Value* base = b_.CreateAddrSpaceCast(g, b_.getPtrTy(0));
+    llvm::Value* cell = b_.CreateAdd(b_.CreateMul(special_class(z.re), b_.getInt32(7)), special_class(z.im));
+    llvm::Value* at = b_.CreateMul(cell, b_.getInt32(2));
+    llvm::Value* re = b_.CreateLoad(real_, b_.CreateInBoundsGEP(real_, base, at));
+    llvm::Value* im = b_.CreateLoad(real_, b_.CreateInBoundsGEP(real_, base, b_.CreateAdd(at, b_.getInt32(1))));
+    return select(b_.CreateAnd(is_finite(z.re), is_finite(z.im)), normal, Parts{re, im});
+  }
+
+  /// CPython's computed case: an infinite real part (or modulus) and a finite nonzero imaginary part (angle).
+  llvm::Value* infinite_and_finite_nonzero(Parts z) {
+    return b_.CreateAnd(is_inf(z.re), b_.CreateAnd(is_finite(z.im), b_.CreateFCmpONE(z.im, c(0))));
+  }
+  /// (copysign(mag, cos y) * sre, copysign(mag, sin y) * sim): the limit of mag * e^(iy) with signs flipped.
+  Parts signed_cis(double mag, llvm::Value* y, double sre, double sim) {
+    return {mul(copysign(c(mag), fn("cos", y)), c(sre)), mul(copysign(c(mag), fn("sin", y)), c(sim))};
+  }
+
   // Complex operations.
   Parts mul(Parts a, Parts z) {
     return {sub(mul(a.re, z.re), mul(a.im, z.im)), add(mul(a.re, z.im), mul(a.im, z.re))};
@@ -134,22 +199,45 @@ class ComplexMath {
     llvm::Value* d = div(ay, mul(s, c(2)));
     Parts r = select(b_.CreateFCmpOGE(z.re, c(0)), Parts{s, copysign(d, z.im)}, Parts{d, copysign(s, z.im)});
     r = select(b_.CreateAnd(eq(z.re, 0), eq(z.im, 0)), Parts{c(0), z.im}, r);
-    return select(is_inf(z.im), Parts{c(HUGE_VAL), z.im}, r);
+    return special(k_special_sqrt, z, r);
   }
 
   Parts exp(Parts z) {
     llvm::Value* e = fn("exp", z.re);
     Parts r{mul(e, fn("cos", z.im)), mul(e, fn("sin", z.im))};
-    return select(eq(z.im, 0), Parts{e, z.im}, r);
+    r = select(eq(z.im, 0), Parts{e, z.im}, r);
+    r = special(k_special_exp, z, r);
+    llvm::Value* positive = b_.CreateFCmpOGT(z.re, c(0));
+    return select(infinite_and_finite_nonzero(z),
+                  select(positive, signed_cis(HUGE_VAL, z.im, 1, 1), signed_cis(0, z.im, 1, 1)), r);
   }
 
-  Parts log(Parts z) { return {fn("log", fn("hypot", z.re, z.im)), fn("atan2", z.im, z.re)}; }
+  Parts log(Parts z) {
+    return special(k_special_log, z, {fn("log", fn("hypot", z.re, z.im)), fn("atan2", z.im, z.re)});
+  }
 
   Parts sinh(Parts z) {
-    return {mul(fn("sinh", z.re), fn("cos", z.im)), mul(fn("cosh", z.re), fn("sin", z.im))};
+    Parts r{mul(fn("sinh", z.re), fn("cos", z.im)), mul(fn("cosh", z.re), fn("sin", z.im))};
+    r = special(k_special_sinh, z, r);
+    llvm::Value* positive = b_.CreateFCmpOGT(z.re, c(0));
+    return select(infinite_and_finite_nonzero(z),
+                  select(positive, signed_cis(HUGE_VAL, z.im, 1, 1), signed_cis(HUGE_VAL, z.im, -1, 1)), r);
   }
   Parts cosh(Parts z) {
-    return {mul(fn("cosh", z.re), fn("cos", z.im)), mul(fn("sinh", z.re), fn("sin", z.im))};
+    Parts r{mul(fn("cosh", z.re), fn("cos", z.im)), mul(fn("sinh", z.re), fn("sin", z.im))};
+    r = special(k_special_cosh, z, r);
+    llvm::Value* positive = b_.CreateFCmpOGT(z.re, c(0));
+    return select(infinite_and_finite_nonzero(z),
+                  select(positive, signed_cis(HUGE_VAL, z.im, 1, 1), signed_cis(HUGE_VAL, z.im, 1, -1)), r);
+  }
+
+  Parts rect(llvm::Value* r, llvm::Value* phi) {
+    Parts z{r, phi};
+    Parts v{mul(r, fn("cos", phi)), select(eq(phi, 0), mul(r, phi), mul(r, fn("sin", phi)))};
+    v = special(k_special_rect, z, v);
+    llvm::Value* positive = b_.CreateFCmpOGT(r, c(0));
+    return select(infinite_and_finite_nonzero(z),
+                  select(positive, signed_cis(HUGE_VAL, phi, 1, 1), signed_cis(HUGE_VAL, phi, -1, -1)), v);
   }
 
   Parts tanh(Parts z) {
@@ -163,26 +251,31 @@ class ComplexMath {
     llvm::Value* txty = mul(tx, ty);
     llvm::Value* denom = add(c(1), mul(txty, txty));
     Parts near{div(mul(tx, add(c(1), mul(ty, ty))), denom), mul(mul(div(ty, denom), cx), cx)};
-    return select(large, far, near);
+    Parts r = special(k_special_tanh, z, select(large, far, near));
+    Parts limit{copysign(c(1), z.re), copysign(c(0), mul(mul(c(2), fn("sin", z.im)), fn("cos", z.im)))};
+    return select(infinite_and_finite_nonzero(z), limit, r);
   }
 
   Parts asinh(Parts z) {
     Parts s1 = sqrt(Parts{add(c(1), z.im), neg(z.re)});
     Parts s2 = sqrt(Parts{sub(c(1), z.im), z.re});
-    return {fn("asinh", sub(mul(s1.re, s2.im), mul(s2.re, s1.im))),
-            fn("atan2", z.im, sub(mul(s1.re, s2.re), mul(s1.im, s2.im)))};
+    return special(k_special_asinh, z,
+                   {fn("asinh", sub(mul(s1.re, s2.im), mul(s2.re, s1.im))),
+                    fn("atan2", z.im, sub(mul(s1.re, s2.re), mul(s1.im, s2.im)))});
   }
 
   Parts acos(Parts z) {
     Parts s1 = sqrt(Parts{sub(c(1), z.re), neg(z.im)});
     Parts s2 = sqrt(Parts{add(c(1), z.re), z.im});
-    return {mul(c(2), fn("atan2", s1.re, s2.re)), fn("asinh", sub(mul(s2.re, s1.im), mul(s2.im, s1.re)))};
+    return special(k_special_acos, z,
+                   {mul(c(2), fn("atan2", s1.re, s2.re)), fn("asinh", sub(mul(s2.re, s1.im), mul(s2.im, s1.re)))});
   }
 
   Parts acosh(Parts z) {
     Parts s1 = sqrt(Parts{sub(z.re, c(1)), z.im});
     Parts s2 = sqrt(Parts{add(z.re, c(1)), z.im});
-    return {fn("asinh", add(mul(s1.re, s2.re), mul(s1.im, s2.im))), mul(c(2), fn("atan2", s1.im, s2.re))};
+    return special(k_special_acosh, z,
+                   {fn("asinh", add(mul(s1.re, s2.re), mul(s1.im, s2.im))), mul(c(2), fn("atan2", s1.im, s2.re))});
   }
 
   Parts atanh(Parts z) {
@@ -199,7 +292,7 @@ class ComplexMath {
     llvm::Value* large =
         b_.CreateOr(b_.CreateFCmpOGT(x, c(sqrt_large())), b_.CreateFCmpOGT(ay, c(sqrt_large())));
     Parts r = select(large, far, near);
-    return select(negative, Parts{neg(r.re), neg(r.im)}, r);
+    return special(k_special_atanh, z, select(negative, Parts{neg(r.re), neg(r.im)}, r));
   }
 
   /// f(z) = -i g(iz), for the circular functions from the hyperbolic ones.
@@ -324,10 +417,7 @@ llvm::Value* FunctionLowering::lower_complex(const BuiltinInfo& bi, const CallEx
   }
   if (bi.id == BuiltinId::CmathRect) {
     ComplexMath m(*this, component_of(result.scalar));
-    llvm::Value* r = args[0];
-    llvm::Value* phi = args[1];
-    llvm::Value* im = m.select(m.eq(phi, 0), phi, m.mul(r, m.fn("sin", phi)));
-    return m.join({m.mul(r, m.fn("cos", phi)), im});
+    return m.join(m.rect(args[0], args[1]));
   }
 
   const Type& ct = ops[0];

@@ -208,6 +208,7 @@ void compile_typed_for_host(const TypedProgram& program, const CompileRequest& r
   code->static_shared_bytes = info.static_shared_bytes;
   code->uses_barrier = info.uses_barrier;
   result.host = std::move(code);
+  result.max_threads = options.max_threads;  // launch_bounds: the cpu backend enforces it at launch
   result.ms_ptx = ms_since(start);
   result.ok = true;
 }

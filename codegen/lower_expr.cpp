@@ -10,6 +10,7 @@
 
 #include "codegen/function_lowering.h"
 #include "ir/builtins.h"
+#include "runtime/host_abi.h"
 
 namespace gpujit {
 
@@ -233,7 +234,8 @@ llvm::Value* FunctionLowering::lower_subscript(const SubscriptExpr& e) {
       b_.CreateStore(b_.CreateExtractValue(tuple, {i}),
                      b_.CreateConstInBoundsGEP2_64(spill->getAllocatedType(), spill, 0, i));
     const Type& it = type_of(*e.index);
-    llvm::Value* idx = wrap_index(lower_expr(*e.index), it, i64(n));
+    // Checked under debug=True (IndexError "tuple index out of range"), wrapped as Python wraps otherwise.
+    llvm::Value* idx = checked_index(lower_expr(*e.index), it, i64(n), kTupleIndexAxis, *e.index);
     llvm::Value* ptr = b_.CreateInBoundsGEP(spill->getAllocatedType(), spill, {i64(0), idx});
     return cast(b_.CreateLoad(elt, ptr), base.elements.front(), type_of(e));
   }

@@ -198,6 +198,11 @@ std::vector<BuiltinInfo> make_rows() {
             "the strides in bytes, a tuple of ndim int64"),
       value(Id::ArrayDtype, S::Array, "dtype", T::ArrayAttr, L::None, BuiltinReg::None, 0,
             "the element type, usable as a dtype (local.array(3, a.dtype), a.dtype(0))"),
+      value(Id::ArrayReal, S::Array, "real", T::ArrayAttr, L::ArrayAttr, BuiltinReg::None, 0,
+            "a complex array's real parts: a view of its memory (float32 for complex64, float64 for complex128) "
+            "that can be read, written and used with atomics; of a real array, the array itself"),
+      value(Id::ArrayImag, S::Array, "imag", T::ArrayAttr, L::ArrayAttr, BuiltinReg::None, 0,
+            "a complex array's imaginary parts: a view of its memory, as `real`; complex arrays only"),
       // Python builtins.
       fn(Id::Len, S::Python, "len", 1, 1, T::Len, L::Inline, "len(a): extent of an array's first axis; len(tuple)"),
       fn(Id::Range, S::Python, "range", 1, 3, T::Range, L::Range,
@@ -448,6 +453,7 @@ std::string builtins_markdown() {
   struct Section {
     const char* title;
     std::vector<BuiltinScope> scopes;
+    const char* note = nullptr;  // a paragraph after the table
   };
   const Section sections[] = {
       {"Thread indexing and synchronization (`gpu.*`, `cuda.*`, `numba.cuda.*`)",
@@ -458,7 +464,11 @@ std::string builtins_markdown() {
       {"Numbers", {S::Number}},
       {"Python builtins", {S::Python}},
       {"math (also `np.*` where listed)", {S::Math}},
-      {"cmath (complex64 and complex128)", {S::Cmath}},
+      {"cmath (complex64 and complex128)", {S::Cmath},
+       "Where a part of the argument is infinite or NaN, every cmath function returns what CPython's cmath "
+       "returns (its special values, C99 Annex G), as numba does: codegen/cmath_special_values.inc holds those "
+       "tables, generated from CPython by scripts/gen_cmath_special_values.py. Where CPython raises a domain "
+       "error, a kernel (which cannot raise) gets C99's value."},
   };
   std::string md = "# Supported builtins\n\nGenerated from the builtins table (`ir/builtins.cpp`).\n";
   for (const Section& sec : sections) {
@@ -474,6 +484,7 @@ std::string builtins_markdown() {
         md += fmt::format("| {} | {} | {} |\n", name, also, r.doc);
       }
     }
+    if (sec.note) md += fmt::format("\n{}\n", sec.note);
   }
   md += "\n## libdevice (`numba.cuda.libdevice.*`, `gpujit.libdevice.*`)\n\n"
         "Every function of CUDA's libdevice.10.bc, by its name without `__nv_` (`libdevice.sinf(x)`, "

@@ -131,6 +131,8 @@ enum class BuiltinId : uint16_t {
   ArrayNdim,
   ArrayStrides,
   ArrayDtype,
+  ArrayReal,
+  ArrayImag,
   // Python builtins.
   Len,
   Range,

@@ -65,6 +65,39 @@ void collect_bound_names(const Block& block, std::set<std::string>& out) {
   }
 }
 
+// Counts every binding of each name in `block` (as collect_bound_names walks it) and keeps the value of each
+// plain `name = value` assignment, for names bound exactly once (assigned_once).
+void count_bindings(const Expr& target, const Expr* value, std::map<std::string, int>& counts,
+                    std::map<std::string, const Expr*>& values) {
+  if (const auto* n = target.as<NameExpr>()) {
+    ++counts[n->id];
+    values[n->id] = value;
+  }
+  if (const auto* t = target.as<TupleExpr>()) {
+    for (const ExprPtr& e : t->elts) count_bindings(*e, nullptr, counts, values);
+  }
+}
+
+void count_bindings(const Block& block, std::map<std::string, int>& counts, std::map<std::string, const Expr*>& values) {
+  for (const StmtPtr& s : block) {
+    if (const auto* a = s->as<AssignStmt>()) {
+      for (const ExprPtr& t : a->targets) count_bindings(*t, a->value.get(), counts, values);
+    } else if (const auto* a = s->as<AugAssignStmt>()) {
+      count_bindings(*a->target, nullptr, counts, values);
+    } else if (const auto* f = s->as<ForStmt>()) {
+      count_bindings(*f->target, nullptr, counts, values);  // no value: a loop variable is never a constant
+      count_bindings(f->body, counts, values);
+      count_bindings(f->orelse, counts, values);
+    } else if (const auto* w = s->as<WhileStmt>()) {
+      count_bindings(w->body, counts, values);
+      count_bindings(w->orelse, counts, values);
+    } else if (const auto* i = s->as<IfStmt>()) {
+      count_bindings(i->body, counts, values);
+      count_bindings(i->orelse, counts, values);
+    }
+  }
+}
+
 // Whether control can reach the end of `block` (a conservative answer: true unless every path returns or
 // loops forever).
 bool falls_through(const Block& block) {
@@ -225,6 +258,14 @@ void FunctionAnalyzer::run() {
   }
   if (bad_param) return;
   collect_bound_names(def_.body, local_names_);
+  {
+    std::map<std::string, int> counts;
+    std::map<std::string, const Expr*> values;
+    count_bindings(def_.body, counts, values);
+    for (const auto& [name, n] : counts) {
+      if (n == 1 && values[name] && !vars_.count(name)) assigned_once_[name] = values[name];
+    }
+  }
   if (!is_kernel_) {
     declared_return_ = program_.entry_return(def_);
     if (!declared_return_.is_valid()) declared_return_ = declared_return_type(def_);

@@ -407,6 +407,13 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
     return ExprResult::error();
   }
   ExprResult shape = expr(*shape_expr);
+  if (const auto* n = shape_expr->as<NameExpr>(); n && !(shape.ok() && shape.value)) {
+    auto once = assigned_once_.find(n->id);
+    if (once != assigned_once_.end()) {
+      ExprResult bound = expr(*once->second);
+      if (bound.ok() && bound.value) shape = bound;
+    }
+  }
   if (shape.ok() && !shape.value) {
     std::string why = why_not_constant(*shape_expr);
     error(shape_expr->range,

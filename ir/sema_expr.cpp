@@ -308,6 +308,11 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
     case GlobalValue::Kind::Unsupported:
       error(e.range, fmt::format("global '{}' cannot be used in a kernel: {}", id, g.reason));
       return ExprResult::error();
+    case GlobalValue::Kind::Constants:
+      r.what = ExprResult::What::Namespace;
+      r.module = id;
+      r.members = &g.members;
+      break;
   }
   if (checking_) fn_.symbols[&e] = symbol_for(r, id);
   return record(e, r);
@@ -446,6 +451,17 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
     case ExprResult::What::Module:
       return module_attribute(base.module, e.attr, e, e.attr_range);
     case ExprResult::What::Namespace: {
+      if (base.members) {  // RequestError.not_found: a member of an IntEnum, a constant
+        auto it = base.members->find(e.attr);
+        if (it == base.members->end()) {
+          std::vector<std::string_view> names;
+          for (const auto& [name, value] : *base.members) names.push_back(name);
+          error(e.attr_range, fmt::format("'{}' has no attribute '{}'{}", base_path, e.attr, suggest(e.attr, names)));
+          return ExprResult::error();
+        }
+        r = ExprResult::of_const(it->second);
+        break;
+      }
       BuiltinScope scope = namespace_scope(base.module);
       const BuiltinInfo* b = find_builtin(scope, e.attr);
       if (!b) {
@@ -493,6 +509,23 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
           break;
         case BuiltinId::ArrayNdim:
           r = ExprResult::of_const(ConstValue::of_int(t.ndim));
+          break;
+        case BuiltinId::ArrayReal:
+        case BuiltinId::ArrayImag:
+          if (!is_complex(t.scalar)) {
+            if (b->id == BuiltinId::ArrayReal) {
+              r = ExprResult::of_value(t);
+              break;
+            }
+            error(e.attr_range, fmt::format("'{}' has no imaginary parts to view: '.imag' is for complex arrays "
+                                            "only{}",
+                                            t.str(), origin_of(*e.value)));
+            return ExprResult::error();
+          }
+          // Every other element of the memory: strided even where the complex array is contiguous.
+          r = ExprResult::of_value(Type::array_of(t.scalar == ScalarKind::Complex64 ? ScalarKind::Float32
+                                                                                    : ScalarKind::Float64,
+                                                  t.ndim, Layout::Any));
           break;
         default:
           r.what = ExprResult::What::DType;

@@ -35,6 +35,8 @@ struct ExprResult {
   const RecordType* record = nullptr;      // DType: a structured dtype (then not `dtype`)
   const BuiltinInfo* builtin = nullptr;    // Builtin (functions); also set for builtin values
   const FunctionDef* function = nullptr;   // Device
+  /// Namespace of a class of constants (an IntEnum global): its members; null for builtin namespaces.
+  const std::map<std::string, ConstValue>* members = nullptr;
 
   bool is_value() const { return what == What::Value; }
   bool ok() const { return what != What::Unknown && what != What::Error; }
@@ -269,6 +271,9 @@ class FunctionAnalyzer {
   bool changed_ = false;
   int loop_depth_ = 0;
   std::set<std::string> local_names_;  // every name the function binds (Python's local scope)
+  /// Locals bound exactly once, by a plain `name = value`: their value expression. A shared or local array's
+  /// shape may name one whose value is a constant (`N = 100; shared.array(N, int32)`), as numba allows.
+  std::map<std::string, const Expr*> assigned_once_;
   std::map<std::string, VarInfo> vars_;
   /// Parameters bound at compile time: each name stands for its argument (a function, dtype or constant).
   std::map<std::string, ExprResult> static_params_;

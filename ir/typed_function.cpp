@@ -127,6 +127,13 @@ GlobalValue GlobalValue::of_member(std::string module, std::string member) {
   return g;
 }
 
+GlobalValue GlobalValue::of_constants(std::map<std::string, ConstValue> members) {
+  GlobalValue g;
+  g.kind = Kind::Constants;
+  g.members = std::move(members);
+  return g;
+}
+
 GlobalValue GlobalValue::of_unsupported(std::string reason) {
   GlobalValue g;
   g.kind = Kind::Unsupported;

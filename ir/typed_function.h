@@ -69,6 +69,7 @@ struct GlobalValue {
     DeviceArray,     // a device array (anything with __cuda_array_interface__) captured by its address
     ModuleMember,    // `from math import sqrt`: the attribute `member` of module `module_name`, resolved on use
     Unsupported,     // a module-level name whose value is outside the kernel subset; `reason` says why
+    Constants,       // a class whose attributes are compile-time constants (an IntEnum): `members`
   };
   Kind kind = Kind::Constant;
   ConstValue constant;                     // Constant
@@ -82,6 +83,7 @@ struct GlobalValue {
   uint64_t address = 0;                    // DeviceArray: the data pointer, valid in this process only
   std::string member;                      // ModuleMember: the attribute name ("sqrt", "float32", "cuda")
   std::string reason;                      // Unsupported: "its value is a call to 'np.zeros'"
+  std::map<std::string, ConstValue> members;  // Constants: attribute name -> value
 
   static GlobalValue of_constant(ConstValue c);
   static GlobalValue of_module(std::string canonical_name);
@@ -89,6 +91,7 @@ struct GlobalValue {
   static GlobalValue of_function(const FunctionDef* f);
   static GlobalValue of_member(std::string module, std::string member);
   static GlobalValue of_unsupported(std::string reason);
+  static GlobalValue of_constants(std::map<std::string, ConstValue> members);
 };
 
 /// The free names a compile may resolve, by name.

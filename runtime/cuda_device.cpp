@@ -93,8 +93,16 @@ void CudaDevice::deallocate(rt::DevicePtr ptr) {
 void* CudaDevice::allocate_pinned(size_t bytes) {
   void* ptr = nullptr;
   bind();
-  GPUJIT_CU(driver_, cuMemHostAlloc, &ptr, bytes == 0 ? 1 : bytes, CU_MEMHOSTALLOC_PORTABLE);
+  // Mapped as well, so that the same buffer can back a mapped array (numba's mapped_array) with no copy.
+  GPUJIT_CU(driver_, cuMemHostAlloc, &ptr, bytes == 0 ? 1 : bytes,
+            CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
   return ptr;
+}
+
+rt::DevicePtr CudaDevice::mapped_pointer(void* host) {
+  CUdeviceptr ptr = 0;
+  GPUJIT_CU(driver_, cuMemHostGetDevicePointer, &ptr, host, 0);
+  return rt::DevicePtr(ptr);
 }
 
 void CudaDevice::deallocate_pinned(void* ptr) {

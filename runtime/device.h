@@ -97,6 +97,9 @@ class Device {
   /// Page-locked host memory, for fast and asynchronous copies.
   virtual void* allocate_pinned(size_t bytes) = 0;
   virtual void deallocate_pinned(void* ptr) = 0;
+  /// The address kernels use for host memory from allocate_pinned(), which is mapped into the device's address
+  /// space (numba's mapped arrays): CUDA's cuMemHostGetDevicePointer; the host backend's own pointer.
+  virtual DevicePtr mapped_pointer(void* host) = 0;
   virtual void copy_to_device(DevicePtr dst, const void* src, size_t bytes, StreamHandle stream) = 0;
   virtual void copy_to_host(void* dst, DevicePtr src, size_t bytes, StreamHandle stream) = 0;
   virtual void copy_on_device(DevicePtr dst, DevicePtr src, size_t bytes, StreamHandle stream) = 0;

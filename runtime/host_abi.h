@@ -45,6 +45,10 @@ struct HostThreadContext {
 /// The warp size the host backend reports (gpu.warpsize), as on NVIDIA hardware.
 constexpr uint32_t kHostWarpSize = 32;
 
+/// The `axis` of an index error (gpujit_host_index_error, Target::index_error) that is a run-time index into a
+/// tuple rather than into an array's axis: the message is Python's "tuple index out of range".
+constexpr uint32_t kTupleIndexAxis = 0xFFFFFFFFu;
+
 /// Alignment of the shared buffers and of each shared array placed in the static one.
 constexpr size_t kHostSharedAlign = 16;
 

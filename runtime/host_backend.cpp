@@ -68,6 +68,8 @@ void* HostDevice::allocate_pinned(size_t bytes) {
 
 void HostDevice::deallocate_pinned(void* ptr) { std::free(ptr); }
 
+rt::DevicePtr HostDevice::mapped_pointer(void* host) { return rt::DevicePtr(reinterpret_cast<uintptr_t>(host)); }
+
 void HostDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle) {
   if (bytes != 0) std::memcpy(as_pointer(dst), src, bytes);
 }
@@ -123,6 +125,8 @@ std::shared_ptr<rt::LoadedKernel> HostDevice::load_kernel(const CompileResult& r
   kernel->name = name;
   kernel->code = result.host;
   kernel->max_threads_per_block = int(kHostMaxThreadsPerBlock);
+  if (result.max_threads > 0 && result.max_threads < kernel->max_threads_per_block)
+    kernel->max_threads_per_block = result.max_threads;  // launch_bounds, as the driver enforces .maxntid
   kernel->static_shared_bytes = uint32_t(result.host->static_shared_bytes);
   kernel->cooperative = result.uses_grid_sync;
   return kernel;

@@ -654,7 +654,11 @@ uint64_t gpujit_host_warp(gpujit::HostThreadContext* ctx, uint32_t op, uint32_t 
 void gpujit_host_index_error(gpujit::HostThreadContext* ctx, const char* where, int64_t index, int64_t extent,
                              uint32_t axis, uint32_t tid_x, uint32_t tid_y, uint32_t tid_z) {
   gpujit::HostBlockState* block = ctx->block;
-  if (block->index_error.empty()) {
+  if (block->index_error.empty() && axis == gpujit::kTupleIndexAxis) {
+    block->index_error = fmt::format(
+        "tuple index out of range: index {} of a tuple of {} in {}, thread ({}, {}, {}) of block ({}, {}, {})",
+        index, extent, where, tid_x, tid_y, tid_z, ctx->ctaid[0], ctx->ctaid[1], ctx->ctaid[2]);
+  } else if (block->index_error.empty()) {
     block->index_error = fmt::format(
         "index {} is out of bounds for axis {} with size {} in {}, thread ({}, {}, {}) of block ({}, {}, {})",
         index, axis, extent, where, tid_x, tid_y, tid_z, ctx->ctaid[0], ctx->ctaid[1], ctx->ctaid[2]);

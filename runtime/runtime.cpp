@@ -172,13 +172,16 @@ void validate_launch(const LaunchConfig& config, const DeviceProperties& props, 
   }
   uint64_t threads = config.block.count();
   if (threads > uint64_t(kernel.max_threads_per_block)) {
-    bool device_limit = kernel.max_threads_per_block >= props.max_threads_per_block;
-    throw LaunchError(fmt::format(
-        "kernel '{}': a block of {} threads is more than {}{}", kernel.name, threads,
-        device_limit ? fmt::format("{}'s limit of ", props.name) : "this kernel's limit of ",
-        device_limit ? std::to_string(props.max_threads_per_block)
-                     : fmt::format("{} (set by its launch_bounds or its register use)",
-                                   kernel.max_threads_per_block)));
+    if (kernel.max_threads_per_block >= props.max_threads_per_block) {
+      throw LaunchError(fmt::format("kernel '{}': a block of {} threads is more than {}'s limit of {}", kernel.name,
+                                    threads, props.name, props.max_threads_per_block));
+    }
+    // The kernel's own limit (its launch_bounds or its register use): the driver's error, as numba reports it,
+    // on every backend.
+    throw DriverError("kernel launch", /*CUDA_ERROR_INVALID_VALUE*/ 1, "CUDA_ERROR_INVALID_VALUE",
+                      fmt::format("kernel '{}': a block of {} threads is more than this kernel's limit of {} (set "
+                                  "by its launch_bounds or its register use)",
+                                  kernel.name, threads, kernel.max_threads_per_block));
   }
   uint64_t shared = uint64_t(config.shared_bytes) + kernel.static_shared_bytes;
   if (shared > props.max_shared_per_block_optin) {

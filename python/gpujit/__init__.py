@@ -54,6 +54,8 @@ is_cuda_array = _core.is_cuda_array
 from_dlpack = _core.from_dlpack
 stream = _core.stream
 default_stream = _core.default_stream
+legacy_default_stream = _core.legacy_default_stream
+per_thread_default_stream = _core.per_thread_default_stream
 external_stream = _core.external_stream
 event = _core.event
 event_elapsed_time = _core.event_elapsed_time
@@ -66,32 +68,11 @@ empty_cache = _core.empty_cache
 allocator_stats = _core.allocator_stats
 from ._device_array import DeviceMemory, from_cuda_array_interface  # noqa: E402  numba's DeviceNDArray API
 from .reduction import Reduce, reduce  # noqa: E402  gpu.reduce(fn): numba-cuda's cuda.reduce
+from ._arg_hints import In, InOut, Out  # noqa: E402  numba's copy-direction hints for host arrays
 
-
-def device_array_like(ary, stream=0):
-    """An uninitialized device array with the shape, dtype and layout of `ary`."""
-    fortran = bool(getattr(ary, "flags", None) is not None and ary.flags.f_contiguous and not ary.flags.c_contiguous)
-    if isinstance(ary, DeviceArray):
-        fortran = ary.is_f_contiguous() and not ary.is_c_contiguous()
-    return _core._device_array_like(ary.shape, ary.dtype, fortran, stream)
-
-
-def pinned_array(shape, dtype=float, strides=None, order="C"):
-    """A NumPy array in page-locked host memory: copies to and from it are faster and can be asynchronous."""
-    import numpy as np
-
-    dt = np.dtype(dtype)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    count = 1
-    for s in shape:
-        count *= s
-    buf = _core._pinned_buffer(max(count * dt.itemsize, 1))
-    flat = np.frombuffer(buf, dtype=dt, count=count)
-    return flat.reshape(shape, order=order)
-
-
-def pinned_array_like(ary):
-    return pinned_array(ary.shape, ary.dtype, order="F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C")
+_core._set_arg_hint_types(In, Out, InOut)
+from ._host_memory import (device_array_like, mapped_array, mapped_array_like, pinned_array,  # noqa: E402
+                           pinned_array_like)
 
 
 def current_context(devnum=None):

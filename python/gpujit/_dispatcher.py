@@ -37,6 +37,8 @@ class Dispatcher(_core.Dispatcher):
         params = code.co_varnames[: code.co_argcount]
         super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache,
                          warn_float64, _launch_bounds(launch_bounds), debug_info)
+        self._extensions = list((targetoptions or {}).get("extensions") or ())
+        self._set_extensions(self._extensions)
         self.py_func = pyfunc
         self.__name__ = pyfunc.__name__
         self.__qualname__ = getattr(pyfunc, "__qualname__", pyfunc.__name__)
@@ -67,8 +69,9 @@ class Dispatcher(_core.Dispatcher):
 
     @property
     def extensions(self):
-        """numba's argument extensions (prepare_args); gpujit's launch path runs none, so the list is empty."""
-        return _NoExtensions()
+        """numba's argument extensions: objects whose prepare_args(ty, val, stream=, retr=) each launch runs
+        over every argument (gpujit/_arg_hints.py); append to this list to add one."""
+        return self._extensions
 
     @property
     def overloads(self):
@@ -160,7 +163,7 @@ class Dispatcher(_core.Dispatcher):
             target = getattr(target, part, None)
         if target is self:
             return self.__qualname__
-        return _rebuild, (self.py_func, self.targetoptions)
+        return _rebuild, (_picklable_function(self.py_func), self.targetoptions)
 
     @property
     def stats(self):
@@ -178,7 +181,12 @@ class Dispatcher(_core.Dispatcher):
         return f"<gpujit {kind} {self.__qualname__}>"
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        """numba's kernel.forall(n): a 1-D launch with at least n threads."""
+        """numba's kernel.forall(n): a 1-D launch with at least n threads; with n == 0, a call that launches
+        nothing (a grid of no blocks is not a launch the driver accepts)."""
+        if ntasks < 0:
+            raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
+        if ntasks == 0:
+            return _no_work
         tpb = tpb or 128
         return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
 
@@ -186,10 +194,11 @@ class Dispatcher(_core.Dispatcher):
 # numba-cuda's jit options. fastmath and opt change the code; debug compiles at opt 0 with bounds-checked
 # array indexing (an out-of-bounds index raises IndexError on the CPU backend), boundscheck adds the checks
 # alone; lineinfo puts source lines in the PTX, max_registers caps registers per thread, cache keeps compiled
-# PTX on disk, launch_bounds puts .maxntid/.minnctapersm/.maxclusterrank on a kernel's entry; the others
-# (inline, forceinline, link, lto, shared_memory_carveout) are accepted so that numba-cuda code runs, and have
-# no effect yet (carveout values are checked as numba checks them).
-# extensions is accepted when empty: gpujit's launch path runs no prepare_args hooks. warn_float64 is
+# PTX on disk; launch_bounds puts .maxntid/.minnctapersm/.maxclusterrank on a kernel's entry, and a launch with
+# more threads per block than its bound fails as the driver fails it (CUDA_ERROR_INVALID_VALUE, on the cpu
+# backend too); the others (inline, forceinline, link, lto, shared_memory_carveout) are accepted so that
+# numba-cuda code runs, and have no effect yet (carveout values are checked as numba checks them).
+# extensions are numba's prepare_args hooks, run over the arguments of each launch (_arg_hints.py). warn_float64 is
 # gpujit's own: False silences the PerformanceWarning for float64 arithmetic in a float32 kernel.
 _OPTIONS = {"device", "fastmath", "opt", "lineinfo", "debug", "inline", "cache", "link", "max_registers",
             "boundscheck", "forceinline", "launch_bounds", "lto", "shared_memory_carveout", "extensions",
@@ -218,8 +227,6 @@ def jit(func_or_sig=None, device=False, **options):
     if options.get("shared_memory_carveout") is not None:
         _check_carveout(options["shared_memory_carveout"])
     _launch_bounds(options.get("launch_bounds"))  # its errors at the decorator, as numba's
-    if options.get("extensions"):
-        raise NotImplementedError("jit(extensions=...): gpujit's launch path does not run prepare_args hooks")
     if options.get("debug") and options.get("opt") not in (None, False, 0):
         # numba warns too (NVVM cannot debug optimized code); in gpujit debug simply wins.
         warnings.warn(f"jit(debug=True, opt={options['opt']!r}): debug compiles at optimization level 0, so opt is "
@@ -228,6 +235,7 @@ def jit(func_or_sig=None, device=False, **options):
                       InvalidConfigWarning, stacklevel=2)
     kwargs = dispatcher_options(device, options)
 
+    # targetoptions keeps launch_bounds as the user spelled it (numba's does); Dispatcher normalises it.
     targetoptions = dict(kwargs, **{k: v for k, v in options.items() if k not in kwargs})
     # One signature (not a list of them) makes a specialized dispatcher, as in numba.
     specialized = func_or_sig is not None and not isinstance(func_or_sig, list)
@@ -271,6 +279,10 @@ def _check_carveout(carveout):
         raise TypeError(f"shared_memory_carveout must be str or int, not {type(carveout).__name__}")
 
 
+def _no_work(*args):
+    """kernel.forall(0)(...): no tasks, so nothing runs."""
+
+
 def _launch_bounds(bounds):
     """numba's launch_bounds (max threads per block, then optionally min blocks per SM and max blocks per
     cluster, as an int or a tuple of one to three positive ints) as the core's (max_threads, min_blocks,
@@ -299,9 +311,78 @@ def _dispatcher_kwargs(targetoptions):
     return kwargs
 
 
+def _prepare_args(extensions, args, stream):
+    """The launch path's call into the kernel's extensions (python/src/dispatcher.cpp)."""
+    from ._arg_hints import prepare_args
+
+    return prepare_args(extensions, args, stream)
+
+
 def _rebuild(py_func, targetoptions):
     """Unpickles a dispatcher: the same function under the same jit options, compiled again when launched."""
+    if isinstance(py_func, _FunctionByValue):
+        py_func = py_func.function()
     return Dispatcher(py_func, **_dispatcher_kwargs(targetoptions), targetoptions=targetoptions)
+
+
+def _picklable_function(fn):
+    """`fn` itself where pickle finds it by name (a module-level function), else the function by value."""
+    module = sys.modules.get(fn.__module__)
+    target = module
+    for part in fn.__qualname__.split("."):
+        target = getattr(target, part, None)
+    return fn if target is fn else _FunctionByValue(fn)
+
+
+class _FunctionByValue:
+    """A kernel's Python function pickled by value, as cloudpickle pickles a local function for numba: its code
+    (marshal: the same Python reads it back), the globals it names (modules by name, other values by pickle,
+    so device functions it calls travel the same way), its closure and defaults, and its source lines, which
+    gpujit compiles from: put in linecache where the loading process cannot read the file."""
+
+    def __init__(self, fn):
+        import linecache
+        import marshal
+        import types
+
+        from ._source import _code_names
+
+        code = fn.__code__
+        glob = fn.__globals__
+        self.code = marshal.dumps(code)
+        self.names = (fn.__name__, fn.__qualname__, fn.__module__)
+        self.defaults = fn.__defaults__
+        self.modules, self.values = {}, {}
+        for name in _code_names(code, set()):
+            if name not in glob:
+                continue  # a builtin, or an attribute name
+            value = glob[name]
+            if isinstance(value, types.ModuleType):
+                self.modules[name] = value.__name__
+            else:
+                self.values[name] = value
+        self.closure = tuple(cell.cell_contents for cell in fn.__closure__ or ())
+        self.lines = linecache.getlines(code.co_filename, glob)
+
+    def function(self):
+        import builtins
+        import importlib
+        import linecache
+        import marshal
+        import types
+
+        code = marshal.loads(self.code)
+        name, qualname, module = self.names
+        glob = {"__name__": module, "__builtins__": builtins}
+        glob.update({k: importlib.import_module(m) for k, m in self.modules.items()})
+        glob.update(self.values)
+        cells = tuple(types.CellType(v) for v in self.closure) or None
+        fn = types.FunctionType(code, glob, name, self.defaults, cells)
+        fn.__qualname__ = qualname
+        fn.__module__ = module
+        if self.lines and not linecache.getlines(code.co_filename):
+            linecache.cache[code.co_filename] = (sum(map(len, self.lines)), None, list(self.lines), code.co_filename)
+        return fn
 
 
 def _compute_capability():
@@ -309,15 +390,6 @@ def _compute_capability():
         return tuple(_core.get_current_device().compute_capability)
     except Exception:  # no device at all: specializations are still told apart by their types
         return None
-
-
-class _NoExtensions(list):
-    """numba's kernel.extensions, which gpujit cannot honour: adding a prepare_args hook is refused."""
-
-    def _refuse(self, *args):
-        raise NotImplementedError("kernel.extensions: gpujit's launch path does not run prepare_args hooks")
-
-    append = extend = insert = __iadd__ = __setitem__ = _refuse
 
 
 # The most registers a thread can have: the largest .maxnreg ptxas honours.

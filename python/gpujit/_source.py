@@ -351,6 +351,12 @@ def describe(value):
         return ("unsupported", f"its value is a {type(value).__name__} made by vectorize or guvectorize, which "
                                "launches kernels from the host; call its Python function as a device function "
                                "(gpu.jit(device=True)) instead")
+    enum = sys.modules.get("enum")
+    if enum is not None and isinstance(value, type) and issubclass(value, enum.Enum):
+        return _enum_class(value, enum)
+    if enum is not None and isinstance(value, enum.Enum):  # an IntEnum member is an int, described above
+        return ("unsupported", f"it is a member of the Enum '{type(value).__name__}', whose members are not ints; "
+                               "gpujit supports IntEnum members, which are")
     return ("unsupported", f"its value is a {type(value).__name__} object")
 
 
@@ -360,6 +366,14 @@ def _numba_record_dtype(value):
         return None
     dtype = getattr(value, "dtype", None)
     return dtype if getattr(dtype, "names", None) else None
+
+
+def _enum_class(cls, enum):
+    """An IntEnum class as a class of constants: `Cls.member` in a kernel is the member's int value."""
+    if not issubclass(cls, int):
+        return ("unsupported", f"'{cls.__name__}' is an Enum whose members are not ints; gpujit supports the "
+                               f"members of an IntEnum (class {cls.__name__}(enum.IntEnum)) as constants")
+    return ("constants", tuple((name, describe(int(member))) for name, member in cls.__members__.items()))
 
 
 def _numba_type_name(value):

@@ -46,10 +46,17 @@ class DType:
         return f"gpujit.{self.name}"
 
     def __eq__(self, other):
-        return isinstance(other, DType) and other.name == self.name
+        if isinstance(other, DType):
+            return other.name == self.name
+        # numba's scalar type of the same name is the same element type: gpujit reads it in signatures and
+        # kernels, and numba-cuda code compares the dtypes it gets back with it (typemap["x"].dtype == int32).
+        from ._source import _numba_type_name
+
+        return _numba_type_name(other) == self.name
 
     def __hash__(self):
-        return hash(("gpujit.dtype", self.name))
+        # numba's scalar types hash as their name, so that equal types have equal hashes across the two.
+        return hash(self.name)
 
 
 class ArrayType:

@@ -12,6 +12,9 @@
 #include "runtime/device_array.h"
 
 namespace gpujit::py {
+
+PyObject* g_arg_hint_types[3] = {nullptr, nullptr, nullptr};
+
 namespace {
 
 PyTypeObject* g_ndarray_type = nullptr;
@@ -339,6 +342,19 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     classify_tuple(obj, i, kernel, param);
     return;
   }
+  for (int direction = 0; direction < 3; ++direction) {
+    if (!g_arg_hint_types[direction] || !PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(g_arg_hint_types[direction])))
+      continue;
+    // In (0), Out (1), InOut (2) around a host array set its copies; around anything else they mean nothing.
+    pybind11::object value = pybind11::handle(obj).attr("value");
+    if (std::strcmp(Py_TYPE(value.ptr())->tp_name, "numpy.ndarray") == 0) g_ndarray_type = Py_TYPE(value.ptr());
+    if (g_ndarray_type && PyObject_TypeCheck(value.ptr(), g_ndarray_type)) {
+      host_array(value.ptr(), device, stream, direction != 1, direction != 0);
+      return;
+    }
+    classify_slow(value.ptr(), i, kernel, param, device, stream);
+    return;
+  }
   if (PyObject_TypeCheck(obj, g_device_array_type)) {
     v.array = device_array_view(obj);
     last_code() = rt::array_code_of(*v.array);
@@ -347,7 +363,9 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   if (!g_ndarray_type && numpy_loaded()) {
     g_ndarray_type = reinterpret_cast<PyTypeObject*>(numpy().attr("ndarray").ptr());  // a subclass (recarray)
   }
-  if (g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type)) {
+  // An ndarray subclass with __cuda_array_interface__ (gpujit.mapped_array) is used in place, not copied.
+  if (g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type) &&
+      !PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
     host_array(obj, device, stream);
     return;
   }
@@ -382,7 +400,8 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   throw pybind11::type_error(describe(kernel, param, i) + " of type '" + name + "' cannot be passed: " + why);
 }
 
-void Arguments::host_array(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
+void Arguments::host_array(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream,
+                           bool copy_in, bool copy_back) {
   HostCopy copy;
   copy.original = obj;
   copy.buffer = std::make_unique<HostBuffer>(obj);
@@ -394,8 +413,8 @@ void Arguments::host_array(PyObject* obj, rt::Device& device, const std::shared_
   }
   rt::StreamHandle handle = stream ? stream->handle() : nullptr;
   copy.device = std::make_shared<rt::DeviceBuffer>(device, size_t(hv.nbytes()), stream);
-  device.copy_to_device(copy.device->ptr(), copy.buffer->buffer().buf, size_t(hv.nbytes()), handle);
-  copy.write_back = !copy.buffer->buffer().readonly;
+  if (copy_in) device.copy_to_device(copy.device->ptr(), copy.buffer->buffer().buf, size_t(hv.nbytes()), handle);
+  copy.write_back = copy_back && !copy.buffer->buffer().readonly;
   rt::ArrayView& view = own_view();
   view = hv;
   view.data = copy.device->ptr();

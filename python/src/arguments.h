@@ -24,6 +24,9 @@
 
 namespace gpujit::py {
 
+/// gpujit.In, gpujit.Out and gpujit.InOut, set by _core._set_arg_hint_types when the package loads.
+extern PyObject* g_arg_hint_types[3];
+
 class Arguments {
  public:
   void reset(size_t n);
@@ -120,7 +123,10 @@ class Arguments {
   void classify_tuple(PyObject* tuple, size_t index, const std::string& kernel, const std::string& param);
   void classify_slow(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
                      rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
-  void host_array(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
+  /// A NumPy array copied to the device for the launch (unless !copy_in: gpujit.Out) and back after it
+  /// (unless !copy_back: gpujit.In, or a read-only array).
+  void host_array(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream,
+                  bool copy_in = true, bool copy_back = true);
   /// A NumPy record scalar (np.void, np.record): passed as the address of a device copy of its bytes.
   void record_scalar(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   rt::ArrayView& own_view();

@@ -407,6 +407,17 @@ void register_arrays(pyb::module_& m) {
         "A new stream on the current device.");
   m.def("default_stream", [] { return PyStream{rt::Stream::borrow(rt::Runtime::get().current_device(), nullptr)}; },
         "The current device's default (legacy) stream.");
+  // The driver's two default streams by their special handles (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD). The
+  // cpu backend has one default stream, which orders work as the legacy one does: both are that stream there.
+  auto default_stream_named = [](uintptr_t cuda_handle) {
+    rt::Device& device = rt::Runtime::get().current_device();
+    bool host = device.backend() == rt::BackendKind::Host;
+    return PyStream{rt::Stream::borrow(device, host ? nullptr : reinterpret_cast<rt::StreamHandle>(cuda_handle))};
+  };
+  m.def("legacy_default_stream", [default_stream_named] { return default_stream_named(1); },
+        "The legacy default stream (CU_STREAM_LEGACY), which synchronizes with every blocking stream.");
+  m.def("per_thread_default_stream", [default_stream_named] { return default_stream_named(2); },
+        "The calling thread's default stream (CU_STREAM_PER_THREAD).");
   m.def("external_stream", [](uint64_t handle) {
     return PyStream{rt::Stream::borrow(rt::Runtime::get().current_device(),
                                        reinterpret_cast<rt::StreamHandle>(uintptr_t(handle)))};

@@ -56,6 +56,9 @@ struct DispatcherState {
   /// launching small grids or NumPy arrays pays a bit test, not Python's warnings machinery, after the first.
   std::bitset<kMaxMultiprocessors> warned_grids;
   bool warned_host_copy = false;
+  /// numba's kernel.extensions: the Python list of objects whose prepare_args(ty, val, stream=, retr=) each
+  /// launch passes every argument through; empty for almost every kernel, and then nothing runs.
+  pyb::object extensions;
 };
 
 struct DispatcherObject {
@@ -327,7 +330,33 @@ void warn_host_copy(DispatcherState& st, rt::Device& device) {
   st.warned_host_copy = true;
 }
 
+void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs);
+
+/// A launch through the kernel's extensions: gpujit._dispatcher._prepare_args gives the arguments as the
+/// hooks made them and the write-backs they asked for (retr), which run after the launch.
+void launch_with_extensions(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
+  DispatcherState& st = state_of(dispatcher);
+  pyb::tuple given(nargs);
+  for (size_t i = 0; i < nargs; ++i) given[i] = pyb::reinterpret_borrow<pyb::object>(args[i]);
+  pyb::object stream = pyb::int_(reinterpret_cast<uintptr_t>(spec.config.stream));
+  pyb::tuple prepared = pyb::module_::import("gpujit._dispatcher").attr("_prepare_args")(st.extensions, given, stream);
+  auto new_args = prepared[0].cast<pyb::tuple>();
+  std::vector<PyObject*> raw;
+  for (pyb::handle h : new_args) raw.push_back(h.ptr());
+  launch_prepared(dispatcher, spec, raw.data(), raw.size());
+  for (pyb::handle writeback : prepared[1]) writeback();
+}
+
 void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
+  DispatcherState& st = state_of(dispatcher);
+  if (st.extensions && PyList_Check(st.extensions.ptr()) && PyList_GET_SIZE(st.extensions.ptr()) > 0) {
+    launch_with_extensions(dispatcher, spec, args, nargs);
+    return;
+  }
+  launch_prepared(dispatcher, spec, args, nargs);
+}
+
+void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
   DispatcherState& st = state_of(dispatcher);
   if (st.device) {
     throw pyb::type_error("'" + st.name + "' is a device function; call it from a kernel instead of launching it");
@@ -389,6 +418,57 @@ void launcher_dealloc(PyObject* self) {
   Py_DECREF(tp);
 }
 
+PyObject* dim3_tuple(const rt::Dim3& d) { return Py_BuildValue("(III)", d.x, d.y, d.z); }
+
+PyObject* launcher_griddim(PyObject* self, void*) {
+  return dim3_tuple(reinterpret_cast<LauncherObject*>(self)->spec.config.grid);
+}
+PyObject* launcher_blockdim(PyObject* self, void*) {
+  return dim3_tuple(reinterpret_cast<LauncherObject*>(self)->spec.config.block);
+}
+PyObject* launcher_sharedmem(PyObject* self, void*) {
+  return PyLong_FromUnsignedLong(reinterpret_cast<LauncherObject*>(self)->spec.config.shared_bytes);
+}
+PyObject* launcher_dispatcher(PyObject* self, void*) {
+  return Py_NewRef(reinterpret_cast<LauncherObject*>(self)->dispatcher);
+}
+
+/// Pickles as the dispatcher and the configuration, `dispatcher[griddim, blockdim, 0, sharedmem]` again when
+/// loaded (numba's configured kernels pickle so). A stream is a live handle of this process: a launcher on
+/// one other than the default stream does not pickle.
+PyObject* launcher_reduce(PyObject* self, PyObject*) {
+  auto* l = reinterpret_cast<LauncherObject*>(self);
+  if (l->spec.config.stream != nullptr) {
+    PyErr_SetString(PyExc_TypeError,
+                    "a kernel configured with a stream cannot be pickled: the stream is this process's handle; "
+                    "pickle the kernel and configure it with a stream where it is loaded");
+    return nullptr;
+  }
+  try {
+    pyb::object getitem = pyb::module_::import("operator").attr("getitem");
+    pyb::tuple config = pyb::make_tuple(pyb::reinterpret_steal<pyb::object>(dim3_tuple(l->spec.config.grid)),
+                                        pyb::reinterpret_steal<pyb::object>(dim3_tuple(l->spec.config.block)), 0,
+                                        l->spec.config.shared_bytes);
+    return pyb::make_tuple(getitem, pyb::make_tuple(pyb::handle(l->dispatcher), config)).release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+PyGetSetDef launcher_getset[] = {
+    {"griddim", launcher_griddim, nullptr, "The grid, (x, y, z) blocks.", nullptr},
+    {"blockdim", launcher_blockdim, nullptr, "The block, (x, y, z) threads.", nullptr},
+    {"sharedmem", launcher_sharedmem, nullptr, "Bytes of dynamic shared memory per block.", nullptr},
+    {"dispatcher", launcher_dispatcher, nullptr, "The kernel this configuration launches.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyMethodDef launcher_methods[] = {
+    {"__reduce__", launcher_reduce, METH_NOARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr},
+};
+
 PyMemberDef launcher_members[] = {
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(LauncherObject, vectorcall), READONLY, nullptr},
     {nullptr, 0, 0, 0, nullptr},
@@ -400,6 +480,8 @@ PyType_Slot launcher_slots[] = {
     {Py_tp_clear, reinterpret_cast<void*>(launcher_clear)},
     {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
     {Py_tp_members, launcher_members},
+    {Py_tp_getset, launcher_getset},
+    {Py_tp_methods, launcher_methods},
     {Py_tp_doc, const_cast<char*>("A kernel with its launch configuration; call it with the kernel's arguments.")},
     {0, nullptr},
 };
@@ -408,15 +490,27 @@ PyType_Spec launcher_spec = {"gpujit._core.Launcher", sizeof(LauncherObject), 0,
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC,
                              launcher_slots};
 
-/// Reads a grid or block: an int or a sequence of one to three ints.
+/// `obj` as numba's launch errors show a configuration: a list of its dimensions ("[1, 2, 3, 4]", "[2.0]").
+std::string dims_as_list(PyObject* obj) {
+  pyb::handle h(obj);
+  if (PyTuple_Check(obj) || PyList_Check(obj)) return pyb::repr(pyb::list(pyb::reinterpret_borrow<pyb::object>(h)));
+  return "[" + pyb::repr(h).cast<std::string>() + "]";
+}
+
+/// Reads a grid or block: an int or a sequence of one to three ints. The errors use numba's words
+/// ("griddim must be a sequence of integers, got [2.0]"), which programs written for numba-cuda look for.
 rt::Dim3 parse_dims(PyObject* obj, const char* what) {
   rt::Dim3 d;
   uint32_t* axes[3] = {&d.x, &d.y, &d.z};
+  auto not_integers = [&] {
+    return pyb::type_error(std::string(what) + "dim must be a sequence of integers, got " + dims_as_list(obj) +
+                           " (" + what + " must be an int or a tuple of up to 3 ints)");
+  };
   auto read = [&](PyObject* v, int axis) {
     long long x = PyLong_AsLongLong(v);
     if (x == -1 && PyErr_Occurred()) {
       PyErr_Clear();
-      throw pyb::type_error(std::string(what) + " dimensions must be integers, not " + Py_TYPE(v)->tp_name);
+      throw not_integers();
     }
     if (x < 0 || x > 0xFFFFFFFFLL) {
       throw rt::LaunchError(std::string(what) + " dimension " + "xyz"[axis] + " is " + std::to_string(x) +
@@ -429,12 +523,14 @@ rt::Dim3 parse_dims(PyObject* obj, const char* what) {
   } else if (PyTuple_Check(obj) || PyList_Check(obj)) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
     if (n < 1 || n > 3) {
-      throw rt::LaunchError(std::string(what) + " must have 1 to 3 dimensions, got " + std::to_string(n));
+      throw rt::LaunchError(std::string(what) + "dim must be a sequence of 1, 2 or 3 integers, got " +
+                            dims_as_list(obj) + " (" + what + " must have 1 to 3 dimensions, got " +
+                            std::to_string(n) + ")");
     }
     PyObject** items = PySequence_Fast_ITEMS(obj);
     for (Py_ssize_t i = 0; i < n; ++i) read(items[i], int(i));
   } else {
-    throw pyb::type_error(std::string(what) + " must be an int or a tuple of up to 3 ints, not " + Py_TYPE(obj)->tp_name);
+    throw not_integers();
   }
   rt::validate_dims(d, what);
   return d;
@@ -603,7 +699,12 @@ PyObject* dispatcher_call(PyObject* self, PyObject*, PyObject*) {
 
 /// A signature argument as text: a str as it is, anything else through gpujit._signature.signature_text.
 std::string signature_text(PyObject* sig) {
-  if (PyUnicode_Check(sig)) return PyUnicode_AsUTF8(sig);
+  if (PyUnicode_Check(sig)) {
+    // numba's "(int32[::1], int32)" is the argument types alone ("()" none at all): a kernel's returns void.
+    std::string text = PyUnicode_AsUTF8(sig);
+    size_t first = text.find_first_not_of(" \t");
+    return first != std::string::npos && text[first] == '(' ? "void" + text : text;
+  }
   return pyb::module_::import("gpujit._signature").attr("signature_text")(pyb::handle(sig)).cast<std::string>();
 }
 
@@ -817,7 +918,18 @@ PyObject* stats_get(PyObject* self, void*) {
   return d.release().ptr();
 }
 
+PyObject* dispatcher_set_extensions(PyObject* self, PyObject* list) {
+  if (!PyList_Check(list)) {
+    PyErr_SetString(PyExc_TypeError, "_set_extensions takes a list");
+    return nullptr;
+  }
+  state_of(self).extensions = pyb::reinterpret_borrow<pyb::object>(list);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef dispatcher_methods[] = {
+    {"_set_extensions", reinterpret_cast<PyCFunction>(dispatcher_set_extensions), METH_O,
+     "The list of argument extensions (prepare_args hooks) each launch runs."},
     {"_compile", reinterpret_cast<PyCFunction>(dispatcher_compile), METH_O,
      "Compiles an explicit signature now; the dispatcher then accepts only its explicit signatures."},
     {"_compile_entry", reinterpret_cast<PyCFunction>(dispatcher_compile_entry), METH_VARARGS,
@@ -871,6 +983,13 @@ void register_dispatcher(pyb::module_& m) {
   m.def("_set_signature_dict", [](pyb::object factory) {
     Py_XSETREF(g_signature_dict, factory.release().ptr());
   }, "The callable that turns inspect_*()'s {signature text: text} into the dict it returns.");
+  m.def("_set_arg_hint_types", [](pyb::object in, pyb::object out, pyb::object inout) {
+    PyObject* types[3] = {in.ptr(), out.ptr(), inout.ptr()};
+    for (int i = 0; i < 3; ++i) {
+      Py_XDECREF(g_arg_hint_types[i]);
+      g_arg_hint_types[i] = Py_NewRef(types[i]);
+    }
+  }, "The classes gpujit.In, gpujit.Out, gpujit.InOut, which the launch path recognises.");
 
   // The decorator for explicit signatures: a C++ callable, so a CompileError at decoration shows the user's
   // decorator line and no gpujit frame.

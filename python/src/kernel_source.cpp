@@ -80,6 +80,15 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
       } else if (tag == "dtype") {
         g.kind = GlobalValue::Kind::DType;
         set_element(g, d[1]);
+      } else if (tag == "constants") {
+        // ("constants", ((name, description), ...)): a class of constants, an IntEnum
+        std::map<std::string, ConstValue> members;
+        for (pyb::handle m : d[1]) {
+          auto member = pyb::reinterpret_borrow<pyb::tuple>(m);
+          members.emplace(member[0].cast<std::string>(),
+                          constant_of(pyb::reinterpret_borrow<pyb::tuple>(member[1])));
+        }
+        g = GlobalValue::of_constants(std::move(members));
       } else if (tag == "unsupported") {
         g = GlobalValue::of_unsupported(d[1].cast<std::string>());
       } else if (tag == "function") {

@@ -183,7 +183,9 @@ PYBIND11_MODULE(_core, m) {
   pyb::class_<PinnedBuffer>(m, "PinnedBuffer", pyb::buffer_protocol())
       .def_buffer([](PinnedBuffer& b) {
         return pyb::buffer_info(b.data, 1, "B", 1, {pyb::ssize_t(b.bytes)}, {pyb::ssize_t(1)});
-      });
+      })
+      .def_property_readonly("device_pointer", [](PinnedBuffer& b) { return b.device->mapped_pointer(b.data); },
+                             "The address kernels use for this memory (gpujit.mapped_array).");
   m.def("_pinned_buffer", [](size_t bytes) {
     return std::make_unique<PinnedBuffer>(rt::Runtime::get().current_device(), bytes);
   }, "Page-locked host memory of `bytes` bytes (gpujit.pinned_array wraps it in a NumPy array).");

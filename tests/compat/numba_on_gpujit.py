@@ -101,6 +101,13 @@ def _bind_numba_cuda():
     numba_config.__class__ = _ForwardingConfig
     for name in _FORWARDED:
         setattr(gpujit.config, name, getattr(numba_config, name))
+    # numba-cuda reports a driver call's failure as cuda-python's CUDAError; gpujit's is CudaAPIError.
+    try:
+        import cuda.core._utils.cuda_utils as cuda_utils
+    except ImportError:
+        cuda_utils = None
+    if cuda_utils is not None:
+        cuda_utils.CUDAError = gpujit.CudaAPIError
     testing.cc_X_or_above = _cc_at_least
     _bind_ufunc_decorators()
     testing.CUDATestCase.skip_if_lto = lambda self, reason: None

@@ -68,8 +68,13 @@ def run_module(module, impl, timeout, workdir):
     env.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
     env.setdefault("OMP_NUM_THREADS", "1")
     plugin = "numba_on_gpujit" if impl == "gpujit" else "numba_native"
+    if impl == "gpujit":
+        env["GPUJIT_COMPAT_BIND"] = "1"  # processes the tests spawn bind to gpujit too (sitecustomize.py)
+    # consider_namespace_packages: the test modules get their real names (numba.cuda.tests...), which a
+    # process the test spawns can import; numba_cuda/numba is a namespace package.
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", plugin, "-p", "no:cacheprovider", "-p", "no:randomly",
-           "--import-mode=importlib", "--rootdir", str(workdir), "--pyargs", f"{PACKAGE}.{module}"]
+           "--import-mode=importlib", "-o", "consider_namespace_packages=true", "--rootdir", str(workdir),
+           "--pyargs", f"{PACKAGE}.{module}"]
     start = time.monotonic()
     note = ""
     try:

@@ -85,10 +85,51 @@ def test_launch_configuration_errors_come_before_any_device_use():
         kernel[1, (1, 1, 65)]
     with pytest.raises(gpu.LaunchError, match="grid dimension y is 65536"):
         kernel[(1, 65536), 1]
-    with pytest.raises(gpu.LaunchError, match="1 to 3 dimensions"):
+    with pytest.raises(gpu.LaunchError, match=r"^griddim must be a sequence of 1, 2 or 3 integers, got \[1, 1, 1, 1\] "
+                                              r"\(grid must have 1 to 3 dimensions, got 4\)$"):
         kernel[(1, 1, 1, 1), 1]
     with pytest.raises(TypeError, match="launch configuration must be"):
         kernel[1]
-    with pytest.raises(TypeError, match="block must be an int or a tuple of up to 3 ints, not float"):
+    with pytest.raises(TypeError, match=r"^blockdim must be a sequence of integers, got \[1.5\] \(block must be an int "
+                                        r"or a tuple of up to 3 ints\)$"):
         kernel[1, 1.5]
+    with pytest.raises(TypeError, match=r"^griddim must be a sequence of integers, got \[1, 'a'\]"):
+        kernel[(1, "a"), 1]
     assert isinstance(gpu.LaunchError("x"), ValueError)
+
+
+def test_dtypes_equal_numbas_scalar_types_of_the_same_name():
+    import importlib.util
+
+    if importlib.util.find_spec("numba") is None:
+        pytest.skip("numba is not installed")
+    # In a process of its own: importing numba here would change what other tests get back (compile_ptx
+    # answers in numba's types once numba is loaded).
+    code = """if True:
+        import numba, gpujit as gpu
+        assert gpu.int32 == numba.int32 and gpu.float64 == numba.float64
+        assert gpu.int32 != numba.int64 and gpu.int32 != "int32"
+        assert {gpu.float32: "f"}[numba.float32] == "f"  # equal types hash alike
+
+        @gpu.jit("void(int32[::1])")
+        def f(x):
+            scratch = gpu.local.array(4, dtype=numba.int32)
+            scratch[0] = x[0]
+            x[0] = scratch[0]
+
+        assert next(iter(f.overloads.values()))._type_annotation.typemap["scratch"].dtype == numba.int32
+        print("ok")
+    """
+    path = tmp_source(code)
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def tmp_source(code):
+    """`code` in a file of its own (gpujit compiles kernels from their source file)."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp(prefix="gpujit-test-")) / "numba_dtypes.py"
+    path.write_text(code)
+    return path

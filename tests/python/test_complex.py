@@ -224,3 +224,104 @@ def test_imaginary_literals():
     out = np.zeros(50, np.complex128)
     phasors[1, 64](x, out)
     np.testing.assert_allclose(out, np.exp(1j * x) + 2.5j - 1e-3j * x, rtol=1e-14, atol=1e-15)
+
+
+@gpu.jit
+def cmath_all(z, out):
+    i = gpu.grid(1)
+    if i < z.size:
+        out[i, 0] = cmath.exp(z[i])
+        out[i, 1] = cmath.log(z[i])
+        out[i, 2] = cmath.sqrt(z[i])
+        out[i, 3] = cmath.sin(z[i])
+        out[i, 4] = cmath.cos(z[i])
+        out[i, 5] = cmath.tan(z[i])
+        out[i, 6] = cmath.asin(z[i])
+        out[i, 7] = cmath.acos(z[i])
+        out[i, 8] = cmath.atan(z[i])
+        out[i, 9] = cmath.sinh(z[i])
+        out[i, 10] = cmath.cosh(z[i])
+        out[i, 11] = cmath.tanh(z[i])
+        out[i, 12] = cmath.asinh(z[i])
+        out[i, 13] = cmath.acosh(z[i])
+        out[i, 14] = cmath.atanh(z[i])
+        out[i, 15] = cmath.log10(z[i])
+        out[i, 16] = cmath.rect(z[i].real, z[i].imag)
+
+
+CMATH_ALL = [cmath.exp, cmath.log, cmath.sqrt, cmath.sin, cmath.cos, cmath.tan, cmath.asin, cmath.acos, cmath.atan,
+             cmath.sinh, cmath.cosh, cmath.tanh, cmath.asinh, cmath.acosh, cmath.atanh, cmath.log10,
+             lambda z: cmath.rect(z.real, z.imag)]
+
+
+def _same(got, want, rtol):
+    """Equal to within rtol, with NaN equal to NaN and the sign of an exact zero or infinity kept."""
+    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+        if math.isnan(w):
+            if not math.isnan(g):
+                return False
+        elif w == 0 or math.isinf(w):
+            if g != w or math.copysign(1, g) != math.copysign(1, w):
+                return False
+        elif abs(g - w) > rtol * abs(w):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_cmath_at_infinities_and_nans_follows_cpython(dtype):
+    parts = [-math.inf, -2.5, -1.0, -0.0, 0.0, 0.75, 1.0, math.pi, math.inf, math.nan]
+    z = np.array([complex(x, y) for x in parts for y in parts], dtype)
+    out = np.zeros((z.size, len(CMATH_ALL)), dtype)
+    cmath_all[2, 64](z, out)
+    rtol = 1e-5 if dtype == np.complex64 else 1e-13
+    bad = []
+    for i, v in enumerate(z.astype(np.complex128)):
+        for k, f in enumerate(CMATH_ALL):
+            try:
+                want = f(complex(v))
+            except (ValueError, OverflowError):
+                continue  # CPython raises there (a domain error); a kernel cannot
+            if not _same(complex(out[i, k]), want, rtol):
+                bad.append((k, complex(v), complex(out[i, k]), want))
+    assert not bad, bad[:10]
+
+
+@gpu.jit
+def parts_views(values, out):
+    i, j = gpu.grid(2)
+    if i < values.shape[0] and j < values.shape[1]:
+        gpu.atomic.add(values.real, (i, j), 1)
+        values.imag[i, j] = values.imag[i, j] * 2
+        out[i, j] = values.real[i, j] - values.imag[i, j]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_real_and_imag_of_a_complex_array_are_views_of_its_memory(dtype):
+    base = (np.arange(24) + 1j * np.arange(24) * 3).astype(dtype).reshape(4, 6)
+    a = base[:, 1::2]  # a strided view, so the parts' strides come from the array's own
+    want_values = a + 1 + 1j * a.imag
+    part = np.float32 if dtype == np.complex64 else np.float64
+    out = np.zeros(a.shape, part)
+    parts_views[(1, 1), a.shape](a, out)
+    np.testing.assert_array_equal(a, want_values)
+    np.testing.assert_array_equal(out, a.real - a.imag)
+    np.testing.assert_array_equal(base[:, ::2], (np.arange(24) + 1j * np.arange(24) * 3).astype(dtype).reshape(4, 6)[:, ::2])
+
+
+def test_imag_of_a_real_array_is_a_compile_error_and_real_is_the_array():
+    @gpu.jit
+    def real_ok(x):
+        x.real[0] = 5
+
+    x = np.zeros(3)
+    real_ok[1, 1](x)
+    assert x[0] == 5
+
+    @gpu.jit
+    def imag_bad(x):
+        x.imag[0] = 1
+
+    with pytest.raises(gpu.CompileError, match=r"'float64\[::1\]' has no imaginary parts to view") as e:
+        imag_bad[1, 1](x)
+    assert e.value.lineno == imag_bad.__code__.co_firstlineno + 2  # the line after the decorator and def

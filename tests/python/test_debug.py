@@ -178,3 +178,23 @@ def test_a_deadlocked_kernel_names_itself_and_its_block():
     with pytest.raises(RuntimeError, match=r"^kernel 'early_exit' deadlocked in block \(0, 0, 0\): 40 of 64 threads "
                                            r"wait at syncthreads\(\) while the other 24 returned"):
         early_exit[1, 64](np.zeros(40))
+
+
+def shape_from_the_end(ary, out):
+    x = gpu.threadIdx.x
+    out[x] = ary.shape[-x]  # TUPLE
+
+
+def test_a_run_time_tuple_index_out_of_range_raises_under_debug_and_wraps_otherwise():
+    ary = np.zeros((4, 5))
+    out = np.zeros(2, np.int64)
+    gpu.jit(shape_from_the_end)[1, 2](ary, out)
+    assert list(out) == [4, 5]  # shape[0], shape[-1]
+    out4 = np.zeros(4, np.int64)
+    with pytest.raises(IndexError, match=r"^tuple index out of range: index -3 of a tuple of 2 in kernel "
+                                         r"'shape_from_the_end' at " + re.escape(line_of("TUPLE")) +
+                                         r", thread \(3, 0, 0\) of block \(0, 0, 0\)"):
+        gpu.jit(debug=True)(shape_from_the_end)[1, 4](ary, out4)
+    ptx, _ = gpu.compile_ptx(shape_from_the_end, "void(float64[:, ::1], int64[::1])", debug=True)
+    # The GPU prints the same message (a .const string, written as its bytes in the PTX) and traps.
+    assert ", ".join(str(c) for c in b"tuple index out of range") in ptx and "trap;" in ptx

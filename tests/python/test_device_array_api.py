@@ -169,3 +169,36 @@ def test_from_cuda_array_interface_views_the_described_memory():
     desc["mask"] = d
     with pytest.raises(NotImplementedError, match="Masked"):
         gpu.from_cuda_array_interface(desc)
+
+
+def _like_cases():
+    c = np.zeros((10, 12))
+    f = np.asfortranarray(c)
+    return [c, f, c[::2, ::2], f[::2, ::2], f[::2, ::2].T, np.zeros((3, 4, 5))[:, ::2, 1:]]
+
+
+@pytest.mark.parametrize("like", [gpu.device_array_like, gpu.pinned_array_like, gpu.mapped_array_like])
+def test_like_constructors_keep_the_order_of_the_strides_as_numpy_empty_like(like):
+    for host in _like_cases():
+        for source in (host, gpu.to_device(host) if host.flags.c_contiguous or host.flags.f_contiguous else host):
+            got, want = like(source), np.empty_like(host)
+            assert (got.shape, got.strides, got.dtype) == (want.shape, want.strides, want.dtype)
+            assert got.flags["C_CONTIGUOUS"] == want.flags["C_CONTIGUOUS"]
+            assert got.flags["F_CONTIGUOUS"] == want.flags["F_CONTIGUOUS"]
+
+
+def test_a_kernel_writes_a_mapped_array_in_place():
+    @gpu.jit
+    def fill(a):
+        i, j = gpu.grid(2)
+        if i < a.shape[0] and j < a.shape[1]:
+            a[i, j] += 10 * i + j
+
+    m = gpu.mapped_array((4, 5), np.int32, order="F")
+    assert isinstance(m, np.ndarray) and m.flags.f_contiguous
+    m[:] = 1
+    fill[(1, 1), (4, 5)](m[::2])
+    want = np.ones((4, 5), np.int32)
+    want[::2] += (10 * np.arange(2)[:, None] + np.arange(5))
+    np.testing.assert_array_equal(m, want)
+    assert not hasattr(m + 1, "__cuda_array_interface__")  # NumPy's result is ordinary memory

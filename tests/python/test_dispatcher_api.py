@@ -145,9 +145,7 @@ def test_jit_accepts_numba_options_and_checks_the_carveout():
         gpu.jit(shared_memory_carveout=101)
     with pytest.raises(ValueError, match="Invalid carveout value"):
         gpu.jit(shared_memory_carveout="most")
-    assert k.extensions == []
-    with pytest.raises(NotImplementedError, match="prepare_args"):
-        k.extensions.append(object())
+    assert k.extensions == []  # prepare_args hooks run: test_hints_and_extensions_decide_what_comes_back
 
 
 def test_a_module_level_kernel_pickles_by_reference():
@@ -157,7 +155,8 @@ def test_a_module_level_kernel_pickles_by_reference():
 def test_a_kernel_rebuilds_from_its_function_and_options():
     rebuild, (py_func, options) = from_table.__reduce__.__func__(_Unlisted(from_table))
     again = rebuild(py_func, options)
-    assert again is not from_table and again.__code__ is from_table.py_func.__code__
+    # The function travels by value (the module holds the dispatcher, not the function, under its name).
+    assert again is not from_table and again.__code__ == from_table.py_func.__code__
     out = np.zeros(4, np.int64)
     again[1, 4](out)
     np.testing.assert_array_equal(out, TABLE[:4])
@@ -235,3 +234,106 @@ def test_type_annotation_gives_numbas_types_when_numba_is_imported(tmp_path):
     script.write_text(NUMBA_TYPEMAP)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_forall_covers_the_tasks_and_refuses_a_negative_count():
+    @gpu.jit
+    def bump(a):
+        i = gpu.grid(1)
+        if i < a.size:
+            a[i] += 1
+
+    a = np.zeros(300, np.int64)
+    bump.forall(a.size)(a)
+    np.testing.assert_array_equal(a, 1)
+    bump.forall(0)(a)  # no tasks: nothing is launched (a grid of 0 blocks would be refused)
+    np.testing.assert_array_equal(a, 1)
+    with pytest.raises(ValueError, match="Can't create ForAll with negative task count: -1"):
+        bump.forall(-1)
+
+
+def test_kernels_run_on_the_named_default_streams():
+    @gpu.jit
+    def fill(a, v):
+        i = gpu.grid(1)
+        if i < a.size:
+            a[i] = v
+
+    d = gpu.device_array(64, np.int32)
+    for v, s in enumerate((gpu.legacy_default_stream(), gpu.per_thread_default_stream())):
+        fill[1, 64, s](d, v + 1)
+        s.synchronize()
+        np.testing.assert_array_equal(d.copy_to_host(), v + 1)
+
+
+def test_local_kernels_and_configured_launches_pickle_by_value(tmp_path):
+    offset = 10
+
+    @gpu.jit(device=True)
+    def inner(a):
+        return a + offset
+
+    @gpu.jit
+    def outer(arr):
+        arr[0] = inner(arr[0]) * SCALE
+
+    launch = pickle.loads(pickle.dumps(outer[5, 8]))
+    assert (launch.griddim, launch.blockdim, launch.sharedmem) == ((5, 1, 1), (8, 1, 1), 0)
+    arr = np.array([1])
+    pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(outer))))[1, 1](arr)
+    assert arr[0] == (1 + offset) * SCALE
+    with pytest.raises(TypeError, match="a kernel configured with a stream cannot be pickled"):
+        pickle.dumps(outer[1, 1, gpu.stream()])
+    # A fresh process, which cannot import this test module, runs the kernel from the pickle alone.
+    blob = tmp_path / "outer.pickle"
+    blob.write_bytes(pickle.dumps(outer))
+    code = ("import pickle, sys, numpy as np; k = pickle.loads(open(sys.argv[1], 'rb').read()); "
+            "a = np.array([2]); k[1, 1](a); print(a[0])")
+    out = subprocess.run([sys.executable, "-c", code, str(blob)], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str((2 + offset) * SCALE)
+
+
+SCALE = 3
+
+
+class _ReadOnlyByDefault:
+    """An argument extension: host arrays not already hinted are passed as gpu.In (copied to the device only)."""
+
+    def __init__(self):
+        self.seen = []
+
+    def prepare_args(self, ty, val, stream=0, retr=None):
+        self.seen.append(ty)
+        if isinstance(val, np.ndarray):
+            retr.append(lambda: self.seen.append("after"))
+            return ty, gpu.In(val)
+        return ty, val
+
+
+def test_hints_and_extensions_decide_what_comes_back():
+    @gpu.jit
+    def set_three(a, n):
+        a[0] = 3 + n
+
+    a = np.zeros(1, np.int64)
+    set_three[1, 1](gpu.In(a), 0)
+    assert a[0] == 0  # the kernel's write stayed on the device
+    set_three[1, 1](gpu.InOut(a), 0)
+    assert a[0] == 3
+    out = np.full(1, 7, np.int64)
+    set_three[1, 1](gpu.Out(out), 1)
+    assert out[0] == 4
+
+    ext = _ReadOnlyByDefault()
+    set_three.extensions.append(ext)
+    b = np.zeros(1, np.int64)
+    set_three[1, 1](b, 0)
+    assert b[0] == 0 and ext.seen[-1] == "after"
+    assert ext.seen[0] == gpu.int64[::1] and ext.seen[1] == gpu.int64
+    set_three[1, 1](gpu.InOut(b), 0)  # an explicit hint is the extension's to keep or not: here it passes
+    assert b[0] == 3
+    set_three.extensions.clear()
+    c = np.zeros(1, np.int64)
+    set_three[1, 1](c, 0)
+    assert c[0] == 3

@@ -343,3 +343,19 @@ def test_debug_puts_dwarf_line_tables_in_the_ptx():
     assert ".debug_info" not in lines_only and re.search(r"\.loc\s", lines_only)
     ptx, _ = gpu.compile_ptx(without_lines.py_func, sig, debug=True)
     assert re.search(r"\.section\s+\.debug_info", ptx)
+
+
+@pytest.mark.parametrize("bounds", [128, (128,), (128, 2)])
+def test_a_launch_over_the_launch_bounds_fails_as_the_driver_fails_it(bounds):
+    # The CUDA driver refuses a block larger than the kernel's .maxntid; the cpu backend enforces it the same way.
+    kernel = gpu.jit(launch_bounds=bounds)(lambda_free_kernel)
+    kernel[1, 128]()
+    with pytest.raises(gpu.CudaAPIError, match=r"CUDA_ERROR_INVALID_VALUE.*a block of 256 threads is more than this "
+                                               r"kernel's limit of 128"):
+        kernel[1, (16, 16)]()
+    ptx = kernel.inspect_asm(kernel.signatures[0])
+    assert re.search(r"\.maxntid 128, 1, 1\n", ptx)
+    assert (".minnctapersm 2" in ptx) == (bounds == (128, 2))
+    # specialize() and pickling rebuild the dispatcher with the same bounds.
+    with pytest.raises(gpu.CudaAPIError, match="CUDA_ERROR_INVALID_VALUE"):
+        kernel.specialize()[1, 256]()

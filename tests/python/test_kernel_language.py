@@ -523,3 +523,84 @@ def test_iterating_a_number_is_an_error_at_the_iterable():
     with pytest.raises(cuda.CompileError, match=r"a for loop iterates over range\(\), an array, a tuple, "
                                                r"enumerate\(\) or zip\(\); got int64 \('n' is an argument\)"):
         bad[1, 1](np.zeros(1), 3)
+
+
+import enum  # noqa: E402
+
+
+class Status(enum.IntEnum):
+    ok = 200
+    missing = 404
+    broken = 500
+
+
+class Colour(enum.Enum):
+    red = 1
+    green = 2
+
+
+def test_intenum_members_are_int_constants():
+    @cuda.jit
+    def classify(codes, out):
+        i = cuda.grid(1)
+        if i < codes.size:
+            c = codes[i]
+            if c >= Status.broken:
+                out[i] = c - Status.missing
+            elif c == Status.missing:
+                out[i] = cuda.int16(Status.ok)
+            else:
+                out[i] = c + Status.ok
+
+    codes = np.array([100, 404, 500, 550], np.int64)
+    out = np.zeros(4, np.int64)
+    classify[1, 4](codes, out)
+    np.testing.assert_array_equal(out, [300, 200, 96, 146])
+
+
+def test_enum_classes_that_are_not_intenum_and_unknown_members_are_errors_at_the_line():
+    @cuda.jit
+    def plain(out):
+        out[0] = Colour.red == Colour.green
+
+    with pytest.raises(cuda.CompileError, match=r"global 'Colour' cannot be used in a kernel: 'Colour' is an Enum "
+                                                r"whose members are not ints; gpujit supports the members of an "
+                                                r"IntEnum") as e:
+        plain[1, 1](np.zeros(1, np.bool_))
+    assert e.value.lineno == plain.__code__.co_firstlineno + 2
+
+    @cuda.jit
+    def typo(out):
+        out[0] = Status.brokn
+
+    with pytest.raises(cuda.CompileError, match=r"'Status' has no attribute 'brokn'; did you mean 'broken'\?"):
+        typo[1, 1](np.zeros(1, np.int64))
+
+
+def test_array_shapes_may_name_a_local_assigned_once_to_a_constant():
+    @cuda.jit
+    def fill(out):
+        n = 64
+        dims = (2, 3)
+        sm = cuda.shared.array(n, cuda.int32)
+        scratch = cuda.local.array(dims, cuda.float32)
+        i = cuda.threadIdx.x
+        sm[i] = i * 2
+        cuda.syncthreads()
+        out[i] = sm[n - 1 - i] + scratch.size
+
+    out = np.zeros(64, np.int32)
+    fill[1, 64](out)
+    np.testing.assert_array_equal(out, 2 * (63 - np.arange(64)) + 6)
+
+    @cuda.jit
+    def rebound(out):
+        n = 64
+        n += 1
+        sm = cuda.shared.array(n, cuda.int32)
+        out[0] = sm[0]
+
+    with pytest.raises(cuda.CompileError, match=r"shared.array shape must be a compile-time constant; 'n' is a "
+                                                r"local variable") as e:
+        rebound[1, 1](out)
+    assert e.value.lineno == rebound.__code__.co_firstlineno + 4

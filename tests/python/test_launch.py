@@ -203,7 +203,8 @@ def test_a_kernel_limited_by_registers_says_so(fake, monkeypatch):
     def heavy(a):
         pass
 
-    with pytest.raises(gpu.LaunchError, match=r"a block of 512 threads is more than this kernel's limit of 256"):
+    with pytest.raises(gpu.CudaAPIError, match=r"CUDA_ERROR_INVALID_VALUE.*a block of 512 threads is more than "
+                                               r"this kernel's limit of 256"):
         heavy[1, 512](1)
 
 
@@ -264,3 +265,42 @@ def test_an_extent_of_2_pow_62_is_refused(fake):
     base = gpu.to_device(np.zeros(4, np.float32)).__cuda_array_interface__["data"][0]
     with pytest.raises(ValueError, match="extent of 4611686018427387904 elements is too large"):
         k[1, 1](_RawCudaArray(base, (1 << 62,), (0,)))
+
+
+def test_mapped_arrays_are_passed_in_place(fake):
+    @gpu.jit
+    def k(a):
+        pass
+
+    m = gpu.mapped_array((4, 3), np.float32)
+    htod, dtoh = fake.calls("cuMemcpyHtoDAsync_v2"), fake.calls("cuMemcpyDtoHAsync_v2")
+    k[1, 1](m[1:])
+    assert fake.calls("cuMemcpyHtoDAsync_v2") == htod and fake.calls("cuMemcpyDtoHAsync_v2") == dtoh
+    # The fake driver maps host memory at the host address; a view starts at its own element.
+    assert u64(fake.last_launch()[5][0]) == m[1:].__array_interface__["data"][0]
+
+
+def test_the_default_streams_by_name_are_the_drivers_special_handles(fake):
+    @gpu.jit
+    def k(a):
+        pass
+
+    for make, handle in ((gpu.legacy_default_stream, 1), (gpu.per_thread_default_stream, 2)):
+        s = make()
+        assert int(s.handle) == handle  # CU_STREAM_LEGACY, CU_STREAM_PER_THREAD
+        s.synchronize()
+        k[1, 1, s](1)
+        assert fake.last_launch()[4] == handle
+
+
+@pytest.mark.parametrize("hint, copies_in, copies_back", [("In", 1, 0), ("Out", 0, 1), ("InOut", 1, 1)])
+def test_copy_hints_choose_the_copies_of_a_host_array(fake, hint, copies_in, copies_back):
+    @gpu.jit
+    def k(a):
+        pass
+
+    a = np.zeros(8, np.float32)
+    htod, dtoh = fake.calls("cuMemcpyHtoDAsync_v2"), fake.calls("cuMemcpyDtoHAsync_v2")
+    k[1, 1](getattr(gpu, hint)(a))
+    assert fake.calls("cuMemcpyHtoDAsync_v2") - htod == copies_in
+    assert fake.calls("cuMemcpyDtoHAsync_v2") - dtoh == copies_back

@@ -237,9 +237,10 @@ TEST(CudaDevice, BadLaunchConfigurationsAreRefusedBeforeTheDriver) {
   try {
     validate_launch(config, d.properties(), *kernel);
     FAIL() << "expected an error";
-  } catch (const LaunchError& e) {
-    EXPECT_STREQ(e.what(), "kernel 'k': a block of 512 threads is more than this kernel's limit of 256 (set by its launch_bounds "
-                           "or its register use)");
+  } catch (const DriverError& e) {  // the driver's own error for a block over the kernel's limit
+    EXPECT_EQ(e.error_name(), "CUDA_ERROR_INVALID_VALUE");
+    EXPECT_STREQ(e.what(), "kernel launch failed: CUDA_ERROR_INVALID_VALUE (kernel 'k': a block of 512 threads is "
+                           "more than this kernel's limit of 256 (set by its launch_bounds or its register use))");
   }
   EXPECT_EQ(calls("cuLaunchKernel"), launches);
 }

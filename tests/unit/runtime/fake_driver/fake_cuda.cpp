@@ -316,6 +316,13 @@ CUresult cuMemHostAlloc(void** ptr, size_t bytes, unsigned) {
   return CUDA_SUCCESS;
 }
 
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* dptr, void* host, unsigned) {
+  FAKE_ENTER("cuMemHostGetDevicePointer_v2");
+  if (!state().pinned.count(host)) return kInvalidValue;
+  *dptr = CUdeviceptr(reinterpret_cast<uintptr_t>(host));
+  return CUDA_SUCCESS;
+}
+
 CUresult cuMemFreeHost(void* ptr) {
   FAKE_ENTER("cuMemFreeHost");
   FAKE_NEEDS_CONTEXT();
@@ -367,7 +374,11 @@ CUresult cuStreamDestroy_v2(CUstream stream) {
   return CUDA_SUCCESS;
 }
 
-static bool valid_stream(CUstream s) { return s == nullptr || state().streams.count(s); }
+// nullptr, CU_STREAM_LEGACY (1) and CU_STREAM_PER_THREAD (2) name the default streams, as in the driver.
+static bool valid_stream(CUstream s) {
+  uintptr_t v = reinterpret_cast<uintptr_t>(s);
+  return v <= 2 || state().streams.count(s);
+}
 
 CUresult cuStreamSynchronize(CUstream stream) {
   FAKE_ENTER("cuStreamSynchronize");
