@@ -30,6 +30,20 @@ def target(request):
     return request.param
 
 
+@pytest.fixture(params=TARGETS)
+def device_target(request):
+    """A target for tests that pass device arrays: with target='cpu' the whole test runs on the CPU backend, so
+    its device arrays are the CPU backend's (a CUDA device array on a target='cpu' ufunc is an error naming both
+    devices, as for a kernel)."""
+    previous = gpu._core.backend_name()
+    if request.param == "cpu":
+        gpu._core._set_backend("cpu")
+    try:
+        yield request.param
+    finally:
+        gpu._core._set_backend(previous)
+
+
 def test_one_signature_over_a_host_array(target):
     sigmoid = gpu.vectorize(["float32(float32)"], target=target, warn_float64=False)(_sigmoid)
     x = np.linspace(-4, 4, 1001, dtype=np.float32)
@@ -84,8 +98,8 @@ def test_signature_cache_keys_on_contents_and_rank(target):
     assert add(1, 2.5).dtype == np.float64
 
 
-def test_device_arrays_stay_on_the_device(target):
-    add = gpu.vectorize(["float32(float32, float32)"], target=target)(_add)
+def test_device_arrays_stay_on_the_device(device_target):
+    add = gpu.vectorize(["float32(float32, float32)"], target=device_target)(_add)
     x = np.arange(100, dtype=np.float32)
     dx = gpu.to_device(x)
     got = add(dx, dx)
@@ -107,8 +121,8 @@ def test_device_arrays_stay_on_the_device(target):
     assert add(np.zeros((0, 3), np.float32), 1.0).shape == (0, 3)
 
 
-def test_out_and_stream(target):
-    add = gpu.vectorize(["int32(int32, int32)"], target=target)(_add)
+def test_out_and_stream(device_target):
+    add = gpu.vectorize(["int32(int32, int32)"], target=device_target)(_add)
     x = np.arange(10, dtype=np.int32).reshape(2, 5)
     dx = gpu.to_device(x)
     assert add(dx, dx, out=dx) is dx
@@ -148,8 +162,8 @@ def test_complex_and_device_function_calls(target):
     np.testing.assert_allclose(f(np.arange(4, dtype=np.float32)), np.arange(4) ** 3 + 1)
 
 
-def test_reduce(target):
-    add = gpu.vectorize(["int32(int32, int32)"], target=target)(_add)
+def test_reduce(device_target):
+    add = gpu.vectorize(["int32(int32, int32)"], target=device_target)(_add)
     for n in (1, 2, 7, 100, 1025):
         x = np.arange(n, dtype=np.int32)
         got = add.reduce(x)
@@ -243,8 +257,8 @@ def test_gufunc_matmul_with_loop_dims_and_pinned_operand(target):
     np.testing.assert_allclose(matmul(A[0, 0], Y), A[0, 0] @ Y)  # no loop at all
 
 
-def test_gufunc_scalar_output_and_device_arrays(target):
-    dot = gpu.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()", target=target)(_dot)
+def test_gufunc_scalar_output_and_device_arrays(device_target):
+    dot = gpu.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()", target=device_target)(_dot)
     x = np.random.rand(100, 7)
     np.testing.assert_allclose(dot(x, x), (x * x).sum(1))
     dx = gpu.to_device(x)
