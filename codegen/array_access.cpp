@@ -19,6 +19,8 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/Target/TargetMachine.h>
 
 #include "codegen/function_lowering.h"
 
@@ -214,7 +216,21 @@ llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, ScalarKind dtype, 
 
 void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, ScalarKind dtype, unsigned align) {
   if (dtype == ScalarKind::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
-  if (!align) align = Type::array_of(dtype, 1, Layout::C).element_align();
+  const unsigned natural = Type::array_of(dtype, 1, Layout::C).element_align();
+  if (!align) align = natural;
+  if (align < natural && v->getType()->isFloatingPointTy() && m_.target().machine().getTargetTriple().isNVPTX()) {
+    // A float stored below its alignment (a packed record's field) is split into byte stores, the first
+    // straight from the register the float arithmetic wrote; ptxas then stores that byte as the value
+    // converted to an integer (seen on an H100: 1.5 stored its low byte as 1). Its bits go through an
+    // integer move first, which the split stores then take apart.
+    llvm::Type* ft = v->getType();
+    unsigned bits = ft->getPrimitiveSizeInBits();
+    const char* move = bits == 64 ? "mov.b64 $0, $1;" : bits == 32 ? "mov.b32 $0, $1;" : "mov.b16 $0, $1;";
+    const char* constraints = bits == 64 ? "=l,d" : bits == 32 ? "=r,f" : "=h,h";
+    auto* asm_fn = llvm::InlineAsm::get(llvm::FunctionType::get(b_.getIntNTy(bits), {ft}, false), move,
+                                        constraints, /*hasSideEffects=*/false);
+    v = b_.CreateCall(asm_fn, {v});
+  }
   b_.CreateAlignedStore(v, ptr, llvm::Align(align));
 }
 
