@@ -620,8 +620,9 @@ PyObject* dispatcher_new(PyTypeObject* type, PyObject*, PyObject*) {
 }
 
 int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
-  static const char* keywords[] = {"name",  "params",   "device",        "fastmath", "opt",
-                                   "debug", "lineinfo", "max_registers", "cache",    "warn_float64", "launch_bounds", "debug_info", nullptr};
+  static const char* keywords[] = {"name",         "params",        "device",     "fastmath", "opt",
+                                   "debug",        "lineinfo",      "max_registers", "cache", "warn_float64",
+                                   "launch_bounds", "debug_info",   nullptr};
   const char* name = nullptr;
   PyObject* params = nullptr;
   int device = 0, fastmath = 0, opt = 3, debug = 0, lineinfo = 0, max_registers = 0, cache = 0, warn_float64 = 1;
