@@ -218,18 +218,31 @@ void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, ScalarKin
   if (dtype == ScalarKind::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
   const unsigned natural = Type::array_of(dtype, 1, Layout::C).element_align();
   if (!align) align = natural;
-  if (align < natural && v->getType()->isFloatingPointTy() && m_.target().machine().getTargetTriple().isNVPTX()) {
+  if (align < natural && m_.target().machine().getTargetTriple().isNVPTX()) {
     // A float stored below its alignment (a packed record's field) is split into byte stores, the first
     // straight from the register the float arithmetic wrote; ptxas then stores that byte as the value
     // converted to an integer (seen on an H100: 1.5 stored its low byte as 1). Its bits go through an
-    // integer move first, which the split stores then take apart.
-    llvm::Type* ft = v->getType();
-    unsigned bits = ft->getPrimitiveSizeInBits();
-    const char* move = bits == 64 ? "mov.b64 $0, $1;" : bits == 32 ? "mov.b32 $0, $1;" : "mov.b16 $0, $1;";
-    const char* constraints = bits == 64 ? "=l,d" : bits == 32 ? "=r,f" : "=h,h";
-    auto* asm_fn = llvm::InlineAsm::get(llvm::FunctionType::get(b_.getIntNTy(bits), {ft}, false), move,
-                                        constraints, /*hasSideEffects=*/false);
-    v = b_.CreateCall(asm_fn, {v});
+    // integer move first, which the split stores then take apart; a complex number's parts each do.
+    auto as_bits = [&](llvm::Value* f) -> llvm::Value* {
+      llvm::Type* ft = f->getType();
+      unsigned bits = ft->getPrimitiveSizeInBits();
+      const char* move = bits == 64 ? "mov.b64 $0, $1;" : bits == 32 ? "mov.b32 $0, $1;" : "mov.b16 $0, $1;";
+      const char* constraints = bits == 64 ? "=l,d" : bits == 32 ? "=r,f" : "=h,h";
+      auto* asm_fn = llvm::InlineAsm::get(llvm::FunctionType::get(b_.getIntNTy(bits), {ft}, false), move,
+                                          constraints, /*hasSideEffects=*/false);
+      return b_.CreateCall(asm_fn, {f});
+    };
+    if (v->getType()->isFloatingPointTy()) {
+      v = as_bits(v);
+    } else if (auto* st = llvm::dyn_cast<llvm::StructType>(v->getType());
+               st && st->getNumElements() == 2 && st->getElementType(0)->isFloatingPointTy()) {
+      const uint64_t part = st->getElementType(0)->getPrimitiveSizeInBits() / 8;
+      for (unsigned k = 0; k < 2; ++k) {
+        llvm::Value* at = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), ptr, k * part);
+        b_.CreateAlignedStore(as_bits(b_.CreateExtractValue(v, {k})), at, llvm::Align(align));
+      }
+      return;
+    }
   }
   b_.CreateAlignedStore(v, ptr, llvm::Align(align));
 }

@@ -437,3 +437,27 @@ def test_field_views_of_record_arrays():
 
     with pytest.raises(cuda.CompileError, match="record has no field 'gg'; did you mean 'g'"):
         bad[1, 1](a, out)
+
+
+PACKED_COMPLEX = np.dtype([("x", np.int8), ("z", np.complex128), ("w", np.complex64)])  # z at offset 1
+
+
+def test_packed_records_with_misaligned_complex_fields():
+    # Each part of a misaligned complex field is stored bytewise too (on a GPU, from an integer copy of its
+    # bits: see FunctionLowering::store_element).
+    @cuda.jit
+    def twice(ary):
+        i = cuda.grid(1)
+        if i < ary.size:
+            ary[i].z = ary[i].z * 2 + 1j
+            ary[i].w = ary[i].w * np.float32(3)
+
+    a = np.zeros(6, PACKED_COMPLEX)
+    a["x"] = np.arange(6)
+    a["z"] = np.arange(6) * (1.5 - 0.25j)
+    a["w"] = np.arange(6) * (0.5 + 2j)
+    expect = a.copy()
+    expect["z"] = expect["z"] * 2 + 1j
+    expect["w"] = expect["w"] * np.float32(3)
+    twice[1, 8](a)
+    assert same(a, expect)
