@@ -363,9 +363,10 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   if (!g_ndarray_type && numpy_loaded()) {
     g_ndarray_type = reinterpret_cast<PyTypeObject*>(numpy().attr("ndarray").ptr());  // a subclass (recarray)
   }
-  // An ndarray subclass with __cuda_array_interface__ (gpujit.mapped_array) is used in place, not copied.
+  // An ndarray subclass with __cuda_array_interface__ (gpujit.mapped_array) is used in place, not copied; a
+  // plain ndarray has none, so only subclasses pay for the attribute lookup.
   if (g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type) &&
-      !PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
+      (Py_TYPE(obj) == g_ndarray_type || !PyObject_HasAttrString(obj, "__cuda_array_interface__"))) {
     host_array(obj, device, stream);
     return;
   }

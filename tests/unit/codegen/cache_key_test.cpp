@@ -90,6 +90,12 @@ TEST(CacheKey, ChangesWithEveryInputOfTheCompile) {
   EXPECT_NE(with([](CompileOptions& o) { o.fastmath = true; }), base);
   EXPECT_NE(with([](CompileOptions& o) { o.debug = true; }), base);
   EXPECT_NE(with([](CompileOptions& o) { o.lineinfo = true; }), base);
+  EXPECT_NE(with([](CompileOptions& o) { o.debug_info = true; }), base);
+  EXPECT_NE(with([](CompileOptions& o) { o.max_threads = 128; }), base);
+  EXPECT_NE(with([](CompileOptions& o) { o.max_threads = 128; }), with([](CompileOptions& o) {
+              o.max_threads = 128;
+              o.min_blocks = 2;
+            }));
   EXPECT_NE(with([](CompileOptions& o) { o.max_registers = 32; }), base);
   EXPECT_NE(with([](CompileOptions& o) { o.target = TargetKind::Host; }), base);
 }
