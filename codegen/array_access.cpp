@@ -362,28 +362,36 @@ void FunctionLowering::store_into_view(llvm::Value* view, const Type& view_type,
   } else {
     fill = cast(value, from, view_type.element());
   }
-  // One loop per axis, the last innermost, so a C view is written in address order.
+  // The last axis innermost, so a C view is written in address order.
+  for_each_index(extents, [&](const std::vector<llvm::Value*>& idx) {
+    llvm::Value* v = fill;
+    if (!v) {
+      v = load_place(LValue{element_pointer(src, from, idx), from.element(), true});
+      v = cast(v, from.element(), view_type.element());
+    }
+    store_place(LValue{element_pointer(dst, view_type, idx), view_type.element(), true}, v);
+  });
+}
+
+void FunctionLowering::for_each_index(const std::vector<llvm::Value*>& extents,
+                                      const std::function<void(const std::vector<llvm::Value*>&)>& body) {
+  const size_t nd = extents.size();
   std::vector<llvm::Value*> idx(nd);
-  std::function<void(unsigned)> loop = [&](unsigned k) {
+  std::function<void(size_t)> loop = [&](size_t k) {
     if (k == nd) {
-      llvm::Value* v = fill;
-      if (!v) {
-        v = load_place(LValue{element_pointer(src, from, idx), from.element(), true});
-        v = cast(v, from.element(), view_type.element());
-      }
-      store_place(LValue{element_pointer(dst, view_type, idx), view_type.element(), true}, v);
+      body(idx);
       return;
     }
     llvm::BasicBlock* pre = b_.GetInsertBlock();
-    llvm::BasicBlock* head = new_block("slice.loop");
-    llvm::BasicBlock* body = new_block("slice.body");
-    llvm::BasicBlock* done = new_block("slice.done");
+    llvm::BasicBlock* head = new_block("loop.head");
+    llvm::BasicBlock* inner = new_block("loop.body");
+    llvm::BasicBlock* done = new_block("loop.done");
     b_.CreateBr(head);
     b_.SetInsertPoint(head);
-    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "slice.i");
+    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "loop.i");
     i->addIncoming(i64(0), pre);
-    b_.CreateCondBr(b_.CreateICmpSLT(i, extents[k]), body, done);
-    b_.SetInsertPoint(body);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, extents[k]), inner, done);
+    b_.SetInsertPoint(inner);
     idx[k] = i;
     loop(k + 1);
     i->addIncoming(b_.CreateAdd(i, i64(1), "", true, true), b_.GetInsertBlock());

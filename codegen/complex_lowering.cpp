@@ -420,12 +420,16 @@ llvm::Value* FunctionLowering::lower_complex(const BuiltinInfo& bi, const CallEx
     return m.join(m.rect(args[0], args[1]));
   }
 
-  const Type& ct = ops[0];
+  return cmath_value(bi.id, args, ops[0], result);
+}
+
+llvm::Value* FunctionLowering::cmath_value(BuiltinId id, const std::vector<llvm::Value*>& args, const Type& ct,
+                                           const Type& result) {
   ComplexMath m(*this, component_of(ct.scalar));
   Type part = Type::scalar_of(component_of(ct.scalar));
   Parts z = m.split(args[0]);
   auto complex_result = [&](Parts p) { return cast(m.join(p), ct, result); };
-  switch (bi.id) {
+  switch (id) {
     case BuiltinId::Abs:
       return cast(m.fn("hypot", z.re, z.im), part, result);
     case BuiltinId::CmathPhase:
@@ -489,7 +493,7 @@ llvm::Value* FunctionLowering::lower_complex(const BuiltinInfo& bi, const CallEx
     default:
       break;
   }
-  internal("no lowering for complex builtin " + bi.qualified_name());
+  internal("no lowering for complex builtin " + builtin_info(id).qualified_name());
 }
 
 }  // namespace gpujit

@@ -24,6 +24,7 @@
 // entry so that no path reads an undefined value; mem2reg and SROA turn them into SSA values.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,6 +38,7 @@
 #include "codegen/target.h"
 #include "frontend/ast.h"
 #include "frontend/diagnostics.h"
+#include "ir/builtins.h"
 #include "ir/record_type.h"
 #include "ir/typed_function.h"
 
@@ -250,6 +252,13 @@ class FunctionLowering {
   /// element (over the extents the two share).
   void store_to_view(const SubscriptExpr& e, llvm::Value* value, const Type& from);
   /// As store_to_view, into the array value `view` of type `view_type`.
+  /// Emits `body` once per index of the box `extents` (i64 each), the last axis innermost.
+  void for_each_index(const std::vector<llvm::Value*>& extents,
+                      const std::function<void(const std::vector<llvm::Value*>&)>& body);
+  /// A NumPy ufunc over arrays (ir/ufuncs.h): a loop over the output's elements; returns the output array.
+  llvm::Value* lower_ufunc(const UfuncCall& c);
+  llvm::Value* ufunc_element(const UfuncCall& c, const std::vector<llvm::Value*>& values,
+                             const std::vector<Type>& types);
   void store_into_view(llvm::Value* view, const Type& view_type, llvm::Value* value, const Type& from);
 
   // --- records (record_access.cpp)
@@ -282,6 +291,9 @@ class FunctionLowering {
   llvm::Value* complex_binary(BinOpKind op, llvm::Value* a, llvm::Value* b, const Type& t);
   llvm::Value* complex_compare(CmpOpKind op, llvm::Value* a, llvm::Value* b, const Type& t);
   llvm::Value* complex_unary(UnaryOpKind op, llvm::Value* v, const Type& t);
+  /// The cmath function (or abs) `id` of complex values `args` of type `ct`, converted to `result`.
+  llvm::Value* cmath_value(BuiltinId id, const std::vector<llvm::Value*>& args, const Type& ct,
+                           const Type& result);
   /// complex(), z.conjugate(), abs() of a complex number, cmath.*.
   llvm::Value* lower_complex(const BuiltinInfo& b, const CallExpr& e);
   /// z.real, z.imag.

@@ -149,6 +149,7 @@ std::vector<const Expr*> FunctionLowering::bind_arguments(const CallExpr& e,
 }
 
 llvm::Value* FunctionLowering::lower_call(const CallExpr& e) {
+  if (auto it = fn_.ufunc_calls.find(&e); it != fn_.ufunc_calls.end()) return lower_ufunc(it->second);
   const Symbol* s = symbol_of(*e.func);
   if (!s) s = symbol_of(e);
   if (!s) internal("call without a resolved callee");

@@ -428,6 +428,8 @@ const BuiltinInfo* find_numpy_builtin(std::string_view name) {
     if (r.numpy_name && name == r.numpy_name) return &r;
   }
   if (name == "absolute") return &builtin_info(BuiltinId::Abs);
+  if (name == "deg2rad") return &builtin_info(BuiltinId::Radians);
+  if (name == "rad2deg") return &builtin_info(BuiltinId::Degrees);
   // min and max of two floats are C's fmin/fmax (a NaN loses), which is what np.fmin/np.fmax are.
   if (name == "minimum" || name == "fmin") return &builtin_info(BuiltinId::Min);
   if (name == "maximum" || name == "fmax") return &builtin_info(BuiltinId::Max);

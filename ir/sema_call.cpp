@@ -66,11 +66,19 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
     else if (!args.back().is_value())
       failed = true;
   }
-  // Keywords: only syncwarp(mask=...) among the value-taking builtins accepts one.
+  // Keywords: only syncwarp(mask=...) and a NumPy ufunc's out= among the value-taking builtins accept one.
   bool mask_keyword = callee.what == ExprResult::What::Builtin && callee.builtin->id == BuiltinId::SyncWarp;
+  bool out_keyword = false;
   for (const Keyword& k : e.keywords) {
     ExprResult r = value(*k.value);
-    if (mask_keyword && k.name == "mask" && e.args.empty()) {
+    if (callee.what == ExprResult::What::Builtin && callee.ufunc && k.name == "out" && !out_keyword) {
+      out_keyword = true;
+      args.push_back(r);
+      if (r.what == ExprResult::What::Unknown)
+        unknown = true;
+      else if (!r.is_value())
+        failed = true;
+    } else if (mask_keyword && k.name == "mask" && e.args.empty()) {
       args.push_back(r);
       if (r.what == ExprResult::What::Unknown)
         unknown = true;
@@ -88,6 +96,14 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
   }
   if (unknown) return ExprResult::unknown();
   if (failed) return ExprResult::error();
+
+  // A ufunc with an array operand or an output array is a loop over arrays; on scalars alone it is the
+  // scalar function of the builtins table.
+  if (callee.what == ExprResult::What::Builtin && callee.ufunc) {
+    bool over_arrays = out_keyword || args.size() > callee.ufunc->nin ||
+                       std::any_of(args.begin(), args.end(), [](const ExprResult& a) { return a.type.is_array(); });
+    if (over_arrays) return ufunc_call(e, *callee.ufunc, args, out_keyword);
+  }
 
   switch (callee.what) {
     case ExprResult::What::DType:

@@ -353,6 +353,7 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
       r.dtype = *k;
     } else if (const BuiltinInfo* b = find_numpy_builtin(attr)) {
       r = from_row(b);
+      r.ufunc = find_ufunc(attr);
     } else if (allocates(attr)) {
       error(e.range,
             fmt::format("'numpy.{}' cannot be used in a kernel (it allocates); use cuda.local.array or "

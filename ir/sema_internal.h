@@ -21,6 +21,7 @@
 #include "ir/builtins.h"
 #include "ir/type_rules.h"
 #include "ir/typed_function.h"
+#include "ir/ufuncs.h"
 
 namespace gpujit {
 
@@ -35,6 +36,7 @@ struct ExprResult {
   const RecordType* record = nullptr;      // DType: a structured dtype (then not `dtype`)
   const BuiltinInfo* builtin = nullptr;    // Builtin (functions); also set for builtin values
   const FunctionDef* function = nullptr;   // Device
+  const UfuncInfo* ufunc = nullptr;        // Builtin reached as numpy.NAME where NAME is a ufunc (ir/ufuncs.h)
   /// Namespace of a class of constants (an IntEnum global): its members; null for builtin namespaces.
   const std::map<std::string, ConstValue>* members = nullptr;
 
@@ -181,6 +183,10 @@ class FunctionAnalyzer {
   ExprResult call(const CallExpr& e);
   ExprResult builtin_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
   ExprResult device_call(const CallExpr& e, const FunctionDef& callee, const std::vector<ExprResult>& args);
+  /// A NumPy ufunc over arrays: np.sin(a, out), np.add(a, b, out=c) (ir/ufuncs.h). `out_keyword`: the
+  /// last of `args` came as out=.
+  ExprResult ufunc_call(const CallExpr& e, const UfuncInfo& u, const std::vector<ExprResult>& args,
+                        bool out_keyword);
   ExprResult cast_call(const CallExpr& e, ScalarKind dtype, const std::vector<ExprResult>& args);
   ExprResult array_alloc(const CallExpr& e, const BuiltinInfo& b);
   /// The alignment= argument of shared.array/local.array: None (0), or a constant power of two up to

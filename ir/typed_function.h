@@ -120,6 +120,19 @@ struct Symbol {
   ScalarKind dtype = ScalarKind::Float64;
 };
 
+struct UfuncInfo;  // ir/ufuncs.h
+
+/// A NumPy ufunc applied elementwise over arrays (ir/ufuncs.h): its inputs, the output array, and the types
+/// one element is computed in.
+struct UfuncCall {
+  const UfuncInfo* ufunc = nullptr;
+  std::vector<const Expr*> inputs;  // arrays or scalars
+  const Expr* out = nullptr;        // the output array (positional or out=)
+  ScalarKind operand = ScalarKind::Float64;
+  ScalarKind result = ScalarKind::Float64;
+  bool mixed_sign_compare = false;  // an exact comparison of a signed and an unsigned 64-bit integer
+};
+
 struct TypedFunction {
   const FunctionDef* def = nullptr;
   std::string name;                 // the Python name
@@ -145,6 +158,9 @@ struct TypedFunction {
   /// The alignment= of the shared.array / local.array calls that give one (a power of two, in bytes): the
   /// array's base is aligned to at least that many bytes.
   std::unordered_map<const Expr*, unsigned> array_alignments;
+
+  /// The calls of NumPy ufuncs over arrays, keyed by the CallExpr; codegen lowers each as a loop.
+  std::unordered_map<const Expr*, UfuncCall> ufunc_calls;
 
   /// Device functions this one calls, in first-call order (codegen lowers them before their callers).
   std::vector<const TypedFunction*> callees;
