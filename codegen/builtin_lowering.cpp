@@ -366,6 +366,8 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
 
     case BuiltinLowering::Inline: {
       switch (bi.id) {
+        case BuiltinId::LiteralUnroll:
+          return cast(operand(0), operand_type(0), result);
         case BuiltinId::Len: {
           const Type& t = type_of(arg(0));
           if (const ConstValue* c = fn_.constant_of(&e)) return lower_constant(*c, result);

@@ -257,6 +257,8 @@ class FunctionLowering {
                       const std::function<void(const std::vector<llvm::Value*>&)>& body);
   /// A NumPy ufunc over arrays (ir/ufuncs.h): a loop over the output's elements; returns the output array.
   llvm::Value* lower_ufunc(const UfuncCall& c);
+  /// A whole-array reduction (np.sum(a), a.max()): a loop over every element; returns the scalar result.
+  llvm::Value* lower_reduction(const ReductionCall& c);
   llvm::Value* ufunc_element(const UfuncCall& c, const std::vector<llvm::Value*>& values,
                              const std::vector<Type>& types);
   void store_into_view(llvm::Value* view, const Type& view_type, llvm::Value* value, const Type& from);

@@ -87,6 +87,17 @@ llvm::Value* FunctionLowering::lower_name(const NameExpr& e) {
     auto g = m_.globals().find(s->name);
     if (g != m_.globals().end() && g->second.kind == GlobalValue::Kind::DeviceArray)
       return make_device_array_global(g->second, type_of(e));
+    if (g != m_.globals().end() && g->second.kind == GlobalValue::Kind::ArrayTuple) {
+      const Type& t = type_of(e);
+      llvm::Value* agg = llvm::PoisonValue::get(llvm_type(t));
+      for (unsigned k = 0; k < g->second.element_globals.size(); ++k) {
+        const std::string& name = g->second.element_globals[k];
+        auto a = m_.globals().find(name);
+        if (a == m_.globals().end()) internal("global tuple without its array '" + name + "'");
+        agg = b_.CreateInsertValue(agg, make_const_array(name, a->second, t.elements[k]), {k});
+      }
+      return agg;
+    }
     if (g == m_.globals().end() || g->second.kind != GlobalValue::Kind::ConstArray)
       internal("constant array '" + s->name + "' is not a captured array");
     return make_const_array(s->name, g->second, type_of(e));
@@ -150,6 +161,8 @@ std::vector<const Expr*> FunctionLowering::bind_arguments(const CallExpr& e,
 
 llvm::Value* FunctionLowering::lower_call(const CallExpr& e) {
   if (auto it = fn_.ufunc_calls.find(&e); it != fn_.ufunc_calls.end()) return lower_ufunc(it->second);
+  if (auto it = fn_.reduction_calls.find(&e); it != fn_.reduction_calls.end())
+    return cast(lower_reduction(it->second), Type::scalar_of(it->second.result), type_of(e));
   const Symbol* s = symbol_of(*e.func);
   if (!s) s = symbol_of(e);
   if (!s) internal("call without a resolved callee");

@@ -1,5 +1,6 @@
-// NumPy ufuncs over arrays in kernels (ir/ufuncs.h): one loop over the output's elements, run by the thread
-// that makes the call, as numba-cuda compiles them.
+// NumPy's array functions in kernels (ir/ufuncs.h): ufuncs over arrays are one loop over the output's
+// elements, reductions one loop (two for var and std) over the array's, run by the thread that makes the
+// call, as numba-cuda compiles them.
 //
 // The loop's extents are the output's, cut to each input's where that input's axis is not 1: NumPy raises
 // on shapes that do not broadcast, which a kernel cannot, so the loop stays inside every array instead
@@ -226,6 +227,151 @@ llvm::Value* FunctionLowering::ufunc_element(const UfuncCall& c, const std::vect
     }
   }
   internal(std::string("no lowering for ufunc np.") + u.name);
+}
+
+llvm::Value* FunctionLowering::lower_reduction(const ReductionCall& c) {
+  const ArrayReduction& r = *c.reduction;
+  const Type& array_type = type_of(*c.array);
+  const Type element = array_type.element();
+  const Type acc = Type::scalar_of(c.accumulate);
+  const Type i64_type = Type::scalar_of(ScalarKind::Int64);
+  ArrayParts a = unpack_array(lower_expr(*c.array), array_type.ndim);
+  // Runs `body` on every element, converted to the accumulating type.
+  auto each = [&](const std::function<void(llvm::Value*)>& body) {
+    for_each_index(a.shape, [&](const std::vector<llvm::Value*>& idx) {
+      llvm::Value* x = load_place(LValue{element_pointer(a, array_type, idx), element, true});
+      body(cast(x, element, acc));
+    });
+  };
+  auto slot = [&](const Type& t, llvm::Value* init, const char* name) {
+    llvm::AllocaInst* s = entry_alloca(llvm_type(t), name);
+    b_.CreateStore(init, s);
+    return s;
+  };
+  auto load = [&](llvm::AllocaInst* s, const Type& t) { return b_.CreateLoad(llvm_type(t), s); };
+  auto is_nan = [&](llvm::Value* v) -> llvm::Value* {
+    if (acc.is_float()) return b_.CreateFCmpUNO(v, v);
+    if (acc.is_complex()) {
+      llvm::Value* re = b_.CreateExtractValue(v, {0});
+      llvm::Value* im = b_.CreateExtractValue(v, {1});
+      return b_.CreateOr(b_.CreateFCmpUNO(re, re), b_.CreateFCmpUNO(im, im));
+    }
+    return b_.getFalse();
+  };
+  auto constant = [&](double v) { return cast(llvm::ConstantFP::get(b_.getDoubleTy(), v), Type::scalar_of(ScalarKind::Float64), acc); };
+  const bool skip = r.skip_nan && (acc.is_float() || acc.is_complex());
+
+  // The sum of the elements (those not NaN for the nan* functions) and how many there were.
+  auto sum_and_count = [&]() {
+    llvm::AllocaInst* sum = slot(acc, cast(b_.getInt64(0), i64_type, acc), "reduce.sum");
+    llvm::AllocaInst* count = slot(i64_type, i64(0), "reduce.count");
+    each([&](llvm::Value* x) {
+      llvm::Value* keep = skip ? b_.CreateNot(is_nan(x)) : b_.getTrue();
+      llvm::Value* s = load(sum, acc);
+      b_.CreateStore(b_.CreateSelect(keep, binary_op(BinOpKind::Add, s, x, acc), s), sum);
+      llvm::Value* n = load(count, i64_type);
+      b_.CreateStore(b_.CreateAdd(n, b_.CreateZExt(keep, b_.getInt64Ty())), count);
+    });
+    return std::make_pair(load(sum, acc), load(count, i64_type));
+  };
+  auto mean = [&]() {
+    auto [sum, count] = sum_and_count();
+    return std::make_pair(binary_op(BinOpKind::Div, sum, cast(count, i64_type, acc), acc), count);
+  };
+
+  switch (r.kind) {
+    case ReductionKind::Sum:
+      return sum_and_count().first;
+    case ReductionKind::Prod: {
+      llvm::AllocaInst* prod = slot(acc, cast(b_.getInt64(1), i64_type, acc), "reduce.prod");
+      each([&](llvm::Value* x) {
+        llvm::Value* p = load(prod, acc);
+        llvm::Value* next = binary_op(BinOpKind::Mul, p, x, acc);
+        b_.CreateStore(skip ? b_.CreateSelect(is_nan(x), p, next) : next, prod);
+      });
+      return load(prod, acc);
+    }
+    case ReductionKind::Mean:
+      return mean().first;
+    case ReductionKind::Var:
+    case ReductionKind::Std: {
+      // numba's two passes: the mean, then the mean of |x - mean|^2.
+      const Type real = Type::scalar_of(c.result);
+      llvm::Value* m = mean().first;
+      llvm::AllocaInst* ssd = slot(real, cast(b_.getInt64(0), i64_type, real), "reduce.ssd");
+      llvm::AllocaInst* count = slot(i64_type, i64(0), "reduce.count");
+      each([&](llvm::Value* x) {
+        llvm::Value* keep = skip ? b_.CreateNot(is_nan(x)) : b_.getTrue();
+        llvm::Value* d = binary_op(BinOpKind::Sub, x, m, acc);
+        llvm::Value* sq;
+        if (acc.is_complex()) {
+          llvm::Value* re = b_.CreateExtractValue(d, {0});
+          llvm::Value* im = b_.CreateExtractValue(d, {1});
+          sq = b_.CreateFAdd(b_.CreateFMul(re, re), b_.CreateFMul(im, im));
+        } else {
+          sq = b_.CreateFMul(d, d);
+        }
+        llvm::Value* s = load(ssd, real);
+        b_.CreateStore(b_.CreateSelect(keep, b_.CreateFAdd(s, sq), s), ssd);
+        llvm::Value* n = load(count, i64_type);
+        b_.CreateStore(b_.CreateAdd(n, b_.CreateZExt(keep, b_.getInt64Ty())), count);
+      });
+      llvm::Value* var = b_.CreateFDiv(load(ssd, real), cast(load(count, i64_type), i64_type, real));
+      if (r.kind == ReductionKind::Var) return var;
+      return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, var);
+    }
+    case ReductionKind::Min:
+    case ReductionKind::Max: {
+      // From the identity (+-inf, or the integer type's extreme); a NaN element makes the result NaN and
+      // keeps it so, unless the nan* variant skips it. nanmin/nanmax of only NaNs is NaN.
+      const bool is_min = r.kind == ReductionKind::Min;
+      llvm::Value* init;
+      llvm::Type* ty = llvm_type(acc);
+      if (acc.is_float()) {
+        init = llvm::ConstantFP::getInfinity(ty, !is_min);
+      } else if (acc.is_bool()) {
+        init = b_.getInt1(is_min);
+      } else {
+        unsigned bits = ty->getIntegerBitWidth();
+        bool s = is_signed(c.accumulate);
+        llvm::APInt v = is_min ? (s ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getMaxValue(bits))
+                               : (s ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getMinValue(bits));
+        init = llvm::ConstantInt::get(ty, v);
+      }
+      llvm::AllocaInst* best = slot(acc, init, "reduce.best");
+      llvm::AllocaInst* seen = slot(Type::scalar_of(ScalarKind::Bool), b_.getFalse(), "reduce.seen");
+      each([&](llvm::Value* x) {
+        llvm::Value* cur = load(best, acc);
+        llvm::Value* take = compare_op(is_min ? CmpOpKind::Lt : CmpOpKind::Gt, x, cur, acc);
+        if (!skip) take = b_.CreateOr(take, is_nan(x));
+        b_.CreateStore(b_.CreateSelect(take, x, cur), best);
+        b_.CreateStore(b_.CreateOr(load(seen, Type::scalar_of(ScalarKind::Bool)), b_.CreateNot(is_nan(x))), seen);
+      });
+      llvm::Value* result = load(best, acc);
+      if (skip) result = b_.CreateSelect(load(seen, Type::scalar_of(ScalarKind::Bool)), result, constant(NAN));
+      return result;
+    }
+    case ReductionKind::All:
+    case ReductionKind::Any: {
+      const bool all = r.kind == ReductionKind::All;
+      llvm::AllocaInst* flag = slot(Type::scalar_of(ScalarKind::Bool), b_.getInt1(all), "reduce.flag");
+      each([&](llvm::Value* x) {
+        llvm::Value* f = load(flag, Type::scalar_of(ScalarKind::Bool));
+        llvm::Value* t = truthy(x, acc);
+        b_.CreateStore(all ? b_.CreateAnd(f, t) : b_.CreateOr(f, t), flag);
+      });
+      return load(flag, Type::scalar_of(ScalarKind::Bool));
+    }
+    case ReductionKind::CountNonzero: {
+      llvm::AllocaInst* count = slot(i64_type, i64(0), "reduce.count");
+      each([&](llvm::Value* x) {
+        llvm::Value* n = load(count, i64_type);
+        b_.CreateStore(b_.CreateAdd(n, b_.CreateZExt(truthy(x, acc), b_.getInt64Ty())), count);
+      });
+      return load(count, i64_type);
+    }
+  }
+  internal(std::string("no lowering for np.") + r.name);
 }
 
 }  // namespace gpujit

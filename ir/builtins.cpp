@@ -205,6 +205,9 @@ std::vector<BuiltinInfo> make_rows() {
             "a complex array's imaginary parts: a view of its memory, as `real`; complex arrays only"),
       // Python builtins.
       fn(Id::Len, S::Python, "len", 1, 1, T::Len, L::Inline, "len(a): extent of an array's first axis; len(tuple)"),
+      fn(Id::LiteralUnroll, S::Kernel, "literal_unroll", 1, 1, T::LiteralUnroll, L::Inline,
+         "for x in literal_unroll(t): a loop over a tuple, as numba's numba.literal_unroll; the tuple's "
+         "elements must share one type (arrays of one dtype and rank, of any lengths)"),
       fn(Id::Range, S::Python, "range", 1, 3, T::Range, L::Range,
          "range(stop), range(start, stop[, step]): integers, only as a for loop's iterable; the loop variable is int64"),
       fn(Id::Min, S::Python, "min", 2, -1, T::MinMax, L::Inline, "min(a, b, ...): the smallest of two or more numbers; of two floats, C's fmin (a NaN loses), as numba-cuda"),

@@ -135,6 +135,7 @@ enum class BuiltinId : uint16_t {
   ArrayImag,
   // Python builtins.
   Len,
+  LiteralUnroll,
   Range,
   Min,
   Max,
@@ -266,6 +267,7 @@ enum class BuiltinTyping : uint8_t {
   ToBool,         // bool(x) -> bool (truthiness)
   Round,          // round(x) -> int64 (half to even); round of an integer is itself
   Len,            // len(array) -> int64 (extent of axis 0); len(tuple) -> constant
+  LiteralUnroll,  // literal_unroll(t) -> t, a tuple whose elements share one type
   Range,          // range(stop) / range(start, stop[, step]): only as a for loop's iterable
   Cast,           // dtype(x) -> dtype
   Warp,           // shfl_*_sync, *_sync votes, match_*_sync, activemask, lanemask_lt (ir/sema_warp.cpp)

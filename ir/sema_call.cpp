@@ -124,6 +124,8 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
     }
     case ExprResult::What::Device:
       return device_call(e, *callee.function, args);
+    case ExprResult::What::Reduction:
+      return reduction_call(e, *callee.reduction, args, callee.method);
     case ExprResult::What::Module:
       error(e.func->range, fmt::format("module '{}' is not callable", callee.module));
       return ExprResult::error();
@@ -373,6 +375,25 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       }
       Type operand_type = args[0].type.is_float() ? args[0].type : i64;
       return done({operand_type}, i64);
+    }
+    case BuiltinTyping::LiteralUnroll: {
+      // The loop the parser makes over a tuple indexes it with the loop counter, which needs one element
+      // type; numba versions the loop body per element instead.
+      const Type& t = args[0].type;
+      if (!t.is_tuple()) {
+        error(e.args[0]->range, fmt::format("{}() takes a tuple, got {}{}", name, t.str(), origin_of(*e.args[0])));
+        return ExprResult::error();
+      }
+      for (const Type& element : t.elements) {
+        if (!(element == t.elements[0])) {
+          error(e.args[0]->range,
+                fmt::format("{}() over a tuple whose elements differ in type ({} and {}) is not supported yet: "
+                            "the loop body is compiled once, for one element type{}",
+                            name, t.elements[0].str(), element.str(), origin_of(*e.args[0])));
+          return ExprResult::error();
+        }
+      }
+      return done({t}, t);
     }
     case BuiltinTyping::Len: {
       const Type& t = args[0].type;

@@ -223,6 +223,7 @@ ExprResult FunctionAnalyzer::value(const Expr& e) {
       break;
     case ExprResult::What::Builtin:
     case ExprResult::What::Device:
+    case ExprResult::What::Reduction:
       error(e.range, fmt::format("'{}' is a function; call it", p));
       break;
     default:
@@ -301,6 +302,8 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
       return r;  // the call records the symbol with its specialization
     case GlobalValue::Kind::ConstArray:
       return const_array(id, g, e);
+    case GlobalValue::Kind::ArrayTuple:
+      return array_tuple(id, g, e);
     case GlobalValue::Kind::DeviceArray:
       return device_array_global(id, g, e);
     case GlobalValue::Kind::ModuleMember:
@@ -354,6 +357,9 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     } else if (const BuiltinInfo* b = find_numpy_builtin(attr)) {
       r = from_row(b);
       r.ufunc = find_ufunc(attr);
+    } else if (const ArrayReduction* red = find_reduction(attr)) {
+      r.what = ExprResult::What::Reduction;
+      r.reduction = red;
     } else if (allocates(attr)) {
       error(e.range,
             fmt::format("'numpy.{}' cannot be used in a kernel (it allocates); use cuda.local.array or "
@@ -491,6 +497,12 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
         break;
       }
       const BuiltinInfo* b = find_builtin(BuiltinScope::Array, e.attr);
+      if (const ArrayReduction* red = b ? nullptr : find_reduction(e.attr); red && red->method) {
+        r.what = ExprResult::What::Reduction;  // a.sum(): the call reads the receiver again
+        r.reduction = red;
+        r.method = true;
+        break;
+      }
       if (!b && t.record) return record_field_view(e, t, e.attr, e.attr_range);  // array attributes win
       if (!b) {
         error(e.attr_range,

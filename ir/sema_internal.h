@@ -27,7 +27,7 @@ namespace gpujit {
 
 /// What an expression denotes.
 struct ExprResult {
-  enum class What { Value, Module, DType, Namespace, Builtin, Device, Unknown, Error };
+  enum class What { Value, Module, DType, Namespace, Builtin, Device, Reduction, Unknown, Error };
   What what = What::Error;
   Type type;                               // Value (void for a call that returns nothing)
   std::optional<ConstValue> value;         // Value: a compile-time constant
@@ -37,6 +37,8 @@ struct ExprResult {
   const BuiltinInfo* builtin = nullptr;    // Builtin (functions); also set for builtin values
   const FunctionDef* function = nullptr;   // Device
   const UfuncInfo* ufunc = nullptr;        // Builtin reached as numpy.NAME where NAME is a ufunc (ir/ufuncs.h)
+  const ArrayReduction* reduction = nullptr;  // Reduction: np.sum (a function) or a.sum (a method, `method`)
+  bool method = false;
   /// Namespace of a class of constants (an IntEnum global): its members; null for builtin namespaces.
   const std::map<std::string, ConstValue>* members = nullptr;
 
@@ -187,6 +189,9 @@ class FunctionAnalyzer {
   /// last of `args` came as out=.
   ExprResult ufunc_call(const CallExpr& e, const UfuncInfo& u, const std::vector<ExprResult>& args,
                         bool out_keyword);
+  /// np.sum(a), a.sum(), np.nanmax(a) ...: a whole-array reduction (ir/ufuncs.h).
+  ExprResult reduction_call(const CallExpr& e, const ArrayReduction& r, const std::vector<ExprResult>& args,
+                            bool method);
   ExprResult cast_call(const CallExpr& e, ScalarKind dtype, const std::vector<ExprResult>& args);
   ExprResult array_alloc(const CallExpr& e, const BuiltinInfo& b);
   /// The alignment= argument of shared.array/local.array: None (0), or a constant power of two up to
@@ -223,6 +228,8 @@ class FunctionAnalyzer {
   // --- constant memory (sema_memory.cpp)
   /// A global NumPy array named in a kernel: a C-layout array in constant memory.
   ExprResult const_array(const std::string& id, const GlobalValue& g, const Expr& e);
+  /// A global tuple of NumPy arrays: a tuple of constant arrays.
+  ExprResult array_tuple(const std::string& id, const GlobalValue& g, const Expr& e);
   /// A captured device array: an array of its dtype, rank and layout whose data lives at a fixed address.
   ExprResult device_array_global(const std::string& id, const GlobalValue& g, const Expr& e);
   ExprResult array_like_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);

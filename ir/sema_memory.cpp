@@ -82,6 +82,39 @@ ExprResult FunctionAnalyzer::const_array(const std::string& id, const GlobalValu
   return record(e, ExprResult::of_value(Type::array_of(element, unsigned(g.shape.size()), Layout::C, index32)));
 }
 
+ExprResult FunctionAnalyzer::array_tuple(const std::string& id, const GlobalValue& g, const Expr& e) {
+  std::vector<Type> elements;
+  size_t bytes = 0;
+  for (const std::string& name : g.element_globals) {
+    auto it = program_.globals().find(name);
+    if (it == program_.globals().end() || it->second.kind != GlobalValue::Kind::ConstArray)
+      throw InternalError(fmt::format("global tuple '{}' without its array '{}'", id, name));
+    const GlobalValue& a = it->second;
+    if (a.shape.empty()) {
+      error(e.range, fmt::format("global '{}' holds a 0-dimensional NumPy array; kernels can only read arrays "
+                                 "of one or more dimensions",
+                                 id));
+      return ExprResult::error();
+    }
+    bytes += a.bytes.size();
+    const Type element = a.record ? Type::record_of(a.record) : Type::scalar_of(a.dtype);
+    elements.push_back(Type::array_of(element, unsigned(a.shape.size()), Layout::C, true));
+  }
+  if (bytes > kConstantMemoryBytes) {
+    error(e.range, fmt::format("the arrays of global '{}' are {} bytes together, more than the {} bytes of GPU "
+                               "constant memory; pass them to the kernel as arguments instead",
+                               id, bytes, kConstantMemoryBytes));
+    return ExprResult::error();
+  }
+  if (checking_) {
+    Symbol s;
+    s.kind = Symbol::Kind::ConstArray;  // codegen reads the global's kind
+    s.name = id;
+    fn_.symbols[&e] = s;
+  }
+  return record(e, ExprResult::of_value(Type::tuple_of(std::move(elements))));
+}
+
 ExprResult FunctionAnalyzer::array_like_call(const CallExpr& e, const BuiltinInfo& b,
                                              const std::vector<ExprResult>& args) {
   const Type& t = args[0].type;
@@ -98,7 +131,8 @@ bool FunctionAnalyzer::is_const_array(const Expr& e) const {
   if (const auto* n = e.as<NameExpr>()) {
     if (is_local_name(n->id)) return const_array_vars_.count(n->id) != 0;
     auto g = program_.globals().find(n->id);
-    return g != program_.globals().end() && g->second.kind == GlobalValue::Kind::ConstArray;
+    return g != program_.globals().end() &&
+           (g->second.kind == GlobalValue::Kind::ConstArray || g->second.kind == GlobalValue::Kind::ArrayTuple);
   }
   if (const auto* c = e.as<CallExpr>()) {
     std::string callee = path_of(*c->func);

@@ -1,4 +1,5 @@
-// Semantic analysis of NumPy ufuncs over arrays: np.sin(a, out), np.add(a, b, out=c) (ir/ufuncs.h).
+// Semantic analysis of NumPy's array functions in kernels (ir/ufuncs.h): ufuncs over arrays, np.sin(a, out)
+// and np.add(a, b, out=c), and whole-array reductions, np.sum(a) and a.max().
 #include <fmt/format.h>
 
 #include "ir/sema_internal.h"
@@ -85,6 +86,57 @@ ExprResult FunctionAnalyzer::ufunc_call(const CallExpr& e, const UfuncInfo& u, c
   }
   // NumPy returns the output array.
   return record(e, ExprResult::of_value(out.type));
+}
+
+ExprResult FunctionAnalyzer::reduction_call(const CallExpr& e, const ArrayReduction& r,
+                                            const std::vector<ExprResult>& args, bool method) {
+  const std::string name = method ? fmt::format("a.{}", r.name) : fmt::format("np.{}", r.name);
+  if (!e.keywords.empty()) {
+    error(e.keywords[0].name_range,
+          fmt::format("{}() takes no keyword arguments in a kernel ('{}'): it reduces the whole array, as "
+                      "numba-cuda does; reduce along an axis with a loop",
+                      name, e.keywords[0].name));
+    return ExprResult::error();
+  }
+  const Expr* array = nullptr;
+  ExprResult a;
+  if (method) {
+    if (!args.empty()) {
+      error(e.range, fmt::format("{}() takes no arguments in a kernel, got {}", name, args.size()));
+      return ExprResult::error();
+    }
+    array = e.func->as<AttributeExpr>()->value.get();
+    a = value(*array);
+    if (!a.is_value()) return a;
+  } else {
+    if (args.size() != 1) {
+      error(e.range, fmt::format("{}() takes one array in a kernel, got {} arguments (an axis, dtype or out "
+                                 "would need an array the kernel cannot allocate)",
+                                 name, args.size()));
+      return ExprResult::error();
+    }
+    array = e.args[0].get();
+    a = args[0];
+  }
+  const Type& t = a.type;
+  if (!t.is_array() || !t.element().is_scalar()) {
+    error(array->range, fmt::format("{}() reduces an array of numbers, got {}{}", name, t.str(), origin_of(*array)));
+    return ExprResult::error();
+  }
+  ReductionLoop loop = resolve_reduction(r, t.scalar);
+  if (!loop.ok()) {
+    error(e.range, loop.error);
+    return ExprResult::error();
+  }
+  if (checking_) {
+    ReductionCall c;
+    c.reduction = &r;
+    c.array = array;
+    c.accumulate = loop.accumulate;
+    c.result = loop.result;
+    fn_.reduction_calls[&e] = c;
+  }
+  return record(e, ExprResult::of_value(Type::scalar_of(loop.result)));
 }
 
 }  // namespace gpujit

@@ -70,6 +70,7 @@ struct GlobalValue {
     ModuleMember,    // `from math import sqrt`: the attribute `member` of module `module_name`, resolved on use
     Unsupported,     // a module-level name whose value is outside the kernel subset; `reason` says why
     Constants,       // a class whose attributes are compile-time constants (an IntEnum): `members`
+    ArrayTuple,      // a tuple of NumPy arrays: each is the ConstArray global named in `element_globals`
   };
   Kind kind = Kind::Constant;
   ConstValue constant;                     // Constant
@@ -84,6 +85,7 @@ struct GlobalValue {
   std::string member;                      // ModuleMember: the attribute name ("sqrt", "float32", "cuda")
   std::string reason;                      // Unsupported: "its value is a call to 'np.zeros'"
   std::map<std::string, ConstValue> members;  // Constants: attribute name -> value
+  std::vector<std::string> element_globals;   // ArrayTuple: "name[0]", "name[1]" ... (not Python names)
 
   static GlobalValue of_constant(ConstValue c);
   static GlobalValue of_module(std::string canonical_name);
@@ -133,6 +135,16 @@ struct UfuncCall {
   bool mixed_sign_compare = false;  // an exact comparison of a signed and an unsigned 64-bit integer
 };
 
+struct ArrayReduction;  // ir/ufuncs.h
+
+/// A reduction of a whole array to one value (np.sum(a), a.max()): codegen lowers it as a loop.
+struct ReductionCall {
+  const ArrayReduction* reduction = nullptr;
+  const Expr* array = nullptr;  // the argument, or the receiver of a method
+  ScalarKind accumulate = ScalarKind::Float64;
+  ScalarKind result = ScalarKind::Float64;
+};
+
 struct TypedFunction {
   const FunctionDef* def = nullptr;
   std::string name;                 // the Python name
@@ -161,6 +173,8 @@ struct TypedFunction {
 
   /// The calls of NumPy ufuncs over arrays, keyed by the CallExpr; codegen lowers each as a loop.
   std::unordered_map<const Expr*, UfuncCall> ufunc_calls;
+  /// The whole-array reductions, keyed by the CallExpr.
+  std::unordered_map<const Expr*, ReductionCall> reduction_calls;
 
   /// Device functions this one calls, in first-call order (codegen lowers them before their callers).
   std::vector<const TypedFunction*> callees;

@@ -201,6 +201,78 @@ UfuncLoop resolve_ufunc(const UfuncInfo& u, const std::vector<ScalarKind>& input
   return refuse("numbers");
 }
 
+namespace {
+
+using R = ReductionKind;
+
+const ArrayReduction kReductions[] = {
+    {"sum", R::Sum, false, true},         {"prod", R::Prod, false, true},
+    {"mean", R::Mean, false, true},       {"var", R::Var, false, true},
+    {"std", R::Std, false, true},         {"min", R::Min, false, true},
+    {"max", R::Max, false, true},         {"amin", R::Min, false, false},
+    {"amax", R::Max, false, false},       {"all", R::All, false, true},
+    {"any", R::Any, false, true},         {"count_nonzero", R::CountNonzero, false, false},
+    {"nansum", R::Sum, true, false},      {"nanprod", R::Prod, true, false},
+    {"nanmean", R::Mean, true, false},    {"nanvar", R::Var, true, false},
+    {"nanstd", R::Std, true, false},      {"nanmin", R::Min, true, false},
+    {"nanmax", R::Max, true, false},
+};
+
+}  // namespace
+
+const ArrayReduction* find_reduction(std::string_view name) {
+  for (const ArrayReduction& r : kReductions) {
+    if (name == r.name) return &r;
+  }
+  return nullptr;
+}
+
+ReductionLoop resolve_reduction(const ArrayReduction& r, ScalarKind element) {
+  ReductionLoop loop;
+  const bool complex = is_complex(element);
+  switch (r.kind) {
+    case R::Sum:
+    case R::Prod:
+      // NumPy sums small integers and booleans in the platform's integer (int64, uint64 for unsigned).
+      if (element == ScalarKind::Bool || (is_integer(element) && is_signed(element)))
+        loop.accumulate = ScalarKind::Int64;
+      else if (is_integer(element))
+        loop.accumulate = ScalarKind::UInt64;
+      else
+        loop.accumulate = element;
+      loop.result = loop.accumulate;
+      return loop;
+    case R::Mean:
+    case R::Var:
+    case R::Std:
+      loop.accumulate = is_float(element) || complex ? element : ScalarKind::Float64;
+      if (loop.accumulate == ScalarKind::Float16) loop.accumulate = ScalarKind::Float32;
+      loop.result = loop.accumulate;
+      if (r.kind != R::Mean && complex)  // the variance of complex numbers is real
+        loop.result = element == ScalarKind::Complex64 ? ScalarKind::Float32 : ScalarKind::Float64;
+      return loop;
+    case R::Min:
+    case R::Max:
+      if (complex) {
+        loop.error = fmt::format("np.{}() of complex numbers is not supported in kernels", r.name);
+        return loop;
+      }
+      loop.accumulate = loop.result = element;
+      return loop;
+    case R::All:
+    case R::Any:
+      loop.accumulate = element;
+      loop.result = ScalarKind::Bool;
+      return loop;
+    case R::CountNonzero:
+      loop.accumulate = element;
+      loop.result = ScalarKind::Int64;
+      return loop;
+  }
+  loop.error = fmt::format("np.{}() has no loop for {}", r.name, scalar_name(element));
+  return loop;
+}
+
 bool same_kind_cast(ScalarKind from, ScalarKind to) {
   if (from == to || from == ScalarKind::Bool) return true;
   if (to == ScalarKind::Bool) return false;

@@ -76,4 +76,33 @@ bool same_kind_cast(ScalarKind from, ScalarKind to);
 /// The names of every ufunc, for docs and suggestions.
 std::vector<std::string_view> ufunc_names();
 
+// --- Reductions of a whole array: np.sum(a), a.max(), np.nanmean(a) ----------------------------------------
+//
+// Each is a loop over every element of the array, in the calling thread, computed as numba does it: sums
+// and products accumulate in order from 0 and 1; mean is the sum over the size; var is the mean of
+// |x - mean|^2 (a second pass) and std its square root; min and max return NaN if any element is NaN; the nan*
+// variants skip NaNs (nanmin/nanmax of only NaNs is NaN, nanmean is the mean of the rest). No axis: a kernel
+// cannot allocate the array an axis reduction returns.
+
+enum class ReductionKind : uint8_t { Sum, Prod, Mean, Var, Std, Min, Max, All, Any, CountNonzero };
+
+struct ArrayReduction {
+  const char* name;   // NumPy's function; arrays have the same method except for nan* and count_nonzero
+  ReductionKind kind;
+  bool skip_nan;      // the nan* variant
+  bool method;        // also a method of arrays: a.sum()
+};
+
+/// The reduction NumPy names `name` (np.sum, np.amax, np.nanmean ...), or nullptr.
+const ArrayReduction* find_reduction(std::string_view name);
+
+/// The type NumPy's reduction of an array of `element` returns, or an error.
+struct ReductionLoop {
+  ScalarKind accumulate = ScalarKind::Float64;  // the type elements convert to and the loop adds in
+  ScalarKind result = ScalarKind::Float64;
+  std::string error;
+  bool ok() const { return error.empty(); }
+};
+ReductionLoop resolve_reduction(const ArrayReduction& r, ScalarKind element);
+
 }  // namespace gpujit

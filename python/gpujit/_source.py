@@ -282,6 +282,8 @@ def describe(value):
         return ("str", value)
     if isinstance(value, tuple):
         elts = [describe(v) for v in value]
+        if elts and all(e[0] == "array" for e in elts):
+            return ("array_tuple", elts)
         bad = [e for e in elts if e[0] not in ("int", "float", "bool", "none", "str", "tuple")]
         if bad:
             return ("unsupported", "a tuple holding values other than numbers")
@@ -338,6 +340,8 @@ def describe(value):
     fname = getattr(value, "__name__", None)
     if module in ("math", "cmath") and fname and getattr(sys.modules[module], fname, None) is value:
         return ("member", module, fname)
+    if fname == "literal_unroll" and module and module.split(".")[0] == "numba":
+        return ("member", "gpujit", "literal_unroll")  # numba's loop over a tuple: gpujit's builtin
     operator = sys.modules.get("operator")  # operator.add's __module__ is '_operator'
     if operator is not None and fname and getattr(operator, fname, None) is value:
         return ("member", "operator", fname)

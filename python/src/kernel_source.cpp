@@ -1,6 +1,8 @@
 // Building a kernel's compile input from the Python shim's description (see kernel_source.h).
 #include "kernel_source.h"
 
+#include <fmt/format.h>
+
 #include "dtypes.h"
 #include "errors.h"
 
@@ -49,6 +51,17 @@ ConstValue constant_of(const pyb::tuple& d) {
     return ConstValue::of_tuple(std::move(elts));
   }
   throw pyb::value_error("not a constant description: " + pyb::repr(d).cast<std::string>());
+}
+
+// ("array", dtype, shape, bytes in C order): a NumPy array the kernel reads from constant memory.
+GlobalValue const_array_of(const pyb::tuple& d) {
+  GlobalValue g;
+  g.kind = GlobalValue::Kind::ConstArray;
+  set_element(g, d[1]);
+  for (pyb::handle s : d[2]) g.shape.push_back(s.cast<int64_t>());
+  std::string bytes = d[3].cast<std::string>();
+  g.bytes.assign(bytes.begin(), bytes.end());
+  return g;
 }
 
 }  // namespace
@@ -104,11 +117,17 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
         g.address = d[4].cast<uint64_t>();
         src.captured.push_back(pyb::reinterpret_borrow<pyb::object>(d[5]));
       } else if (tag == "array") {
-        g.kind = GlobalValue::Kind::ConstArray;
-        set_element(g, d[1]);
-        for (pyb::handle s : d[2]) g.shape.push_back(s.cast<int64_t>());
-        std::string bytes = d[3].cast<std::string>();
-        g.bytes.assign(bytes.begin(), bytes.end());
+        g = const_array_of(d);
+      } else if (tag == "array_tuple") {
+        // ("array_tuple", (array description, ...)): each array is a global of its own, named so that no
+        // Python name can clash with it.
+        g.kind = GlobalValue::Kind::ArrayTuple;
+        size_t k = 0;
+        for (pyb::handle e : d[1]) {
+          std::string element = fmt::format("{}[{}]", gname, k++);
+          src.globals[element] = const_array_of(pyb::reinterpret_borrow<pyb::tuple>(e));
+          g.element_globals.push_back(element);
+        }
       } else {
         g = GlobalValue::of_constant(constant_of(d));
       }
