@@ -28,12 +28,6 @@ constexpr size_t kConstantMemoryBytes = 64 * 1024;
 }  // namespace
 
 ExprResult FunctionAnalyzer::device_array_global(const std::string& id, const GlobalValue& g, const Expr& e) {
-  if (g.shape.empty()) {
-    error(e.range, fmt::format("global '{}' is a 0-dimensional device array; kernels take arrays of one or more "
-                               "dimensions (pass it as an argument, or reshape it to (1,))",
-                               id));
-    return ExprResult::error();
-  }
   // C layout when the strides are C-contiguous ones, else any layout; 32-bit indexing when every byte
   // offset fits, as for arguments.
   bool c_order = true;
@@ -57,13 +51,6 @@ ExprResult FunctionAnalyzer::device_array_global(const std::string& id, const Gl
 }
 
 ExprResult FunctionAnalyzer::const_array(const std::string& id, const GlobalValue& g, const Expr& e) {
-  if (g.shape.empty()) {
-    error(e.range,
-          fmt::format("global '{}' is a 0-dimensional NumPy array; kernels can only read arrays of one or "
-                      "more dimensions (use a number instead)",
-                      id));
-    return ExprResult::error();
-  }
   if (g.bytes.size() > kConstantMemoryBytes) {
     error(e.range,
           fmt::format("global array '{}' is {} bytes, more than the {} bytes of GPU constant memory; pass "
@@ -90,12 +77,6 @@ ExprResult FunctionAnalyzer::array_tuple(const std::string& id, const GlobalValu
     if (it == program_.globals().end() || it->second.kind != GlobalValue::Kind::ConstArray)
       throw InternalError(fmt::format("global tuple '{}' without its array '{}'", id, name));
     const GlobalValue& a = it->second;
-    if (a.shape.empty()) {
-      error(e.range, fmt::format("global '{}' holds a 0-dimensional NumPy array; kernels can only read arrays "
-                                 "of one or more dimensions",
-                                 id));
-      return ExprResult::error();
-    }
     bytes += a.bytes.size();
     const Type element = a.record ? Type::record_of(a.record) : Type::scalar_of(a.dtype);
     elements.push_back(Type::array_of(element, unsigned(a.shape.size()), Layout::C, true));

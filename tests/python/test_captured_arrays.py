@@ -71,15 +71,18 @@ def test_strided_views_and_foreign_arrays_are_captured_with_their_strides():
     np.testing.assert_array_equal(out, host[:, 1] + host[:, 5] * 100)
 
 
-def test_a_zero_dimensional_device_array_is_refused_with_the_fix():
-    scalar = gpu.to_device(np.array(3.0))
+def test_zero_dimensional_captured_arrays_read_with_an_empty_index():
+    device_scalar = gpu.to_device(np.array(3.0))
+    host_scalar = np.array(5, dtype=np.int32)
+    pair = (np.array(7.0), np.array(11.0))
 
     @gpu.jit
     def use(out):
-        out[0] = scalar[()]
+        out[()] = device_scalar[()] * 2 + host_scalar[()] + pair[0][()] + pair[1][()]
 
-    with pytest.raises(gpu.CompileError, match="0-dimensional device array"):
-        use[1, 1](np.zeros(1))
+    out = np.zeros((), np.float64)
+    use[1, 1](out)
+    assert out[()] == 3.0 * 2 + 5 + 7 + 11
 
 
 def test_code_holding_an_address_is_never_written_to_the_disk_cache(tmp_path, monkeypatch):
