@@ -277,7 +277,7 @@ class UFunc:
         self.nargs = self.nin + 1
         self._plans = {}  # argument type keys -> chosen signature
         self._kernels = {}  # (signature, array pattern, ndim) -> _GeneratedKernel
-        self._fast = {}  # dtypes of 1-D device array inputs -> (1-D kernel over arrays, result dtype)
+        self._fast = {}  # _core._elementwise_key -> (kernel, result dtype, launchers by (n, stream))
         self._on_active_backend = target != "cpu"
 
     @property
@@ -325,30 +325,31 @@ class UFunc:
     # --- the call -------------------------------------------------------------------------------------------
 
     def __call__(self, *args, out=None, stream=0):
-        # The fast path, a launch and little else: 1-D DeviceArrays of one shape (any strides: the kernel
+        # The fast path, a launch and little else: 1-D DeviceArrays of one size (any strides: the kernel
         # reads them), out a matching DeviceArray or none, on the active backend. It needs the kernel that
-        # an earlier call on the same dtypes built (self._fast); anything else takes the general path.
+        # an earlier call on the same dtypes built (self._fast, keyed by _core._elementwise_key, which reads
+        # the arrays in C++); anything else takes the general path.
         fast = self._fast
         if fast:
-            first = args[0] if args else None
-            if type(first) is _DeviceArray and first.ndim == 1:
-                n = first.size
-                key = []
-                for a in args:
-                    if type(a) is not _DeviceArray or a.ndim != 1 or a.size != n:
-                        break
-                    key.append(a.dtype)
-                else:
-                    plan = fast.get(tuple(key))
-                    if plan is not None:
-                        kernel, ret = plan
-                        if out is None:
-                            out = _core.device_array(n, ret, stream)
-                        elif type(out) is not _DeviceArray or out.ndim != 1 or out.size != n or out.dtype != ret:
-                            return self._slow(args, out, stream)
-                        if n:
-                            kernel[(n + _THREADS - 1) // _THREADS, _THREADS, stream](*args, out)
-                        return out
+            probe = _core._elementwise_key(args, out)
+            if probe is not None:
+                plan = fast.get(probe[1])
+                if plan is not None:
+                    n = probe[0]
+                    kernel, ret, launchers = plan
+                    if out is None:
+                        out = _core.device_array(n, ret, stream)
+                    if n:
+                        # The configured kernel of the last sizes and streams, kept: building one is a third
+                        # of a launch's cost.
+                        launch = launchers.get((n, stream))
+                        if launch is None:
+                            if len(launchers) >= 8:
+                                launchers.clear()
+                            launch = launchers[(n, stream)] = kernel[(n + _THREADS - 1) // _THREADS, _THREADS,
+                                                                     stream]
+                        launch(*args, out)
+                    return out
         try:
             return self._slow(args, out, stream)
         except CompileError as e:
@@ -459,10 +460,14 @@ class UFunc:
         pattern = tuple(None if a is None else a.dtype for a in arrays)
         k = self._kernel(sig, pattern, 1)
         # (`is`, not `in`: a float64 dtype compares equal to None, NumPy's default dtype.)
-        if all(p is not None for p in pattern) and self._on_active_backend:
-            self._fast[pattern] = (k, sig.ret_dtype)
         if dout is None:
             dout = _core.device_array((size,), sig.ret_dtype, stream)
+        if all(p is not None for p in pattern) and self._on_active_backend:
+            # Later calls with 1-D device arrays of these dtypes, out given (of the result's dtype) or not.
+            probe = _core._elementwise_key(tuple(a.ravel() for a in arrays) + (dout.ravel(),), None)
+            if probe is not None:
+                codes = probe[1][:-1]
+                self._fast[codes[:-1] + (None,)] = self._fast[codes] = (k, sig.ret_dtype, {})
         threads = min(_THREADS, size)
         k[(size + threads - 1) // threads, threads, stream](*values, dout)
         return dout

@@ -327,7 +327,12 @@ def test_fast_path_for_1d_device_arrays_keys_on_dtypes():
     xf = gpu.to_device(np.arange(5, dtype=np.float64))
     add(xi, xi)
     add(xf, xf)
-    assert set(add._fast) == {(np.dtype(np.int32),) * 2, (np.dtype(np.float64),) * 2}
+    key = lambda *arrays: gpu._core._elementwise_key(arrays[:-1], arrays[-1])[1]  # noqa: E731
+    # Each pair of input dtypes, with no out and with an out of the result's dtype.
+    assert set(add._fast) == {key(xi, xi, None), key(xi, xi, xi), key(xf, xf, None), key(xf, xf, xf)}
+    assert key(xi, xf, None) != key(xi, xi, None) and key(xi, xi, xf) != key(xi, xi, xi)
+    assert gpu._core._elementwise_key((xi, gpu.to_device(np.arange(4, dtype=np.int32))), None) is None
+    assert gpu._core._elementwise_key((xi, np.arange(5, dtype=np.int32)), None) is None
     # Cached kernels per dtype: each call gets its own signature's result type, and a mismatch falls back.
     assert add(xi, xi).dtype == np.int32 and add(xf, xf).dtype == np.float64
     np.testing.assert_equal(add(xi, xf).copy_to_host(), 2 * np.arange(5.0))
@@ -335,6 +340,12 @@ def test_fast_path_for_1d_device_arrays_keys_on_dtypes():
         add(xf, xf, out=gpu.device_array(5, np.int32))
     with pytest.raises(ValueError, match="could not be broadcast"):
         add(xi, gpu.to_device(np.arange(4, dtype=np.int32)))
+    # The configured launches kept per (size, stream) give each size its own grid.
+    for n in (700, 5, 3000, 5):
+        big = gpu.to_device(np.arange(n, dtype=np.int32))
+        np.testing.assert_equal(add(big, big).copy_to_host(), 2 * np.arange(n))
+    stream = gpu.stream()
+    np.testing.assert_equal(add(xi, xi, stream=stream).copy_to_host(stream=stream), 2 * np.arange(5))
     strided = gpu.to_device(np.arange(10, dtype=np.int32))[::2]
     np.testing.assert_equal(add(strided, xi).copy_to_host(), np.arange(0, 10, 2) + np.arange(5))
 
