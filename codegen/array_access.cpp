@@ -313,6 +313,43 @@ llvm::Value* FunctionLowering::array_attribute(llvm::Value* array, const Type& t
   internal("array attribute '" + attr + "'");
 }
 
+llvm::Value* FunctionLowering::lower_array_method(const ArrayMethodCall& c, const Type& result) {
+  const Type& t = type_of(*c.array);
+  ArrayParts a = unpack_array(lower_expr(*c.array), t.ndim);
+  ArrayParts r;
+  r.data = a.data;
+  const Type i64_type = Type::scalar_of(ScalarKind::Int64);
+  if (c.kind == ArrayMethodCall::Kind::Reshape) {
+    for (const Expr* s : c.shape) {
+      const Type& st = type_of(*s);
+      llvm::Value* v = lower_expr(*s);
+      if (!st.is_tuple()) {
+        r.shape.push_back(cast(v, st, i64_type));
+        continue;
+      }
+      for (unsigned k = 0; k < st.elements.size(); ++k)
+        r.shape.push_back(cast(b_.CreateExtractValue(v, {k}), st.elements[k], i64_type));
+    }
+    // A negative extent (numba and NumPy allow one -1) is what the others leave of the array's size.
+    llvm::Value* known = i64(1);
+    for (llvm::Value* extent : r.shape)
+      known = b_.CreateMul(known, b_.CreateSelect(b_.CreateICmpSLT(extent, i64(0)), i64(1), extent));
+    llvm::Value* zero = b_.CreateICmpEQ(known, i64(0));
+    llvm::Value* divisor = b_.CreateSelect(zero, i64(1), known);
+    llvm::Value* rest = b_.CreateSelect(zero, i64(0), b_.CreateSDiv(array_size(a), divisor));
+    for (llvm::Value*& extent : r.shape) extent = b_.CreateSelect(b_.CreateICmpSLT(extent, i64(0)), rest, extent);
+  } else {
+    // The last axis' bytes, in elements of the new dtype.
+    r.shape = a.shape;
+    if (!r.shape.empty()) {
+      llvm::Value* bytes = b_.CreateMul(r.shape.back(), i64(t.itemsize()), "", false, true);
+      r.shape.back() = b_.CreateUDiv(bytes, i64(result.itemsize()));
+    }
+  }
+  r.strides = c_strides(b_, r, result.itemsize());
+  return pack_array(r);
+}
+
 llvm::Value* FunctionLowering::record_field_view(llvm::Value* array, const Type& t, const std::string& name) {
   const RecordField* f = t.record ? t.record->find(name) : nullptr;
   if (!f) internal("field view '" + name + "' of '" + t.str() + "'");

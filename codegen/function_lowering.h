@@ -259,6 +259,7 @@ class FunctionLowering {
   llvm::Value* lower_ufunc(const UfuncCall& c);
   /// A whole-array reduction (np.sum(a), a.max()): a loop over every element; returns the scalar result.
   llvm::Value* lower_reduction(const ReductionCall& c);
+  llvm::Value* lower_array_method(const ArrayMethodCall& c, const Type& result);
   llvm::Value* ufunc_element(const UfuncCall& c, const std::vector<llvm::Value*>& values,
                              const std::vector<Type>& types);
   void store_into_view(llvm::Value* view, const Type& view_type, llvm::Value* value, const Type& from);

@@ -224,6 +224,7 @@ ExprResult FunctionAnalyzer::value(const Expr& e) {
     case ExprResult::What::Builtin:
     case ExprResult::What::Device:
     case ExprResult::What::Reduction:
+    case ExprResult::What::ArrayMethod:
       error(e.range, fmt::format("'{}' is a function; call it", p));
       break;
     default:
@@ -501,6 +502,11 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
         r.what = ExprResult::What::Reduction;  // a.sum(): the call reads the receiver again
         r.reduction = red;
         r.method = true;
+        break;
+      }
+      if (!b && (e.attr == "reshape" || e.attr == "view")) {
+        r.what = ExprResult::What::ArrayMethod;  // a.reshape(shape), a.view(dtype): sema_array_method.cpp
+        r.array_method = e.attr;
         break;
       }
       if (!b && t.record) return record_field_view(e, t, e.attr, e.attr_range);  // array attributes win

@@ -27,7 +27,7 @@ namespace gpujit {
 
 /// What an expression denotes.
 struct ExprResult {
-  enum class What { Value, Module, DType, Namespace, Builtin, Device, Reduction, Unknown, Error };
+  enum class What { Value, Module, DType, Namespace, Builtin, Device, Reduction, ArrayMethod, Unknown, Error };
   What what = What::Error;
   Type type;                               // Value (void for a call that returns nothing)
   std::optional<ConstValue> value;         // Value: a compile-time constant
@@ -39,6 +39,7 @@ struct ExprResult {
   const UfuncInfo* ufunc = nullptr;        // Builtin reached as numpy.NAME where NAME is a ufunc (ir/ufuncs.h)
   const ArrayReduction* reduction = nullptr;  // Reduction: np.sum (a function) or a.sum (a method, `method`)
   bool method = false;
+  std::string array_method;  // ArrayMethod: "reshape" or "view", called on the receiver of the attribute
   /// Namespace of a class of constants (an IntEnum global): its members; null for builtin namespaces.
   const std::map<std::string, ConstValue>* members = nullptr;
 
@@ -194,6 +195,7 @@ class FunctionAnalyzer {
                             bool method);
   ExprResult cast_call(const CallExpr& e, ScalarKind dtype, const std::vector<ExprResult>& args);
   ExprResult array_alloc(const CallExpr& e, const BuiltinInfo& b);
+  ExprResult array_method_call(const CallExpr& e, const std::string& method);
   /// The alignment= argument of shared.array/local.array: None (0), or a constant power of two up to
   /// kMaxArrayAlignment. Returns false after reporting an error pointing at the argument.
   bool array_alignment(const Expr& arg, const char* what, unsigned* alignment);

@@ -145,6 +145,14 @@ struct ReductionCall {
   ScalarKind result = ScalarKind::Float64;
 };
 
+/// A view of an array under a new shape or dtype (a.reshape(shape), a.view(dtype)): the same memory, no copy.
+struct ArrayMethodCall {
+  enum class Kind { Reshape, View };
+  Kind kind = Kind::Reshape;
+  const Expr* array = nullptr;           // the receiver
+  std::vector<const Expr*> shape;        // Reshape: one int or tuple of ints, or several ints
+};
+
 struct TypedFunction {
   const FunctionDef* def = nullptr;
   std::string name;                 // the Python name
@@ -175,6 +183,8 @@ struct TypedFunction {
   std::unordered_map<const Expr*, UfuncCall> ufunc_calls;
   /// The whole-array reductions, keyed by the CallExpr.
   std::unordered_map<const Expr*, ReductionCall> reduction_calls;
+  /// a.reshape(...) and a.view(...), keyed by the CallExpr.
+  std::unordered_map<const Expr*, ArrayMethodCall> array_method_calls;
 
   /// Device functions this one calls, in first-call order (codegen lowers them before their callers).
   std::vector<const TypedFunction*> callees;
