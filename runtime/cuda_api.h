@@ -115,6 +115,7 @@ constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                               \
     (CUmodule * module, const void* image, unsigned num_options, CUjit_option* options, void** values))     \
   X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * function, CUmodule module, const char* name)) \
+  X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", (CUdeviceptr * ptr, size_t * bytes, CUmodule module, const char* name)) \
   X(cuFuncGetAttribute, "cuFuncGetAttribute", (int* value, CUfunction_attribute attr, CUfunction function)) \
   X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction function, CUfunction_attribute attr, int value))  \
   X(cuLaunchKernel, "cuLaunchKernel",                                                                       \

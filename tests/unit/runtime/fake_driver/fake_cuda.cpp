@@ -44,6 +44,7 @@ struct FakeFunction {
 struct FakeModule {
   std::string ptx;
   std::map<std::string, FakeFunction> functions;
+  std::map<std::string, std::vector<char>> globals;  // cuModuleGetGlobal's memory, zeroed, by name
 };
 
 // The last launch. Its storage is reused, so recording costs no allocation once warm: benchmarks on the
@@ -71,6 +72,7 @@ struct State {
   CUresult fail_code = 0;
   int fail_after = 0;
   int devices = 1;
+  void* last_global = nullptr;  // the memory of the last global cuModuleGetGlobal found
 };
 
 State& state() {
@@ -466,6 +468,24 @@ CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* 
   return CUDA_SUCCESS;
 }
 
+// A `.global .align A .b8 NAME[BYTES]` array of the module's PTX, as zeroed memory (the GPU zero-fills it).
+CUresult cuModuleGetGlobal_v2(CUdeviceptr* ptr, size_t* bytes, CUmodule module, const char* name) {
+  FAKE_ENTER("cuModuleGetGlobal_v2");
+  if (!state().modules.count(module)) return kInvalidHandle;
+  auto* m = reinterpret_cast<FakeModule*>(module);
+  auto found = m->globals.find(name);
+  if (found == m->globals.end()) {
+    size_t at = m->ptx.find(std::string(" ") + name + "[");
+    if (at == std::string::npos || m->ptx.rfind(".global", at) == std::string::npos) return kNotFound;
+    size_t size = std::strtoul(m->ptx.c_str() + at + std::strlen(name) + 2, nullptr, 10);
+    found = m->globals.emplace(name, std::vector<char>(size, 0)).first;
+    state().last_global = found->second.data();
+  }
+  *ptr = CUdeviceptr(uintptr_t(found->second.data()));
+  if (bytes) *bytes = found->second.size();
+  return CUDA_SUCCESS;
+}
+
 CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction function) {
   FAKE_ENTER("cuFuncGetAttribute");
   auto* f = reinterpret_cast<FakeFunction*>(function);
@@ -534,6 +554,12 @@ CUresult cuLaunchCooperativeKernel(CUfunction function, unsigned gx, unsigned gy
 }
 
 // ---- test introspection ----
+
+/// The memory of the last global cuModuleGetGlobal found (a test writes a kernel's error record there).
+void* fakecuda_last_global() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().last_global;
+}
 
 /// Calls of a driver function so far ("cuMemAlloc_v2", "cuLaunchKernel", ...).
 long fakecuda_calls(const char* function) {
