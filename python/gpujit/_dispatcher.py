@@ -233,6 +233,11 @@ def jit(func_or_sig=None, device=False, **options):
                       "ignored (debugging optimized code is not supported by CUDA); pass opt=False, or "
                       "boundscheck=True instead of debug for bounds checks at full optimization",
                       InvalidConfigWarning, stacklevel=2)
+    if options.get("debug") and options.get("lineinfo"):
+        # numba's words: debug's DWARF already holds the line table, and lineinfo alone leaves codegen as it is.
+        warnings.warn("debug and lineinfo are mutually exclusive. Use debug to get full debug info (this disables "
+                      "some optimizations), or lineinfo for line info only with code generation unaffected.",
+                      InvalidConfigWarning, stacklevel=2)
     kwargs = dispatcher_options(device, options)
 
     # targetoptions keeps launch_bounds as the user spelled it (numba's does); Dispatcher normalises it.

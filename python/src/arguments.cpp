@@ -381,7 +381,11 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   }
   std::string cai_error, dlpack_error;
   rt::ArrayView& view = own_view();
-  bool found = fast_foreign_view(obj, &view) || view_from_cuda_array_interface(obj, &view, &cai_error);
+  uint64_t producer_stream = 0;
+  bool found = fast_foreign_view(obj, &view) ||
+               view_from_cuda_array_interface(obj, &view, &cai_error, &producer_stream);
+  // numba's rule for an array read through its interface: wait for the stream it names (config switch).
+  if (found) sync_interface_stream(producer_stream);
   if (!found && cai_error.find("no __cuda_array_interface__") != std::string::npos) {
     found = view_from_dlpack(obj, &view, &dlpack_error);
   }
