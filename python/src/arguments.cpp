@@ -473,7 +473,8 @@ void** Arguments::pack(const rt::ArgCode* targets) {
       continue;
     }
     ScalarKind from = kind_of(codes_[i]);
-    ScalarKind to = targets ? kind_of(targets[i]) : from;
+    // A pointer parameter (numba's CPointer) takes an integer argument as the address, all 64 bits of it.
+    ScalarKind to = !targets ? from : rt::is_pointer_code(targets[i]) ? ScalarKind::UInt64 : kind_of(targets[i]);
     if (to == from && from != ScalarKind::Complex64 && from != ScalarKind::Complex128) {
       // The common case: one parameter, its bytes as classification stored them, zero-extended to 8.
       uint64_t slot;

@@ -260,9 +260,11 @@ std::optional<std::array<int, 3>> rate(const rt::ArgCode* args, size_t n, const 
     if (args[i] == sig[i]) continue;
     if (rt::is_tuple_code(args[i]) || rt::is_tuple_code(sig[i])) return std::nullopt;
     Type a = rt::type_of_code(args[i]), p = rt::type_of_code(sig[i]);
-    if (a.is_array() != p.is_array() || a.is_record() || p.is_record()) return std::nullopt;
+    if (a.is_array() != p.is_array() || a.is_record() || p.is_record() || a.is_pointer()) return std::nullopt;
     Conversion c = Conversion::Safe;
-    if (a.is_array()) {
+    if (p.is_pointer()) {
+      if (!a.is_integer()) return std::nullopt;  // an address, as a Python int (numba's CPointer argument)
+    } else if (a.is_array()) {
       if (a.scalar != p.scalar || a.record != p.record || a.ndim != p.ndim || (p.layout == Layout::C && a.layout != Layout::C)) return std::nullopt;
     } else {
       c = scalar_conversion(a.scalar, p.scalar);
