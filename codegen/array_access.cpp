@@ -364,8 +364,17 @@ llvm::Value* FunctionLowering::record_field_view(llvm::Value* array, const Type&
   return pack_array(view);
 }
 
+llvm::Value* FunctionLowering::pointer_element(llvm::Value* ptr, const Type& pointer_type, const Expr& index) {
+  llvm::Value* i = cast(lower_expr(index), type_of(index), Type::scalar_of(ScalarKind::Int64));
+  return b_.CreateGEP(m_.memory_type(pointer_type.scalar), ptr, i);
+}
+
 LValue FunctionLowering::subscript_lvalue(const SubscriptExpr& e) {
   const Type& base = type_of(*e.value);
+  if (base.is_pointer()) {
+    llvm::Value* ptr = lower_expr(*e.value);
+    return LValue{pointer_element(ptr, base, *e.index), Type::scalar_of(base.scalar), true};
+  }
   if (!base.is_array()) {
     unsupported(e, "cannot assign to an element of a " + base.str() + "; only array elements are assignable");
     return LValue{llvm::PoisonValue::get(b_.getPtrTy()), Type::scalar_of(ScalarKind::Int64), true};

@@ -220,6 +220,8 @@ class FunctionLowering {
     llvm::Value* element_ptr = nullptr;
     llvm::Value* view = nullptr;
   };
+  /// The address of p[index] for a pointer p (numba's CPointer): no extent, so no wrap and no bounds check.
+  llvm::Value* pointer_element(llvm::Value* ptr, const Type& pointer_type, const Expr& index);
   IndexResult index_array(llvm::Value* array, const Type& array_type, const Expr& index,
                           const Type& result_type);
   /// Loads or stores a scalar in array memory, `align` bytes aligned (0: its natural alignment).

@@ -232,6 +232,7 @@ llvm::Value* FunctionLowering::lower_subscript(const SubscriptExpr& e) {
     return cast(load_place(LValue{r.element_ptr, base.element(), true}), base.element(), type_of(e));
   }
   if (base.is_record()) return load_place(field_lvalue(*e.value, field_name(e)));
+  if (base.is_pointer()) return cast(load_place(subscript_lvalue(e)), Type::scalar_of(base.scalar), type_of(e));
   if (base.is_tuple()) {
     llvm::Value* tuple = lower_expr(*e.value);
     const auto n = static_cast<int64_t>(base.elements.size());

@@ -841,6 +841,15 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
     }
     return array_subscript(e, t, parts, &idx.type);
   }
+  if (t.is_pointer()) {  // p[i]: the element i places past the address, as numba indexes a CPointer
+    if (!idx.type.is_integer()) {
+      error(e.index->range, fmt::format("a pointer ({}) is indexed by one integer, got {}{}", t.str(),
+                                        idx.type.str(), origin_of(*e.index)));
+      return ExprResult::error();
+    }
+    if (checking_) fn_.operand_types[&e] = {Type::scalar_of(ScalarKind::Int64)};
+    return record(e, ExprResult::of_value(Type::scalar_of(t.scalar)));
+  }
   if (t.is_tuple()) {
     if (is_store) {
       error(e.range, "tuples are immutable; cannot assign to a tuple element");

@@ -177,6 +177,7 @@ class FunctionAnalyzer {
   /// Types an array access: an element when every axis has an integer index (operand_types: int64 per axis),
   /// else a view with numba's layout. `index_type` is the whole index's type when it has no slices (for its
   /// error message). Error after reporting one.
+  ExprResult cache_hint_on_pointer(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
   ExprResult array_subscript(const SubscriptExpr& e, const Type& array_type,
                              const std::vector<IndexPart>& parts, const Type* index_type);
   /// Types a slice's bounds and step (integers or None; a constant step not zero). False after an error.

@@ -123,6 +123,8 @@ constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
      unsigned shared_bytes, CUstream stream, void** params, void** extra))                                  \
   X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel",                                                 \
     (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,            \
-     unsigned shared_bytes, CUstream stream, void** params))
+     unsigned shared_bytes, CUstream stream, void** params))                                                  \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",             \
+    (int* blocks, CUfunction f, int block_threads, size_t dynamic_shared_bytes))
 
 }  // namespace gpujit::cuda

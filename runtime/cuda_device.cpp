@@ -287,6 +287,16 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
   if (k.error_record) raise_recorded_error(driver_, k, as_stream(config.stream));
 }
 
+uint64_t CudaDevice::max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
+                                                 uint32_t dynamic_shared) {
+  auto& k = static_cast<const CudaKernel&>(kernel);
+  bind();
+  int per_sm = 0;
+  GPUJIT_CU(driver_, cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, k.function, int(block_threads),
+            size_t(dynamic_shared));
+  return uint64_t(per_sm) * uint64_t(props_.multiprocessors);
+}
+
 int CudaBackend::device_count() {
   CudaDriver& d = CudaDriver::get();
   int count = 0;

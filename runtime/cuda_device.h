@@ -63,6 +63,8 @@ class CudaDevice final : public rt::Device {
   void configure_compile(CompileOptions& options) const override;
   std::shared_ptr<rt::LoadedKernel> load_kernel(const CompileResult& result, const std::string& name) override;
   void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;
+  uint64_t max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
+                                       uint32_t dynamic_shared) override;
 
   CUcontext context() const { return context_; }
 

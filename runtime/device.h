@@ -133,6 +133,12 @@ class Device {
   /// Launches; `params` is cuLaunchKernel's kernelParams (one pointer per flattened parameter). The config
   /// must have passed validate_launch() for this kernel.
   virtual void launch(const LoadedKernel& kernel, const LaunchConfig& config, void** params) = 0;
+  /// The most blocks of `block_threads` threads (and `dynamic_shared` bytes of dynamic shared memory each)
+  /// that can be resident at once, which bounds the grid of a cooperative launch (numba's
+  /// max_cooperative_grid_blocks): CUDA's occupancy per multiprocessor times the multiprocessors; on the host
+  /// backend, the executor's limit on a cooperative grid.
+  virtual uint64_t max_cooperative_grid_blocks(const LoadedKernel& kernel, uint32_t block_threads,
+                                               uint32_t dynamic_shared) = 0;
 
  protected:
   DeviceProperties props_;

@@ -65,6 +65,9 @@ class HostDevice final : public rt::Device {
   /// (a std::runtime_error) naming the kernel and the block; one compiled with debug=True that indexes out of
   /// bounds throws rt::KernelIndexError.
   void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;
+  /// kHostMaxCooperativeBlocks, fewer for blocks large enough to reach kHostMaxCooperativeThreads.
+  uint64_t max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
+                                       uint32_t dynamic_shared) override;
 };
 
 class HostBackend final : public rt::Backend {

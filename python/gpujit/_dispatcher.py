@@ -233,6 +233,11 @@ def jit(func_or_sig=None, device=False, **options):
                       "ignored (debugging optimized code is not supported by CUDA); pass opt=False, or "
                       "boundscheck=True instead of debug for bounds checks at full optimization",
                       InvalidConfigWarning, stacklevel=2)
+    if options.get("debug") and options.get("lineinfo"):
+        # numba's words: debug's DWARF already holds the line table, and lineinfo alone leaves codegen as it is.
+        warnings.warn("debug and lineinfo are mutually exclusive. Use debug to get full debug info (this disables "
+                      "some optimizations), or lineinfo for line info only with code generation unaffected.",
+                      InvalidConfigWarning, stacklevel=2)
     kwargs = dispatcher_options(device, options)
 
     # targetoptions keeps launch_bounds as the user spelled it (numba's does); Dispatcher normalises it.
@@ -456,6 +461,29 @@ class Overload:
         return self._dispatcher.inspect_types(self.signature)
 
     @property
+    def cooperative(self):
+        """Whether the kernel uses cg.this_grid().sync(), so that every launch of it is a cooperative one."""
+        return self._dispatcher._cooperative(self.signature)
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of shape `blockdim` (threads, or a tuple of up to three extents) a cooperative launch
+        of this kernel may have on the current device, with `dynsmemsize` bytes of dynamic shared memory per
+        block: the blocks that fit on a multiprocessor at once times the multiprocessors (numba's method)."""
+        dims = tuple(blockdim) if isinstance(blockdim, (tuple, list)) else (blockdim,)
+        if not 1 <= len(dims) <= 3:
+            raise ValueError(f"blockdim must be an int or a tuple of 1 to 3 ints, not {blockdim!r}")
+        threads = 1
+        for d in dims:
+            threads *= operator.index(d)
+        return self._dispatcher._max_cooperative_grid_blocks(self.signature, threads, operator.index(dynsmemsize))
+
+    @property
+    def _codelibrary(self):
+        """numba's code library, as far as its users read one: the files linked into the kernel (none: gpujit
+        links device code as LLVM IR, and a grid barrier needs no cudadevrt)."""
+        return _CodeLibrary()
+
+    @property
     def _type_annotation(self):
         """numba's record of the typing (tests read `.typemap`): here the kernel's typed dump, read back."""
         return TypeAnnotation(self.inspect_types())
@@ -470,6 +498,10 @@ class Overload:
     local_mem_per_thread = property(lambda self: self._figure("local"))
     const_mem_size = property(lambda self: self._figure("const"))
     max_threads_per_block = property(lambda self: self._figure("max_threads"))
+
+
+class _CodeLibrary:
+    _linking_files = ()
 
 
 class TypeAnnotation:

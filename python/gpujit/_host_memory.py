@@ -32,7 +32,7 @@ def like_layout(ary):
     return order, tuple(strides)
 
 
-def _host_array(shape, dtype, strides, order, mapped):
+def _host_array(shape, dtype, strides, order, mapped, stream=0):
     import numpy as np
 
     dt = np.dtype(dtype)
@@ -48,6 +48,9 @@ def _host_array(shape, dtype, strides, order, mapped):
         ary = np.ndarray.__new__(cls, shape, dt, buffer=buf, order=order)
     if mapped:
         ary._device_pointer = buf.device_pointer
+        # numba's mapped arrays name their stream in the interface (None for the default stream).
+        handle = int(getattr(stream, "handle", stream) or 0)
+        ary._stream_handle = handle or None
     return ary
 
 
@@ -71,7 +74,7 @@ def _mapped_class():
                 origin = base.__array_interface__["data"][0]
                 return {"shape": self.shape, "strides": None if self.flags.c_contiguous else self.strides,
                         "typestr": self.dtype.str, "data": (base._device_pointer + (host - origin), False),
-                        "version": 3}
+                        "version": 3, "stream": getattr(base, "_stream_handle", None)}
 
         _mapped_array_class = MappedArray
     return _mapped_array_class
@@ -85,9 +88,10 @@ def pinned_array(shape, dtype=float, strides=None, order="C"):
 def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False, wc=False):
     """A NumPy array in page-locked host memory mapped into the device: a kernel reads and writes it in place.
 
-    `stream`, `portable` and `wc` are accepted for numba-cuda's signature; the memory is always portable.
+    `stream` is the stream its `__cuda_array_interface__` names (as numba's); `portable` and `wc` are accepted
+    for numba-cuda's signature, and the memory is always portable.
     """
-    return _host_array(shape, dtype, strides, order, mapped=True)
+    return _host_array(shape, dtype, strides, order, mapped=True, stream=stream)
 
 
 def pinned_array_like(ary):

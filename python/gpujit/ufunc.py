@@ -21,6 +21,7 @@ import math
 import warnings
 
 from . import _core
+from ._device_array import as_cuda_array
 from ._dispatcher import Dispatcher, dispatcher_options, jit
 from ._signature import _canonical, _split_args, signature_text
 from .errors import CompileError
@@ -99,7 +100,7 @@ def _as_operand(a):
     if type(a) is _DeviceArray or isinstance(a, (int, float, complex)):
         return a
     if hasattr(a, "__cuda_array_interface__"):
-        return _core.as_cuda_array(a)
+        return as_cuda_array(a)
     return a if hasattr(a, "dtype") else _numpy().asarray(a)
 
 
@@ -377,7 +378,7 @@ class UFunc:
             if type(a) is _core.DeviceArray:
                 on_device = True
             elif hasattr(a, "__cuda_array_interface__"):
-                a = _core.as_cuda_array(a)
+                a = as_cuda_array(a)
                 on_device = True
             else:
                 np = np or _numpy()
@@ -418,8 +419,8 @@ class UFunc:
                     self._run_flat(sig, values, arrays, size, dout, stream)
             else:
                 self._run_nd(sig, values, arrays, shape, dout, stream)
-        if on_device:
-            return out if out is not None else dout
+        if on_device and host_out is None:
+            return dout  # `out` itself, or a DeviceArray over it when it came through the CUDA array interface
         if host_out is not None:
             if host_out.flags.c_contiguous:
                 dout.copy_to_host(host_out, stream=stream)
@@ -438,7 +439,7 @@ class UFunc:
         if out is None:
             return _core.device_array(shape, sig.ret_dtype, stream), None
         if type(out) is not _DeviceArray and hasattr(out, "__cuda_array_interface__"):
-            out = _core.as_cuda_array(out)
+            out = as_cuda_array(out)
         if tuple(out.shape) != tuple(shape):
             raise ValueError(f"{self.__name__}: out has shape {tuple(out.shape)}; the inputs broadcast to "
                              f"{tuple(shape)}")
@@ -540,7 +541,7 @@ class UFunc:
         np = _numpy()
         with _OnTarget(self.target):
             if on_device:
-                a = arr if type(arr) is _core.DeviceArray else _core.as_cuda_array(arr)
+                a = arr if type(arr) is _core.DeviceArray else as_cuda_array(arr)
             else:
                 a = _core.to_device(np.ascontiguousarray(np.asarray(arr)), stream)
             if a.ndim != 1:
@@ -697,7 +698,7 @@ class GUFunc:
         values, loops, cores = [], [], []
         for a, dims, dt, nd in zip(ins, layout.inputs, sig.arg_dtypes, sig.arg_ndims):
             if _is_device(a):
-                a = a if type(a) is _core.DeviceArray else _core.as_cuda_array(a)
+                a = a if type(a) is _core.DeviceArray else as_cuda_array(a)
                 if a.dtype != dt:
                     raise TypeError(f"{self.__name__}: device array of dtype {a.dtype} for an argument of type "
                                     f"{dt}: a device array does not support .astype(); convert it first")
@@ -802,11 +803,11 @@ class GUFunc:
             k[(count + threads - 1) // threads, threads, stream](*kargs, count)
         results = []
         for j, (dout, host) in enumerate(zip(out_arrays, host_outs)):
-            if on_device:
-                results.append(outs[j] if outs else dout)
-            elif host is not None:
+            if host is not None:  # a host output is written back, even when the inputs were on the device
                 host[...] = dout.copy_to_host(stream=stream)
                 results.append(host)
+            elif on_device:  # a device output given in any form (a CUDA array interface object too) as a DeviceArray
+                results.append(dout)
             else:
                 results.append(dout.copy_to_host(stream=stream))
         if stream and not on_device:

@@ -260,9 +260,11 @@ std::optional<std::array<int, 3>> rate(const rt::ArgCode* args, size_t n, const 
     if (args[i] == sig[i]) continue;
     if (rt::is_tuple_code(args[i]) || rt::is_tuple_code(sig[i])) return std::nullopt;
     Type a = rt::type_of_code(args[i]), p = rt::type_of_code(sig[i]);
-    if (a.is_array() != p.is_array() || a.is_record() || p.is_record()) return std::nullopt;
+    if (a.is_array() != p.is_array() || a.is_record() || p.is_record() || a.is_pointer()) return std::nullopt;
     Conversion c = Conversion::Safe;
-    if (a.is_array()) {
+    if (p.is_pointer()) {
+      if (!a.is_integer()) return std::nullopt;  // an address, as a Python int (numba's CPointer argument)
+    } else if (a.is_array()) {
       if (a.scalar != p.scalar || a.record != p.record || a.ndim != p.ndim || (p.layout == Layout::C && a.layout != Layout::C)) return std::nullopt;
     } else {
       c = scalar_conversion(a.scalar, p.scalar);
@@ -928,7 +930,48 @@ PyObject* dispatcher_set_extensions(PyObject* self, PyObject* list) {
   Py_RETURN_NONE;
 }
 
+/// _cooperative(signature) -> bool: whether the kernel uses a grid-wide barrier and is launched cooperatively
+/// (numba's Overload.cooperative). Compiles to PTX if need be; needs no device.
+PyObject* dispatcher_cooperative(PyObject* self, PyObject* sig) {
+  try {
+    DispatcherState& st = state_of(self);
+    auto result = compile_key(self, key_of_signature(st, signature_text(sig)), ptx_device());
+    return pyb::bool_(result->uses_grid_sync).release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+/// _max_cooperative_grid_blocks(signature, block_threads, dynamic_shared) -> int: the largest grid a
+/// cooperative launch of the kernel may have on the current device (rt::Device::max_cooperative_grid_blocks).
+PyObject* dispatcher_max_cooperative_grid_blocks(PyObject* self, PyObject* args) {
+  PyObject* sig = nullptr;
+  unsigned long long threads = 0, shared = 0;
+  if (!PyArg_ParseTuple(args, "OKK", &sig, &threads, &shared)) return nullptr;
+  try {
+    DispatcherState& st = state_of(self);
+    std::vector<rt::ArgCode> key = key_of_signature(st, signature_text(sig));
+    rt::Device& device = rt::Runtime::get().current_device();
+    rt::LoadedKernel* kernel = load_key(self, key, device);
+    if (threads == 0 || threads > uint64_t(kernel->max_threads_per_block)) {
+      throw pyb::value_error("max_cooperative_grid_blocks: a block of " + std::to_string(threads) + " threads; '" +
+                             st.name + "' can be launched with 1 to " +
+                             std::to_string(kernel->max_threads_per_block));
+    }
+    return PyLong_FromUnsignedLongLong(device.max_cooperative_grid_blocks(*kernel, uint32_t(threads),
+                                                                           uint32_t(shared)));
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
 PyMethodDef dispatcher_methods[] = {
+    {"_cooperative", reinterpret_cast<PyCFunction>(dispatcher_cooperative), METH_O,
+     "Whether the kernel compiled for a signature uses a grid barrier (a cooperative launch)."},
+    {"_max_cooperative_grid_blocks", reinterpret_cast<PyCFunction>(dispatcher_max_cooperative_grid_blocks),
+     METH_VARARGS, "The largest grid of a cooperative launch: (signature, block threads, dynamic shared bytes)."},
     {"_set_extensions", reinterpret_cast<PyCFunction>(dispatcher_set_extensions), METH_O,
      "The list of argument extensions (prepare_args hooks) each launch runs."},
     {"_compile", reinterpret_cast<PyCFunction>(dispatcher_compile), METH_O,

@@ -73,6 +73,9 @@ def _bind_numba_cuda():
         return _Context(gpujit.current_context(devnum))
 
     devices.get_context = get_context
+    # The class of the streams cuda.stream() gives: a program that patches driver.Stream.synchronize (numba's
+    # CUDA array interface tests do) patches gpujit's.
+    driver.Stream = gpujit.Stream
     # numba's own helpers (cuda.kernels.transpose) ask numba's driver object for the device.
     driver.driver.get_device = lambda devnum=None: gpujit.get_current_device()
     devices.reset = _reset
@@ -130,7 +133,7 @@ def _bind_leak_checks():
     support.MemoryLeak.memory_leak_teardown = lambda self: None
 
 
-_FORWARDED = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY")
+_FORWARDED = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY", "CUDA_ARRAY_INTERFACE_SYNC")
 
 
 class _ForwardingConfig(types.ModuleType):

@@ -421,11 +421,22 @@ def test_cuda_array_interface_objects_stay_on_the_device():
     got = add(a, a)
     assert isinstance(got, gpu.DeviceArray)
     np.testing.assert_equal(got.copy_to_host(), 2 * x)
-    add(a, 1.0, out=_Foreign(out_memory))  # written in the foreign array's memory
+    returned = add(a, 1.0, out=_Foreign(out_memory))  # written in the foreign array's memory
     np.testing.assert_equal(out_memory.copy_to_host(), x + 1)
+    # numba returns a device array over the foreign output, not the foreign object
+    assert isinstance(returned, gpu.DeviceArray)
+    assert returned.device_ctypes_pointer.value == out_memory.device_ctypes_pointer.value
+    host_out = np.zeros(6, np.float32)
+    assert add(a, a, out=host_out) is host_out  # device inputs, host output: written back
+    np.testing.assert_equal(host_out, 2 * x)
     dot = gpu.guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->()")(_dot)
     m = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_equal(dot(_Foreign(gpu.to_device(m)), m).copy_to_host(), (m * m).sum(1))
+    dot_memory = gpu.device_array(2, np.float32)
+    got = dot(m, m, out=_Foreign(dot_memory))
+    assert isinstance(got, gpu.DeviceArray)
+    assert got.device_ctypes_pointer.value == dot_memory.device_ctypes_pointer.value
+    np.testing.assert_equal(dot_memory.copy_to_host(), (m * m).sum(1))
 
 
 def test_cache_true_keeps_the_generated_kernels_ptx_on_disk(tmp_path, monkeypatch):

@@ -52,6 +52,7 @@ class CountingDevice final : public Device {
   void configure_compile(CompileOptions&) const override {}
   std::shared_ptr<LoadedKernel> load_kernel(const CompileResult&, const std::string&) override { return nullptr; }
   void launch(const LoadedKernel&, const LaunchConfig&, void**) override {}
+  uint64_t max_cooperative_grid_blocks(const LoadedKernel&, uint32_t, uint32_t) override { return 0; }
 
   void fail_next_allocation() { fail_next_ = true; }
 

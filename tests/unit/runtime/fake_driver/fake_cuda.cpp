@@ -9,6 +9,7 @@
 //
 // Configuration by environment: FAKECUDA_DEVICES (device count, default 1), FAKECUDA_CC ("9.0"),
 // FAKECUDA_MAX_THREADS (each kernel's max threads per block, default 1024).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -551,6 +552,17 @@ CUresult cuLaunchCooperativeKernel(CUfunction function, unsigned gx, unsigned gy
                                    unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params) {
   FAKE_ENTER("cuLaunchCooperativeKernel");
   return record_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params);
+}
+
+/// Occupancy as a device of 64K registers and 2048 threads per multiprocessor would give a kernel of 16
+/// registers per thread (the fake's CU_FUNC_ATTRIBUTE_NUM_REGS): limited by threads alone.
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, CUfunction function, int block_threads,
+                                                     size_t dynamic_shared) {
+  FAKE_ENTER("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  (void)dynamic_shared;
+  if (!blocks || !function || block_threads <= 0) return kInvalidValue;
+  *blocks = std::min(32, 2048 / block_threads);
+  return CUDA_SUCCESS;
 }
 
 // ---- test introspection ----

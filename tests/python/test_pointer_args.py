@@ -1,0 +1,95 @@
+"""Pointer parameters (numba's CPointer, "float32*" in a signature): a kernel takes a device address as a
+Python int and indexes it as p[i], loads and stores, cache hints included."""
+
+import numpy as np
+import pytest
+
+import gpujit as gpu
+
+
+def _address(a):
+    return a.__cuda_array_interface__["data"][0]
+
+
+def test_a_pointer_signature_takes_addresses_and_indexes_them():
+    @gpu.jit("void(int32*, int32, int32*, int32*, uint32)")
+    def axpy(r, a, x, y, n):
+        i = gpu.grid(1)
+        if i < n:
+            r[i] = a * x[i] + y[i]
+
+    hx = np.arange(10, dtype=np.int32)
+    dx, dy = gpu.to_device(hx), gpu.to_device(hx * 2)
+    dr = gpu.device_array_like(dx)
+    axpy[1, 32](_address(dr), 5, _address(dx), _address(dy), 10)
+    np.testing.assert_array_equal(dr.copy_to_host(), 5 * hx + hx * 2)
+    assert axpy.signatures == ["(int32*, int32, int32*, int32*, uint32)"]
+
+
+def test_pointer_elements_take_augmented_assignment_and_any_integer_index():
+    @gpu.jit("void(float64*, int64)")
+    def bump(p, n):
+        for i in range(n):
+            p[np.uint32(i)] += 0.5
+        p[n - 1] = p[0] * 2
+
+    d = gpu.to_device(np.arange(4.0))
+    bump[1, 1](_address(d), 4)
+    np.testing.assert_array_equal(d.copy_to_host(), [0.5, 1.5, 2.5, 1.0])
+
+
+@pytest.mark.parametrize("dtype, bits", [("int8", 8), ("float16", 16), ("float32", 32), ("uint64", 64)])
+def test_cache_hints_on_pointers_emit_the_cache_operators(dtype, bits):
+    def copy(ptr, values, n):
+        for i in range(n):
+            values[i] = gpu.ldcg(ptr, i)
+            gpu.stcs(ptr, i, values[i])
+
+    ptx, _ = gpu.compile_ptx(copy, f"void({dtype}*, {dtype}[::1], int64)")
+    assert f"ld.global.cg.b{bits}" in ptx and f"st.global.cs.b{bits}" in ptx
+
+
+def test_cache_hints_on_pointers_run():
+    @gpu.jit("void(float32*, float32[::1], int64)")
+    def copy(ptr, values, n):
+        for i in range(n):
+            values[i] = gpu.ldcv(ptr, i) + 1
+            gpu.stwt(ptr, i, values[i])
+
+    d = gpu.to_device(np.arange(3, dtype=np.float32))
+    out = np.zeros(3, np.float32)
+    copy[1, 1](_address(d), out, 3)
+    np.testing.assert_array_equal(out, [1, 2, 3])
+    np.testing.assert_array_equal(d.copy_to_host(), [1, 2, 3])
+
+
+def test_numba_cpointer_types_name_pointer_parameters():
+    types = pytest.importorskip("numba.core.types")
+    ptr = types.CPointer(types.int32)
+
+    def first(p, out):
+        out[0] = p[0]
+
+    ptx, _ = gpu.compile_ptx(first, (ptr, types.int32[::1]))
+    assert ".entry" in ptx
+
+
+def test_bad_pointer_uses_are_compile_errors():
+    def float_index(p):
+        p[1.0] = 0
+
+    with pytest.raises(gpu.CompileError, match=r"a pointer \(float32\*\) is indexed by one integer, got float64"):
+        gpu.compile_ptx(float_index, "void(float32*)")
+
+    def sliced(p):
+        p[1:2] = 0
+
+    with pytest.raises(gpu.CompileError, match="only arrays can be sliced"):
+        gpu.compile_ptx(sliced, "void(float32*)")
+
+    @gpu.jit("void(float32*)")
+    def store(p):
+        p[0] = 1
+
+    with pytest.raises(TypeError, match="No matching definition"):
+        store[1, 1](1.5)  # an address is an integer
