@@ -145,10 +145,7 @@ void global(KeyStream& k, const GlobalValue& g) {
       k.str(g.function->name);
       source_file(k, g.function->file.get());
       k.u64(g.signatures.size());  // explicit signatures decide the conversions at its calls
-      for (const auto& sig : g.signatures) {
-        k.u64(sig.size());
-        for (const Type& t : sig) k.str(t.str());
-      }
+      for (const Signature& sig : g.signatures) k.str(sig.str());
       break;
     case GlobalValue::Kind::ConstArray:
       k.u64(uint64_t(g.dtype));

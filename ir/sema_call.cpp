@@ -623,14 +623,15 @@ ExprResult FunctionAnalyzer::range_call(const CallExpr& e) {
   return record(e, ExprResult::of_value(i64));
 }
 
-bool FunctionAnalyzer::declared_signature(const CallExpr& e, const FunctionDef& callee,
-                                          const std::vector<std::vector<Type>>& signatures, std::vector<Type>& types) {
+const Signature* FunctionAnalyzer::declared_signature(const CallExpr& e, const FunctionDef& callee,
+                                                      const std::vector<Signature>& signatures,
+                                                      std::vector<Type>& types) {
   // numba's choice among explicit signatures: fewest unsafe conversions, then fewest safe ones, then fewest
   // promotions; of two rated alike the first declared wins (numba resolves that ambiguity too, issue 8307).
-  const std::vector<Type>* best = nullptr;
+  const Signature* best = nullptr;
   std::array<int, 3> best_rating{};
-  for (const std::vector<Type>& sig : signatures) {
-    std::optional<std::array<int, 3>> r = rate_signature(types, sig);
+  for (const Signature& sig : signatures) {
+    std::optional<std::array<int, 3>> r = rate_signature(types, sig.params);
     if (r && (!best || *r < best_rating)) {
       best = &sig;
       best_rating = *r;
@@ -643,24 +644,24 @@ bool FunctionAnalyzer::declared_signature(const CallExpr& e, const FunctionDef& 
       return "(" + s + ")";
     };
     std::string declared;
-    for (const std::vector<Type>& sig : signatures) declared += (declared.empty() ? "" : ", ") + list(sig);
+    for (const Signature& sig : signatures) declared += (declared.empty() ? "" : ", ") + list(sig.params);
     // numba's words first ("Invalid use of type(...) with parameters (...)"), then what would be accepted.
     error(e.range, fmt::format("Invalid use of type(device function '{}') with parameters {}: it was declared "
                                "with the signatures {} only, and the arguments convert to none of them",
                                callee.name, list(types), declared));
-    return false;
+    return nullptr;
   }
   // Arrays keep their own type (a C-contiguous array passes to an any-layout parameter unchanged); scalars
   // convert to the parameter's type at the call.
   for (size_t i = 0; i < types.size(); ++i) {
-    if (!types[i].is_array()) types[i] = (*best)[i];
+    if (!types[i].is_array()) types[i] = best->params[i];
   }
-  return true;
+  return best;
 }
 
 ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& callee,
                                          const std::vector<ExprResult>& args,
-                                         const std::vector<std::vector<Type>>* signatures) {
+                                         const std::vector<Signature>* signatures) {
   // Functions and dtypes are compile-time arguments: the callee is specialized on them and they pass
   // nothing at run time (their parameter is typed None).
   std::vector<Type> types;
@@ -680,7 +681,11 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
                                types.size()));
     return ExprResult::error();
   }
-  if (signatures && statics.empty() && !declared_signature(e, callee, *signatures, types)) return ExprResult::error();
+  const Signature* declared = nullptr;
+  if (signatures && statics.empty()) {
+    declared = declared_signature(e, callee, *signatures, types);
+    if (!declared) return ExprResult::error();
+  }
   Specialization* s = program_.specialize(callee, types, false, statics);
   // numba types constant arguments as literals where the callee needs a constant (a shared array's shape,
   // a dtype): if the callee fails with its constants as values, it is tried with them bound at compile time.
@@ -746,7 +751,12 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
   }
   const Type& ret = s->fn->signature.ret;
   if (s->diags.has_errors()) return ExprResult::error();  // the callee's own errors say why
-  if (!s->fn->mangled_name.empty() && ret.is_valid()) return record(e, ExprResult::of_value(ret));
+  if (!s->fn->mangled_name.empty() && ret.is_valid()) {
+    // A declared return type is what the call gives, the returned value converted to it (numba's cast).
+    if (declared && !declared->ret.is_void() && !ret.is_void() && can_convert(ret, declared->ret))
+      return record(e, ExprResult::of_value(declared->ret));
+    return record(e, ExprResult::of_value(ret));
+  }
   // The callee failed before it could be typed; its own errors say why.
   return ExprResult::error();
 }

@@ -78,9 +78,10 @@ struct GlobalValue {
   ScalarKind dtype = ScalarKind::Float64;  // DType; ConstArray's dtype
   const RecordType* record = nullptr;      // DType, ConstArray, DeviceArray: a structured dtype (then not `dtype`)
   const FunctionDef* function = nullptr;   // DeviceFunction (owned by the caller's Module)
-  /// DeviceFunction: the parameter types of its explicit signatures (jit(sigs, device=True)); a call
-  /// converts its arguments to the best of them, as numba does, instead of specializing on their types.
-  std::vector<std::vector<Type>> signatures;
+  /// DeviceFunction: its explicit signatures (jit(sigs, device=True)); a call converts its arguments to the
+  /// best of them, as numba does, instead of specializing on their types, and the result to its return type
+  /// (void: none declared, the callee's own).
+  std::vector<Signature> signatures;
   std::vector<int64_t> shape;              // ConstArray, DeviceArray
   std::vector<uint8_t> bytes;              // ConstArray, C order
   std::vector<int64_t> strides;            // DeviceArray: bytes between elements, per axis

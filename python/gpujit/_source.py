@@ -310,7 +310,7 @@ def describe(value, name=None):
 
     if isinstance(value, _dispatcher.Dispatcher):
         # A device function's explicit signatures: a call converts its arguments to the best of them.
-        sigs = tuple(value.signatures) if value.device and value.signatures else ()
+        sigs = tuple(value._declared_signatures) if value.device else ()
         return ("function", value, sigs) if sigs else ("function", value)
     cpu = _numba_cpu_function(value, name)
     if cpu is not None:

@@ -42,6 +42,9 @@ struct DispatcherState {
   /// Signatures given at decoration; when non-empty the dispatcher compiles nothing else and converts
   /// scalar arguments to the closest one (numba's behaviour for explicit signatures).
   std::vector<std::vector<rt::ArgCode>> signatures;
+  /// The same signatures as written, return type included ("int32(int32, int32)"; "void(...)" where none was
+  /// given): calls of a device function convert to them (ir/sema_call.cpp).
+  std::vector<std::string> signature_texts;
   std::shared_ptr<const KernelSource> source;
   /// The source while its free names are being read (a recursive device function meets itself then).
   std::shared_ptr<KernelSource> partial;
@@ -755,9 +758,11 @@ std::vector<rt::ArgCode> key_of_signature(const DispatcherState& st, const std::
 PyObject* dispatcher_compile(PyObject* self, PyObject* sig) {
   try {
     DispatcherState& st = state_of(self);
-    std::vector<rt::ArgCode> key = key_of_signature(st, signature_text(sig));
+    std::string text = signature_text(sig);
+    std::vector<rt::ArgCode> key = key_of_signature(st, text);
     if (!st.device) compile_key(self, key, compile_device());
     st.signatures.push_back(std::move(key));
+    st.signature_texts.push_back(std::move(text));
   } catch (...) {
     set_error_from_current_exception();
     return nullptr;
@@ -907,6 +912,12 @@ PyObject* inspect_ptx(PyObject* self, PyObject* args, PyObject* kw) { return ins
 PyObject* inspect_llvm(PyObject* self, PyObject* args, PyObject* kw) { return inspect(self, args, kw, Inspect::Llvm); }
 PyObject* inspect_types(PyObject* self, PyObject* args, PyObject* kw) { return inspect(self, args, kw, Inspect::Typed); }
 
+PyObject* declared_signatures_get(PyObject* self, void*) {
+  pyb::list out;
+  for (const std::string& t : state_of(self).signature_texts) out.append(pyb::str(t));
+  return out.release().ptr();
+}
+
 PyObject* signatures_get(PyObject* self, void*) {
   try {
     const DispatcherState& st = state_of(self);
@@ -976,6 +987,8 @@ PyMethodDef dispatcher_methods[] = {
 
 PyGetSetDef dispatcher_getset[] = {
     {"signatures", signatures_get, nullptr, "Signatures compiled or declared, as text.", nullptr},
+    {"_declared_signatures", declared_signatures_get, nullptr,
+     "The explicit signatures as written, return type included (void where none was given).", nullptr},
     {"_stats", stats_get, nullptr, "Cache counters, for tests.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };

@@ -116,9 +116,9 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
         if (d.size() > 2) {
           for (pyb::handle t : d[2]) {
             std::string text = t.cast<std::string>(), error;
-            std::optional<Signature> sig = parse_signature("void" + text, &error);
+            std::optional<Signature> sig = parse_signature(text, &error);
             if (!sig) throw pyb::value_error("device function signature '" + text + "': " + error);
-            g.signatures.push_back(sig->params);
+            g.signatures.push_back(std::move(*sig));
           }
         }
         callees.push_back(std::move(callee));

@@ -67,6 +67,20 @@ def test_explicit_signature_converts_the_arguments():
     assert x[0] == 0x04010203
 
 
+def test_explicit_return_type_converts_the_result():
+    @gpu.jit("float32(float64)", device=True)
+    def third(x):
+        return x / 3.0  # float64, returned as float32
+
+    @gpu.jit
+    def k(out, x):
+        out[0] = third(x)
+
+    out = np.zeros(1, np.float64)
+    k[1, 1](out, 1.0)
+    assert out[0] == np.float64(np.float32(1.0 / 3.0)) and out[0] != 1.0 / 3.0
+
+
 def _add(x, y):
     return x + y
 
