@@ -275,8 +275,8 @@ def describe_free_names(pyfunc):
     return out
 
 
-def describe(value, name=None):
-    """One value (of the free name `name`, where known) as the binding's description tuple."""
+def describe(value, var=None):
+    """One value (of the free name `var`, where known) as the binding's description tuple."""
     if value is None:
         return ("none",)
     if isinstance(value, bool):
@@ -312,7 +312,7 @@ def describe(value, name=None):
         # A device function's explicit signatures: a call converts its arguments to the best of them.
         sigs = tuple(value._declared_signatures) if value.device else ()
         return ("function", value, sigs) if sigs else ("function", value)
-    cpu = _numba_cpu_function(value, name)
+    cpu = _numba_cpu_function(value, var)
     if cpu is not None:
         return cpu
     if type(value).__name__ == "ExternFunction" and type(value).__module__.startswith("numba"):
@@ -373,9 +373,11 @@ def describe(value, name=None):
     if record_dtype is not None:
         return ("dtype", record_dtype)
     if type(value).__module__ == "gpujit.ufunc":
-        return ("unsupported", f"its value is a {type(value).__name__} made by vectorize or guvectorize, which "
-                               "launches kernels from the host; call its Python function as a device function "
-                               "(gpu.jit(device=True)) instead")
+        # numba's words first ("Untyped global name 'f'"), which its users match.
+        untyped = f"Untyped global name '{var}': " if var else ""
+        return ("unsupported", f"{untyped}its value is a {type(value).__name__} made by vectorize or guvectorize, "
+                               "which launches kernels from the host; call its Python function as a device "
+                               "function (gpu.jit(device=True)) instead")
     enum = sys.modules.get("enum")
     if enum is not None and isinstance(value, type) and issubclass(value, enum.Enum):
         return _enum_class(value, enum)
