@@ -92,8 +92,8 @@ enum class ConversionRank { Exact, Promote, Safe, Unsafe, None };
 ConversionRank scalar_conversion_rank(ScalarKind from, ScalarKind to);
 
 /// How well arguments of types `args` fit parameters `params` (an explicit signature): the counts of unsafe,
-/// safe and promoting conversions, compared in that order (fewer unsafe first). nullopt when the counts
-/// differ or an argument cannot be passed (an array of another dtype or rank, a C-layout parameter for an
+/// safe and promoting conversions, compared in that order (fewer unsafe first). nullopt when the numbers of
+/// arguments and parameters differ or an argument cannot be passed (an array of another dtype or rank, a C-layout parameter for an
 /// any-layout array, tuples or records that differ).
 std::optional<std::array<int, 3>> rate_signature(const std::vector<Type>& args, const std::vector<Type>& params);
 
