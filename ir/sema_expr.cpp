@@ -300,6 +300,7 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
     case GlobalValue::Kind::DeviceFunction:
       r.what = ExprResult::What::Device;
       r.function = g.function;
+      if (!g.signatures.empty()) r.signatures = &g.signatures;
       return r;  // the call records the symbol with its specialization
     case GlobalValue::Kind::ConstArray:
       return const_array(id, g, e);
@@ -462,6 +463,9 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
       if (base.members) {  // RequestError.not_found: a member of an IntEnum, a constant
         auto it = base.members->find(e.attr);
         if (it == base.members->end()) {
+          // A module of the user's: the attributes the kernel reads are globals named "module.attribute".
+          auto g = program_.globals().find(base.module + "." + e.attr);
+          if (g != program_.globals().end()) return global(g->first, g->second, e);
           std::vector<std::string_view> names;
           for (const auto& [name, value] : *base.members) names.push_back(name);
           error(e.attr_range, fmt::format("'{}' has no attribute '{}'{}", base_path, e.attr, suggest(e.attr, names)));

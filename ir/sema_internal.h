@@ -36,6 +36,7 @@ struct ExprResult {
   const RecordType* record = nullptr;      // DType: a structured dtype (then not `dtype`)
   const BuiltinInfo* builtin = nullptr;    // Builtin (functions); also set for builtin values
   const FunctionDef* function = nullptr;   // Device
+  const std::vector<Signature>* signatures = nullptr;  // Device: its explicit signatures, if any
   const UfuncInfo* ufunc = nullptr;        // Builtin reached as numpy.NAME where NAME is a ufunc (ir/ufuncs.h)
   const ArrayReduction* reduction = nullptr;  // Reduction: np.sum (a function) or a.sum (a method, `method`)
   bool method = false;
@@ -186,7 +187,12 @@ class FunctionAnalyzer {
   // --- calls and builtins (sema_call.cpp)
   ExprResult call(const CallExpr& e);
   ExprResult builtin_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
-  ExprResult device_call(const CallExpr& e, const FunctionDef& callee, const std::vector<ExprResult>& args);
+  /// The best-fitting explicit signature of `callee` for a call's argument types `types`, which it replaces
+  /// by its parameter types; null (after an error) when none fits.
+  const Signature* declared_signature(const CallExpr& e, const FunctionDef& callee,
+                                      const std::vector<Signature>& signatures, std::vector<Type>& types);
+  ExprResult device_call(const CallExpr& e, const FunctionDef& callee, const std::vector<ExprResult>& args,
+                         const std::vector<Signature>* signatures = nullptr);
   /// A NumPy ufunc over arrays: np.sin(a, out), np.add(a, b, out=c) (ir/ufuncs.h). `out_keyword`: the
   /// last of `args` came as out=.
   ExprResult ufunc_call(const CallExpr& e, const UfuncInfo& u, const std::vector<ExprResult>& args,

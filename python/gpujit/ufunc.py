@@ -285,6 +285,11 @@ class UFunc:
     def types(self):
         return [s.text for s in self._sigs]
 
+    def __reduce__(self):
+        """Pickles as numba's ufuncs do: its function (by value for a local one) with the signatures and
+        options; the kernels are built again where it is loaded."""
+        return _reduce(self, _rebuild_ufunc, (self.types, self.target, self.identity, self._options))
+
     def __repr__(self):
         return f"<gpujit ufunc '{self.__name__}' nin={self.nin} target={self.target}>"
 
@@ -658,6 +663,10 @@ class GUFunc:
     def types(self):
         return [s.text for s in self._sigs]
 
+    def __reduce__(self):
+        """Pickles as UFunc.__reduce__ does, with the layout."""
+        return _reduce(self, _rebuild_gufunc, (self.types, self.signature, self.target, self._options))
+
     def __repr__(self):
         return f"<gpujit gufunc '{self.__name__}' {self.signature} target={self.target}>"
 
@@ -841,3 +850,26 @@ class GUFunc:
 
 def _dims_text(dims):
     return "(" + ",".join(dims) + ")"
+
+
+def _reduce(ufunc, rebuild, args):
+    """A (g)ufunc's pickle: rebuild(fn, *args), its function by reference where pickle finds it by name, else
+    by value."""
+    from ._dispatcher import _picklable_function
+
+    fn = ufunc.py_func
+    return rebuild, (fn if isinstance(fn, Dispatcher) else _picklable_function(fn),) + args
+
+
+def _unpickled_function(fn):
+    from ._dispatcher import _FunctionByValue
+
+    return fn.function() if isinstance(fn, _FunctionByValue) else fn
+
+
+def _rebuild_ufunc(fn, sigs, target, identity, options):
+    return UFunc(_unpickled_function(fn), sigs, target, identity, dict(options))
+
+
+def _rebuild_gufunc(fn, sigs, layout, target, options):
+    return GUFunc(_unpickled_function(fn), [_Sig(s) for s in sigs], _Layout(layout), target, dict(options))

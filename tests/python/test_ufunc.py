@@ -391,8 +391,8 @@ def test_a_ufunc_named_in_a_kernel_says_how_to_call_its_function():
     def k(x, r):
         dot(x, x, r)
 
-    with pytest.raises(gpu.CompileError, match="global 'dot' cannot be used in a kernel: its value is a GUFunc "
-                                               "made by vectorize or guvectorize"):
+    with pytest.raises(gpu.CompileError, match="global 'dot' cannot be used in a kernel: Untyped global name 'dot': "
+                                               "its value is a GUFunc made by vectorize or guvectorize"):
         k[1, 1](np.ones(3), np.ones(1))
 
 
