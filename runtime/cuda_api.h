@@ -75,6 +75,7 @@ constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
 constexpr unsigned CU_STREAM_DEFAULT = 0;
 constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 1;
 constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
+constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream may use the memory
 
 // X(member name, exported symbol, parameter list). Keep in sync with the fake driver.
 #define GPUJIT_CUDA_FUNCTIONS(X)                                                                              \
@@ -96,6 +97,7 @@ constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
   X(cuMemFree, "cuMemFree_v2", (CUdeviceptr ptr))                                                           \
   X(cuMemHostAlloc, "cuMemHostAlloc", (void** ptr, size_t bytes, unsigned flags))                           \
   X(cuMemFreeHost, "cuMemFreeHost", (void* ptr))                                                            \
+  X(cuMemAllocManaged, "cuMemAllocManaged", (CUdeviceptr * ptr, size_t bytes, unsigned flags))              \
   X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", (CUdeviceptr * dptr, void* host, unsigned flags)) \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", (CUdeviceptr dst, const void* src, size_t n, CUstream s))    \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void* dst, CUdeviceptr src, size_t n, CUstream s))          \

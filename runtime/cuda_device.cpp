@@ -106,6 +106,19 @@ rt::DevicePtr CudaDevice::mapped_pointer(void* host) {
   return rt::DevicePtr(ptr);
 }
 
+void* CudaDevice::allocate_managed(size_t bytes) {
+  CUdeviceptr ptr = 0;
+  bind();
+  GPUJIT_CU(driver_, cuMemAllocManaged, &ptr, bytes == 0 ? 1 : bytes, CU_MEM_ATTACH_GLOBAL);
+  return reinterpret_cast<void*>(uintptr_t(ptr));
+}
+
+void CudaDevice::deallocate_managed(void* ptr) {
+  if (!ptr) return;
+  bind();
+  GPUJIT_CU(driver_, cuMemFree, CUdeviceptr(uintptr_t(ptr)));
+}
+
 void CudaDevice::deallocate_pinned(void* ptr) {
   if (!ptr) return;
   bind();

@@ -40,6 +40,8 @@ class CudaDevice final : public rt::Device {
   void deallocate(rt::DevicePtr ptr) override;
   void* allocate_pinned(size_t bytes) override;
   void deallocate_pinned(void* ptr) override;
+  void* allocate_managed(size_t bytes) override;
+  void deallocate_managed(void* ptr) override;
   rt::DevicePtr mapped_pointer(void* host) override;
   void copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) override;
   void copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) override;

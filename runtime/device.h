@@ -100,6 +100,11 @@ class Device {
   /// The address kernels use for host memory from allocate_pinned(), which is mapped into the device's address
   /// space (numba's mapped arrays): CUDA's cuMemHostGetDevicePointer; the host backend's own pointer.
   virtual DevicePtr mapped_pointer(void* host) = 0;
+  /// Managed (unified) memory, numba's managed_array: one address that the host and kernels both use, the
+  /// driver migrating pages on demand. CUDA's cuMemAllocManaged (attached globally); host memory on the host
+  /// backend.
+  virtual void* allocate_managed(size_t bytes) = 0;
+  virtual void deallocate_managed(void* ptr) = 0;
   virtual void copy_to_device(DevicePtr dst, const void* src, size_t bytes, StreamHandle stream) = 0;
   virtual void copy_to_host(void* dst, DevicePtr src, size_t bytes, StreamHandle stream) = 0;
   virtual void copy_on_device(DevicePtr dst, DevicePtr src, size_t bytes, StreamHandle stream) = 0;

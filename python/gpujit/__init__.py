@@ -80,8 +80,8 @@ from .reduction import Reduce, reduce  # noqa: E402  gpu.reduce(fn): numba-cuda'
 from ._arg_hints import In, InOut, Out  # noqa: E402  numba's copy-direction hints for host arrays
 
 _core._set_arg_hint_types(In, Out, InOut)
-from ._host_memory import (device_array_like, mapped_array, mapped_array_like, pinned_array,  # noqa: E402
-                           pinned_array_like)
+from ._host_memory import (device_array_like, managed_array, mapped_array, mapped_array_like,  # noqa: E402
+                           pinned_array, pinned_array_like)
 
 
 def current_context(devnum=None):

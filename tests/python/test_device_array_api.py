@@ -204,6 +204,28 @@ def test_a_kernel_writes_a_mapped_array_in_place():
     assert not hasattr(m + 1, "__cuda_array_interface__")  # NumPy's result is ordinary memory
 
 
+def test_a_kernel_writes_a_managed_array_in_place():
+    @gpu.jit
+    def scale(a, factor):
+        i = gpu.grid(1)
+        if i < a.size:
+            a[i] *= factor
+
+    m = gpu.managed_array(10, np.float32)
+    assert isinstance(m, np.ndarray) and m.shape == (10,) and m.dtype == np.float32
+    m[:] = np.arange(10)
+    scale[1, 16](m, 3)
+    gpu.synchronize()
+    np.testing.assert_array_equal(m, 3 * np.arange(10, dtype=np.float32))
+    iface = m.__cuda_array_interface__
+    assert iface["data"][0] == m.__array_interface__["data"][0]  # one address for the host and the device
+    assert iface["stream"] is None
+    stream = gpu.stream()
+    assert gpu.managed_array((2, 3), np.int64, stream=stream).__cuda_array_interface__["stream"] == int(stream.handle)
+    with pytest.raises(NotImplementedError, match="attach_global=False"):
+        gpu.managed_array(4, attach_global=False)
+
+
 class _Foreign:
     """Another library's array: only its __cuda_array_interface__, as numba's ForeignArray."""
 

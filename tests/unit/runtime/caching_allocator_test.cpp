@@ -31,6 +31,8 @@ class CountingDevice final : public Device {
   void deallocate(DevicePtr ptr) override { live.erase(ptr); }
   void* allocate_pinned(size_t) override { return nullptr; }
   void deallocate_pinned(void*) override {}
+  void* allocate_managed(size_t) override { return nullptr; }
+  void deallocate_managed(void*) override {}
   DevicePtr mapped_pointer(void*) override { return 0; }
   void copy_to_device(DevicePtr, const void*, size_t, StreamHandle) override {}
   void copy_to_host(void*, DevicePtr, size_t, StreamHandle) override {}

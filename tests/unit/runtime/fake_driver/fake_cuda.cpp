@@ -341,6 +341,18 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstre
   return CUDA_SUCCESS;
 }
 
+// Managed memory is host memory here too; freed by cuMemFree as a device allocation.
+CUresult cuMemAllocManaged(CUdeviceptr* ptr, size_t bytes, unsigned) {
+  FAKE_ENTER("cuMemAllocManaged");
+  FAKE_NEEDS_CONTEXT();
+  if (bytes == 0) return kInvalidValue;
+  void* p = std::calloc(1, bytes);
+  if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+  *ptr = CUdeviceptr(uintptr_t(p));
+  state().allocations[*ptr] = bytes;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream) {
   FAKE_ENTER("cuMemcpyDtoHAsync_v2");
   FAKE_NEEDS_CONTEXT();
