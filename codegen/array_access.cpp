@@ -315,11 +315,12 @@ llvm::Value* FunctionLowering::array_attribute(llvm::Value* array, const Type& t
 
 llvm::Value* FunctionLowering::lower_array_method(const ArrayMethodCall& c, const Type& result) {
   const Type& t = type_of(*c.array);
-  ArrayParts a = unpack_array(lower_expr(*c.array), t.ndim);
+  const bool over_pointer = c.kind == ArrayMethodCall::Kind::CArray || c.kind == ArrayMethodCall::Kind::FArray;
+  ArrayParts a = over_pointer ? ArrayParts{} : unpack_array(lower_expr(*c.array), t.ndim);
   ArrayParts r;
-  r.data = a.data;
+  r.data = over_pointer ? lower_expr(*c.array) : a.data;
   const Type i64_type = Type::scalar_of(ScalarKind::Int64);
-  if (c.kind == ArrayMethodCall::Kind::Reshape) {
+  if (over_pointer || c.kind == ArrayMethodCall::Kind::Reshape) {
     for (const Expr* s : c.shape) {
       const Type& st = type_of(*s);
       llvm::Value* v = lower_expr(*s);
@@ -329,6 +330,18 @@ llvm::Value* FunctionLowering::lower_array_method(const ArrayMethodCall& c, cons
       }
       for (unsigned k = 0; k < st.elements.size(); ++k)
         r.shape.push_back(cast(b_.CreateExtractValue(v, {k}), st.elements[k], i64_type));
+    }
+    if (c.kind == ArrayMethodCall::Kind::FArray) {
+      // Fortran order: the first axis is contiguous.
+      std::vector<llvm::Value*> reversed(r.shape.rbegin(), r.shape.rend());
+      ArrayParts f{r.data, reversed, {}};
+      std::vector<llvm::Value*> strides = c_strides(b_, f, result.itemsize());
+      r.strides.assign(strides.rbegin(), strides.rend());
+      return pack_array(r);
+    }
+    if (over_pointer) {
+      r.strides = c_strides(b_, r, result.itemsize());
+      return pack_array(r);
     }
     // A negative extent (numba and NumPy allow one -1) is what the others leave of the array's size.
     llvm::Value* known = i64(1);

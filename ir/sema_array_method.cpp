@@ -8,6 +8,10 @@
 // dimensions. a.view(np.int32): the last axis holds as many elements of the new dtype as its bytes give.
 // A shape whose size differs from the array's, or a last axis whose bytes the new itemsize does not divide,
 // is undefined behaviour, as an out-of-bounds index is (numba-cuda raises only with exceptions enabled).
+//
+// Also here, numba's carray(ptr, shape, dtype=None) and farray: an array over the memory a pointer parameter
+// (`float32*` in the signature) points to, C-ordered or Fortran-ordered; a dtype, if given, must be the
+// pointer's own.
 #include <fmt/format.h>
 
 #include "ir/sema_internal.h"
@@ -98,6 +102,70 @@ ExprResult FunctionAnalyzer::array_method_call(const CallExpr& e, const std::str
   }
   if (checking_) fn_.array_method_calls[&e] = c;
   return record(e, ExprResult::of_value(result));
+}
+
+ExprResult FunctionAnalyzer::pointer_array_call(const CallExpr& e, const BuiltinInfo& b) {
+  const std::string name = path_of(*e.func);
+  const bool fortran = b.id == BuiltinId::FArray;
+  const Expr* dtype_arg = e.args.size() > 2 ? e.args[2].get() : nullptr;
+  for (const Keyword& k : e.keywords) {
+    if (k.name != "dtype" || dtype_arg) {
+      error(k.name_range, fmt::format("{}() got an unexpected keyword argument '{}'", name, k.name));
+      return ExprResult::error();
+    }
+    dtype_arg = k.value.get();
+  }
+  if (e.args.size() < 2 || e.args.size() > 3) {
+    error(e.range, fmt::format("{}() takes a pointer, a shape and optionally a dtype, got {} arguments", name,
+                               e.args.size()));
+    return ExprResult::error();
+  }
+  ExprResult p = value(*e.args[0]);
+  if (!p.is_value()) return p;
+  if (!p.type.is_pointer()) {
+    error(e.args[0]->range, fmt::format("{}() takes a pointer parameter (declared float32* ... in the signature), "
+                                        "got {}{}",
+                                        name, p.type.str(), origin_of(*e.args[0])));
+    return ExprResult::error();
+  }
+  ExprResult s = value(*e.args[1]);
+  if (!s.is_value()) return s;
+  unsigned ndim = 1;
+  bool ok = s.type.is_integer();
+  if (s.type.is_tuple()) {
+    ok = true;
+    for (const Type& element : s.type.elements) ok = ok && element.is_integer();
+    ndim = unsigned(s.type.elements.size());
+  }
+  if (!ok || ndim > kMaxArrayDims) {
+    error(e.args[1]->range, fmt::format("{}() takes the shape as an integer or a tuple of integers, got {}{}",
+                                        name, s.type.str(), origin_of(*e.args[1])));
+    return ExprResult::error();
+  }
+  if (dtype_arg) {
+    ExprResult d = expr(*dtype_arg);
+    if (!d.ok()) return d;
+    if (d.what != ExprResult::What::DType || d.record) {
+      error(dtype_arg->range, fmt::format("{}(): dtype must be a NumPy scalar dtype such as np.float32{}", name,
+                                          origin_of(*dtype_arg)));
+      return ExprResult::error();
+    }
+    if (d.dtype != p.type.scalar) {
+      error(dtype_arg->range, fmt::format("{}(): dtype {} differs from the pointer's, {}; they must agree",
+                                          name, scalar_name(d.dtype), scalar_name(p.type.scalar)));
+      return ExprResult::error();
+    }
+  }
+  if (checking_) {
+    ArrayMethodCall c;
+    c.kind = fortran ? ArrayMethodCall::Kind::FArray : ArrayMethodCall::Kind::CArray;
+    c.array = e.args[0].get();
+    c.shape.push_back(e.args[1].get());
+    fn_.array_method_calls[&e] = c;
+  }
+  // Fortran order is C order for one axis; for more, an array with its own strides.
+  Layout layout = fortran && ndim > 1 ? Layout::Any : Layout::C;
+  return record(e, ExprResult::of_value(Type::array_of(p.type.scalar, ndim, layout)));
 }
 
 }  // namespace gpujit

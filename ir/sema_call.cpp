@@ -41,6 +41,9 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
     return array_alloc(e, *callee.builtin);
   }
   if (callee.what == ExprResult::What::ArrayMethod) return array_method_call(e, callee.array_method);
+  if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::PointerArray) {
+    return pointer_array_call(e, *callee.builtin);
+  }
   if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::Print) {
     return print_call(e, *callee.builtin);
   }

@@ -203,6 +203,7 @@ class FunctionAnalyzer {
   ExprResult cast_call(const CallExpr& e, ScalarKind dtype, const std::vector<ExprResult>& args);
   ExprResult array_alloc(const CallExpr& e, const BuiltinInfo& b);
   ExprResult array_method_call(const CallExpr& e, const std::string& method);
+  ExprResult pointer_array_call(const CallExpr& e, const BuiltinInfo& b);
   /// The alignment= argument of shared.array/local.array: None (0), or a constant power of two up to
   /// kMaxArrayAlignment. Returns false after reporting an error pointing at the argument.
   bool array_alignment(const Expr& arg, const char* what, unsigned* alignment);

@@ -151,12 +151,13 @@ struct ReductionCall {
   ScalarKind result = ScalarKind::Float64;
 };
 
-/// A view of an array under a new shape or dtype (a.reshape(shape), a.view(dtype)): the same memory, no copy.
+/// A view of an array under a new shape or dtype (a.reshape(shape), a.view(dtype)), or an array over a pointer
+/// (carray(ptr, shape), farray): the same memory, no copy.
 struct ArrayMethodCall {
-  enum class Kind { Reshape, View };
+  enum class Kind { Reshape, View, CArray, FArray };
   Kind kind = Kind::Reshape;
-  const Expr* array = nullptr;           // the receiver
-  std::vector<const Expr*> shape;        // Reshape: one int or tuple of ints, or several ints
+  const Expr* array = nullptr;           // the receiver; CArray/FArray: the pointer
+  std::vector<const Expr*> shape;        // Reshape: one int or tuple of ints, or several ints; CArray: one
 };
 
 struct TypedFunction {

@@ -361,8 +361,8 @@ def describe(value, var=None):
     fname = getattr(value, "__name__", None)
     if module in ("math", "cmath") and fname and getattr(sys.modules[module], fname, None) is value:
         return ("member", module, fname)
-    if fname == "literal_unroll" and module and module.split(".")[0] == "numba":
-        return ("member", "gpujit", "literal_unroll")  # numba's loop over a tuple: gpujit's builtin
+    if fname in ("literal_unroll", "carray", "farray") and module and module.split(".")[0] == "numba":
+        return ("member", "gpujit", fname)  # numba's loop over a tuple, arrays over pointers: gpujit's builtins
     operator = sys.modules.get("operator")  # operator.add's __module__ is '_operator'
     if operator is not None and fname and getattr(operator, fname, None) is value:
         return ("member", "operator", fname)

@@ -93,3 +93,38 @@ def test_bad_pointer_uses_are_compile_errors():
 
     with pytest.raises(TypeError, match="No matching definition"):
         store[1, 1](1.5)  # an address is an integer
+
+
+def test_carray_and_farray_are_arrays_over_a_pointer():
+    @gpu.jit("void(float32*, int64, int64, float32[:, ::1], float32[:, ::1])")
+    def views(p, rows, cols, c_out, f_out):
+        c = gpu.carray(p, (rows, cols))
+        f = gpu.farray(p, (rows, cols), dtype=np.float32)
+        for i in range(rows):
+            for j in range(cols):
+                c_out[i, j] = c[i, j]
+                f_out[i, j] = f[i, j]
+        flat = gpu.carray(p, rows * cols)
+        flat[0] += 100
+
+    host = np.arange(6, dtype=np.float32)
+    d = gpu.to_device(host)
+    c_out, f_out = np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32)
+    views[1, 1](_address(d), 2, 3, c_out, f_out)
+    np.testing.assert_array_equal(c_out, host.reshape((2, 3)))
+    np.testing.assert_array_equal(f_out, host.reshape((2, 3), order="F"))
+    assert d.copy_to_host()[0] == 100
+
+
+def test_carray_errors_name_the_call():
+    def not_a_pointer(a, out):
+        out[0] = gpu.carray(a, 3)[0]
+
+    with pytest.raises(gpu.CompileError, match=r"carray\(\) takes a pointer parameter"):
+        gpu.jit(not_a_pointer)[1, 1](np.zeros(3), np.zeros(1))
+
+    def wrong_dtype(p, out):
+        out[0] = gpu.carray(p, 3, dtype=np.int32)[0]
+
+    with pytest.raises(gpu.CompileError, match=r"dtype int32 differs from the pointer's, float32"):
+        gpu.jit("void(float32*, float32[::1])")(wrong_dtype)
