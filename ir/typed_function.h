@@ -86,6 +86,11 @@ struct GlobalValue {
   std::string reason;                      // Unsupported: "its value is a call to 'np.zeros'"
   std::map<std::string, ConstValue> members;  // Constants: attribute name -> value
   std::vector<std::string> element_globals;   // ArrayTuple: "name[0]", "name[1]" ... (not Python names)
+  /// DeviceFunction: jit(inline='always'/True, or a cost model that said yes): gpujit inlines its calls
+  /// before LLVM's optimizer sees the module (numba inlines at its IR level). forceinline=True: its LLVM
+  /// definition gets `alwaysinline`, and LLVM's inliner does the rest.
+  bool inline_always = false;
+  bool force_inline = false;
 
   static GlobalValue of_constant(ConstValue c);
   static GlobalValue of_module(std::string canonical_name);

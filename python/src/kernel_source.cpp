@@ -107,6 +107,11 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
       } else if (tag == "function") {
         std::shared_ptr<const KernelSource> callee = resolve(d[1].ptr());
         g = GlobalValue::of_function(callee->module->find_function(callee->name));
+        // ("function", dispatcher, inline, forceinline): the shim decided jit(inline=...) for this caller.
+        if (d.size() >= 4) {
+          g.inline_always = d[2].cast<bool>();
+          g.force_inline = d[3].cast<bool>();
+        }
         callees.push_back(std::move(callee));
       } else if (tag == "device_array") {
         // ("device_array", dtype name, shape, strides in bytes, address, the object to keep alive)
