@@ -606,6 +606,24 @@ def test_intenum_members_are_int_constants():
     np.testing.assert_array_equal(out, [300, 200, 96, 146])
 
 
+def test_intenum_members_by_name():
+    @cuda.jit
+    def by_name(out):
+        out[0] = Status["missing"]
+        out[1] = Status["ok"] == Status.ok
+
+    out = np.zeros(2, np.int64)
+    by_name[1, 1](out)
+    np.testing.assert_array_equal(out, [404, 1])
+
+    @cuda.jit
+    def typo(out):
+        out[0] = Status["brokn"]
+
+    with pytest.raises(cuda.CompileError, match=r"'Status' has no member 'brokn'; did you mean 'broken'\?"):
+        typo[1, 1](np.zeros(1, np.int64))
+
+
 def test_enum_classes_that_are_not_intenum_and_unknown_members_are_errors_at_the_line():
     @cuda.jit
     def plain(out):
