@@ -2,6 +2,7 @@
 #include "arguments.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -247,6 +248,7 @@ void Arguments::reset(size_t n) {
     values_.resize(n);
   }
   views_.clear();
+  views_.reserve(n);
   copies_.clear();
   record_copies_.clear();
 }
@@ -258,6 +260,18 @@ void Arguments::grow_slots() {
 }
 
 rt::ArrayView& Arguments::own_view() {
+  if (views_.size() == views_.capacity()) {
+    // Only a tuple holding arrays gets here (reset() reserves a view per argument); the values recorded
+    // so far point into the old storage.
+    std::less<const rt::ArrayView*> before;
+    const rt::ArrayView* old_begin = views_.data();
+    const rt::ArrayView* old_end = old_begin + views_.size();
+    views_.reserve(std::max<size_t>(8, 2 * views_.capacity()));
+    for (size_t k = 0; k < count_; ++k) {
+      const rt::ArrayView*& a = values_[k].array;
+      if (a && !before(a, old_begin) && before(a, old_end)) a = views_.data() + (a - old_begin);
+    }
+  }
   views_.emplace_back();
   return views_.back();
 }

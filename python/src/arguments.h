@@ -15,7 +15,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <deque>
 #include <vector>
 
 #include <pybind11/pybind11.h>
@@ -140,9 +139,9 @@ class Arguments {
   std::vector<rt::ArgCode> codes_;
   std::vector<Value> values_;  // one per code (a tuple header's is unused)
   size_t count_ = 0;
-  /// Values point into it, so adding a view must not move the others: a deque (a tuple argument can hold
-  /// any number of arrays, so no reservation up front would do).
-  std::deque<rt::ArrayView> views_;
+  /// Values point into it. Reserved up front for one view per argument; a tuple argument can hold more
+  /// arrays than that, and own_view() then grows it and moves those pointers along.
+  std::vector<rt::ArrayView> views_;
   std::vector<HostCopy> copies_;
   std::vector<RecordCopy> record_copies_;
   rt::ParamBuffer params_;
