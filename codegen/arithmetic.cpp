@@ -43,6 +43,8 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
   if (t == ScalarKind::Bool) return truthy(v, from);
   if (f == ScalarKind::Bool) return is_float(t) ? b_.CreateUIToFP(v, dest) : b_.CreateZExt(v, dest);
   if (is_integer(f) && is_integer(t)) return b_.CreateIntCast(v, dest, is_signed(f));
+  if (is_integer(f) && t == ScalarKind::Float16 && scalar_size(f) == 1)
+    return m_.target().byte_to_half(b_, v, is_signed(f));
   if (is_integer(f) && is_float(t)) return is_signed(f) ? b_.CreateSIToFP(v, dest) : b_.CreateUIToFP(v, dest);
   if (is_float(f) && is_integer(t)) {
     auto id = is_signed(t) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;

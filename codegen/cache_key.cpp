@@ -146,6 +146,7 @@ void global(KeyStream& k, const GlobalValue& g) {
       source_file(k, g.function->file.get());
       k.u64(g.signatures.size());  // explicit signatures decide the conversions at its calls
       for (const Signature& sig : g.signatures) k.str(sig.str());
+      k.u64(uint64_t(g.inline_always) | uint64_t(g.force_inline) << 1);
       break;
     case GlobalValue::Kind::ConstArray:
       k.u64(uint64_t(g.dtype));

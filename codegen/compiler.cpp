@@ -74,6 +74,7 @@ void compile_typed_for_nvptx(const TypedProgram& program, const CompileRequest& 
   result.params = lowered.params;
   result.entry_name = lowered.kernel->getName().str();
   if (result.diagnostics.has_errors()) return;
+  if (options.keep_llvm) result.lowered_llvm_ir = print_module(*lowered.module, /*inline_attributes=*/true);
   if (options.entry == EntryKind::Kernel) {
     result.max_threads = options.max_threads;
     if (options.max_registers > 0) limit_registers(*lowered.kernel, options.max_registers);

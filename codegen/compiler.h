@@ -69,7 +69,7 @@ struct CompileOptions {
   bool keep_tokens = false;    // fill CompileResult::tokens
   bool keep_ast = false;       // fill CompileResult::ast
   bool keep_typed = false;     // fill CompileResult::typed
-  bool keep_llvm = false;      // fill CompileResult::llvm_ir (optimized module)
+  bool keep_llvm = false;      // fill CompileResult::llvm_ir (optimized module) and lowered_llvm_ir
 };
 
 struct CompileRequest {
@@ -107,7 +107,10 @@ struct CompileResult {
   /// reads it from the PTX's .maxntid; the cpu backend enforces it from here.
   int max_threads = 0;
   std::vector<ParamLayout> params;
-  std::string tokens, ast, typed, llvm_ir;  // filled as CompileOptions asks
+  std::string tokens, ast, typed, llvm_ir;  // filled as CompileOptions asks; llvm_ir is the optimized module
+  /// keep_llvm: the module as gpujit lowered it, before libdevice is linked and LLVM's optimizer runs (what
+  /// numba's inspect_llvm shows: device functions are calls unless jit(inline=...) inlined them).
+  std::string lowered_llvm_ir;
   std::string ptx;
   /// TargetKind::Host only: the JIT-loaded kernel, kept loaded while any copy of this pointer lives.
   std::shared_ptr<const HostCode> host;

@@ -18,6 +18,7 @@
 #include "codegen/lowering.h"
 
 #include <functional>
+#include <set>
 
 #include <llvm/IR/ConstantRange.h>
 #include <llvm/BinaryFormat/Dwarf.h>
@@ -27,6 +28,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 #include "codegen/function_lowering.h"
 
@@ -126,6 +128,10 @@ llvm::Function* ModuleLowering::device_function(const TypedFunction& fn) {
   llvm::Type* ret = llvm_type(fn.signature.ret.is_valid() ? fn.signature.ret : Type::void_());
   auto* type = llvm::FunctionType::get(ret, params, false);
   std::string name = fn.mangled_name.empty() ? fn.name : fn.mangled_name;
+  // An internal function's symbol has its Python name length-prefixed, as Itanium (and numba) mangle:
+  // _gpujit_8set_zero_<hash>, so that neither a reader nor a search confuses set_zero with call_set_zero.
+  if (std::string plain = "_gpujit_" + fn.name + "_"; name.starts_with(plain))
+    name = "_gpujit_" + std::to_string(fn.name.size()) + name.substr(plain.size() - 1 - fn.name.size());
   auto* f = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name, module_);
   f->addFnAttr(llvm::Attribute::NoUnwind);
   functions_[&fn] = f;
@@ -502,6 +508,49 @@ void verify(const llvm::Module& module, const Diagnostics& diags) {
 // ---------------------------------------------------------------------------------------------------------
 // The entry point
 
+namespace {
+
+/// jit(inline=...) and jit(forceinline=True) of the device functions (GlobalValue::inline_always,
+/// force_inline): an inline function's calls are replaced by its body here, before anyone (inspect_llvm,
+/// LLVM's optimizer) sees the module, as numba inlines at its IR level; a forceinline function is marked
+/// `alwaysinline` for LLVM's inliner. Other device functions stay calls until LLVM's inliner decides.
+void apply_inline_options(ModuleLowering& m, const TypedProgram& program, const GlobalEnv& globals) {
+  std::set<const FunctionDef*> inline_always, force_inline;
+  for (const auto& [name, g] : globals) {
+    if (g.kind != GlobalValue::Kind::DeviceFunction || !g.function) continue;
+    if (g.inline_always) inline_always.insert(g.function);
+    if (g.force_inline) force_inline.insert(g.function);
+  }
+  if (inline_always.empty() && force_inline.empty()) return;
+  std::vector<llvm::Function*> to_inline;
+  for (const auto& fn : program.functions) {
+    if (fn.get() == program.kernel() || !fn->def) continue;
+    llvm::Function* f = m.device_function(*fn);
+    if (force_inline.count(fn->def)) f->addFnAttr(llvm::Attribute::AlwaysInline);
+    if (inline_always.count(fn->def)) to_inline.push_back(f);
+  }
+  for (llvm::Function* f : to_inline) {
+    std::vector<llvm::CallBase*> calls;
+    for (llvm::User* u : f->users()) {
+      auto* call = llvm::dyn_cast<llvm::CallBase>(u);
+      // A recursive function's call of itself stays a call.
+      if (call && call->getCalledFunction() == f && call->getFunction() != f) calls.push_back(call);
+    }
+    for (llvm::CallBase* call : calls) {
+      llvm::InlineFunctionInfo info;
+      // No lifetime markers: the inlined body reads as the function's own code would (SROA removes the
+      // callee's slots anyway).
+      llvm::InlineResult inlined = llvm::InlineFunction(*call, info, /*MergeAttributes=*/false,
+                                                        /*CalleeAAR=*/nullptr, /*InsertLifetime=*/false);
+      if (!inlined.isSuccess())
+        throw InternalError(std::string("codegen: inlining a device function failed: ") + inlined.getFailureReason());
+    }
+    if (f->use_empty()) f->eraseFromParent();  // lowering is done: nothing looks it up again
+  }
+}
+
+}  // namespace
+
 LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
                             llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags, bool bounds_check,
                             LineInfo line_info, EntryKind entry, const std::string& abi_name) {
@@ -524,6 +573,7 @@ LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& global
   if (entry != EntryKind::Kernel) {
     out.kernel = lower_device_entry(m, *kernel, entry, abi_name);
     m.finish_line_info();
+    apply_inline_options(m, program, globals);
     verify(*out.module, diags);
     return out;
   }
@@ -539,6 +589,7 @@ LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& global
   FunctionLowering lowering(m, *kernel, out.kernel);
   lowering.lower_kernel(&out.params);
   m.finish_line_info();
+  apply_inline_options(m, program, globals);
 
   verify(*out.module, diags);
   return out;

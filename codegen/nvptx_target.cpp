@@ -238,6 +238,18 @@ void NvptxTarget::store_cached(llvm::IRBuilder<>& b, std::string_view op, llvm::
   b.CreateCall(st, {address, v});
 }
 
+// PTX converts a byte to half in one instruction, cvt.rn.f16.s8 (nvcc's and numba's code); LLVM has no
+// 8-bit registers and converts from the value widened to 16 bits. The same result either way; the asm is
+// free of side effects, so LLVM may still move, merge or drop it, and a constant is folded instead.
+llvm::Value* NvptxTarget::byte_to_half(llvm::IRBuilder<>& b, llvm::Value* v, bool is_signed) {
+  if (llvm::isa<llvm::Constant>(v)) return Target::byte_to_half(b, v, is_signed);
+  llvm::Value* wide = is_signed ? b.CreateSExt(v, b.getInt16Ty()) : b.CreateZExt(v, b.getInt16Ty());
+  auto* fty = llvm::FunctionType::get(b.getInt16Ty(), {b.getInt16Ty()}, false);
+  auto* cvt = llvm::InlineAsm::get(fty, is_signed ? "cvt.rn.f16.s8 $0, $1;" : "cvt.rn.f16.u8 $0, $1;", "=h,h",
+                                   /*hasSideEffects=*/false);
+  return b.CreateBitCast(b.CreateCall(cvt, {wide}), b.getHalfTy());
+}
+
 void NvptxTarget::nanosleep(llvm::IRBuilder<>& b, llvm::Value* ns) {
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), {b.getInt32Ty()}, false);
   b.CreateCall(llvm::InlineAsm::get(fty, "nanosleep.u32 $0;", "r", true), {ns});

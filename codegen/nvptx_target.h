@@ -45,6 +45,7 @@ class NvptxTarget final : public Target {
                    unsigned axis) override;
   llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
                          llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) override;
+  llvm::Value* byte_to_half(llvm::IRBuilder<>& b, llvm::Value* v, bool is_signed) override;
   bool finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) override;
   // Warp operations and the grid barrier: codegen/nvptx_warp.cpp.
   llvm::Value* warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask, llvm::Value* value,

@@ -1,6 +1,10 @@
 // LLVM optimization and assembly emission (see pipeline.h).
 #include "codegen/pipeline.h"
 
+#include <map>
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -47,11 +51,41 @@ std::string emit_assembly(llvm::Module& module, llvm::TargetMachine& machine) {
   return std::string(text.str());
 }
 
-std::string print_module(const llvm::Module& module) {
+std::string print_module(const llvm::Module& module, bool inline_attributes) {
   std::string text;
   llvm::raw_string_ostream os(text);
   module.print(os, nullptr);
-  return text;
+  if (!inline_attributes) return text;
+  // The groups, from their lines "attributes #0 = { nounwind }" at the end of the text.
+  std::map<std::string, std::string> groups;
+  llvm::SmallVector<llvm::StringRef, 0> lines;
+  llvm::StringRef(text).split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (!line.consume_front("attributes #")) continue;
+    auto [id, rest] = line.split(" = { ");
+    if (rest.consume_back(" }")) groups["#" + id.str()] = rest.str();
+  }
+  std::string out;
+  for (llvm::StringRef line : lines) {
+    if (line.starts_with("define ") || line.starts_with("declare ")) {
+      // The group reference follows the parameter list: "... @f(i32 %a) #0 {" or "declare ... @g() #1".
+      size_t hash = line.rfind(" #");
+      size_t end = hash == llvm::StringRef::npos ? hash : line.find_first_not_of("0123456789", hash + 2);
+      if (hash != llvm::StringRef::npos && end != hash + 2) {
+        auto group = groups.find(line.substr(hash + 1, (end == llvm::StringRef::npos ? line.size() : end) - hash - 1).str());
+        if (group != groups.end()) {
+          out += line.substr(0, hash + 1).str() + group->second;
+          if (end != llvm::StringRef::npos) out += line.substr(end).str();
+          out += '\n';
+          continue;
+        }
+      }
+    }
+    out += line.str();
+    out += '\n';
+  }
+  if (!out.empty()) out.pop_back();  // split() gave the text's last line without its newline
+  return out;
 }
 
 }  // namespace gpujit

@@ -21,7 +21,9 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
 /// Emits `module` as assembly text (PTX for NVPTX). Throws InternalError if the target cannot.
 std::string emit_assembly(llvm::Module& module, llvm::TargetMachine& machine);
 
-/// The module as LLVM IR text.
-std::string print_module(const llvm::Module& module);
+/// The module as LLVM IR text. inline_attributes: each function definition's and declaration's attributes
+/// are written on its own line (`define void @f() alwaysinline nounwind {`, which LLVM reads as well) rather
+/// than as a reference to an attribute group (`#0`), so a reader sees them where the function is.
+std::string print_module(const llvm::Module& module, bool inline_attributes = false);
 
 }  // namespace gpujit

@@ -122,6 +122,11 @@ class Target {
   virtual void index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
                            unsigned axis) = 0;
 
+  /// An int8 or uint8 value converted to float16 (round to nearest). By default LLVM's sitofp/uitofp.
+  virtual llvm::Value* byte_to_half(llvm::IRBuilder<>& b, llvm::Value* v, bool is_signed) {
+    return is_signed ? b.CreateSIToFP(v, b.getHalfTy()) : b.CreateUIToFP(v, b.getHalfTy());
+  }
+
   /// Calls the math function the builtins table names by its libdevice name ("__nv_expf", "__nv_erf").
   /// `args` already have the function's parameter types; the result has type `ret`.
   virtual llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,

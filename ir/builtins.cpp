@@ -219,7 +219,7 @@ std::vector<BuiltinInfo> make_rows() {
       fn(Id::Max, S::Python, "max", 2, -1, T::MinMax, L::Inline, "max(a, b, ...): the largest of two or more numbers; of two floats, C's fmax (a NaN loses), as numba-cuda"),
       fn(Id::Abs, S::Python, "abs", 1, 1, T::Abs, L::Inline, "abs(x): absolute value, of x's type", "abs"),
       fn(Id::Int, S::Python, "int", 1, 1, T::ToInt, L::Cast, "int(x): int64, truncating toward zero"),
-      fn(Id::Float, S::Python, "float", 1, 1, T::ToFloat, L::Cast, "float(x): float64"),
+      fn(Id::Float, S::Python, "float", 1, 1, T::ToFloat, L::Cast, "float(x): float64; of a float, that float's type (numba's typing)"),
       fn(Id::Bool, S::Python, "bool", 1, 1, T::ToBool, L::Cast, "bool(x): the truth value of x"),
       fn(Id::Round, S::Python, "round", 1, 2, T::Round, L::Inline,
          "round(x): nearest integer as int64, halves to even; round(x, ndigits): x (a float) rounded to ndigits "

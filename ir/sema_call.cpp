@@ -2,6 +2,7 @@
 // table (typed by the row's BuiltinTyping), or a device function (specialized for the argument types at the
 // call). operand_types[call] records what each argument converts to, so codegen converts without deciding.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -358,7 +359,10 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
                                             origin_of(*e.args[0])));
         return ExprResult::error();
       }
+      // float() of a float keeps its width, as numba types it (float(x) of a float32 is a float32).
+      bool keeps_float = b.typing == BuiltinTyping::ToFloat && args[0].type.is_float();
       ScalarKind k = b.typing == BuiltinTyping::ToInt     ? ScalarKind::Int64
+                     : keeps_float                        ? args[0].type.scalar
                      : b.typing == BuiltinTyping::ToFloat ? ScalarKind::Float64
                                                           : ScalarKind::Bool;
       if (checking_) fn_.operand_types[&e] = {Type::scalar_of(k)};
@@ -462,6 +466,7 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
     std::string why = why_not_constant(*shape_expr);
     error(shape_expr->range,
           fmt::format("{} shape must be a compile-time constant{}", what, why.empty() ? "" : "; " + why));
+    note_array_alloc_signature(e, what, *shape_expr, *dtype_expr);
     return ExprResult::error();
   }
   if (!shape.ok()) {
@@ -470,6 +475,7 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
     std::string why = why_not_constant(*shape_expr);
     if (!why.empty()) {
       error(shape_expr->range, fmt::format("{} shape must be a compile-time constant; {}", what, why));
+      note_array_alloc_signature(e, what, *shape_expr, *dtype_expr);
       return ExprResult::error();
     }
     return shape;
@@ -507,7 +513,9 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
   if (dtype_name) {
     std::optional<ScalarKind> k = parse_scalar_name(dtype_name->value);
     if (!k) {
-      error(dtype_expr->range, fmt::format("{} dtype '{}' is not a dtype name", what, dtype_name->value));
+      error(dtype_expr->range, fmt::format("{}: Invalid NumPy dtype specified: '{}' (numba's words); name a dtype "
+                                       "such as 'float32' or 'int64'",
+                                       what, dtype_name->value));
       return ExprResult::error();
     }
     dtype = *k;
@@ -534,6 +542,44 @@ ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b
   }
   return record(e, ExprResult::of_value(
                        Type::array_of(element, static_cast<unsigned>(dims.size()), Layout::C, index32)));
+}
+
+void FunctionAnalyzer::note_array_alloc_signature(const CallExpr& e, const char* what, const Expr& shape,
+                                                   const Expr& dtype) {
+  if (!checking_) return;
+  // numba-cuda users (and its tests) recognise a failed shared.array typing by these words.
+  spec_.diags.note(file_, e.range,
+                   fmt::format("numba-cuda says: No implementation of function Function(<function {}>) found "
+                               "for signature:\n \n >>> array(shape={}, dtype={})",
+                               what, numba_spelling(shape, false), numba_spelling(dtype, false)));
+}
+
+std::string FunctionAnalyzer::numba_spelling(const Expr& e, bool in_tuple) {
+  if (const auto* t = e.as<TupleExpr>()) {
+    std::vector<std::string> parts;
+    for (const ExprPtr& elt : t->elts) parts.push_back(numba_spelling(*elt, true));
+    bool uniform = !parts.empty() && std::all_of(parts.begin(), parts.end(),
+                                                  [&](const std::string& p) { return p == parts[0]; });
+    if (uniform) return fmt::format("UniTuple({} x {})", parts[0], parts.size());
+    return fmt::format("Tuple({})", fmt::join(parts, ", "));
+  }
+  if (const auto* s = e.as<StringLitExpr>()) return fmt::format("Literal[str]({})", s->value);
+  ExprResult r = expr(e);
+  if (r.what == ExprResult::What::DType) {
+    return fmt::format("class({})", r.record ? Type::record_of(r.record).str() : scalar_name(r.dtype));
+  }
+  if (!r.is_value()) return path_of(e).empty() ? "<unknown>" : path_of(e);
+  const Type& t = r.type;
+  if (in_tuple && r.value && r.value->kind == ConstValue::Kind::Int) return fmt::format("Literal[int]({})", r.value->i);
+  if (t.is_array() && !t.record) {
+    return fmt::format("array({}, {}d, {})", scalar_name(t.scalar), t.ndim, t.layout == Layout::C ? "C" : "A");
+  }
+  if (t.is_tuple()) {
+    std::vector<std::string> parts;
+    for (const Type& elt : t.elements) parts.push_back(elt.str());
+    return fmt::format("Tuple({})", fmt::join(parts, ", "));
+  }
+  return t.str();
 }
 
 bool FunctionAnalyzer::array_alignment(const Expr& arg, const char* what, unsigned* alignment) {

@@ -770,6 +770,21 @@ ExprResult FunctionAnalyzer::tuple(const TupleExpr& e) {
 }
 
 ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
+  if (const auto* key = e.index->as<StringLitExpr>(); key && !is_store) {
+    // RequestError['not_found']: an IntEnum member by its name, as Enum's class subscript gives it.
+    ExprResult cls = expr(*e.value);
+    if (cls.what == ExprResult::What::Namespace && cls.members) {
+      auto it = cls.members->find(key->value);
+      if (it == cls.members->end()) {
+        std::vector<std::string_view> names;
+        for (const auto& [name, member] : *cls.members) names.push_back(name);
+        error(e.index->range, fmt::format("'{}' has no member '{}'{}", path_of(*e.value), key->value,
+                                          suggest(key->value, names)));
+        return ExprResult::error();
+      }
+      return record(e, ExprResult::of_const(it->second));
+    }
+  }
   ExprResult base = value(*e.value);
   const auto* tuple_index = e.index->as<TupleExpr>();
   bool has_slice = e.index->kind == ExprKind::Slice;

@@ -202,6 +202,13 @@ class FunctionAnalyzer {
                             bool method);
   ExprResult cast_call(const CallExpr& e, ScalarKind dtype, const std::vector<ExprResult>& args);
   ExprResult array_alloc(const CallExpr& e, const BuiltinInfo& b);
+  /// After an error about a shared.array/local.array call whose shape is not a constant: a note with
+  /// numba-cuda's words for it, "No implementation of function Function(<function shared.array>) found for
+  /// signature: >>> array(shape=int32, dtype=class(float32))", the arguments spelled as numba types them.
+  void note_array_alloc_signature(const CallExpr& e, const char* what, const Expr& shape, const Expr& dtype);
+  /// How numba's typing spells the value of `e` in a signature: "int32", "Literal[int](1)" for an integer
+  /// constant inside a tuple, "array(float32, 1d, A)", "Tuple(Literal[int](1), int32)", "class(float32)".
+  std::string numba_spelling(const Expr& e, bool in_tuple);
   ExprResult array_method_call(const CallExpr& e, const std::string& method);
   ExprResult pointer_array_call(const CallExpr& e, const BuiltinInfo& b);
   /// The alignment= argument of shared.array/local.array: None (0), or a constant power of two up to

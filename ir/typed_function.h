@@ -92,6 +92,11 @@ struct GlobalValue {
   std::vector<std::string> element_globals;   // ArrayTuple: "name[0]", "name[1]" ... (not Python names);
                                               // Constants of a user's module: its attributes, each the global
                                               // "name.attribute"
+  /// DeviceFunction: jit(inline='always'/True, or a cost model that said yes): gpujit inlines its calls
+  /// before LLVM's optimizer sees the module (numba inlines at its IR level). forceinline=True: its LLVM
+  /// definition gets `alwaysinline`, and LLVM's inliner does the rest.
+  bool inline_always = false;
+  bool force_inline = false;
 
   static GlobalValue of_constant(ConstValue c);
   static GlobalValue of_module(std::string canonical_name);

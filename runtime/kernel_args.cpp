@@ -78,7 +78,7 @@ bool append_codes_in(const Type& t, bool in_tuple, std::vector<ArgCode>* key) {
     }
     return true;
   }
-  if (in_tuple && (t.is_array() || t.is_record())) return false;
+  if (in_tuple && t.is_record()) return false;  // the launch path passes records on their own only
   ArgCode code = code_of_type(t);
   if (code == kArgInvalid) return false;
   key->push_back(code);

@@ -69,8 +69,8 @@ Type type_of_code(ArgCode code);
 ArgCode code_of_type(const Type& t);
 /// The argument types a key stands for, tuples decoded from their headers.
 std::vector<Type> types_of_key(const ArgCode* key, size_t n);
-/// Appends the codes of an argument of type `t`; false when it cannot be passed from the host (the launch
-/// path passes tuples of numbers and nested tuples of them, not tuples holding arrays).
+/// Appends the codes of an argument of type `t`; false when it cannot be passed from the host. A tuple's
+/// elements may be numbers, arrays and tuples of them, not records.
 bool append_codes(const Type& t, std::vector<ArgCode>* key);
 
 /// Appends the byte size of each flattened parameter of an argument of type `t`.

@@ -236,8 +236,10 @@ class Dispatcher(_core.Dispatcher):
 # alone; lineinfo puts source lines in the PTX, max_registers caps registers per thread, cache keeps compiled
 # PTX on disk; launch_bounds puts .maxntid/.minnctapersm/.maxclusterrank on a kernel's entry, and a launch with
 # more threads per block than its bound fails as the driver fails it (CUDA_ERROR_INVALID_VALUE, on the cpu
-# backend too); the others (inline, forceinline, link, lto, shared_memory_carveout) are accepted so that
-# numba-cuda code runs, and have no effect yet (carveout values are checked as numba checks them).
+# backend too); a device function's inline ('always'/True, 'never'/False, or a cost model) inlines its calls
+# before LLVM's optimizer (inspect_llvm shows them gone) and forceinline=True marks it alwaysinline for LLVM
+# (gpujit/_source.py, codegen/lowering.cpp); the others (link, lto, shared_memory_carveout) are accepted so
+# that numba-cuda code runs, and have no effect yet (carveout values are checked as numba checks them).
 # extensions are numba's prepare_args hooks, run over the arguments of each launch (_arg_hints.py). warn_float64 is
 # gpujit's own: False silences the PerformanceWarning for float64 arithmetic in a float32 kernel.
 _OPTIONS = {"device", "fastmath", "opt", "lineinfo", "debug", "inline", "cache", "link", "max_registers",
@@ -266,6 +268,7 @@ def jit(func_or_sig=None, device=False, **options):
         raise TypeError(f"jit() got unknown option(s): {', '.join(sorted(unknown))}")
     if options.get("shared_memory_carveout") is not None:
         _check_carveout(options["shared_memory_carveout"])
+    _check_inline(options.get("inline", "never"))
     _launch_bounds(options.get("launch_bounds"))  # its errors at the decorator, as numba's
     if options.get("cache") and options.get("link"):
         # numba-cuda cannot cache code that links external files, and says so in these words.
@@ -313,6 +316,14 @@ def dispatcher_options(device, options):
             "warn_float64": bool(options.get("warn_float64", True)),
             "launch_bounds": options.get("launch_bounds"),
             "debug_info": bool(options.get("debug", False))}
+
+
+def _check_inline(inline):
+    """numba's inline values: 'always' or 'never' (or True/False), or a cost model callable."""
+    if inline in ("always", "never") or isinstance(inline, bool) or callable(inline):
+        return
+    raise ValueError(f"kwarg 'inline' must be one of the strings 'always' or 'never', or it can be a callable "
+                     f"that returns True/False; got {inline!r}")
 
 
 def _check_carveout(carveout):

@@ -271,8 +271,43 @@ def describe_free_names(pyfunc):
                 out.append((f"{var}.{a}", describe(getattr(value, a), f"{var}.{a}")))
             out.append((var, ("namespace", attrs)))
             continue
-        out.append((var, describe(value, var)))
+        desc = describe(value, var)
+        if desc[0] == "function":
+            # ("function", dispatcher, signatures, inline, forceinline)
+            desc = ("function", desc[1], desc[2] if len(desc) > 2 else ()) + inline_decision(desc[1], pyfunc)
+        out.append((var, desc))
     return out
+
+
+class InlineInfo(tuple):
+    """What a jit(inline=cost_model) function is told about the caller and the callee: numba's _inline_info
+    fields (func_ir, typemap, calltypes, signature; None here, gpujit has no numba IR) and the Python function."""
+
+    __slots__ = ()
+    _fields = ("func_ir", "typemap", "calltypes", "signature", "py_func")
+
+    def __new__(cls, py_func):
+        return tuple.__new__(cls, (None, None, None, None, py_func))
+
+    func_ir = property(lambda self: self[0])
+    typemap = property(lambda self: self[1])
+    calltypes = property(lambda self: self[2])
+    signature = property(lambda self: self[3])
+    py_func = property(lambda self: self[4])
+
+
+def inline_decision(callee, caller_pyfunc):
+    """(inline, forceinline) for the calls `caller_pyfunc` makes to the device function `callee`: jit's
+    inline='always'/True inlines, 'never'/False (the default) does not, and a cost model is asked once per
+    calling function, as cost_model(None, InlineInfo(caller), InlineInfo(callee)): gpujit compiles from
+    source, so there is no numba IR call expression to hand it."""
+    options = callee.targetoptions
+    mode = options.get("inline", "never")
+    if callable(mode):
+        inline = bool(mode(None, InlineInfo(caller_pyfunc), InlineInfo(callee.py_func)))
+    else:
+        inline = mode is True or mode == "always"
+    return (inline, bool(options.get("forceinline", False)))
 
 
 def describe(value, var=None):

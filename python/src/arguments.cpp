@@ -2,6 +2,7 @@
 #include "arguments.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -259,6 +260,18 @@ void Arguments::grow_slots() {
 }
 
 rt::ArrayView& Arguments::own_view() {
+  if (views_.size() == views_.capacity()) {
+    // Only a tuple holding arrays gets here (reset() reserves a view per argument); the values recorded
+    // so far point into the old storage.
+    std::less<const rt::ArrayView*> before;
+    const rt::ArrayView* old_begin = views_.data();
+    const rt::ArrayView* old_end = old_begin + views_.size();
+    views_.reserve(std::max<size_t>(8, 2 * views_.capacity()));
+    for (size_t k = 0; k < count_; ++k) {
+      const rt::ArrayView*& a = values_[k].array;
+      if (a && !before(a, old_begin) && before(a, old_end)) a = views_.data() + (a - old_begin);
+    }
+  }
   views_.emplace_back();
   return views_.back();
 }
@@ -301,7 +314,8 @@ void Arguments::classify_other(PyObject* obj, size_t i, const std::string& kerne
   classify_slow(obj, i, kernel, param, device, stream);
 }
 
-void Arguments::classify_tuple(PyObject* tuple, size_t i, const std::string& kernel, const std::string& param) {
+void Arguments::classify_tuple(PyObject* tuple, size_t i, const std::string& kernel, const std::string& param,
+                               rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
   Py_ssize_t n = PyTuple_GET_SIZE(tuple);
   if (size_t(n) > rt::kMaxTupleSize) {
     throw pybind11::type_error(describe(kernel, param, i) + " is a tuple of " + std::to_string(n) +
@@ -313,18 +327,25 @@ void Arguments::classify_tuple(PyObject* tuple, size_t i, const std::string& ker
     // Each slot is filled before the next one is added: add_slot() may move the earlier ones.
     unsigned char* bytes = add_slot().bytes;
     if (PyTuple_CheckExact(item)) {
-      classify_tuple(item, i, kernel, param);
+      classify_tuple(item, i, kernel, param, device, stream);
       continue;
     }
     rt::ArgCode code = fast_number(item, bytes, kernel, param, i);
-    if (!code) code = slow_number(item, bytes);
     if (!code) {
-      throw pybind11::type_error(describe(kernel, param, i) + " is a tuple whose element " + std::to_string(e) +
-                                 " has type '" + Py_TYPE(item)->tp_name +
-                                 "'; a tuple argument may hold only numbers and tuples of numbers (pass arrays "
-                                 "as separate arguments)");
+      if (std::strcmp(Py_TYPE(item)->tp_name, "numpy.void") == 0 || is_numpy_void(item)) {
+        throw pybind11::type_error(describe(kernel, param, i) + " is a tuple whose element " + std::to_string(e) +
+                                   " is a record; records inside tuple arguments are not supported (pass the "
+                                   "record as an argument of its own)");
+      }
+      code = slow_number(item, bytes);
     }
-    last_code() = code;
+    if (code) {
+      last_code() = code;
+      continue;
+    }
+    // An array element is classified as an argument of its own would be (numba passes tuples of arrays).
+    last_value() = Value();
+    classify_slow(item, i, kernel, param, device, stream);
   }
 }
 
@@ -339,7 +360,7 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     return;
   }
   if (PyTuple_CheckExact(obj)) {
-    classify_tuple(obj, i, kernel, param);
+    classify_tuple(obj, i, kernel, param, device, stream);
     return;
   }
   for (int direction = 0; direction < 3; ++direction) {

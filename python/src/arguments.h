@@ -120,7 +120,10 @@ class Arguments {
   rt::ArgCode& last_code() { return codes_[count_ - 1]; }
   Value& last_value() { return values_[count_ - 1]; }
   void grow_slots();
-  void classify_tuple(PyObject* tuple, size_t index, const std::string& kernel, const std::string& param);
+  /// A tuple argument: its header code, then each element as an argument of its own (numbers, arrays,
+  /// records, nested tuples), depth first.
+  void classify_tuple(PyObject* tuple, size_t index, const std::string& kernel, const std::string& param,
+                      rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   void classify_slow(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
                      rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   /// A NumPy array copied to the device for the launch (unless !copy_in: gpujit.Out) and back after it
@@ -136,7 +139,9 @@ class Arguments {
   std::vector<rt::ArgCode> codes_;
   std::vector<Value> values_;  // one per code (a tuple header's is unused)
   size_t count_ = 0;
-  std::vector<rt::ArrayView> views_;  // reserved up front: Values point into it
+  /// Values point into it. Reserved up front for one view per argument; a tuple argument can hold more
+  /// arrays than that, and own_view() then grows it and moves those pointers along.
+  std::vector<rt::ArrayView> views_;
   std::vector<HostCopy> copies_;
   std::vector<RecordCopy> record_copies_;
   rt::ParamBuffer params_;

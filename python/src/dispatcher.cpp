@@ -848,7 +848,7 @@ enum class Inspect { Ptx, Llvm, Typed };
 std::string inspect_text(const CompileResult& r, Inspect what) {
   switch (what) {
     case Inspect::Ptx: return r.ptx;
-    case Inspect::Llvm: return r.llvm_ir;
+    case Inspect::Llvm: return r.lowered_llvm_ir;
     case Inspect::Typed: return r.typed;
   }
   return {};

@@ -112,7 +112,8 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
       } else if (tag == "function") {
         std::shared_ptr<const KernelSource> callee = resolve(d[1].ptr());
         g = GlobalValue::of_function(callee->module->find_function(callee->name));
-        // ("function", dispatcher, (signature text, ...)): the explicit signatures a call converts to.
+        // ("function", dispatcher, (signature text, ...)[, inline, forceinline]): the explicit signatures a call
+        // converts to.
         if (d.size() > 2) {
           for (pyb::handle t : d[2]) {
             std::string text = t.cast<std::string>(), error;
@@ -120,6 +121,12 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
             if (!sig) throw pyb::value_error("device function signature '" + text + "': " + error);
             g.signatures.push_back(std::move(*sig));
           }
+        }
+        // ("function", dispatcher, signatures, inline, forceinline): the shim decided jit(inline=...) for this
+        // caller.
+        if (d.size() >= 5) {
+          g.inline_always = d[3].cast<bool>();
+          g.force_inline = d[4].cast<bool>();
         }
         callees.push_back(std::move(callee));
       } else if (tag == "device_array") {

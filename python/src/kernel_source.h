@@ -7,7 +7,8 @@
 //   ("int", value, dtype | None)   ("float", value, dtype | None)   ("bool", value)   ("none",)
 //   ("str", text)                  ("tuple", [descriptions])        ("module", canonical name)
 //   ("member", module, attribute)
-//   ("dtype", name)                ("function", dispatcher)         ("array", dtype, shape, bytes)
+//   ("dtype", name)                ("function", dispatcher[, signatures[, inline, forceinline]])
+//   ("array", dtype, shape, bytes)
 //   ("unsupported", reason)
 // A device function's own free names are merged into the kernel's environment (the kernel's win on a
 // clash), since semantic analysis resolves every function of a compile in one environment; its module is

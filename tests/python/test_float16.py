@@ -81,6 +81,24 @@ def test_conversions_round_like_numpy():
     np.testing.assert_array_equal(from_f64, f.astype(np.float64).astype(np.float16))
 
 
+@pytest.mark.parametrize("dtype, cvt", [(np.int8, "cvt.rn.f16.s8"), (np.uint8, "cvt.rn.f16.u8")])
+def test_bytes_convert_to_float16_in_one_instruction(dtype, cvt):
+    # PTX converts a byte straight to half (as nvcc and numba emit it); every value of the byte round-trips.
+    @gpu.jit
+    def to_half(a, out):
+        i = gpu.grid(1)
+        if i < a.size:
+            out[i] = np.float16(a[i])
+
+    info = np.iinfo(dtype)
+    a = np.arange(info.min, info.max + 1).astype(dtype)
+    out = np.zeros(a.size, np.float16)
+    to_half[1, a.size](a, out)
+    np.testing.assert_array_equal(out, a.astype(np.float16))
+    sig = f"void({np.dtype(dtype).name}[::1], float16[::1])"
+    assert cvt in to_half.inspect_ptx(sig)
+
+
 @gpu.jit
 def half_math(h, out):
     i = gpu.grid(1)

@@ -359,3 +359,77 @@ def test_a_launch_over_the_launch_bounds_fails_as_the_driver_fails_it(bounds):
     # specialize() and pickling rebuild the dispatcher with the same bounds.
     with pytest.raises(gpu.CudaAPIError, match="CUDA_ERROR_INVALID_VALUE"):
         kernel.specialize()[1, 256]()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# inline and forceinline of device functions
+
+
+def _caller_of(callee):
+    @gpu.jit("void(int32[::1])")
+    def call_it(a):
+        callee(a)
+
+    return call_it
+
+
+def _calls(ir):
+    return re.findall(r"call \w* @(\S+?)\(", ir)
+
+
+@pytest.mark.parametrize("inline, inlined", [("always", True), (True, True), ("never", False), (False, False),
+                                             (lambda expr, caller, callee: callee.py_func.__name__ == "set_one",
+                                              True),
+                                             (lambda expr, caller, callee: False, False)])
+def test_inline_decides_whether_the_call_reaches_llvm(inline, inlined):
+    @gpu.jit(device=True, inline=inline)
+    def set_one(a):
+        a[0] = 1
+
+    call_it = _caller_of(set_one)
+    a = np.zeros(2, np.int32)
+    call_it[1, 1](a)
+    assert list(a) == [1, 0]
+    # inspect_llvm shows the module before LLVM's optimizer, as numba's does: a call unless inlined.
+    ir = call_it.inspect_llvm("void(int32[::1])")
+    assert any("set_one" in c for c in _calls(ir)) == (not inlined), ir
+    assert "alwaysinline" not in ir
+    # The PTX is optimized either way: LLVM's inliner takes the small function in.
+    assert not re.search(r"\bcall(\.uni)?\s", call_it.inspect_ptx("void(int32[::1])"))
+
+
+def test_forceinline_marks_the_definition_alwaysinline():
+    @gpu.jit(device=True, forceinline=True)
+    def set_two(a):
+        a[0] = 2
+
+    call_it = _caller_of(set_two)
+    ir = call_it.inspect_llvm("void(int32[::1])")
+    assert any("set_two" in c for c in _calls(ir))
+    (definition,) = [line for line in ir.splitlines() if line.startswith("define") and "set_two" in line]
+    assert "alwaysinline" in definition
+    (kernel,) = [line for line in ir.splitlines() if line.startswith("define") and "call_it" in line]
+    assert "alwaysinline" not in kernel
+    a = np.zeros(1, np.int32)
+    call_it[1, 1](a)
+    assert a[0] == 2
+
+
+def test_a_cost_model_is_asked_with_the_caller_and_the_callee():
+    seen = []
+
+    def cost_model(expr, caller_info, callee_info):
+        seen.append((expr, caller_info.py_func.__name__, callee_info.py_func.__name__, callee_info.func_ir))
+        return True
+
+    @gpu.jit(device=True, inline=cost_model)
+    def set_three(a):
+        a[0] = 3
+
+    _caller_of(set_three)
+    assert seen == [(None, "call_it", "set_three", None)]
+
+
+def test_inline_must_be_always_never_or_a_cost_model():
+    with pytest.raises(ValueError, match="kwarg 'inline' must be one of the strings 'always' or 'never'"):
+        gpu.jit(device=True, inline="sometimes")

@@ -176,6 +176,54 @@ def test_a_non_constant_shape_names_the_culprit():
         bad.inspect_ptx("void(float32[::1], int64)")
 
 
+def test_a_non_constant_shape_notes_numbas_signature():
+    # numba-cuda reports a shape it cannot type as a failed overload; the note gives its words and its
+    # spelling of the arguments' types, which numba users search for.
+    @cuda.jit
+    def bad(a):
+        s = cuda.shared.array(shape=(1, a[0]), dtype=np.float32)
+        a[0, 0] = s[0, 0]
+
+    with pytest.raises(cuda.CompileError) as e:
+        bad.inspect_ptx("void(float32[:, :])")
+    assert ("No implementation of function Function(<function shared.array>) found for signature:\n \n "
+            ">>> array(shape=Tuple(Literal[int](1), array(float32, 1d, A)), dtype=class(float32))") in str(e.value)
+
+    @cuda.jit
+    def bad_scalar(a):
+        s = cuda.local.array(a[0], np.float32)
+        a[0] = s[0]
+
+    with pytest.raises(cuda.CompileError, match=r">>> array\(shape=int32, dtype=class\(float32\)\)"):
+        bad_scalar.inspect_ptx("void(int32[::1])")
+
+
+@pytest.mark.parametrize("space", ["shared", "local"])
+def test_an_unknown_dtype_name_is_numbas_invalid_dtype(space):
+    alloc = getattr(cuda, space).array
+
+    @cuda.jit
+    def bad(x):
+        s = alloc(10, dtype="int33")
+        x[0] = s[0]
+
+    with pytest.raises(cuda.CompileError, match=f"{space}.array: Invalid NumPy dtype specified: 'int33'"):
+        bad.inspect_ptx("void(int32[::1])")
+
+
+def test_float_of_a_float_keeps_its_width():
+    # numba types float(x) of a float32 as float32 (and of a float16 as float16); of an int as float64.
+    @cuda.jit(device=True)
+    def native(x):
+        return float(x)
+
+    _, ty32 = cuda.compile_ptx(native, (cuda.float32,), device=True)
+    assert str(ty32) == "float32"
+    _, ty16 = cuda.compile_ptx(native, (cuda.float16,), device=True)
+    _, ty_int = cuda.compile_ptx(native, (cuda.int32,), device=True)
+    assert (str(ty16), str(ty_int)) == ("float16", "float64")
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Synchronization
 
@@ -556,6 +604,24 @@ def test_intenum_members_are_int_constants():
     out = np.zeros(4, np.int64)
     classify[1, 4](codes, out)
     np.testing.assert_array_equal(out, [300, 200, 96, 146])
+
+
+def test_intenum_members_by_name():
+    @cuda.jit
+    def by_name(out):
+        out[0] = Status["missing"]
+        out[1] = Status["ok"] == Status.ok
+
+    out = np.zeros(2, np.int64)
+    by_name[1, 1](out)
+    np.testing.assert_array_equal(out, [404, 1])
+
+    @cuda.jit
+    def typo(out):
+        out[0] = Status["brokn"]
+
+    with pytest.raises(cuda.CompileError, match=r"'Status' has no member 'brokn'; did you mean 'broken'\?"):
+        typo[1, 1](np.zeros(1, np.int64))
 
 
 def test_enum_classes_that_are_not_intenum_and_unknown_members_are_errors_at_the_line():

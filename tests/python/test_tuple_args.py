@@ -2,8 +2,9 @@
 
 A tuple is typed element by element as numba types it (int -> int64, float -> float64, bool -> bool, a NumPy
 scalar -> its dtype; all alike gives a UniTuple, else a Tuple), is part of the specialization key (so (1, 2)
-and (1.5, 2.5) compile two kernels) and is passed flattened, one parameter per element. Tuples holding
-arrays are refused with a TypeError naming the kernel and the parameter.
+and (1.5, 2.5) compile two kernels) and is passed flattened, one parameter per element. A tuple may hold
+arrays too (each passed as an array argument is, NumPy arrays copied in and back); anything else in a tuple
+is refused with a TypeError naming the kernel and the parameter.
 """
 
 import struct
@@ -98,14 +99,53 @@ def test_numpy_scalars_bools_and_nested_tuples():
     assert mix.signatures == ["(float32[::1], Tuple(float32, Tuple(bool, int16)))"]
 
 
-def test_tuple_holding_an_array_is_a_type_error():
+def test_tuple_of_arrays_is_passed_and_written_back():
+    @gpu.jit
+    def k(t):
+        i = gpu.grid(1)
+        if i < len(t[0]):
+            t[0][i] = t[1][i] + t[2][i]
+
+    n = 10
+    x0, x1 = np.zeros(n), np.ones(n)
+    x2 = gpu.to_device(np.arange(n, dtype=np.float64))
+    k[1, n]((x0, x1, x2))  # host arrays are copied in and back, as plain arguments are
+    np.testing.assert_array_equal(x0, 1 + np.arange(n))
+    assert k.signatures == ["(UniTuple(float64[::1], 3))"]
+
+
+def test_tuple_of_many_arrays():
+    # More arrays than the kernel has parameters: each still gets its own view for the launch.
+    @gpu.jit
+    def k(out, t):
+        i = gpu.grid(1)
+        out[i] = t[0][i] + t[5][i] + t[11][i]
+
+    arrays = tuple(np.full(4, float(j)) for j in range(12))
+    out = np.zeros(4)
+    k[1, 4](out, arrays)
+    np.testing.assert_array_equal(out, np.full(4, 16.0))
+
+
+def test_tuple_mixing_arrays_numbers_and_tuples():
+    @gpu.jit
+    def k(r, x):
+        r[0] = x[0][1]
+        r[1] = x[1]
+        r[2] = x[2][0] + x[2][1]
+
+    r = np.zeros(3, np.int64)
+    k[1, 1](r, (2 * np.arange(2), 10, (4, 3)))
+    np.testing.assert_array_equal(r, [2, 10, 7])
+
+
+def test_tuple_holding_an_unsupported_object_is_a_type_error():
     @gpu.jit
     def k(out, t):
         pass
 
-    with pytest.raises(TypeError, match=r"kernel 'k': argument 't' \(position 2\) is a tuple whose element 1 "
-                                        r"has type 'numpy.ndarray'"):
-        k[1, 1](np.zeros(1), (1.0, np.zeros(3)))
+    with pytest.raises(TypeError, match=r"kernel 'k': argument 't' \(position 2\) has unsupported type 'object'"):
+        k[1, 1](np.zeros(1), (1.0, object()))
 
 
 def test_tuple_elements_are_packed_one_parameter_each(fake):
@@ -157,3 +197,13 @@ def test_tuple_types_read_and_print_in_numbas_spelling():
 
     with pytest.raises(gpu.CompileError, match=r"of type UniTuple\(int64, 2\) into an element of type float64"):
         bad[1, 1](out, (1, 2))
+
+
+def test_tuple_holding_a_record_is_a_type_error():
+    @gpu.jit
+    def k(out, t):
+        pass
+
+    rec = np.zeros(1, np.dtype([("a", np.int32)]))[0]
+    with pytest.raises(TypeError, match=r"argument 't' \(position 2\) is a tuple whose element 0 is a record"):
+        k[1, 1](np.zeros(1), (rec, 1.0))
