@@ -19,6 +19,15 @@ namespace {
 // that contains itself) would not, and is reported.
 constexpr int kMaxInferencePasses = 32;
 
+/// True when `inner` is one of the elements of the tuple `t`, at any depth.
+bool contains_type(const Type& t, const Type& inner) {
+  if (!t.is_tuple()) return false;
+  for (const Type& e : t.elements) {
+    if (e == inner || contains_type(e, inner)) return true;
+  }
+  return false;
+}
+
 // Specializations of one function nested in the analysis at once: a recursion whose argument types change
 // at every call (f(x) calling f((x, x))) would never end.
 constexpr size_t kMaxNestedSpecializations = 8;
@@ -661,6 +670,14 @@ void FunctionAnalyzer::return_stmt(const ReturnStmt& s) {
   Type u = unify(return_type_, r.type);
   if (!u.is_valid()) {
     error(s.value->range,
+  if (!u.is_valid() && calls_itself_ && contains_type(r.type, return_type_)) {
+    error(s.value->range,
+          fmt::format("Return type of recursive function does not converge: '{}' returns {} here when its "
+                      "own call returns {}, so each call nests the type deeper; return one type on every "
+                      "path",
+                      def_.name, r.type.str(), return_type_.str()));
+    return;
+  }
           fmt::format("'{}' returns {} at line {} and {} here; the return values must unify", def_.name,
                       return_type_.str(), return_origin_.begin.line, r.type.str()));
     return;

@@ -300,6 +300,7 @@ class FunctionAnalyzer {
   SourceRange return_origin_;
   SourceRange bare_return_;  // a `return` without value seen (valid if the range is)
 };
+  bool calls_itself_ = false;  // a self-call was typed (ir/sema_recursion.cpp)
 
 /// The canonical module names the kernel namespace is reached through.
 bool is_kernel_module(const std::string& canonical);
