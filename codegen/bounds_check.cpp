@@ -76,6 +76,44 @@ llvm::Value* FunctionLowering::checked_index(llvm::Value* index, const Type& ind
   return wrapped;
 }
 
+void FunctionLowering::lower_raise(const RaiseStmt& s) {
+  auto it = fn_.raises.find(&s);
+  if (it == fn_.raises.end()) internal("a raise statement without its description");
+  // The description lives in global memory on the GPU, where the host can read it back by its address.
+  m_.target().raise_exception(b_, c_string(b_, it->second, m_.target().global_address_space()));
+  b_.CreateUnreachable();
+}
+
+void FunctionLowering::check_division(BinOpKind op, llvm::Value* divisor, const Type& t,
+                                      const SourceRange& at) {
+  if (!m_.bounds_check() || !(t.is_integer() || t.is_float())) return;
+  const char* message = nullptr;
+  if (t.is_integer() && (op == BinOpKind::FloorDiv || op == BinOpKind::Mod)) {
+    message = "integer division or modulo by zero";
+  } else if (t.is_float()) {
+    message = op == BinOpKind::Div        ? "float division by zero"
+              : op == BinOpKind::FloorDiv ? "float floor division by zero"
+              : op == BinOpKind::Mod      ? "float modulo"
+                                          : nullptr;
+  }
+  if (message == nullptr) return;
+  llvm::Value* zero = t.is_float() ? b_.CreateFCmpOEQ(divisor, llvm::ConstantFP::get(divisor->getType(), 0.0))
+                                   : b_.CreateICmpEQ(divisor, llvm::ConstantInt::get(divisor->getType(), 0));
+  llvm::BasicBlock* fail = new_block("division.error");
+  llvm::BasicBlock* ok = new_block("division.ok");
+  b_.CreateCondBr(zero, fail, ok, llvm::MDBuilder(m_.ctx()).createUnlikelyBranchWeights());
+  b_.SetInsertPoint(fail);
+  ConstValue text;
+  text.kind = ConstValue::Kind::String;
+  text.s = message;
+  std::string description =
+      raise_description("builtins.ZeroDivisionError", fn_.name, fn_.def->file ? fn_.def->file->name() : "",
+                        at.begin.line, {text});
+  m_.target().raise_exception(b_, c_string(b_, description, m_.target().global_address_space()));
+  b_.CreateUnreachable();
+  b_.SetInsertPoint(ok);
+}
+
 void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index,
                               llvm::Value* extent, unsigned axis) {
   // The same text the host backend raises, so a message reads alike on both.
@@ -102,6 +140,31 @@ void HostTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Val
   auto* call = llvm::cast<llvm::CallInst>(call_runtime(
       b, "gpujit_host_index_error", b.getVoidTy(),
       {where, index, extent, b.getInt32(axis), thread_index(b, 0), thread_index(b, 1), thread_index(b, 2)}));
+  call->setDoesNotReturn();
+  if (llvm::Function* fn = call->getCalledFunction()) {
+    fn->setDoesNotReturn();
+    fn->addFnAttr(llvm::Attribute::Cold);
+  }
+}
+
+void NvptxTarget::raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) {
+  static const char* const kFormat =
+      "exception raised in a kernel, thread (%lld, %lld, %lld) of block (%lld, %lld, "
+      "%lld): %s\n";
+  std::vector<llvm::Value*> args;
+  for (SpecialReg reg : {SpecialReg::ThreadIdx, SpecialReg::BlockIdx}) {
+    for (unsigned a = 0; a < 3; ++a)
+      args.push_back(b.CreateZExt(special_register(b, reg, a), b.getInt64Ty()));
+  }
+  args.push_back(description);
+  print(b, c_string(b, kFormat, constant_address_space()), args);
+  b.CreateIntrinsic(llvm::Intrinsic::trap, {});
+}
+
+void HostTarget::raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) {
+  auto* call = llvm::cast<llvm::CallInst>(
+      call_runtime(b, "gpujit_host_raise", b.getVoidTy(),
+                   {description, thread_index(b, 0), thread_index(b, 1), thread_index(b, 2)}));
   call->setDoesNotReturn();
   if (llvm::Function* fn = call->getCalledFunction()) {
     fn->setDoesNotReturn();

@@ -122,6 +122,11 @@ class Target {
   virtual void index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
                            unsigned axis) = 0;
 
+  /// A `raise` statement ran: `description` is a generic pointer to its text (ir/sema_raise.cpp), which the
+  /// runtime hands back to Python with the thread's place. Ends the thread; lowering puts `unreachable` after
+  /// it. The host records it for the executor (rt::KernelRaise after the launch); the GPU prints it and traps.
+  virtual void raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) = 0;
+
   /// Calls the math function the builtins table names by its libdevice name ("__nv_expf", "__nv_erf").
   /// `args` already have the function's parameter types; the result has type `ret`.
   virtual llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,

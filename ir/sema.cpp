@@ -111,7 +111,7 @@ void count_bindings(const Block& block, std::map<std::string, int>& counts, std:
 // loops forever).
 bool falls_through(const Block& block) {
   for (const StmtPtr& s : block) {
-    if (s->kind == StmtKind::Return) return false;
+    if (s->kind == StmtKind::Return || s->kind == StmtKind::Raise) return false;
     if (const auto* i = s->as<IfStmt>()) {
       if (!falls_through(i->body) && !falls_through(i->orelse)) return false;
     }
@@ -385,6 +385,8 @@ void FunctionAnalyzer::stmt(const Stmt& s) {
       return;
     case StmtKind::Return:
       return return_stmt(*s.as<ReturnStmt>());
+    case StmtKind::Raise:
+      return raise_stmt(*s.as<RaiseStmt>());
     case StmtKind::Pass:
       return;
   }
@@ -668,8 +670,6 @@ void FunctionAnalyzer::return_stmt(const ReturnStmt& s) {
     return;
   }
   Type u = unify(return_type_, r.type);
-  if (!u.is_valid()) {
-    error(s.value->range,
   if (!u.is_valid() && calls_itself_ && contains_type(r.type, return_type_)) {
     error(s.value->range,
           fmt::format("Return type of recursive function does not converge: '{}' returns {} here when its "
@@ -678,6 +678,8 @@ void FunctionAnalyzer::return_stmt(const ReturnStmt& s) {
                       def_.name, r.type.str(), return_type_.str()));
     return;
   }
+  if (!u.is_valid()) {
+    error(s.value->range,
           fmt::format("'{}' returns {} at line {} and {} here; the return values must unify", def_.name,
                       return_type_.str(), return_origin_.begin.line, r.type.str()));
     return;

@@ -102,6 +102,11 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
                           constant_of(pyb::reinterpret_borrow<pyb::tuple>(member[1])));
         }
         g = GlobalValue::of_constants(std::move(members));
+      } else if (tag == "exception") {
+        // ("exception", reference): an exception class, raised by the reference python/gpujit/_exceptions.py
+        // resolves
+        g.kind = GlobalValue::Kind::ExceptionClass;
+        g.member = d[1].cast<std::string>();
       } else if (tag == "unsupported") {
         g = GlobalValue::of_unsupported(d[1].cast<std::string>());
       } else if (tag == "function") {
