@@ -13,9 +13,11 @@
 // block; the executor raises it after the launch (rt::KernelIndexError, IndexError in Python).
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
 
 #include "codegen/function_lowering.h"
 #include "codegen/host_target.h"
@@ -148,17 +150,41 @@ void HostTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Val
 }
 
 void NvptxTarget::raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) {
-  static const char* const kFormat =
-      "exception raised in a kernel, thread (%lld, %lld, %lld) of block (%lld, %lld, "
-      "%lld): %s\n";
-  std::vector<llvm::Value*> args;
+  // The module's slot `gpujit_exception`, 8 x i64: the description's address (0: nothing raised), the
+  // thread's tid.x/y/z and ctaid.x/y/z, the description's length. The first raising thread claims it with a
+  // compare-and-swap; every raising thread then exits. The runtime reads it after the launch
+  // (CudaDevice::check_raise) and clears it.
+  llvm::Module* module = b.GetInsertBlock()->getModule();
+  llvm::Type* i64 = b.getInt64Ty();
+  auto* slot_type = llvm::ArrayType::get(i64, 8);
+  llvm::GlobalVariable* slot = module->getGlobalVariable("gpujit_exception");
+  if (slot == nullptr) {
+    slot = new llvm::GlobalVariable(*module, slot_type, false, llvm::GlobalValue::ExternalLinkage,
+                                    llvm::ConstantAggregateZero::get(slot_type), "gpujit_exception", nullptr,
+                                    llvm::GlobalValue::NotThreadLocal, global_address_space());
+    slot->setAlignment(llvm::Align(8));
+  }
+  auto* text = llvm::cast<llvm::GlobalVariable>(description->stripPointerCasts());
+  uint64_t length = module->getDataLayout().getTypeAllocSize(text->getValueType());
+  auto field = [&](unsigned i) { return b.CreateConstInBoundsGEP2_32(slot_type, slot, 0, i); };
+  auto* claim =
+      b.CreateAtomicCmpXchg(field(0), b.getInt64(0), b.CreatePtrToInt(description, i64), llvm::MaybeAlign(8),
+                            llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* record = llvm::BasicBlock::Create(b.getContext(), "raise.record", fn);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(b.getContext(), "raise.exit", fn);
+  b.CreateCondBr(b.CreateExtractValue(claim, 1), record, exit);
+  b.SetInsertPoint(record);
+  unsigned i = 1;
   for (SpecialReg reg : {SpecialReg::ThreadIdx, SpecialReg::BlockIdx}) {
     for (unsigned a = 0; a < 3; ++a)
-      args.push_back(b.CreateZExt(special_register(b, reg, a), b.getInt64Ty()));
+      b.CreateStore(b.CreateZExt(special_register(b, reg, a), i64), field(i++));
   }
-  args.push_back(description);
-  print(b, c_string(b, kFormat, constant_address_space()), args);
-  b.CreateIntrinsic(llvm::Intrinsic::trap, {});
+  b.CreateStore(b.getInt64(length), field(7));
+  b.CreateBr(exit);
+  b.SetInsertPoint(exit);
+  auto* exit_asm = llvm::InlineAsm::get(llvm::FunctionType::get(b.getVoidTy(), false), "exit;", "", true);
+  b.CreateCall(exit_asm);
 }
 
 void HostTarget::raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) {

@@ -77,7 +77,7 @@ constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 1;
 constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
 
 // X(member name, exported symbol, parameter list). Keep in sync with the fake driver.
-#define GPUJIT_CUDA_FUNCTIONS(X)                                                                              \
+#define GPUJIT_CUDA_FUNCTIONS(X)                                                                            \
   X(cuInit, "cuInit", (unsigned flags))                                                                     \
   X(cuDriverGetVersion, "cuDriverGetVersion", (int* version))                                               \
   X(cuGetErrorName, "cuGetErrorName", (CUresult error, const char** name))                                  \
@@ -96,7 +96,8 @@ constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
   X(cuMemFree, "cuMemFree_v2", (CUdeviceptr ptr))                                                           \
   X(cuMemHostAlloc, "cuMemHostAlloc", (void** ptr, size_t bytes, unsigned flags))                           \
   X(cuMemFreeHost, "cuMemFreeHost", (void* ptr))                                                            \
-  X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", (CUdeviceptr * dptr, void* host, unsigned flags)) \
+  X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2",                                              \
+    (CUdeviceptr * dptr, void* host, unsigned flags))                                                       \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", (CUdeviceptr dst, const void* src, size_t n, CUstream s))    \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void* dst, CUdeviceptr src, size_t n, CUstream s))          \
   X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s))    \
@@ -115,6 +116,8 @@ constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                               \
     (CUmodule * module, const void* image, unsigned num_options, CUjit_option* options, void** values))     \
   X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * function, CUmodule module, const char* name)) \
+  X(cuModuleGetGlobal, "cuModuleGetGlobal_v2",                                                              \
+    (CUdeviceptr * dptr, size_t * bytes, CUmodule module, const char* name))                                \
   X(cuFuncGetAttribute, "cuFuncGetAttribute", (int* value, CUfunction_attribute attr, CUfunction function)) \
   X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction function, CUfunction_attribute attr, int value))  \
   X(cuLaunchKernel, "cuLaunchKernel",                                                                       \

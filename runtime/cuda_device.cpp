@@ -234,6 +234,11 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
   GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel->function);
   kernel->static_shared_bytes = uint32_t(value);
   kernel->cooperative = result.uses_grid_sync;
+  size_t slot_bytes = 0;
+  if (driver_.cuModuleGetGlobal(&kernel->exception_slot, &slot_bytes, kernel->module, "gpujit_exception") !=
+      CUDA_SUCCESS) {
+    kernel->exception_slot = 0;  // CUDA_ERROR_NOT_FOUND: the kernel cannot raise
+  }
   return kernel;
 }
 
@@ -252,10 +257,28 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
     GPUJIT_CU(driver_, cuLaunchCooperativeKernel, k.function, config.grid.x, config.grid.y, config.grid.z,
               config.block.x, config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream),
               params);
-    return;
+  } else {
+    GPUJIT_CU(driver_, cuLaunchKernel, k.function, config.grid.x, config.grid.y, config.grid.z,
+              config.block.x, config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream),
+              params, nullptr);
   }
-  GPUJIT_CU(driver_, cuLaunchKernel, k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x,
-            config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream), params, nullptr);
+  if (k.exception_slot != 0) check_raise(k, as_stream(config.stream));
+}
+
+void CudaDevice::check_raise(const CudaKernel& k, CUstream stream) {
+  // A kernel that can raise is waited for, as numba-cuda waits for a debug kernel: the raise must reach the
+  // launch that ran it. The slot: the description's address, the thread and block indices, its length.
+  uint64_t slot[8] = {};
+  GPUJIT_CU(driver_, cuMemcpyDtoHAsync, slot, k.exception_slot, sizeof(slot), stream);
+  GPUJIT_CU(driver_, cuStreamSynchronize, stream);
+  if (slot[0] == 0) return;
+  std::string description(slot[7], '\0');
+  GPUJIT_CU(driver_, cuMemcpyDtoHAsync, description.data(), CUdeviceptr(slot[0]), description.size(), stream);
+  GPUJIT_CU(driver_, cuMemsetD8Async, k.exception_slot, 0, sizeof(slot), stream);
+  GPUJIT_CU(driver_, cuStreamSynchronize, stream);
+  while (!description.empty() && description.back() == '\0') description.pop_back();
+  throw rt::KernelRaise(fmt::format("{}\ntid=[{}, {}, {}] ctaid=[{}, {}, {}]", description, slot[1], slot[2],
+                                    slot[3], slot[4], slot[5], slot[6]));
 }
 
 int CudaBackend::device_count() {

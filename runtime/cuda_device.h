@@ -25,6 +25,9 @@ class CudaKernel final : public rt::LoadedKernel {
   CUfunction function = nullptr;
   /// Dynamic shared memory the function was opted in for beyond the default 48 KiB (raised at launch).
   mutable uint32_t shared_optin = 0;
+  /// The module's `gpujit_exception` slot (codegen: NvptxTarget::raise_exception), 0 when the kernel has no
+  /// raise: after a launch the runtime reads it back and throws the raise it records.
+  CUdeviceptr exception_slot = 0;
 };
 
 class CudaDevice final : public rt::Device {
@@ -61,6 +64,8 @@ class CudaDevice final : public rt::Device {
   void configure_compile(CompileOptions& options) const override;
   std::shared_ptr<rt::LoadedKernel> load_kernel(const CompileResult& result, const std::string& name) override;
   void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;
+  /// After a launch of a kernel that can raise: waits for it and throws rt::KernelRaise if a thread raised.
+  void check_raise(const CudaKernel& k, CUstream stream);
 
   CUcontext context() const { return context_; }
 

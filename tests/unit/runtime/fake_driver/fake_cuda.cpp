@@ -466,6 +466,13 @@ CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* 
   return CUDA_SUCCESS;
 }
 
+// The fake's modules hold functions only: no global (gpujit_exception, which kernels that raise have) is found.
+CUresult cuModuleGetGlobal_v2(CUdeviceptr*, size_t*, CUmodule module, const char*) {
+  FAKE_ENTER("cuModuleGetGlobal_v2");
+  if (!state().modules.count(module)) return kInvalidHandle;
+  return kNotFound;
+}
+
 CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction function) {
   FAKE_ENTER("cuFuncGetAttribute");
   auto* f = reinterpret_cast<FakeFunction*>(function);
