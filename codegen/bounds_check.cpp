@@ -14,10 +14,12 @@
 // block; the executor raises it after the launch (rt::KernelIndexError, IndexError in Python).
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
 
 #include "codegen/function_lowering.h"
 #include "codegen/host_target.h"
@@ -79,10 +81,46 @@ llvm::Value* FunctionLowering::checked_index(llvm::Value* index, const Type& ind
   return wrapped;
 }
 
-void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index,
-                              llvm::Value* extent, unsigned axis) {
-  // The first failing thread fills the record the runtime raises from (runtime/device_error.h); every
-  // failing thread then exits. A trap would end the CUDA context with it.
+void FunctionLowering::lower_raise(const RaiseStmt& s) {
+  auto it = fn_.raises.find(&s);
+  if (it == fn_.raises.end()) internal("a raise statement without its description");
+  // The description lives in global memory on the GPU, where the host can read it back by its address.
+  m_.target().raise_exception(b_, c_string(b_, it->second, m_.target().global_address_space()));
+  b_.CreateUnreachable();
+}
+
+void FunctionLowering::check_division(BinOpKind op, llvm::Value* divisor, const Type& t,
+                                      const SourceRange& at) {
+  if (!m_.bounds_check() || !(t.is_integer() || t.is_float())) return;
+  const char* message = nullptr;
+  if (t.is_integer() && (op == BinOpKind::FloorDiv || op == BinOpKind::Mod)) {
+    message = "integer division or modulo by zero";
+  } else if (t.is_float()) {
+    message = op == BinOpKind::Div        ? "float division by zero"
+              : op == BinOpKind::FloorDiv ? "float floor division by zero"
+              : op == BinOpKind::Mod      ? "float modulo"
+                                          : nullptr;
+  }
+  if (message == nullptr) return;
+  llvm::Value* zero = t.is_float() ? b_.CreateFCmpOEQ(divisor, llvm::ConstantFP::get(divisor->getType(), 0.0))
+                                   : b_.CreateICmpEQ(divisor, llvm::ConstantInt::get(divisor->getType(), 0));
+  llvm::BasicBlock* fail = new_block("division.error");
+  llvm::BasicBlock* ok = new_block("division.ok");
+  b_.CreateCondBr(zero, fail, ok, llvm::MDBuilder(m_.ctx()).createUnlikelyBranchWeights());
+  b_.SetInsertPoint(fail);
+  ConstValue text;
+  text.kind = ConstValue::Kind::String;
+  text.s = message;
+  std::string description =
+      raise_description("builtins.ZeroDivisionError", fn_.name, fn_.def->file ? fn_.def->file->name() : "",
+                        at.begin.line, {text});
+  m_.target().raise_exception(b_, c_string(b_, description, m_.target().global_address_space()));
+  b_.CreateUnreachable();
+  b_.SetInsertPoint(ok);
+}
+
+void NvptxTarget::record_error(llvm::IRBuilder<>& b, uint64_t kind, llvm::Value* text,
+                               const std::vector<std::pair<unsigned, llvm::Value*>>& extra) {
   llvm::Module& m = *b.GetInsertBlock()->getModule();
   llvm::Type* i64 = b.getInt64Ty();
   auto* record_type = llvm::ArrayType::get(i64, kErrSlots);
@@ -94,9 +132,9 @@ void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Va
     record->setAlignment(llvm::Align(8));
   }
   auto slot = [&](unsigned k) { return b.CreateConstInBoundsGEP2_64(record_type, record, 0, k); };
-  auto* text = llvm::dyn_cast<llvm::GlobalVariable>(where->stripPointerCasts());
-  auto* chars = text ? llvm::dyn_cast<llvm::ConstantDataSequential>(text->getInitializer()) : nullptr;
-  if (chars == nullptr) throw InternalError("a bounds check without its constant text");
+  auto* global = llvm::dyn_cast<llvm::GlobalVariable>(text->stripPointerCasts());
+  auto* chars = global ? llvm::dyn_cast<llvm::ConstantDataSequential>(global->getInitializer()) : nullptr;
+  if (chars == nullptr) throw InternalError("a device error without its constant text");
   llvm::Function* fn = b.GetInsertBlock()->getParent();
   llvm::BasicBlock* fill = llvm::BasicBlock::Create(m.getContext(), "error.record", fn);
   llvm::BasicBlock* leave = llvm::BasicBlock::Create(m.getContext(), "error.exit", fn);
@@ -104,13 +142,10 @@ void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Va
                                              llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
   b.CreateCondBr(b.CreateExtractValue(claim, {1}), fill, leave);
   b.SetInsertPoint(fill);
-  const bool tuple = axis == kTupleIndexAxis;
-  b.CreateStore(b.getInt64(tuple ? kErrTupleIndex : kErrIndexOutOfBounds), slot(kErrKind));
-  b.CreateStore(b.CreatePtrToInt(where, i64), slot(kErrText));
+  b.CreateStore(b.getInt64(kind), slot(kErrKind));
+  b.CreateStore(b.CreatePtrToInt(text, i64), slot(kErrText));
   b.CreateStore(b.getInt64(chars->getNumElements() - 1), slot(kErrTextLen));  // without the NUL
-  b.CreateStore(index, slot(kErrIndex));
-  b.CreateStore(extent, slot(kErrExtent));
-  b.CreateStore(b.getInt64(axis), slot(kErrAxis));
+  for (const auto& [k, v] : extra) b.CreateStore(v, slot(k));
   for (unsigned a = 0; a < 3; ++a) {
     b.CreateStore(b.CreateZExt(special_register(b, SpecialReg::ThreadIdx, a), i64), slot(kErrThread + a));
     b.CreateStore(b.CreateZExt(special_register(b, SpecialReg::BlockIdx, a), i64), slot(kErrBlock + a));
@@ -120,12 +155,38 @@ void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Va
   b.CreateIntrinsic(llvm::Intrinsic::nvvm_exit, {});
 }
 
+void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index,
+                              llvm::Value* extent, unsigned axis) {
+  // The first failing thread fills the record the runtime raises from (runtime/device_error.h); every
+  // failing thread then exits. A trap would end the CUDA context with it.
+  const bool tuple = axis == kTupleIndexAxis;
+  record_error(b, tuple ? kErrTupleIndex : kErrIndexOutOfBounds, where,
+               {{kErrIndex, index}, {kErrExtent, extent}, {kErrAxis, b.getInt64(axis)}});
+}
+
 void HostTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index,
                              llvm::Value* extent, unsigned axis) {
   // The thread index goes along: inside a block entry's loop it lives in the loop's induction variables.
   auto* call = llvm::cast<llvm::CallInst>(call_runtime(
       b, "gpujit_host_index_error", b.getVoidTy(),
       {where, index, extent, b.getInt32(axis), thread_index(b, 0), thread_index(b, 1), thread_index(b, 2)}));
+  call->setDoesNotReturn();
+  if (llvm::Function* fn = call->getCalledFunction()) {
+    fn->setDoesNotReturn();
+    fn->addFnAttr(llvm::Attribute::Cold);
+  }
+}
+
+void NvptxTarget::raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) {
+  // The same record as a failed bounds check (runtime/device_error.h), holding the raise's description; the
+  // runtime throws rt::KernelRaise from it after the launch.
+  record_error(b, kErrRaise, description, {});
+}
+
+void HostTarget::raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) {
+  auto* call = llvm::cast<llvm::CallInst>(
+      call_runtime(b, "gpujit_host_raise", b.getVoidTy(),
+                   {description, thread_index(b, 0), thread_index(b, 1), thread_index(b, 2)}));
   call->setDoesNotReturn();
   if (llvm::Function* fn = call->getCalledFunction()) {
     fn->setDoesNotReturn();

@@ -170,6 +170,9 @@ void global(KeyStream& k, const GlobalValue& g) {
     case GlobalValue::Kind::Unsupported:
       k.str(g.reason);
       break;
+    case GlobalValue::Kind::ExceptionClass:  // a process-local reference keys only this process' entries
+      k.str(g.member);
+      break;
     case GlobalValue::Kind::ArrayTuple:  // its arrays are globals of their own, hashed with the rest
       k.u64(g.element_globals.size());
       for (const std::string& name : g.element_globals) k.str(name);

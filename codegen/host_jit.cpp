@@ -117,6 +117,7 @@ class HostJit {
     define("gpujit_host_warp", &gpujit_host_warp);
     define("gpujit_host_grid_sync", &gpujit_host_grid_sync);
     define("gpujit_host_index_error", &gpujit_host_index_error);
+    define("gpujit_host_raise", &gpujit_host_raise);
 #if defined(__x86_64__)
     define("__truncdfhf2", &__truncdfhf2);
     define("__truncsfhf2", &__truncsfhf2);

@@ -63,6 +63,7 @@ class HostTarget final : public Target {
   // Bounds-check failures (debug=True): codegen/bounds_check.cpp.
   void index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
                    unsigned axis) override;
+  void raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) override;
   llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
                          llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) override;
   bool finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) override;

@@ -365,6 +365,7 @@ llvm::Value* FunctionLowering::lower_binary(const BinOpExpr& e) {
   const Type& op_type = it->second[0];
   llvm::Value* a = lower_expr_as(*e.lhs, op_type);
   llvm::Value* b = lower_expr_as(*e.rhs, op_type);
+  check_division(e.op, b, op_type, e.range);
   return cast(binary_op(e.op, a, b, op_type), op_type, type_of(e));
 }
 

@@ -86,6 +86,8 @@ void FunctionLowering::lower_stmt(const Stmt& s) {
       return;
     case StmtKind::Return:
       return lower_return(static_cast<const ReturnStmt&>(s));
+    case StmtKind::Raise:
+      return lower_raise(static_cast<const RaiseStmt&>(s));
     case StmtKind::Pass:
       return;
   }
@@ -165,6 +167,7 @@ void FunctionLowering::lower_aug_assign(const AugAssignStmt& s) {
   llvm::Value* current = load_place(lv);
   llvm::Value* lhs = cast(current, lv.type, op_type);
   llvm::Value* rhs = lower_expr_as(*s.value, op_type);
+  check_division(s.op, rhs, op_type, s.range);
   store_place(lv, cast(binary_op(s.op, lhs, rhs, op_type), op_type, lv.type));
 }
 

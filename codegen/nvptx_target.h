@@ -43,6 +43,12 @@ class NvptxTarget final : public Target {
   // Bounds-check failures (debug=True): codegen/bounds_check.cpp.
   void index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
                    unsigned axis) override;
+  void raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) override;
+  /// The first failing thread fills the module's error record (runtime/device_error.h) with `kind`, the
+  /// text at `text` (a constant string in global memory), its thread and block and the slot values of
+  /// `extra`; every failing thread then exits.
+  void record_error(llvm::IRBuilder<>& b, uint64_t kind, llvm::Value* text,
+                    const std::vector<std::pair<unsigned, llvm::Value*>>& extra);
   llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
                          llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) override;
   llvm::Value* byte_to_half(llvm::IRBuilder<>& b, llvm::Value* v, bool is_signed) override;

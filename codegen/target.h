@@ -127,6 +127,12 @@ class Target {
     return is_signed ? b.CreateSIToFP(v, b.getHalfTy()) : b.CreateUIToFP(v, b.getHalfTy());
   }
 
+  /// A `raise` statement ran: `description` is a generic pointer to its text (ir/sema_raise.cpp), which the
+  /// runtime hands back to Python with the thread's place. Ends the thread; lowering puts `unreachable` after
+  /// it. The host records it for the executor; the GPU claims the module's `gpujit_exception` slot and exits
+  /// (CudaDevice::check_raise reads it back). Either way the launch throws rt::KernelRaise.
+  virtual void raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) = 0;
+
   /// Calls the math function the builtins table names by its libdevice name ("__nv_expf", "__nv_erf").
   /// `args` already have the function's parameter types; the result has type `ret`.
   virtual llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,

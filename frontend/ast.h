@@ -202,7 +202,7 @@ struct IfExpExpr : Expr {
 // ---------------------------------------------------------------------------------------------------------
 // Statements
 
-enum class StmtKind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Return, Pass };
+enum class StmtKind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Return, Pass, Raise };
 
 struct Stmt {
   explicit Stmt(StmtKind k, SourceRange r) : kind(k), range(r) {}
@@ -297,6 +297,13 @@ struct ReturnStmt : Stmt {
 struct PassStmt : Stmt {
   static constexpr StmtKind kKind = StmtKind::Pass;
   explicit PassStmt(SourceRange r) : Stmt(kKind, r) {}
+};
+
+/// `raise E` or `raise E(args)`: E an exception class, args constants (ir/sema_raise.cpp).
+struct RaiseStmt : Stmt {
+  static constexpr StmtKind kKind = StmtKind::Raise;
+  RaiseStmt(SourceRange r, ExprPtr exc) : Stmt(kKind, r), exc(std::move(exc)) {}
+  ExprPtr exc;  // may be null: a bare `raise`, which sema rejects
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -221,6 +221,12 @@ class Dumper {
       case StmtKind::Break: line(indent, "", fmt::format("Break {}", at(s.range))); return;
       case StmtKind::Continue: line(indent, "", fmt::format("Continue {}", at(s.range))); return;
       case StmtKind::Pass: line(indent, "", fmt::format("Pass {}", at(s.range))); return;
+      case StmtKind::Raise: {
+        const auto* r = s.as<RaiseStmt>();
+        line(indent, "", fmt::format("Raise {}", at(s.range)));
+        if (r->exc) expr(*r->exc, indent + 1, "exc");
+        return;
+      }
       case StmtKind::Return: {
         const auto* r = s.as<ReturnStmt>();
         line(indent, "", fmt::format("Return {}", at(s.range)));

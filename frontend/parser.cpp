@@ -651,7 +651,13 @@ StmtPtr Parser::parse_small_statement() {
     case TokenKind::KwNonlocal: fail(t.range, "'nonlocal' is not supported in kernels");
     case TokenKind::KwDel: fail(t.range, "'del' is not supported in kernels");
     case TokenKind::KwAssert: fail(t.range, "'assert' is not supported in kernels");
-    case TokenKind::KwRaise: fail(t.range, "'raise' is not supported in kernels");
+    case TokenKind::KwRaise: {
+      advance();
+      ExprPtr exc;
+      if (!at_statement_end()) exc = parse_test();
+      if (at(TokenKind::KwFrom)) fail(peek().range, "'raise ... from' is not supported in kernels");
+      return std::make_unique<RaiseStmt>(span_from(start), std::move(exc));
+    }
     case TokenKind::KwImport: fail(t.range, "'import' is not supported in kernels; import at module level");
     case TokenKind::KwFrom: fail(t.range, "'from ... import' is not supported in kernels; import at module level");
     default:

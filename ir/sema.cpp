@@ -19,6 +19,15 @@ namespace {
 // that contains itself) would not, and is reported.
 constexpr int kMaxInferencePasses = 32;
 
+/// True when `inner` is one of the elements of the tuple `t`, at any depth.
+bool contains_type(const Type& t, const Type& inner) {
+  if (!t.is_tuple()) return false;
+  for (const Type& e : t.elements) {
+    if (e == inner || contains_type(e, inner)) return true;
+  }
+  return false;
+}
+
 // Specializations of one function nested in the analysis at once: a recursion whose argument types change
 // at every call (f(x) calling f((x, x))) would never end.
 constexpr size_t kMaxNestedSpecializations = 8;
@@ -102,7 +111,7 @@ void count_bindings(const Block& block, std::map<std::string, int>& counts, std:
 // loops forever).
 bool falls_through(const Block& block) {
   for (const StmtPtr& s : block) {
-    if (s->kind == StmtKind::Return) return false;
+    if (s->kind == StmtKind::Return || s->kind == StmtKind::Raise) return false;
     if (const auto* i = s->as<IfStmt>()) {
       if (!falls_through(i->body) && !falls_through(i->orelse)) return false;
     }
@@ -376,6 +385,8 @@ void FunctionAnalyzer::stmt(const Stmt& s) {
       return;
     case StmtKind::Return:
       return return_stmt(*s.as<ReturnStmt>());
+    case StmtKind::Raise:
+      return raise_stmt(*s.as<RaiseStmt>());
     case StmtKind::Pass:
       return;
   }
@@ -659,6 +670,14 @@ void FunctionAnalyzer::return_stmt(const ReturnStmt& s) {
     return;
   }
   Type u = unify(return_type_, r.type);
+  if (!u.is_valid() && calls_itself_ && contains_type(r.type, return_type_)) {
+    error(s.value->range,
+          fmt::format("Return type of recursive function does not converge: '{}' returns {} here when its "
+                      "own call returns {}, so each call nests the type deeper; return one type on every "
+                      "path",
+                      def_.name, r.type.str(), return_type_.str()));
+    return;
+  }
   if (!u.is_valid()) {
     error(s.value->range,
           fmt::format("'{}' returns {} at line {} and {} here; the return values must unify", def_.name,

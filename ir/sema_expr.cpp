@@ -313,6 +313,10 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
     case GlobalValue::Kind::Unsupported:
       error(e.range, fmt::format("global '{}' cannot be used in a kernel: {}", id, g.reason));
       return ExprResult::error();
+    case GlobalValue::Kind::ExceptionClass:
+      error(e.range,
+            fmt::format("'{}' is an exception class; a kernel can only raise it ('raise {}(...)')", id, id));
+      return ExprResult::error();
     case GlobalValue::Kind::Constants:
       r.what = ExprResult::What::Namespace;
       r.module = id;

@@ -137,6 +137,7 @@ class FunctionAnalyzer {
   void aug_assign(const AugAssignStmt& s);
   void for_stmt(const ForStmt& s);
   void return_stmt(const ReturnStmt& s);
+  void raise_stmt(const RaiseStmt& s);  // ir/sema_raise.cpp
   /// Binds one assignment target to a value of type `t` coming from `value_expr` (null for a loop).
   void assign_target(const Expr& target, const Type& t, const Expr* value_expr);
   void bind_var(const std::string& name, const Type& t, const NameExpr& target);
@@ -315,7 +316,8 @@ class FunctionAnalyzer {
   Type return_type_;
   Type declared_return_;  // from the decorator's signature; returns convert to it
   SourceRange return_origin_;
-  SourceRange bare_return_;  // a `return` without value seen (valid if the range is)
+  SourceRange bare_return_;    // a `return` without value seen (valid if the range is)
+  bool calls_itself_ = false;  // a self-call was typed (ir/sema_recursion.cpp)
 };
 
 /// The canonical module names the kernel namespace is reached through.

@@ -8,7 +8,9 @@
 // self-call has that type and the walk goes on until the types settle (`return n * f(n - 1)` unifies with
 // it). A function whose every return depends on its own call has no type to start from: that is an error
 // asking for a base case or a signature, `@cuda.jit("int64(int64)", device=True)`, whose return type is
-// then used (the arguments still specialize by their types).
+// then used (the arguments still specialize by their types). A base case that returns None starts the call
+// at None; a value built around the call (`return (n, f(n - 1))`) then gets a deeper type on each pass,
+// which never settles, and is reported as numba reports it ("return type ... does not converge").
 //
 // A self-call with other argument types is an ordinary call of another specialization (analysed nested);
 // recursion through another function (f -> g -> f) is reported by device_call() as mutual recursion.
@@ -73,12 +75,16 @@ ExprResult FunctionAnalyzer::self_call(const CallExpr& e, Specialization& self,
     fn_.symbols[e.func.get()] = sym;
     fn_.operand_types[&e] = types;
   }
+  calls_itself_ = true;
   Type ret = declared_return_.is_valid() ? declared_return_ : return_type_;
   if (ret.is_valid()) return record(e, ExprResult::of_value(ret));
   if (!returns_a_value(def_.body)) return record(e, ExprResult::of_value(Type::void_()));
+  // The only base case returns None: the call is None to start from, as numba types it, and the values built
+  // from it show whether the type settles (return_stmt() reports one that grows with each call).
+  if (bare_return_.valid()) return record(e, ExprResult::of_value(Type::none()));
   if (!checking_) return ExprResult::unknown();
   error(e.range,
-        fmt::format("cannot infer the return type of recursive function '{}': every value it returns "
+        fmt::format("cannot type infer runaway recursion: every value recursive function '{}' returns "
                     "depends on this call; add a base case that returns without calling '{}', or "
                     "declare the signature, e.g. @cuda.jit(\"int64(int64)\", device=True)",
                     def_.name, def_.name));

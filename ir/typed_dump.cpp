@@ -121,6 +121,10 @@ class Dumper {
         return line(s, depth, "continue");
       case StmtKind::Pass:
         return line(s, depth, "pass");
+      case StmtKind::Raise: {
+        const auto& r = *s.as<RaiseStmt>();
+        return line(s, depth, r.exc ? "raise " + expr(*r.exc) : "raise");
+      }
       case StmtKind::Return: {
         const auto& r = *s.as<ReturnStmt>();
         if (!r.value) return line(s, depth, "return");

@@ -67,10 +67,12 @@ struct GlobalValue {
     DeviceFunction,  // a @jit(device=True) function (or any jitted function called from a kernel)
     ConstArray,      // a NumPy array captured for const.array_like
     DeviceArray,     // a device array (anything with __cuda_array_interface__) captured by its address
-    ModuleMember,    // `from math import sqrt`: the attribute `member` of module `module_name`, resolved on use
-    Unsupported,     // a module-level name whose value is outside the kernel subset; `reason` says why
-    Constants,       // a class whose attributes are compile-time constants (an IntEnum): `members`
-    ArrayTuple,      // a tuple of NumPy arrays: each is the ConstArray global named in `element_globals`
+    ModuleMember,  // `from math import sqrt`: the attribute `member` of module `module_name`, resolved on use
+    Unsupported,   // a module-level name whose value is outside the kernel subset; `reason` says why
+    Constants,     // a class whose attributes are compile-time constants (an IntEnum): `members`
+    ArrayTuple,    // a tuple of NumPy arrays: each is the ConstArray global named in `element_globals`
+    ExceptionClass,  // an exception class a kernel may raise; `member` is the reference the Python shim
+                     // resolves it by (python/gpujit/_exceptions.py)
   };
   Kind kind = Kind::Constant;
   ConstValue constant;                     // Constant
@@ -86,7 +88,8 @@ struct GlobalValue {
   std::vector<uint8_t> bytes;              // ConstArray, C order
   std::vector<int64_t> strides;            // DeviceArray: bytes between elements, per axis
   uint64_t address = 0;                    // DeviceArray: the data pointer, valid in this process only
-  std::string member;                      // ModuleMember: the attribute name ("sqrt", "float32", "cuda")
+  std::string member;                      // ModuleMember: the attribute name ("sqrt", "float32", "cuda");
+                                           // ExceptionClass: its reference
   std::string reason;                      // Unsupported: "its value is a call to 'np.zeros'"
   std::map<std::string, ConstValue> members;  // Constants: attribute name -> value
   std::vector<std::string> element_globals;   // ArrayTuple: "name[0]", "name[1]" ... (not Python names);
@@ -198,6 +201,9 @@ struct TypedFunction {
   /// a.reshape(...) and a.view(...), keyed by the CallExpr.
   std::unordered_map<const Expr*, ArrayMethodCall> array_method_calls;
 
+  /// Each `raise` statement's description (ir/sema_raise.cpp): the text codegen hands the runtime when it runs.
+  std::unordered_map<const Stmt*, std::string> raises;
+
   /// Device functions this one calls, in first-call order (codegen lowers them before their callers).
   std::vector<const TypedFunction*> callees;
 
@@ -205,6 +211,11 @@ struct TypedFunction {
   const Symbol* symbol_of(const Expr* e) const;      // nullptr if none recorded
   const ConstValue* constant_of(const Expr* e) const;  // nullptr if not a compile-time constant
 };
+
+/// The description of a raise (ir/sema_raise.cpp): the class reference ("builtins.ValueError"), the function
+/// and place, and the constant arguments, one line each, as python/gpujit/_exceptions.py reads it.
+std::string raise_description(const std::string& reference, const std::string& function,
+                              const std::string& file, unsigned line, const std::vector<ConstValue>& args);
 
 /// The result of analysing one kernel and every device function it reaches. Owns the typed functions.
 struct TypedProgram {

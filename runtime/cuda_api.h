@@ -78,7 +78,7 @@ constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
 constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream may use the memory
 
 // X(member name, exported symbol, parameter list). Keep in sync with the fake driver.
-#define GPUJIT_CUDA_FUNCTIONS(X)                                                                              \
+#define GPUJIT_CUDA_FUNCTIONS(X)                                                                            \
   X(cuInit, "cuInit", (unsigned flags))                                                                     \
   X(cuDriverGetVersion, "cuDriverGetVersion", (int* version))                                               \
   X(cuGetErrorName, "cuGetErrorName", (CUresult error, const char** name))                                  \
@@ -98,7 +98,8 @@ constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream m
   X(cuMemHostAlloc, "cuMemHostAlloc", (void** ptr, size_t bytes, unsigned flags))                           \
   X(cuMemFreeHost, "cuMemFreeHost", (void* ptr))                                                            \
   X(cuMemAllocManaged, "cuMemAllocManaged", (CUdeviceptr * ptr, size_t bytes, unsigned flags))              \
-  X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", (CUdeviceptr * dptr, void* host, unsigned flags)) \
+  X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2",                                              \
+    (CUdeviceptr * dptr, void* host, unsigned flags))                                                       \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", (CUdeviceptr dst, const void* src, size_t n, CUstream s))    \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void* dst, CUdeviceptr src, size_t n, CUstream s))          \
   X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s))    \
@@ -117,7 +118,8 @@ constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream m
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                               \
     (CUmodule * module, const void* image, unsigned num_options, CUjit_option* options, void** values))     \
   X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * function, CUmodule module, const char* name)) \
-  X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", (CUdeviceptr * ptr, size_t * bytes, CUmodule module, const char* name)) \
+  X(cuModuleGetGlobal, "cuModuleGetGlobal_v2",                                                              \
+    (CUdeviceptr * dptr, size_t * bytes, CUmodule module, const char* name))                                \
   X(cuFuncGetAttribute, "cuFuncGetAttribute", (int* value, CUfunction_attribute attr, CUfunction function)) \
   X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction function, CUfunction_attribute attr, int value))  \
   X(cuLaunchKernel, "cuLaunchKernel",                                                                       \

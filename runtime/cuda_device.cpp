@@ -257,8 +257,9 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
 
 namespace {
 
-/// After the launch of a kernel with an error record: waits for it and throws what its first failing thread
-/// recorded (runtime/device_error.h), clearing the record for the next launch.
+/// After the launch of a kernel with an error record (bounds checks, raise): waits for it, as numba-cuda waits
+/// for a debug kernel, and throws what its first failing thread recorded (runtime/device_error.h), clearing
+/// the record for the next launch.
 void raise_recorded_error(CudaDriver& driver, const CudaKernel& k, CUstream stream) {
   uint64_t record[kErrSlots] = {};
   GPUJIT_CU(driver, cuMemcpyDtoHAsync, record, k.error_record, sizeof(record), stream);
@@ -270,6 +271,11 @@ void raise_recorded_error(CudaDriver& driver, const CudaKernel& k, CUstream stre
   }
   GPUJIT_CU(driver, cuMemsetD8Async, k.error_record, 0, sizeof(record), stream);
   GPUJIT_CU(driver, cuStreamSynchronize, stream);
+  if (record[kErrKind] == kErrRaise) {
+    throw rt::KernelRaise(fmt::format("{}\ntid=[{}, {}, {}] ctaid=[{}, {}, {}]", where, record[kErrThread],
+                                      record[kErrThread + 1], record[kErrThread + 2], record[kErrBlock],
+                                      record[kErrBlock + 1], record[kErrBlock + 2]));
+  }
   throw rt::KernelIndexError(index_error_message(record[kErrKind] == kErrTupleIndex, int64_t(record[kErrIndex]),
                                                  int64_t(record[kErrExtent]), record[kErrAxis], where,
                                                  &record[kErrThread], &record[kErrBlock]));
@@ -296,7 +302,7 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
     GPUJIT_CU(driver_, cuLaunchKernel, k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x,
               config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream), params, nullptr);
   }
-  // A kernel compiled with checks is synchronous, as numba-cuda's debug kernels are: its errors raise here.
+  // A kernel with checks or a raise is synchronous, as numba-cuda's debug kernels are: its errors raise here.
   if (k.error_record) raise_recorded_error(driver_, k, as_stream(config.stream));
 }
 

@@ -1,6 +1,6 @@
-// The record a kernel compiled with debug=True leaves in GPU memory when a check fails (an index out of
-// bounds), read by the runtime after the launch (runtime/cuda_device.cpp) and raised in Python as the host
-// backend raises it (IndexError). Codegen (codegen/bounds_check.cpp) writes it; this header is the layout
+// The record a kernel leaves in GPU memory when a check compiled with debug=True fails (an index out of
+// bounds) or a `raise` statement runs, read by the runtime after the launch (runtime/cuda_device.cpp) and
+// raised in Python as the host backend raises it (IndexError, or the raised exception). Codegen (codegen/bounds_check.cpp) writes it; this header is the layout
 // both sides agree on. LLVM-free.
 //
 // A trap would end the thread too, but it also ends the CUDA context for good: every later call in the
@@ -36,6 +36,7 @@ enum DeviceErrorSlot : unsigned {
 enum DeviceErrorKind : uint64_t {
   kErrIndexOutOfBounds = 0,
   kErrTupleIndex = 1,
+  kErrRaise = 2,  // a `raise` statement: the text is its description (ir/sema_raise.cpp)
 };
 
 /// The message of a failed bounds check, the same on the GPU and the host backend: `where` names the function

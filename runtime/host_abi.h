@@ -116,4 +116,11 @@ __attribute__((visibility("default"))) void gpujit_host_grid_sync(gpujit::HostTh
 [[noreturn]] __attribute__((visibility("default"))) void gpujit_host_index_error(
     gpujit::HostThreadContext* ctx, const char* where, int64_t index, int64_t extent, uint32_t axis,
     uint32_t tid_x, uint32_t tid_y, uint32_t tid_z);
+/// A `raise` ran: `description` is its text (ir/sema_raise.cpp). Records it with the thread's place (the first
+/// error of the block wins) and ends the block as gpujit_host_index_error does; the launch throws
+/// rt::KernelRaise. Never returns.
+[[noreturn]] __attribute__((visibility("default"))) void gpujit_host_raise(gpujit::HostThreadContext* ctx,
+                                                                           const char* description,
+                                                                           uint32_t tid_x, uint32_t tid_y,
+                                                                           uint32_t tid_z);
 }

@@ -32,6 +32,7 @@
 #include <csetjmp>
 #include <cstdlib>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -61,6 +62,10 @@ static_assert(std::is_standard_layout_v<Fiber> && offsetof(Fiber, ctx) == 0);
 
 }  // namespace
 
+/// Marks a block's recorded error as a `raise` (gpujit_host_raise): the rest is the raise's description and
+/// the thread's place, which the launch throws as rt::KernelRaise.
+constexpr std::string_view kRaisePrefix = "\x1eraise\n";
+
 /// Barrier bookkeeping of the block a worker is running. Touched only by that worker's OS thread.
 struct HostBlockState {
   void* scheduler_sp = nullptr;  // where the last fiber of a pass switches to
@@ -74,7 +79,7 @@ struct HostBlockState {
   HostGridBarrier* grid = nullptr;  // the launch's grid barrier, for launches with uses_grid_sync
   bool grid_failed = false;         // a grid sync of a block run as a plain loop could not pass
   std::jmp_buf* escape = nullptr;   // where an index error in a block run as a plain loop jumps to
-  std::string index_error;          // the block's first failed bounds check, as the message to raise
+  std::string index_error;  // the block's first failed bounds check or raise (kRaisePrefix), as the message
 };
 
 namespace {
@@ -253,6 +258,7 @@ void HostExecutor::Impl::fail_index(std::string message) {
 
 void HostExecutor::Impl::throw_if_failed() {
   if (!failed.load(std::memory_order_acquire)) return;
+  if (index_error.rfind(kRaisePrefix, 0) == 0) throw rt::KernelRaise(index_error.substr(kRaisePrefix.size()));
   if (!index_error.empty()) throw rt::KernelIndexError(index_error);
   throw HostExecutionError(error);
 }
@@ -593,6 +599,19 @@ void HostExecutor::launch(const HostLaunch& launch) {
   s.throw_if_failed();
 }
 
+/// Ends the calling thread's block after a failed check or a raise recorded in block->index_error.
+[[noreturn]] void end_block(HostBlockState* block, HostThreadContext* ctx) {
+  if (block->fibers != nullptr) {
+    // Back to the block's scheduler for good; it sees the error and abandons the block's fibers.
+    auto* fiber = reinterpret_cast<Fiber*>(ctx);
+    fiber->state = FiberState::Done;
+    fiber_switch(&fiber->sp, block->scheduler_sp);
+    __builtin_unreachable();
+  }
+  if (block->escape == nullptr) std::abort();  // not run by the executor: nowhere to go
+  std::longjmp(*block->escape, 1);
+}
+
 }  // namespace gpujit
 
 extern "C" {
@@ -663,15 +682,18 @@ void gpujit_host_index_error(gpujit::HostThreadContext* ctx, const char* where, 
         "index {} is out of bounds for axis {} with size {} in {}, thread ({}, {}, {}) of block ({}, {}, {})",
         index, axis, extent, where, tid_x, tid_y, tid_z, ctx->ctaid[0], ctx->ctaid[1], ctx->ctaid[2]);
   }
-  if (block->fibers != nullptr) {
-    // Back to the block's scheduler for good; it sees the error and abandons the block's fibers.
-    auto* fiber = reinterpret_cast<gpujit::Fiber*>(ctx);
-    fiber->state = gpujit::FiberState::Done;
-    gpujit::fiber_switch(&fiber->sp, block->scheduler_sp);
-    __builtin_unreachable();
+  gpujit::end_block(block, ctx);
+}
+
+void gpujit_host_raise(gpujit::HostThreadContext* ctx, const char* description, uint32_t tid_x,
+                       uint32_t tid_y, uint32_t tid_z) {
+  gpujit::HostBlockState* block = ctx->block;
+  if (block->index_error.empty()) {
+    block->index_error =
+        fmt::format("{}{}\ntid=[{}, {}, {}] ctaid=[{}, {}, {}]", gpujit::kRaisePrefix, description, tid_x,
+                    tid_y, tid_z, ctx->ctaid[0], ctx->ctaid[1], ctx->ctaid[2]);
   }
-  if (block->escape == nullptr) std::abort();  // not run by the executor: nowhere to go
-  std::longjmp(*block->escape, 1);
+  gpujit::end_block(block, ctx);
 }
 
 void gpujit_host_grid_sync(gpujit::HostThreadContext* ctx) {

@@ -47,4 +47,11 @@ class KernelIndexError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A kernel ran a `raise`: what() is the raise's description (ir/sema_raise.cpp), a newline and the thread's
+/// place ("tid=[0, 0, 0] ctaid=[1, 0, 0]"). The Python binding raises the exception it describes.
+class KernelRaise : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace gpujit::rt

@@ -413,6 +413,10 @@ def describe(value, var=None):
         return ("unsupported", f"{untyped}its value is a {type(value).__name__} made by vectorize or guvectorize, "
                                "which launches kernels from the host; call its Python function as a device "
                                "function (gpu.jit(device=True)) instead")
+    if isinstance(value, type) and issubclass(value, BaseException):
+        from . import _exceptions
+
+        return ("exception", _exceptions.reference(value))
     enum = sys.modules.get("enum")
     if enum is not None and isinstance(value, type) and issubclass(value, enum.Enum):
         return _enum_class(value, enum)

@@ -1,6 +1,7 @@
 // Element-type conversions at the Python boundary (see dtypes.h).
 #include "dtypes.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -149,10 +150,17 @@ const RecordType* convert_record(pyb::handle dt, const std::string& path) {
     }
     fields.push_back(std::move(f));
   }
+  // An aligned struct is aligned as its most aligned field. NumPy says so in `alignment`, except for the
+  // np.record dtype a recarray has, which reports 1; the fields say the same for both.
+  unsigned align = dt.attr("alignment").cast<unsigned>();
+  bool aligned = dt.attr("isalignedstruct").cast<bool>();
+  if (aligned) {
+    for (pyb::handle n : names)
+      align = std::max(align, pyb::tuple(by_name[n])[0].attr("alignment").cast<unsigned>());
+  }
   std::string error;
-  const RecordType* r = intern_record(std::move(fields), dt.attr("itemsize").cast<uint64_t>(),
-                                      dt.attr("alignment").cast<unsigned>(),
-                                      dt.attr("isalignedstruct").cast<bool>(), &error);
+  const RecordType* r =
+      intern_record(std::move(fields), dt.attr("itemsize").cast<uint64_t>(), align, aligned, &error);
   if (!r) throw pyb::type_error("cannot use dtype " + pyb::repr(dt).cast<std::string>() + ": " + error);
   auto& dtypes = numpy_of_record();
   if (dtypes.size() < r->id + 1u) dtypes.resize(r->id + 1u);

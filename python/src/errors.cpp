@@ -41,6 +41,14 @@ void set_error_from_current_exception() {
     PyErr_SetString(or_default(g_launch_error, PyExc_ValueError), e.what());
   } catch (const rt::KernelIndexError& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const rt::KernelRaise& e) {
+    // gpujit._exceptions builds the exception the kernel raised from its description.
+    try {
+      pyb::object exc = pyb::module_::import("gpujit._exceptions").attr("from_kernel")(e.what());
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+    } catch (pyb::error_already_set& err) {
+      err.restore();
+    }
   } catch (const InternalError& e) {
     PyErr_SetString(PyExc_RuntimeError, (std::string("internal gpujit error (please report it): ") + e.what()).c_str());
   } catch (const std::out_of_range& e) {
@@ -123,6 +131,8 @@ void register_errors(pyb::module_& m) {
     } catch (const rt::LaunchError&) {
       set_error_from_current_exception();
     } catch (const rt::KernelIndexError&) {
+      set_error_from_current_exception();
+    } catch (const rt::KernelRaise&) {
       set_error_from_current_exception();
     } catch (const InternalError&) {
       set_error_from_current_exception();

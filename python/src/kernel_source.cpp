@@ -107,6 +107,11 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
         // global "name.attribute", described on its own.
         g = GlobalValue::of_constants({});
         for (pyb::handle a : d[1]) g.element_globals.push_back(a.cast<std::string>());
+      } else if (tag == "exception") {
+        // ("exception", reference): an exception class, raised by the reference python/gpujit/_exceptions.py
+        // resolves
+        g.kind = GlobalValue::Kind::ExceptionClass;
+        g.member = d[1].cast<std::string>();
       } else if (tag == "unsupported") {
         g = GlobalValue::of_unsupported(d[1].cast<std::string>());
       } else if (tag == "function") {

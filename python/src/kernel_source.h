@@ -9,7 +9,7 @@
 //   ("member", module, attribute)
 //   ("dtype", name)                ("function", dispatcher[, signatures[, inline, forceinline]])
 //   ("array", dtype, shape, bytes)
-//   ("unsupported", reason)
+//   ("unsupported", reason)         ("exception", reference of an exception class)
 // A device function's own free names are merged into the kernel's environment (the kernel's win on a
 // clash), since semantic analysis resolves every function of a compile in one environment; its module is
 // kept alive in extra_modules.

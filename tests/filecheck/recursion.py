@@ -74,4 +74,4 @@ def declared_kernel(out):
 
 # MUTUAL: error: mutual recursion is not supported: is_even -> is_odd -> is_even; only a function that calls itself may recurse
 
-# NOBASE: error: cannot infer the return type of recursive function 'forever': every value it returns depends on this call; add a base case that returns without calling 'forever', or declare the signature, e.g. @cuda.jit("int64(int64)", device=True)
+# NOBASE: error: cannot type infer runaway recursion: every value recursive function 'forever' returns depends on this call; add a base case that returns without calling 'forever', or declare the signature, e.g. @cuda.jit("int64(int64)", device=True)

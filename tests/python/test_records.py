@@ -461,3 +461,20 @@ def test_packed_records_with_misaligned_complex_fields():
     expect["w"] = expect["w"] * np.float32(3)
     twice[1, 8](a)
     assert same(a, expect)
+
+
+def test_recarray_matches_an_explicit_signature_of_its_aligned_dtype():
+    # NumPy reports alignment 1 for a recarray's np.record dtype even with align=True; gpujit takes the
+    # alignment from the fields, so the recarray is the same type as the plain aligned dtype.
+    dt = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+    rec = np.recarray(3, dtype=dt)
+    rec.a = 0
+    rec.b = [123, 246, 369]
+
+    @cuda.jit("void(Record(a[type=int32;offset=0],b[type=float64;offset=8];16;True)[:])")
+    def copy_b_to_a(a):
+        i = cuda.grid(1)
+        a[i].a = a[i].b
+
+    copy_b_to_a[1, 3](rec)
+    assert list(rec.a) == [123, 246, 369]

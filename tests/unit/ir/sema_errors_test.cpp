@@ -301,9 +301,24 @@ def k(a):
     a[0] = forever(1)
 )",
                        "int64[:]"),
-            "6:12: cannot infer the return type of recursive function 'forever': every value it returns "
+            "6:12: cannot type infer runaway recursion: every value recursive function 'forever' returns "
             "depends on this call; add a base case that returns without calling 'forever', or declare the "
             "signature, e.g. @cuda.jit(\"int64(int64)\", device=True)");
+  // A None base case and a value built around the call: the type nests deeper with each call.
+  EXPECT_EQ(run(R"(
+def make_list(n):
+    if n <= 0:
+        return None
+    return (n, make_list(n - 1))
+
+def k(a):
+    make_list(a[0])
+)",
+                "int64[:]")
+                .first_error(),
+            "8:12: Return type of recursive function does not converge: 'make_list' returns Tuple(int64, "
+            "Tuple(int64, none)) here when its own call returns Tuple(int64, none), so each call nests the "
+            "type deeper; return one type on every path");
 }
 
 TEST(SemaErrors, DeviceFunctionMustReturnOnEveryPath) {
