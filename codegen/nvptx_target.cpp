@@ -122,6 +122,12 @@ void limit_registers(llvm::Function& kernel, int count) {
   kernel.addFnAttr("nvvm.maxnreg", std::to_string(count));
 }
 
+std::string NvptxTarget::bfloat16_unsupported() const {
+  std::string arch = machine_->getTargetCPU().str();
+  if (parse_sm_version(arch) >= 80) return "";
+  return "bfloat16 needs a GPU of compute capability 8.0 or newer (sm_80); this kernel is compiled for " + arch;
+}
+
 std::unique_ptr<NvptxTarget> NvptxTarget::create(const std::string& arch, int opt_level, bool fastmath,
                                                  std::string* error) {
   unsigned sm = parse_sm_version(arch);

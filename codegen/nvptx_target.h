@@ -45,6 +45,9 @@ class NvptxTarget final : public Target {
                    unsigned axis) override;
   llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
                          llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) override;
+  /// numba-cuda's rule: bfloat16 needs sm_80 or newer (its bf16 instructions).
+  std::string bfloat16_unsupported() const override;
+  bool native_bfloat16() const override { return true; }
   bool finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) override;
   // Warp operations and the grid barrier: codegen/nvptx_warp.cpp.
   llvm::Value* warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask, llvm::Value* value,

@@ -122,6 +122,12 @@ class Target {
   virtual void index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
                            unsigned axis) = 0;
 
+  /// Why this target cannot compute in bfloat16, or "" when it can (codegen/bf16_lowering.cpp).
+  virtual std::string bfloat16_unsupported() const { return ""; }
+  /// Whether LLVM's bfloat operations and conversions give the exact results here (NVPTX). Where they do not
+  /// (x86's vcvtneps2bf16 flushes subnormals), lowering computes in float32 and rounds with integer code.
+  virtual bool native_bfloat16() const { return false; }
+
   /// Calls the math function the builtins table names by its libdevice name ("__nv_expf", "__nv_erf").
   /// `args` already have the function's parameter types; the result has type `ret`.
   virtual llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
