@@ -220,9 +220,19 @@ llvm::Value* FunctionLowering::lower_bf16(const BuiltinInfo& bi, const CallExpr&
     case Bf16Op::Sub:
     case Bf16Op::Mul:
     case Bf16Op::Div: {
-      // The _rn forms are never contracted into an fma, fastmath or not.
-      llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
-      if (f.rounding == Bf16Rounding::Nearest) b_.clearFastMathFlags();
+      // The _rn forms are never contracted into an fma. NVPTX fuses an fmul and an fadd whatever their flags,
+      // so there they are one fma.rn.bf16 the compiler leaves alone (Target::bfloat16_fma_rn): b * 1 + a,
+      // b * -1 + a, a * b + -0, exact forms of the sum, difference and product rounded once. Elsewhere the
+      // rounding after each operation (bfloat16_narrow) keeps them apart.
+      if (f.rounding == Bf16Rounding::Nearest && f.op != Bf16Op::Div && m_.target().native_bfloat16()) {
+        llvm::Value* one = llvm::ConstantFP::get(bf, f.op == Bf16Op::Sub ? -1.0 : 1.0);
+        llvm::Value* minus_zero = llvm::ConstantFP::getNegativeZero(bf);
+        std::vector<llvm::Value*> ops =
+            f.op == Bf16Op::Mul ? std::vector<llvm::Value*>{args[0], args[1], minus_zero}
+                                : std::vector<llvm::Value*>{args[1], one, args[0]};
+        r = m_.target().bfloat16_fma_rn(b_, ops[0], ops[1], ops[2]);
+        if (r) break;
+      }
       r = arith(f.op);
       break;
     }

@@ -127,6 +127,11 @@ class Target {
   /// Whether LLVM's bfloat operations and conversions give the exact results here (NVPTX). Where they do not
   /// (x86's vcvtneps2bf16 flushes subnormals), lowering computes in float32 and rounds with integer code.
   virtual bool native_bfloat16() const { return false; }
+  /// a * b + c of bfloat16 values rounded once, as one instruction the compiler will not rewrite or fuse
+  /// further (the _rn operations); only targets with native_bfloat16() are asked.
+  virtual llvm::Value* bfloat16_fma_rn(llvm::IRBuilder<>& b, llvm::Value* a, llvm::Value* x, llvm::Value* c) {
+    return nullptr;
+  }
 
   /// Calls the math function the builtins table names by its libdevice name ("__nv_expf", "__nv_erf").
   /// `args` already have the function's parameter types; the result has type `ret`.

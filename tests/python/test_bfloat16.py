@@ -13,7 +13,8 @@ from gpujit.bf16 import (bfloat16, bfloat16_as_int16, bfloat16_to_float32, bfloa
                          bfloat16_to_int16_rn, bfloat16_to_int16_ru, bfloat16_to_int16_rz, bfloat16_to_uint8_rz,
                          float32_to_bfloat16_rd, float32_to_bfloat16_rn, float32_to_bfloat16_ru,
                          float32_to_bfloat16_rz, float64_to_bfloat16, habs, hadd_sat, hequ, hfma, hfma_relu,
-                         hisinf, hisnan, hmax, hmax_nan, hmin_nan, hmul_sat, hne, hneu, hsqrt, int16_as_bfloat16,
+                         hadd_rn, hisinf, hisnan, hmax, hmax_nan, hmin_nan, hmul_rn, hmul_sat, hne, hneu, hsqrt,
+                         hsub_rn, int16_as_bfloat16,
                          int64_to_bfloat16_rd, int64_to_bfloat16_rn, int64_to_bfloat16_ru, int64_to_bfloat16_rz,
                          ll2bfloat16_rn, uint64_to_bfloat16_rn)
 
@@ -295,6 +296,25 @@ def test_ptx_uses_bf16_instructions_on_sm_90_and_needs_sm_80():
     assert "bf16" in ptx80
     with pytest.raises(gpu.CompileError, match=r"bfloat16 needs a GPU of compute capability 8.0 or newer"):
         gpu.compile_ptx(add_bf16, sig, cc=(7, 5))
+
+
+def rn_forms(out, a, b):
+    x = bfloat16(a[0])
+    y = bfloat16(b[0])
+    out[0] = float32(hadd_rn(hmul_rn(x, y), x))
+    out[1] = float32(hsub_rn(x, y))
+
+
+def test_rn_forms_are_not_contracted():
+    sig = "void(float32[::1], float32[::1], float32[::1])"
+    ptx, _ = gpu.compile_ptx(rn_forms, sig, cc=(9, 0))
+    # the product and the sum are two roundings, never one fused x * y + x
+    assert ptx.count("fma.rn.bf16") == 3, ptx
+    kernel = gpu.jit(rn_forms)
+    out = np.zeros(2, np.float32)
+    x = 1.0234375  # 1 + 3 * 2**-7: x * x + x is 2.0625 rounded twice, 2.078125 fused
+    kernel[1, 1](out, np.array([x], np.float32), np.array([x], np.float32))
+    assert list(out) == [2.0625, 0.0]
 
 
 def test_host_side_names():
