@@ -326,3 +326,25 @@ def test_host_side_names():
     assert str(bfloat16) == "bfloat16"
     ml_dtypes = pytest.importorskip("ml_dtypes")
     assert bfloat16(3.14) == ml_dtypes.bfloat16(3.14)
+
+
+@gpu.jit
+def float_of_strings(out):
+    out[0] = float("nan")
+    out[1] = float("-inf")
+    out[2] = float(" Infinity ")
+    out[3] = float("1.5")
+
+
+def test_float_of_a_string_constant():
+    # numba folds float("nan") and friends; numba-cuda's bfloat16 tests make NaN and inf so.
+    out = np.zeros(4, np.float64)
+    float_of_strings[1, 1](out)
+    assert np.isnan(out[0]) and list(out[1:]) == [-np.inf, np.inf, 1.5]
+
+    @gpu.jit
+    def bad(out):
+        out[0] = float("one")
+
+    with pytest.raises(gpu.CompileError, match=r"float\(\) of a string takes a number, 'nan', 'inf'"):
+        bad[1, 1](np.zeros(1))
