@@ -348,3 +348,14 @@ def test_float_of_a_string_constant():
 
     with pytest.raises(gpu.CompileError, match=r"float\(\) of a string takes a number, 'nan', 'inf'"):
         bad[1, 1](np.zeros(1))
+
+
+def test_bfloat16_arrays_say_what_to_pass_instead():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+
+    @gpu.jit
+    def read(a, out):
+        out[0] = float32(a[0])
+
+    with pytest.raises(TypeError, match=r"arrays of bfloat16 cannot be passed to kernels yet; pass float32"):
+        read[1, 1](np.ones(2, ml_dtypes.bfloat16), np.zeros(1, np.float32))
