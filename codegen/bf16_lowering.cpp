@@ -62,7 +62,8 @@ llvm::Value* FunctionLowering::bfloat16_narrow(llvm::Value* v) {
     llvm::Value* fix = b_.CreateAnd(b_.CreateFCmpONE(v, back), even);
     llvm::Value* away = b_.CreateFCmpOGT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v),
                                          b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back));
-    llvm::Value* moved = b_.CreateSelect(away, b_.CreateAdd(bits, b_.getInt32(1)), b_.CreateSub(bits, b_.getInt32(1)));
+    llvm::Value* moved =
+        b_.CreateSelect(away, b_.CreateAdd(bits, b_.getInt32(1)), b_.CreateSub(bits, b_.getInt32(1)));
     v = b_.CreateBitCast(b_.CreateSelect(fix, moved, bits), b_.getFloatTy());
   }
   return bfloat16_from_float(v, Bf16Rounding::Nearest);
@@ -71,21 +72,31 @@ llvm::Value* FunctionLowering::bfloat16_narrow(llvm::Value* v) {
 llvm::Value* FunctionLowering::bfloat16_binary(BinOpKind op, llvm::Value* a, llvm::Value* b) {
   if (m_.target().native_bfloat16()) {
     switch (op) {
-      case BinOpKind::Add: return b_.CreateFAdd(a, b);
-      case BinOpKind::Sub: return b_.CreateFSub(a, b);
-      case BinOpKind::Mul: return b_.CreateFMul(a, b);
-      case BinOpKind::Div: return b_.CreateFDiv(a, b);
-      default: break;
+      case BinOpKind::Add:
+        return b_.CreateFAdd(a, b);
+      case BinOpKind::Sub:
+        return b_.CreateFSub(a, b);
+      case BinOpKind::Mul:
+        return b_.CreateFMul(a, b);
+      case BinOpKind::Div:
+        return b_.CreateFDiv(a, b);
+      default:
+        break;
     }
   } else {
     llvm::Value* x = bfloat16_widen(a);
     llvm::Value* y = bfloat16_widen(b);
     switch (op) {
-      case BinOpKind::Add: return bfloat16_narrow(b_.CreateFAdd(x, y));
-      case BinOpKind::Sub: return bfloat16_narrow(b_.CreateFSub(x, y));
-      case BinOpKind::Mul: return bfloat16_narrow(b_.CreateFMul(x, y));
-      case BinOpKind::Div: return bfloat16_narrow(b_.CreateFDiv(x, y));
-      default: break;
+      case BinOpKind::Add:
+        return bfloat16_narrow(b_.CreateFAdd(x, y));
+      case BinOpKind::Sub:
+        return bfloat16_narrow(b_.CreateFSub(x, y));
+      case BinOpKind::Mul:
+        return bfloat16_narrow(b_.CreateFMul(x, y));
+      case BinOpKind::Div:
+        return bfloat16_narrow(b_.CreateFDiv(x, y));
+      default:
+        break;
     }
   }
   internal(std::string("operator ") + to_string(op) + " on bfloat16 operands");
@@ -131,8 +142,8 @@ llvm::Value* FunctionLowering::bfloat16_from_int(llvm::Value* v, bool is_signed,
   llvm::Value* zero = b_.CreateICmpEQ(magnitude, c64(0));
   llvm::Value* m = b_.CreateSelect(zero, c64(1), magnitude);
   llvm::Value* lz = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, m, b_.getTrue());
-  llvm::Value* normal = b_.CreateShl(m, lz);                        // leading 1 at bit 63
-  llvm::Value* mantissa = b_.CreateLShr(normal, 56);                // the 8 significant bits kept
+  llvm::Value* normal = b_.CreateShl(m, lz);          // leading 1 at bit 63
+  llvm::Value* mantissa = b_.CreateLShr(normal, 56);  // the 8 significant bits kept
   llvm::Value* rest = b_.CreateAnd(normal, c64((uint64_t{1} << 56) - 1));
   llvm::Value* half = c64(uint64_t{1} << 55);
   llvm::Value* inexact = b_.CreateICmpNE(rest, c64(0));
@@ -202,7 +213,8 @@ llvm::Value* FunctionLowering::lower_bf16(const BuiltinInfo& bi, const CallExpr&
                                     b_.CreateFCmpONE(sum, llvm::ConstantFP::getInfinity(f64)));
     // The odd neighbour on the error's side: up in magnitude when error and sum have the same sign.
     llvm::Value* same_sign = b_.CreateICmpEQ(b_.CreateFCmpOLT(err, zero), b_.CreateFCmpOLT(sum, zero));
-    llvm::Value* moved = b_.CreateSelect(same_sign, b_.CreateAdd(bits, b_.getInt64(1)), b_.CreateSub(bits, b_.getInt64(1)));
+    llvm::Value* moved =
+        b_.CreateSelect(same_sign, b_.CreateAdd(bits, b_.getInt64(1)), b_.CreateSub(bits, b_.getInt64(1)));
     sum = b_.CreateBitCast(b_.CreateSelect(fix, moved, bits), f64);
     return narrow(sum);
   };
@@ -227,9 +239,9 @@ llvm::Value* FunctionLowering::lower_bf16(const BuiltinInfo& bi, const CallExpr&
       if (f.rounding == Bf16Rounding::Nearest && f.op != Bf16Op::Div && m_.target().native_bfloat16()) {
         llvm::Value* one = llvm::ConstantFP::get(bf, f.op == Bf16Op::Sub ? -1.0 : 1.0);
         llvm::Value* minus_zero = llvm::ConstantFP::getNegativeZero(bf);
-        std::vector<llvm::Value*> ops =
-            f.op == Bf16Op::Mul ? std::vector<llvm::Value*>{args[0], args[1], minus_zero}
-                                : std::vector<llvm::Value*>{args[1], one, args[0]};
+        std::vector<llvm::Value*> ops = f.op == Bf16Op::Mul
+                                            ? std::vector<llvm::Value*>{args[0], args[1], minus_zero}
+                                            : std::vector<llvm::Value*>{args[1], one, args[0]};
         r = m_.target().bfloat16_fma_rn(b_, ops[0], ops[1], ops[2]);
         if (r) break;
       }
@@ -264,24 +276,48 @@ llvm::Value* FunctionLowering::lower_bf16(const BuiltinInfo& bi, const CallExpr&
         r = b_.CreateBitCast(bits, bf);
       }
       break;
-    case Bf16Op::Eq: r = bfloat16_compare(llvm::CmpInst::FCMP_OEQ, args[0], args[1]); break;
-    case Bf16Op::Ne: r = bfloat16_compare(llvm::CmpInst::FCMP_ONE, args[0], args[1]); break;
-    case Bf16Op::Ge: r = bfloat16_compare(llvm::CmpInst::FCMP_OGE, args[0], args[1]); break;
-    case Bf16Op::Gt: r = bfloat16_compare(llvm::CmpInst::FCMP_OGT, args[0], args[1]); break;
-    case Bf16Op::Le: r = bfloat16_compare(llvm::CmpInst::FCMP_OLE, args[0], args[1]); break;
-    case Bf16Op::Lt: r = bfloat16_compare(llvm::CmpInst::FCMP_OLT, args[0], args[1]); break;
-    case Bf16Op::Equ: r = bfloat16_compare(llvm::CmpInst::FCMP_UEQ, args[0], args[1]); break;
-    case Bf16Op::Neu: r = bfloat16_compare(llvm::CmpInst::FCMP_UNE, args[0], args[1]); break;
-    case Bf16Op::Geu: r = bfloat16_compare(llvm::CmpInst::FCMP_UGE, args[0], args[1]); break;
-    case Bf16Op::Gtu: r = bfloat16_compare(llvm::CmpInst::FCMP_UGT, args[0], args[1]); break;
-    case Bf16Op::Leu: r = bfloat16_compare(llvm::CmpInst::FCMP_ULE, args[0], args[1]); break;
-    case Bf16Op::Ltu: r = bfloat16_compare(llvm::CmpInst::FCMP_ULT, args[0], args[1]); break;
+    case Bf16Op::Eq:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_OEQ, args[0], args[1]);
+      break;
+    case Bf16Op::Ne:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_ONE, args[0], args[1]);
+      break;
+    case Bf16Op::Ge:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_OGE, args[0], args[1]);
+      break;
+    case Bf16Op::Gt:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_OGT, args[0], args[1]);
+      break;
+    case Bf16Op::Le:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_OLE, args[0], args[1]);
+      break;
+    case Bf16Op::Lt:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_OLT, args[0], args[1]);
+      break;
+    case Bf16Op::Equ:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_UEQ, args[0], args[1]);
+      break;
+    case Bf16Op::Neu:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_UNE, args[0], args[1]);
+      break;
+    case Bf16Op::Geu:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_UGE, args[0], args[1]);
+      break;
+    case Bf16Op::Gtu:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_UGT, args[0], args[1]);
+      break;
+    case Bf16Op::Leu:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_ULE, args[0], args[1]);
+      break;
+    case Bf16Op::Ltu:
+      r = bfloat16_compare(llvm::CmpInst::FCMP_ULT, args[0], args[1]);
+      break;
     case Bf16Op::Max:
     case Bf16Op::Min:
     case Bf16Op::MaxNan:
     case Bf16Op::MinNan: {
-      llvm::Intrinsic::ID id = f.op == Bf16Op::Max   ? llvm::Intrinsic::maxnum
-                               : f.op == Bf16Op::Min ? llvm::Intrinsic::minnum
+      llvm::Intrinsic::ID id = f.op == Bf16Op::Max      ? llvm::Intrinsic::maxnum
+                               : f.op == Bf16Op::Min    ? llvm::Intrinsic::minnum
                                : f.op == Bf16Op::MaxNan ? llvm::Intrinsic::maximum
                                                         : llvm::Intrinsic::minimum;
       r = narrow(b_.CreateBinaryIntrinsic(id, widen(args[0]), widen(args[1])));
@@ -300,11 +336,21 @@ llvm::Value* FunctionLowering::lower_bf16(const BuiltinInfo& bi, const CallExpr&
     case Bf16Op::Math:
       r = narrow(m_.target().call_math(b_, f.f32, {widen(args[0])}, f32));
       break;
-    case Bf16Op::Trunc: r = in_f32(llvm::Intrinsic::trunc); break;
-    case Bf16Op::Ceil: r = in_f32(llvm::Intrinsic::ceil); break;
-    case Bf16Op::Floor: r = in_f32(llvm::Intrinsic::floor); break;
-    case Bf16Op::Rint: r = in_f32(llvm::Intrinsic::roundeven); break;
-    case Bf16Op::Sqrt: r = in_f32(llvm::Intrinsic::sqrt); break;
+    case Bf16Op::Trunc:
+      r = in_f32(llvm::Intrinsic::trunc);
+      break;
+    case Bf16Op::Ceil:
+      r = in_f32(llvm::Intrinsic::ceil);
+      break;
+    case Bf16Op::Floor:
+      r = in_f32(llvm::Intrinsic::floor);
+      break;
+    case Bf16Op::Rint:
+      r = in_f32(llvm::Intrinsic::roundeven);
+      break;
+    case Bf16Op::Sqrt:
+      r = in_f32(llvm::Intrinsic::sqrt);
+      break;
     case Bf16Op::Rsqrt:
       r = narrow(m_.target().call_math(b_, "__nv_rsqrtf", {widen(args[0])}, f32));
       break;
@@ -312,7 +358,8 @@ llvm::Value* FunctionLowering::lower_bf16(const BuiltinInfo& bi, const CallExpr&
       r = narrow(b_.CreateFDiv(f32_const(1.0), widen(args[0])));
       break;
     case Bf16Op::FromFloat:
-      r = f.param == ScalarKind::Float32 ? bfloat16_from_float(args[0], f.rounding) : bfloat16_narrow(args[0]);
+      r = f.param == ScalarKind::Float32 ? bfloat16_from_float(args[0], f.rounding)
+                                         : bfloat16_narrow(args[0]);
       break;
     case Bf16Op::FromInt:
       r = bfloat16_from_int(args[0], is_signed(f.param), f.rounding);

@@ -28,9 +28,9 @@ struct Table {
     for (std::string* n : {&name, &cuda_name}) {
       if (n->empty()) continue;
       const char* kept = keep(*n);
-      rows.push_back({BuiltinId::Bf16Call, BuiltinScope::Bf16, kept, nullptr, true, int8_t(nargs), int8_t(nargs),
-                      BuiltinTyping::Bf16, BuiltinLowering::Bf16, f.f32, nullptr, false, BuiltinReg::None,
-                      uint8_t(index), 0, true, d});
+      rows.push_back({BuiltinId::Bf16Call, BuiltinScope::Bf16, kept, nullptr, true, int8_t(nargs),
+                      int8_t(nargs), BuiltinTyping::Bf16, BuiltinLowering::Bf16, f.f32, nullptr, false,
+                      BuiltinReg::None, uint8_t(index), 0, true, d});
       names.emplace_back(kept);
     }
   }
@@ -74,7 +74,8 @@ struct Table {
     bf("hmax_nan", 2, Op::MaxNan, "the larger, a NaN wins");
     bf("hmin_nan", 2, Op::MinNan, "the smaller, a NaN wins");
     add("hisnan", "", 1, {Op::IsNan, R::None, kBf, ScalarKind::Bool, nullptr}, "whether a is NaN");
-    add("hisinf", "", 1, {Op::IsInf, R::None, kBf, ScalarKind::Int32, nullptr}, "int32: 1 for +inf, -1 for -inf, else 0");
+    add("hisinf", "", 1, {Op::IsInf, R::None, kBf, ScalarKind::Int32, nullptr},
+        "int32: 1 for +inf, -1 for -inf, else 0");
     bf("htrunc", 1, Op::Trunc, "a rounded toward zero");
     bf("hceil", 1, Op::Ceil, "the smallest integer >= a");
     bf("hfloor", 1, Op::Floor, "the largest integer <= a");
@@ -106,8 +107,10 @@ struct Table {
       R rounding;
       const char* words;
     };
-    const Mode modes[] = {{"rn", R::Nearest, "to nearest even"}, {"rz", R::Zero, "toward zero"},
-                          {"rd", R::Down, "down"}, {"ru", R::Up, "up"}};
+    const Mode modes[] = {{"rn", R::Nearest, "to nearest even"},
+                          {"rz", R::Zero, "toward zero"},
+                          {"rd", R::Down, "down"},
+                          {"ru", R::Up, "up"}};
     for (const Mode& m : modes) {
       add(std::string("float32_to_bfloat16_") + m.suffix, std::string("float2bfloat16_") + m.suffix, 1,
           {Op::FromFloat, m.rounding, f32, kBf, nullptr}, std::string("float32 to bfloat16, ") + m.words);
@@ -120,8 +123,9 @@ struct Table {
       ScalarKind kind;
       const char* cuda;
     };
-    const Int ints[] = {{ScalarKind::Int16, "short"}, {ScalarKind::UInt16, "ushort"}, {ScalarKind::Int32, "int"},
-                        {ScalarKind::UInt32, "uint"},  {ScalarKind::Int64, "ll"},       {ScalarKind::UInt64, "ull"}};
+    const Int ints[] = {{ScalarKind::Int16, "short"}, {ScalarKind::UInt16, "ushort"},
+                        {ScalarKind::Int32, "int"},   {ScalarKind::UInt32, "uint"},
+                        {ScalarKind::Int64, "ll"},    {ScalarKind::UInt64, "ull"}};
     for (const Int& i : ints) {
       std::string n = scalar_name(i.kind);
       for (const Mode& m : modes) {
@@ -134,12 +138,12 @@ struct Table {
     }
     add("bfloat16_as_int16", "bfloat16_as_short", 1, {Op::AsBits, R::None, kBf, ScalarKind::Int16, nullptr},
         "the bits of a bfloat16 as an int16");
-    add("bfloat16_as_uint16", "bfloat16_as_ushort", 1, {Op::AsBits, R::None, kBf, ScalarKind::UInt16, nullptr},
-        "the bits of a bfloat16 as a uint16");
+    add("bfloat16_as_uint16", "bfloat16_as_ushort", 1,
+        {Op::AsBits, R::None, kBf, ScalarKind::UInt16, nullptr}, "the bits of a bfloat16 as a uint16");
     add("int16_as_bfloat16", "short_as_bfloat16", 1, {Op::FromBits, R::None, ScalarKind::Int16, kBf, nullptr},
         "the bfloat16 whose bits an int16 holds");
-    add("uint16_as_bfloat16", "ushort_as_bfloat16", 1, {Op::FromBits, R::None, ScalarKind::UInt16, kBf, nullptr},
-        "the bfloat16 whose bits a uint16 holds");
+    add("uint16_as_bfloat16", "ushort_as_bfloat16", 1,
+        {Op::FromBits, R::None, ScalarKind::UInt16, kBf, nullptr}, "the bfloat16 whose bits a uint16 holds");
   }
 };
 
@@ -163,18 +167,30 @@ std::vector<std::string_view> bf16_names() { return table().names; }
 
 const BuiltinInfo* bf16_math_builtin(BuiltinId math_id) {
   switch (math_id) {
-    case BuiltinId::Trunc: return find_bf16_builtin("htrunc");
-    case BuiltinId::Ceil: return find_bf16_builtin("hceil");
-    case BuiltinId::Floor: return find_bf16_builtin("hfloor");
-    case BuiltinId::Sqrt: return find_bf16_builtin("hsqrt");
-    case BuiltinId::Log: return find_bf16_builtin("hlog");
-    case BuiltinId::Log10: return find_bf16_builtin("hlog10");
-    case BuiltinId::Cos: return find_bf16_builtin("hcos");
-    case BuiltinId::Sin: return find_bf16_builtin("hsin");
-    case BuiltinId::Tanh: return find_bf16_builtin("htanh");
-    case BuiltinId::Exp: return find_bf16_builtin("hexp");
-    case BuiltinId::Exp2: return find_bf16_builtin("hexp2");
-    default: return nullptr;
+    case BuiltinId::Trunc:
+      return find_bf16_builtin("htrunc");
+    case BuiltinId::Ceil:
+      return find_bf16_builtin("hceil");
+    case BuiltinId::Floor:
+      return find_bf16_builtin("hfloor");
+    case BuiltinId::Sqrt:
+      return find_bf16_builtin("hsqrt");
+    case BuiltinId::Log:
+      return find_bf16_builtin("hlog");
+    case BuiltinId::Log10:
+      return find_bf16_builtin("hlog10");
+    case BuiltinId::Cos:
+      return find_bf16_builtin("hcos");
+    case BuiltinId::Sin:
+      return find_bf16_builtin("hsin");
+    case BuiltinId::Tanh:
+      return find_bf16_builtin("htanh");
+    case BuiltinId::Exp:
+      return find_bf16_builtin("hexp");
+    case BuiltinId::Exp2:
+      return find_bf16_builtin("hexp2");
+    default:
+      return nullptr;
   }
 }
 

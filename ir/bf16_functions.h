@@ -20,8 +20,9 @@
 
 namespace gpujit {
 
+// clang-format off
 enum class Bf16Op : uint8_t {
-  Add, Sub, Mul, Div,            // `rounding` None: may contract into an fma under fastmath; Nearest (_rn): never
+  Add, Sub, Mul, Div,            // plain: may fuse into an fma (NVPTX does); _rn (Nearest): never
   AddSat, SubSat, MulSat,        // the result clamped to [0, 1], NaN to 0
   Fma, FmaSat, FmaRelu,          // a * b + c rounded once; _sat clamps as above, _relu sends negatives to 0
   Neg, Abs,
@@ -31,7 +32,7 @@ enum class Bf16Op : uint8_t {
   MaxNan, MinNan,                // a NaN operand wins
   IsNan,                         // -> bool
   IsInf,                         // -> int32: 1 for +inf, -1 for -inf, else 0
-  Math,                          // `f32` (a libdevice float32 name) on the value widened to float32, rounded once
+  Math,                          // `f32`, a libdevice float32 function, on the value in float32
   Trunc, Ceil, Floor, Rint, Sqrt, Rsqrt, Rcp,
   FromFloat,                     // float32/float64 -> bfloat16 with `rounding`
   FromInt,                       // an integer -> bfloat16 with `rounding`
@@ -40,15 +41,16 @@ enum class Bf16Op : uint8_t {
   AsBits,                        // bfloat16 -> int16/uint16 holding its bits
   FromBits,                      // int16/uint16 bits -> bfloat16
 };
+// clang-format on
 
 enum class Bf16Rounding : uint8_t { None, Nearest, Zero, Down, Up };
 
 struct Bf16Function {
   Bf16Op op;
   Bf16Rounding rounding;
-  ScalarKind param;   // every parameter's type
+  ScalarKind param;  // every parameter's type
   ScalarKind result;
-  const char* f32;    // Math: the libdevice float32 function
+  const char* f32;  // Math: the libdevice float32 function
 };
 
 /// The builtin row of bf16.<name> (either spelling), or nullptr.
