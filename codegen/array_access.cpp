@@ -313,6 +313,56 @@ llvm::Value* FunctionLowering::array_attribute(llvm::Value* array, const Type& t
   internal("array attribute '" + attr + "'");
 }
 
+llvm::Value* FunctionLowering::lower_array_method(const ArrayMethodCall& c, const Type& result) {
+  const Type& t = type_of(*c.array);
+  const bool over_pointer = c.kind == ArrayMethodCall::Kind::CArray || c.kind == ArrayMethodCall::Kind::FArray;
+  ArrayParts a = over_pointer ? ArrayParts{} : unpack_array(lower_expr(*c.array), t.ndim);
+  ArrayParts r;
+  r.data = over_pointer ? lower_expr(*c.array) : a.data;
+  const Type i64_type = Type::scalar_of(ScalarKind::Int64);
+  if (over_pointer || c.kind == ArrayMethodCall::Kind::Reshape) {
+    for (const Expr* s : c.shape) {
+      const Type& st = type_of(*s);
+      llvm::Value* v = lower_expr(*s);
+      if (!st.is_tuple()) {
+        r.shape.push_back(cast(v, st, i64_type));
+        continue;
+      }
+      for (unsigned k = 0; k < st.elements.size(); ++k)
+        r.shape.push_back(cast(b_.CreateExtractValue(v, {k}), st.elements[k], i64_type));
+    }
+    if (c.kind == ArrayMethodCall::Kind::FArray) {
+      // Fortran order: the first axis is contiguous.
+      std::vector<llvm::Value*> reversed(r.shape.rbegin(), r.shape.rend());
+      ArrayParts f{r.data, reversed, {}};
+      std::vector<llvm::Value*> strides = c_strides(b_, f, result.itemsize());
+      r.strides.assign(strides.rbegin(), strides.rend());
+      return pack_array(r);
+    }
+    if (over_pointer) {
+      r.strides = c_strides(b_, r, result.itemsize());
+      return pack_array(r);
+    }
+    // A negative extent (numba and NumPy allow one -1) is what the others leave of the array's size.
+    llvm::Value* known = i64(1);
+    for (llvm::Value* extent : r.shape)
+      known = b_.CreateMul(known, b_.CreateSelect(b_.CreateICmpSLT(extent, i64(0)), i64(1), extent));
+    llvm::Value* zero = b_.CreateICmpEQ(known, i64(0));
+    llvm::Value* divisor = b_.CreateSelect(zero, i64(1), known);
+    llvm::Value* rest = b_.CreateSelect(zero, i64(0), b_.CreateSDiv(array_size(a), divisor));
+    for (llvm::Value*& extent : r.shape) extent = b_.CreateSelect(b_.CreateICmpSLT(extent, i64(0)), rest, extent);
+  } else {
+    // The last axis' bytes, in elements of the new dtype.
+    r.shape = a.shape;
+    if (!r.shape.empty()) {
+      llvm::Value* bytes = b_.CreateMul(r.shape.back(), i64(t.itemsize()), "", false, true);
+      r.shape.back() = b_.CreateUDiv(bytes, i64(result.itemsize()));
+    }
+  }
+  r.strides = c_strides(b_, r, result.itemsize());
+  return pack_array(r);
+}
+
 llvm::Value* FunctionLowering::record_field_view(llvm::Value* array, const Type& t, const std::string& name) {
   const RecordField* f = t.record ? t.record->find(name) : nullptr;
   if (!f) internal("field view '" + name + "' of '" + t.str() + "'");
@@ -327,8 +377,17 @@ llvm::Value* FunctionLowering::record_field_view(llvm::Value* array, const Type&
   return pack_array(view);
 }
 
+llvm::Value* FunctionLowering::pointer_element(llvm::Value* ptr, const Type& pointer_type, const Expr& index) {
+  llvm::Value* i = cast(lower_expr(index), type_of(index), Type::scalar_of(ScalarKind::Int64));
+  return b_.CreateGEP(m_.memory_type(pointer_type.scalar), ptr, i);
+}
+
 LValue FunctionLowering::subscript_lvalue(const SubscriptExpr& e) {
   const Type& base = type_of(*e.value);
+  if (base.is_pointer()) {
+    llvm::Value* ptr = lower_expr(*e.value);
+    return LValue{pointer_element(ptr, base, *e.index), Type::scalar_of(base.scalar), true};
+  }
   if (!base.is_array()) {
     unsupported(e, "cannot assign to an element of a " + base.str() + "; only array elements are assignable");
     return LValue{llvm::PoisonValue::get(b_.getPtrTy()), Type::scalar_of(ScalarKind::Int64), true};

@@ -7,19 +7,22 @@
 // never returns, so that block ends in `unreachable`: the in-bounds path gets no new values merging back and
 // LLVM keeps optimizing it as before. Without debug, checked_index() is wrap_index() and no check exists.
 //
-// NVPTX: one vprintf of the whole message with the thread and block indices, then llvm.trap; the launch fails
-// at the next synchronization and the message is on the device's printf output.
+// NVPTX: the first failing thread fills a record in global memory (runtime/device_error.h) and every failing
+// thread exits; the runtime synchronizes after launching such a kernel and raises the message, as the host
+// backend does. (A trap would end the CUDA context: every later call would fail.)
 // Host: a call to gpujit_host_index_error (runtime/host_abi.h), which records the message and ends the
 // block; the executor raises it after the launch (rt::KernelIndexError, IndexError in Python).
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/MDBuilder.h>
 
 #include "codegen/function_lowering.h"
 #include "codegen/host_target.h"
 #include "codegen/nvptx_target.h"
+#include "runtime/device_error.h"
 #include "runtime/host_abi.h"
 
 namespace gpujit {
@@ -69,8 +72,8 @@ llvm::Value* FunctionLowering::checked_index(llvm::Value* index, const Type& ind
   llvm::Value* in_bounds = b_.CreateICmpULT(wrapped, extent, "in.bounds");
   b_.CreateCondBr(in_bounds, ok, fail, llvm::MDBuilder(m_.ctx()).createLikelyBranchWeights());
   b_.SetInsertPoint(fail);
-  m_.target().index_error(b_, c_string(b_, where, m_.target().constant_address_space()), written, extent,
-                          axis);
+  // In global memory: on the GPU the runtime reads the text back after the launch (runtime/device_error.h).
+  m_.target().index_error(b_, c_string(b_, where, m_.target().global_address_space()), written, extent, axis);
   b_.CreateUnreachable();
   b_.SetInsertPoint(ok);
   return wrapped;
@@ -78,22 +81,43 @@ llvm::Value* FunctionLowering::checked_index(llvm::Value* index, const Type& ind
 
 void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index,
                               llvm::Value* extent, unsigned axis) {
-  // The same text the host backend raises, so a message reads alike on both.
-  static const char* const kFormat =
-      "index %lld is out of bounds for axis %lld with size %lld in %s, thread (%lld, %lld, %lld) of block "
-      "(%lld, %lld, %lld)\n";
-  static const char* const kTupleFormat =
-      "tuple index out of range: index %lld of a tuple of %lld in %s, thread (%lld, %lld, %lld) of block "
-      "(%lld, %lld, %lld)\n";
-  const bool tuple = axis == kTupleIndexAxis;
-  std::vector<llvm::Value*> args{index, b.getInt64(axis), extent, where};
-  if (tuple) args = {index, extent, where};
-  for (SpecialReg reg : {SpecialReg::ThreadIdx, SpecialReg::BlockIdx}) {
-    for (unsigned a = 0; a < 3; ++a)
-      args.push_back(b.CreateZExt(special_register(b, reg, a), b.getInt64Ty()));
+  // The first failing thread fills the record the runtime raises from (runtime/device_error.h); every
+  // failing thread then exits. A trap would end the CUDA context with it.
+  llvm::Module& m = *b.GetInsertBlock()->getModule();
+  llvm::Type* i64 = b.getInt64Ty();
+  auto* record_type = llvm::ArrayType::get(i64, kErrSlots);
+  llvm::GlobalVariable* record = m.getNamedGlobal(kDeviceErrorSymbol);
+  if (record == nullptr) {
+    record = new llvm::GlobalVariable(m, record_type, false, llvm::GlobalValue::ExternalLinkage,
+                                      llvm::ConstantAggregateZero::get(record_type), kDeviceErrorSymbol, nullptr,
+                                      llvm::GlobalValue::NotThreadLocal, global_address_space());
+    record->setAlignment(llvm::Align(8));
   }
-  print(b, c_string(b, tuple ? kTupleFormat : kFormat, constant_address_space()), args);
-  b.CreateIntrinsic(llvm::Intrinsic::trap, {});
+  auto slot = [&](unsigned k) { return b.CreateConstInBoundsGEP2_64(record_type, record, 0, k); };
+  auto* text = llvm::dyn_cast<llvm::GlobalVariable>(where->stripPointerCasts());
+  auto* chars = text ? llvm::dyn_cast<llvm::ConstantDataSequential>(text->getInitializer()) : nullptr;
+  if (chars == nullptr) throw InternalError("a bounds check without its constant text");
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* fill = llvm::BasicBlock::Create(m.getContext(), "error.record", fn);
+  llvm::BasicBlock* leave = llvm::BasicBlock::Create(m.getContext(), "error.exit", fn);
+  llvm::Value* claim = b.CreateAtomicCmpXchg(slot(kErrFlag), b.getInt64(0), b.getInt64(1), llvm::MaybeAlign(8),
+                                             llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+  b.CreateCondBr(b.CreateExtractValue(claim, {1}), fill, leave);
+  b.SetInsertPoint(fill);
+  const bool tuple = axis == kTupleIndexAxis;
+  b.CreateStore(b.getInt64(tuple ? kErrTupleIndex : kErrIndexOutOfBounds), slot(kErrKind));
+  b.CreateStore(b.CreatePtrToInt(where, i64), slot(kErrText));
+  b.CreateStore(b.getInt64(chars->getNumElements() - 1), slot(kErrTextLen));  // without the NUL
+  b.CreateStore(index, slot(kErrIndex));
+  b.CreateStore(extent, slot(kErrExtent));
+  b.CreateStore(b.getInt64(axis), slot(kErrAxis));
+  for (unsigned a = 0; a < 3; ++a) {
+    b.CreateStore(b.CreateZExt(special_register(b, SpecialReg::ThreadIdx, a), i64), slot(kErrThread + a));
+    b.CreateStore(b.CreateZExt(special_register(b, SpecialReg::BlockIdx, a), i64), slot(kErrBlock + a));
+  }
+  b.CreateBr(leave);
+  b.SetInsertPoint(leave);
+  b.CreateIntrinsic(llvm::Intrinsic::nvvm_exit, {});
 }
 
 void HostTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index,

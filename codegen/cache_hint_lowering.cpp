@@ -14,13 +14,20 @@ llvm::Value* FunctionLowering::lower_cache_hint(const BuiltinInfo& bi, const Cal
   if (it == fn_.operand_types.end() || it->second.size() != e.args.size())
     internal("no operand types for " + bi.qualified_name());
   const Type& array_type = it->second[0];
-  if (!array_type.is_array()) internal(bi.qualified_name() + " on '" + array_type.str() + "'");
+  if (!array_type.is_array() && !array_type.is_pointer())
+    internal(bi.qualified_name() + " on '" + array_type.str() + "'");
   const ScalarKind dtype = array_type.scalar;
   const Type elem = Type::scalar_of(dtype);
   const std::string_view name = bi.name;
   const std::string_view op = name.substr(2);  // "ldcs" -> "cs"
-  // Arguments are evaluated left to right, as Python does: array, index, then the value.
-  IndexResult place = index_array(lower_expr(*e.args[0]), array_type, *e.args[1], elem);
+  // Arguments are evaluated left to right, as Python does: array (or pointer), index, then the value.
+  IndexResult place;
+  if (array_type.is_pointer()) {
+    llvm::Value* ptr = lower_expr(*e.args[0]);
+    place.element_ptr = pointer_element(ptr, array_type, *e.args[1]);
+  } else {
+    place = index_array(lower_expr(*e.args[0]), array_type, *e.args[1], elem);
+  }
   if (!place.element_ptr) internal(bi.qualified_name() + " on an array slice");
   if (name.substr(0, 2) == "ld") {
     llvm::Value* v = m_.target().load_cached(b_, op, m_.memory_type(dtype), place.element_ptr);

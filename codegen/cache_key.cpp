@@ -144,6 +144,8 @@ void global(KeyStream& k, const GlobalValue& g) {
       if (!g.function) throw InternalError("cache key: a device function global without a function");
       k.str(g.function->name);
       source_file(k, g.function->file.get());
+      k.u64(g.signatures.size());  // explicit signatures decide the conversions at its calls
+      for (const Signature& sig : g.signatures) k.str(sig.str());
       break;
     case GlobalValue::Kind::ConstArray:
       k.u64(uint64_t(g.dtype));

@@ -100,7 +100,7 @@ struct CompileResult {
   Diagnostics diagnostics;  // errors and warnings, rendered with Diagnostics::render()
   std::string entry_name;   // the PTX entry's name
   Signature signature;      // the kernel's resolved signature
-  /// The kernel reaches cg.this_grid().sync(): launch it with every block resident at once
+  /// The kernel takes cg.this_grid() (to sync on it): launch it with every block resident at once
   /// (cuLaunchCooperativeKernel on CUDA; one OS thread per block on the cpu backend).
   bool uses_grid_sync = false;
   /// The kernel's launch bound on threads per block (CompileOptions::max_threads); 0: none. The CUDA driver

@@ -222,6 +222,8 @@ class FunctionLowering {
     llvm::Value* element_ptr = nullptr;
     llvm::Value* view = nullptr;
   };
+  /// The address of p[index] for a pointer p (numba's CPointer): no extent, so no wrap and no bounds check.
+  llvm::Value* pointer_element(llvm::Value* ptr, const Type& pointer_type, const Expr& index);
   IndexResult index_array(llvm::Value* array, const Type& array_type, const Expr& index,
                           const Type& result_type);
   /// Loads or stores a scalar in array memory, `align` bytes aligned (0: its natural alignment).
@@ -261,6 +263,7 @@ class FunctionLowering {
   llvm::Value* lower_ufunc(const UfuncCall& c);
   /// A whole-array reduction (np.sum(a), a.max()): a loop over every element; returns the scalar result.
   llvm::Value* lower_reduction(const ReductionCall& c);
+  llvm::Value* lower_array_method(const ArrayMethodCall& c, const Type& result);
   llvm::Value* ufunc_element(const UfuncCall& c, const std::vector<llvm::Value*>& values,
                              const std::vector<Type>& types);
   void store_into_view(llvm::Value* view, const Type& view_type, llvm::Value* value, const Type& from);

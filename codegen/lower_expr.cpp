@@ -163,6 +163,8 @@ llvm::Value* FunctionLowering::lower_call(const CallExpr& e) {
   if (auto it = fn_.ufunc_calls.find(&e); it != fn_.ufunc_calls.end()) return lower_ufunc(it->second);
   if (auto it = fn_.reduction_calls.find(&e); it != fn_.reduction_calls.end())
     return cast(lower_reduction(it->second), Type::scalar_of(it->second.result), type_of(e));
+  if (auto it = fn_.array_method_calls.find(&e); it != fn_.array_method_calls.end())
+    return lower_array_method(it->second, type_of(e));
   const Symbol* s = symbol_of(*e.func);
   if (!s) s = symbol_of(e);
   if (!s) internal("call without a resolved callee");
@@ -233,6 +235,7 @@ llvm::Value* FunctionLowering::lower_subscript(const SubscriptExpr& e) {
     return cast(load_place(LValue{r.element_ptr, base.element(), true}), base.element(), type_of(e));
   }
   if (base.is_record()) return load_place(field_lvalue(*e.value, field_name(e)));
+  if (base.is_pointer()) return cast(load_place(subscript_lvalue(e)), Type::scalar_of(base.scalar), type_of(e));
   if (base.is_tuple()) {
     llvm::Value* tuple = lower_expr(*e.value);
     const auto n = static_cast<int64_t>(base.elements.size());

@@ -58,6 +58,7 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
     case Type::Kind::Array:
       return array_struct_type(t.ndim);
     case Type::Kind::Record:
+    case Type::Kind::Pointer:
       return llvm::PointerType::get(c, 0);
     case Type::Kind::Tuple: {
       std::vector<llvm::Type*> elts;
@@ -332,8 +333,8 @@ void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Typ
     // Two parameters, the real and the imaginary part, as the launch path packs a complex argument.
     llvm::Type* part = llvm::cast<llvm::StructType>(m.llvm_type(t))->getElementType(0);
     out->insert(out->end(), {part, part});
-  } else if (t.is_scalar() || t.is_record()) {
-    out->push_back(m.llvm_type(t));  // a record: the address of its copy
+  } else if (t.is_scalar() || t.is_record() || t.is_pointer()) {
+    out->push_back(m.llvm_type(t));  // a record: the address of its copy; a pointer: the address given
   } else {
     throw InternalError("codegen: a kernel argument of type '" + t.str() + "' cannot be passed");
   }

@@ -65,8 +65,9 @@ llvm::TargetMachine* cached_machine(const std::string& arch, int opt_level, std:
   if (!target) return nullptr;
   llvm::TargetOptions options;
   // a * b + c contracts to fma, as nvcc (-fmad=true) and numba-cuda (NVVM) do by default: one rounding
-  // instead of two, and the code CUDA C compiles to.
-  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  // instead of two, and the code CUDA C compiles to. At opt 0 (opt=False, debug=True) nothing contracts,
+  // as NVVM does at -opt=0: each operation rounds on its own, as the source reads.
+  options.AllowFPOpFusion = opt_level > 0 ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
   // The PTX ISA version is left to LLVM, which picks the oldest one that supports `arch`; CUDA 13's ptxas
   // accepts every version LLVM 22 emits for sm_75 and newer.
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(

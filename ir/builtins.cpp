@@ -209,6 +209,11 @@ std::vector<BuiltinInfo> make_rows() {
       fn(Id::LiteralUnroll, S::Kernel, "literal_unroll", 1, 1, T::LiteralUnroll, L::Inline,
          "for x in literal_unroll(t): a loop over a tuple, as numba's numba.literal_unroll; the tuple's "
          "elements must share one type (arrays of one dtype and rank, of any lengths)"),
+      fn(Id::CArray, S::Kernel, "carray", 2, 3, T::PointerArray, L::Inline,
+         "carray(ptr, shape, dtype=None): a C-order array over the memory a pointer parameter (float32*) points "
+         "to, as numba.carray; shape an integer or a tuple of integers; dtype, if given, the pointer's"),
+      fn(Id::FArray, S::Kernel, "farray", 2, 3, T::PointerArray, L::Inline,
+         "farray(ptr, shape, dtype=None): as carray, in Fortran order (the first axis varies fastest)"),
       fn(Id::Range, S::Python, "range", 1, 3, T::Range, L::Range,
          "range(stop), range(start, stop[, step]): integers, only as a for loop's iterable; the loop variable is int64"),
       fn(Id::Min, S::Python, "min", 2, -1, T::MinMax, L::Inline, "min(a, b, ...): the smallest of two or more numbers; of two floats, C's fmin (a NaN loses), as numba-cuda"),

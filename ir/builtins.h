@@ -137,6 +137,8 @@ enum class BuiltinId : uint16_t {
   // Python builtins.
   Len,
   LiteralUnroll,
+  CArray,
+  FArray,
   Range,
   Min,
   Max,
@@ -270,6 +272,7 @@ enum class BuiltinTyping : uint8_t {
   Round,          // round(x) -> int64 (half to even); round of an integer is itself
   Len,            // len(array) -> int64 (extent of axis 0); len(tuple) -> constant
   LiteralUnroll,  // literal_unroll(t) -> t, a tuple whose elements share one type
+  PointerArray,   // carray/farray(ptr, shape, dtype=None) -> an array over a pointer (ir/sema_array_method.cpp)
   Range,          // range(stop) / range(start, stop[, step]): only as a for loop's iterable
   Cast,           // dtype(x) -> dtype
   Warp,           // shfl_*_sync, *_sync votes, match_*_sync, activemask, lanemask_lt (ir/sema_warp.cpp)

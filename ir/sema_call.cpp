@@ -4,16 +4,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 #include "ir/const_eval.h"
 #include "ir/bf16_functions.h"
 #include "ir/fp16_functions.h"
 #include "ir/libdevice_functions.h"
 #include "ir/sema_internal.h"
+#include "ir/type_rules.h"
 
 namespace gpujit {
 
@@ -66,6 +69,10 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
   if (name.empty()) name = "this function";
   if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::ArrayAlloc) {
     return array_alloc(e, *callee.builtin);
+  }
+  if (callee.what == ExprResult::What::ArrayMethod) return array_method_call(e, callee.array_method);
+  if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::PointerArray) {
+    return pointer_array_call(e, *callee.builtin);
   }
   if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::Print) {
     return print_call(e, *callee.builtin);
@@ -163,7 +170,7 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
       return builtin_call(e, b, args);
     }
     case ExprResult::What::Device:
-      return device_call(e, *callee.function, args);
+      return device_call(e, *callee.function, args, callee.signatures);
     case ExprResult::What::Reduction:
       return reduction_call(e, *callee.reduction, args, callee.method);
     case ExprResult::What::Module:
@@ -704,8 +711,45 @@ ExprResult FunctionAnalyzer::range_call(const CallExpr& e) {
   return record(e, ExprResult::of_value(i64));
 }
 
+const Signature* FunctionAnalyzer::declared_signature(const CallExpr& e, const FunctionDef& callee,
+                                                      const std::vector<Signature>& signatures,
+                                                      std::vector<Type>& types) {
+  // numba's choice among explicit signatures: fewest unsafe conversions, then fewest safe ones, then fewest
+  // promotions; of two rated alike the first declared wins (numba resolves that ambiguity too, issue 8307).
+  const Signature* best = nullptr;
+  std::array<int, 3> best_rating{};
+  for (const Signature& sig : signatures) {
+    std::optional<std::array<int, 3>> r = rate_signature(types, sig.params);
+    if (r && (!best || *r < best_rating)) {
+      best = &sig;
+      best_rating = *r;
+    }
+  }
+  if (!best) {
+    auto list = [](const std::vector<Type>& ts) {
+      std::string s;
+      for (const Type& t : ts) s += (s.empty() ? "" : ", ") + t.str();
+      return "(" + s + ")";
+    };
+    std::string declared;
+    for (const Signature& sig : signatures) declared += (declared.empty() ? "" : ", ") + list(sig.params);
+    // numba's words first ("Invalid use of type(...) with parameters (...)"), then what would be accepted.
+    error(e.range, fmt::format("Invalid use of type(device function '{}') with parameters {}: it was declared "
+                               "with the signatures {} only, and the arguments convert to none of them",
+                               callee.name, list(types), declared));
+    return nullptr;
+  }
+  // Arrays keep their own type (a C-contiguous array passes to an any-layout parameter unchanged); scalars
+  // convert to the parameter's type at the call.
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!types[i].is_array()) types[i] = best->params[i];
+  }
+  return best;
+}
+
 ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& callee,
-                                         const std::vector<ExprResult>& args) {
+                                         const std::vector<ExprResult>& args,
+                                         const std::vector<Signature>* signatures) {
   // Functions and dtypes are compile-time arguments: the callee is specialized on them and they pass
   // nothing at run time (their parameter is typed None).
   std::vector<Type> types;
@@ -724,6 +768,11 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
                                           static_cast<int>(callee.params.size())),
                                types.size()));
     return ExprResult::error();
+  }
+  const Signature* declared = nullptr;
+  if (signatures && statics.empty()) {
+    declared = declared_signature(e, callee, *signatures, types);
+    if (!declared) return ExprResult::error();
   }
   Specialization* s = program_.specialize(callee, types, false, statics);
   // numba types constant arguments as literals where the callee needs a constant (a shared array's shape,
@@ -790,7 +839,12 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
   }
   const Type& ret = s->fn->signature.ret;
   if (s->diags.has_errors()) return ExprResult::error();  // the callee's own errors say why
-  if (!s->fn->mangled_name.empty() && ret.is_valid()) return record(e, ExprResult::of_value(ret));
+  if (!s->fn->mangled_name.empty() && ret.is_valid()) {
+    // A declared return type is what the call gives, the returned value converted to it (numba's cast).
+    if (declared && !declared->ret.is_void() && !ret.is_void() && can_convert(ret, declared->ret))
+      return record(e, ExprResult::of_value(declared->ret));
+    return record(e, ExprResult::of_value(ret));
+  }
   // The callee failed before it could be typed; its own errors say why.
   return ExprResult::error();
 }

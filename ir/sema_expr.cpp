@@ -224,6 +224,7 @@ ExprResult FunctionAnalyzer::value(const Expr& e) {
     case ExprResult::What::Builtin:
     case ExprResult::What::Device:
     case ExprResult::What::Reduction:
+    case ExprResult::What::ArrayMethod:
       error(e.range, fmt::format("'{}' is a function; call it", p));
       break;
     default:
@@ -299,6 +300,7 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
     case GlobalValue::Kind::DeviceFunction:
       r.what = ExprResult::What::Device;
       r.function = g.function;
+      if (!g.signatures.empty()) r.signatures = &g.signatures;
       return r;  // the call records the symbol with its specialization
     case GlobalValue::Kind::ConstArray:
       return const_array(id, g, e);
@@ -472,6 +474,9 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
       if (base.members) {  // RequestError.not_found: a member of an IntEnum, a constant
         auto it = base.members->find(e.attr);
         if (it == base.members->end()) {
+          // A module of the user's: the attributes the kernel reads are globals named "module.attribute".
+          auto g = program_.globals().find(base.module + "." + e.attr);
+          if (g != program_.globals().end()) return global(g->first, g->second, e);
           std::vector<std::string_view> names;
           for (const auto& [name, value] : *base.members) names.push_back(name);
           error(e.attr_range, fmt::format("'{}' has no attribute '{}'{}", base_path, e.attr, suggest(e.attr, names)));
@@ -512,6 +517,11 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
         r.what = ExprResult::What::Reduction;  // a.sum(): the call reads the receiver again
         r.reduction = red;
         r.method = true;
+        break;
+      }
+      if (!b && (e.attr == "reshape" || e.attr == "view")) {
+        r.what = ExprResult::What::ArrayMethod;  // a.reshape(shape), a.view(dtype): sema_array_method.cpp
+        r.array_method = e.attr;
         break;
       }
       if (!b && t.record) return record_field_view(e, t, e.attr, e.attr_range);  // array attributes win
@@ -845,6 +855,15 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
       parts.push_back({e.index.get(), nullptr, idx.type});
     }
     return array_subscript(e, t, parts, &idx.type);
+  }
+  if (t.is_pointer()) {  // p[i]: the element i places past the address, as numba indexes a CPointer
+    if (!idx.type.is_integer()) {
+      error(e.index->range, fmt::format("a pointer ({}) is indexed by one integer, got {}{}", t.str(),
+                                        idx.type.str(), origin_of(*e.index)));
+      return ExprResult::error();
+    }
+    if (checking_) fn_.operand_types[&e] = {Type::scalar_of(ScalarKind::Int64)};
+    return record(e, ExprResult::of_value(Type::scalar_of(t.scalar)));
   }
   if (t.is_tuple()) {
     if (is_store) {

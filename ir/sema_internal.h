@@ -27,7 +27,7 @@ namespace gpujit {
 
 /// What an expression denotes.
 struct ExprResult {
-  enum class What { Value, Module, DType, Namespace, Builtin, Device, Reduction, Unknown, Error };
+  enum class What { Value, Module, DType, Namespace, Builtin, Device, Reduction, ArrayMethod, Unknown, Error };
   What what = What::Error;
   Type type;                               // Value (void for a call that returns nothing)
   std::optional<ConstValue> value;         // Value: a compile-time constant
@@ -36,9 +36,11 @@ struct ExprResult {
   const RecordType* record = nullptr;      // DType: a structured dtype (then not `dtype`)
   const BuiltinInfo* builtin = nullptr;    // Builtin (functions); also set for builtin values
   const FunctionDef* function = nullptr;   // Device
+  const std::vector<Signature>* signatures = nullptr;  // Device: its explicit signatures, if any
   const UfuncInfo* ufunc = nullptr;        // Builtin reached as numpy.NAME where NAME is a ufunc (ir/ufuncs.h)
   const ArrayReduction* reduction = nullptr;  // Reduction: np.sum (a function) or a.sum (a method, `method`)
   bool method = false;
+  std::string array_method;  // ArrayMethod: "reshape" or "view", called on the receiver of the attribute
   /// Namespace of a class of constants (an IntEnum global): its members; null for builtin namespaces.
   const std::map<std::string, ConstValue>* members = nullptr;
 
@@ -176,6 +178,7 @@ class FunctionAnalyzer {
   /// Types an array access: an element when every axis has an integer index (operand_types: int64 per axis),
   /// else a view with numba's layout. `index_type` is the whole index's type when it has no slices (for its
   /// error message). Error after reporting one.
+  ExprResult cache_hint_on_pointer(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
   ExprResult array_subscript(const SubscriptExpr& e, const Type& array_type,
                              const std::vector<IndexPart>& parts, const Type* index_type);
   /// Types a slice's bounds and step (integers or None; a constant step not zero). False after an error.
@@ -184,7 +187,12 @@ class FunctionAnalyzer {
   // --- calls and builtins (sema_call.cpp)
   ExprResult call(const CallExpr& e);
   ExprResult builtin_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
-  ExprResult device_call(const CallExpr& e, const FunctionDef& callee, const std::vector<ExprResult>& args);
+  /// The best-fitting explicit signature of `callee` for a call's argument types `types`, which it replaces
+  /// by its parameter types; null (after an error) when none fits.
+  const Signature* declared_signature(const CallExpr& e, const FunctionDef& callee,
+                                      const std::vector<Signature>& signatures, std::vector<Type>& types);
+  ExprResult device_call(const CallExpr& e, const FunctionDef& callee, const std::vector<ExprResult>& args,
+                         const std::vector<Signature>* signatures = nullptr);
   /// A NumPy ufunc over arrays: np.sin(a, out), np.add(a, b, out=c) (ir/ufuncs.h). `out_keyword`: the
   /// last of `args` came as out=.
   ExprResult ufunc_call(const CallExpr& e, const UfuncInfo& u, const std::vector<ExprResult>& args,
@@ -194,6 +202,8 @@ class FunctionAnalyzer {
                             bool method);
   ExprResult cast_call(const CallExpr& e, ScalarKind dtype, const std::vector<ExprResult>& args);
   ExprResult array_alloc(const CallExpr& e, const BuiltinInfo& b);
+  ExprResult array_method_call(const CallExpr& e, const std::string& method);
+  ExprResult pointer_array_call(const CallExpr& e, const BuiltinInfo& b);
   /// The alignment= argument of shared.array/local.array: None (0), or a constant power of two up to
   /// kMaxArrayAlignment. Returns false after reporting an error pointing at the argument.
   bool array_alignment(const Expr& arg, const char* what, unsigned* alignment);

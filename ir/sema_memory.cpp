@@ -28,12 +28,6 @@ constexpr size_t kConstantMemoryBytes = 64 * 1024;
 }  // namespace
 
 ExprResult FunctionAnalyzer::device_array_global(const std::string& id, const GlobalValue& g, const Expr& e) {
-  if (g.shape.empty()) {
-    error(e.range, fmt::format("global '{}' is a 0-dimensional device array; kernels take arrays of one or more "
-                               "dimensions (pass it as an argument, or reshape it to (1,))",
-                               id));
-    return ExprResult::error();
-  }
   // C layout when the strides are C-contiguous ones, else any layout; 32-bit indexing when every byte
   // offset fits, as for arguments.
   bool c_order = true;
@@ -57,13 +51,6 @@ ExprResult FunctionAnalyzer::device_array_global(const std::string& id, const Gl
 }
 
 ExprResult FunctionAnalyzer::const_array(const std::string& id, const GlobalValue& g, const Expr& e) {
-  if (g.shape.empty()) {
-    error(e.range,
-          fmt::format("global '{}' is a 0-dimensional NumPy array; kernels can only read arrays of one or "
-                      "more dimensions (use a number instead)",
-                      id));
-    return ExprResult::error();
-  }
   if (g.bytes.size() > kConstantMemoryBytes) {
     error(e.range,
           fmt::format("global array '{}' is {} bytes, more than the {} bytes of GPU constant memory; pass "
@@ -90,12 +77,6 @@ ExprResult FunctionAnalyzer::array_tuple(const std::string& id, const GlobalValu
     if (it == program_.globals().end() || it->second.kind != GlobalValue::Kind::ConstArray)
       throw InternalError(fmt::format("global tuple '{}' without its array '{}'", id, name));
     const GlobalValue& a = it->second;
-    if (a.shape.empty()) {
-      error(e.range, fmt::format("global '{}' holds a 0-dimensional NumPy array; kernels can only read arrays "
-                                 "of one or more dimensions",
-                                 id));
-      return ExprResult::error();
-    }
     bytes += a.bytes.size();
     const Type element = a.record ? Type::record_of(a.record) : Type::scalar_of(a.dtype);
     elements.push_back(Type::array_of(element, unsigned(a.shape.size()), Layout::C, true));
@@ -172,6 +153,7 @@ ExprResult FunctionAnalyzer::cache_hint_call(const CallExpr& e, const BuiltinInf
   const std::string_view op = b.name;  // numba's messages name the instruction: "ldcs requires ..."
   const bool store = args.size() == 3;
   const Type& ary = args[0].type;
+  if (ary.is_pointer()) return cache_hint_on_pointer(e, b, args);
   if (!ary.is_array()) {
     error(e.args[0]->range,
           fmt::format("{}() operates on arrays; argument 1 is {}{}", name, ary.str(), origin_of(*e.args[0])));
@@ -239,6 +221,37 @@ ExprResult FunctionAnalyzer::cache_hint_call(const CallExpr& e, const BuiltinInf
     return ExprResult::error();
   }
   if (checking_) fn_.operand_types[&e] = {ary, idx_type, dtype};
+  return record(e, ExprResult::of_value(Type::void_()));
+}
+
+ExprResult FunctionAnalyzer::cache_hint_on_pointer(const CallExpr& e, const BuiltinInfo& b,
+                                                   const std::vector<ExprResult>& args) {
+  // numba's cache hints take a CPointer too: ptr[idx], idx one integer, through the same instruction.
+  const std::string name = path_of(*e.func);
+  const bool store = args.size() == 3;
+  const Type& ptr = args[0].type;
+  const ScalarKind k = ptr.scalar;
+  if (!is_integer(k) && !is_float(k)) {
+    error(e.args[0]->range, fmt::format("{} requires array of integer or float type, got {}{}", b.name, ptr.str(),
+                                        origin_of(*e.args[0])));
+    return ExprResult::error();
+  }
+  if (!args[1].type.is_integer()) {
+    error(e.args[1]->range, fmt::format("{} is not a valid index{}; {}() on a pointer takes an integer",
+                                        args[1].type.str(), origin_of(*e.args[1]), name));
+    return ExprResult::error();
+  }
+  const Type i64 = Type::scalar_of(ScalarKind::Int64), dtype = Type::scalar_of(k);
+  if (!store) {
+    if (checking_) fn_.operand_types[&e] = {ptr, i64};
+    return record(e, ExprResult::of_value(dtype));
+  }
+  const Type& v = args[2].type;
+  if (!v.is_scalar() || v.is_complex()) {
+    error(e.args[2]->range, fmt::format("{}() value must be a number, got {}{}", name, v.str(), origin_of(*e.args[2])));
+    return ExprResult::error();
+  }
+  if (checking_) fn_.operand_types[&e] = {ptr, i64, dtype};
   return record(e, ExprResult::of_value(Type::void_()));
 }
 

@@ -2,7 +2,8 @@
 // activemask and lanemask_lt, with numba-cuda's signatures and result types.
 //
 // What each call converts its arguments to (operand_types[call]) is fixed here, so codegen only bitcasts:
-// - the lane mask is any integer or bool, converted to uint32 (numba truncates it to 32 bits);
+// - the lane mask is any integer (or bool, except for the votes, as in numba), converted to uint32 (numba
+//   truncates it to 32 bits);
 // - shfl_*_sync(mask, value, lane): value is int32, int64, uint32, uint64, float32 or float64 and the
 //   result has its type (numba accepts the signed and float ones; CUDA C the unsigned ones too); lane,
 //   delta or lane_mask is any integer, converted to int32;
@@ -48,11 +49,16 @@ ExprResult FunctionAnalyzer::warp_call(const CallExpr& e, const BuiltinInfo& b,
     if (checking_) fn_.operand_types[&e] = std::move(operands);
     return record(e, ExprResult::of_value(std::move(result)));
   };
+  // numba's words follow where its programs match them: the votes check their mask and predicate so.
+  const bool vote = b.id == BuiltinId::AllSync || b.id == BuiltinId::AnySync || b.id == BuiltinId::EqSync ||
+                    b.id == BuiltinId::BallotSync;
   auto integer_arg = [&](size_t i, const char* what) {
     const Type& t = args[i].type;
-    if (t.is_integer() || t.is_bool()) return true;
-    error(e.args[i]->range,
-          fmt::format("{}() takes an integer {}, got {}{}", name, what, t.str(), origin_of(*e.args[i])));
+    bool is_mask = i == 0;
+    if (t.is_integer() || (t.is_bool() && !(vote && is_mask))) return true;  // numba's votes refuse a bool mask
+    error(e.args[i]->range, fmt::format("{}() takes an integer {}, got {}{}{}", name, what, t.str(),
+                                        origin_of(*e.args[i]),
+                                        vote && is_mask ? " (numba: Mask type must be an integer)" : ""));
     return false;
   };
 
@@ -87,8 +93,8 @@ ExprResult FunctionAnalyzer::warp_call(const CallExpr& e, const BuiltinInfo& b,
 
   // The votes: all_sync, any_sync, eq_sync, ballot_sync.
   if (!v.is_integer() && !v.is_bool()) {
-    error(e.args[1]->range, fmt::format("{}() takes an integer or bool predicate, got {}{}", name, v.str(),
-                                        origin_of(*e.args[1])));
+    error(e.args[1]->range, fmt::format("{}() takes an integer or bool predicate, got {}{} (numba: Predicate "
+                                        "must be an integer or boolean)", name, v.str(), origin_of(*e.args[1])));
     return ExprResult::error();
   }
   return done({u32, boolean}, b.id == BuiltinId::BallotSync ? i32 : boolean);

@@ -352,4 +352,55 @@ ScalarKind math_float_kind(const std::vector<Operand>& operands) {
   return floats;
 }
 
+ConversionRank scalar_conversion_rank(ScalarKind from, ScalarKind to) {
+  if (from == to) return ConversionRank::Exact;
+  // bfloat16 converts to and from the real numbers and bool (can_convert), never exactly typed: unsafe.
+  if (is_bfloat16(from) || is_bfloat16(to))
+    return is_complex(from) || is_complex(to) ? ConversionRank::None : ConversionRank::Unsafe;
+  unsigned fs = scalar_size(from), ts = scalar_size(to);
+  if (is_complex(from)) {
+    if (!is_complex(to)) return ConversionRank::None;
+    return ts > fs ? ConversionRank::Promote : ConversionRank::Unsafe;
+  }
+  if (to == ScalarKind::Bool) return ConversionRank::Unsafe;
+  if (from == ScalarKind::Bool) return ConversionRank::Safe;
+  if (is_float(from)) {
+    if (is_float(to)) return ts > fs ? ConversionRank::Promote : ConversionRank::Unsafe;
+    if (is_complex(to)) return 2 * fs <= ts ? ConversionRank::Safe : ConversionRank::Unsafe;
+    return ConversionRank::Unsafe;  // to an integer
+  }
+  // From an integer.
+  if (is_float(to)) return 2 * fs <= ts ? ConversionRank::Safe : ConversionRank::Unsafe;
+  if (is_complex(to)) return 4 * fs <= ts ? ConversionRank::Safe : ConversionRank::Unsafe;
+  if (is_signed(from) == is_signed(to)) return ts > fs ? ConversionRank::Promote : ConversionRank::Unsafe;
+  return is_unsigned(from) && ts > fs ? ConversionRank::Safe : ConversionRank::Unsafe;
+}
+
+std::optional<std::array<int, 3>> rate_signature(const std::vector<Type>& args, const std::vector<Type>& params) {
+  if (args.size() != params.size()) return std::nullopt;
+  std::array<int, 3> rating{};
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Type& a = args[i];
+    const Type& p = params[i];
+    if (a == p) continue;
+    ConversionRank c = ConversionRank::Safe;
+    if (a.is_scalar() && p.is_scalar()) {
+      c = scalar_conversion_rank(a.scalar, p.scalar);
+    } else if (a.is_array() && p.is_array()) {
+      if (a.scalar != p.scalar || a.record != p.record || a.ndim != p.ndim) return std::nullopt;
+      if (p.layout == Layout::C && a.layout != Layout::C) return std::nullopt;
+    } else {
+      return std::nullopt;  // tuples and records pass only as exactly the parameter's type
+    }
+    switch (c) {
+      case ConversionRank::None: return std::nullopt;
+      case ConversionRank::Unsafe: ++rating[0]; break;
+      case ConversionRank::Safe: ++rating[1]; break;
+      case ConversionRank::Promote: ++rating[2]; break;
+      case ConversionRank::Exact: break;
+    }
+  }
+  return rating;
+}
+
 }  // namespace gpujit

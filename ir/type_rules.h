@@ -34,7 +34,10 @@
 //   where the destination type is fixed (a cast, an array store, a builtin's parameter), never to complex.
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "frontend/ast.h"
 #include "ir/typed_function.h"
@@ -85,6 +88,19 @@ bool has_truth_value(const Type& t);
 /// Scalars convert to any scalar; arrays only to an array of the same dtype and ndim whose layout is any
 /// or matches; tuples elementwise. An array never converts to a scalar nor a scalar to an array.
 bool can_convert(const Type& from, const Type& to);
+
+/// How a value converts to a parameter of a fixed type, as numba's typeconv ranks a conversion when it
+/// picks one of several explicit signatures: exact, promote (a wider type of the same kind), safe (every
+/// value kept: uint8 -> int16, int32 -> float64, float32 -> complex64), unsafe (values may change: int64 ->
+/// float64, float -> int, narrowing), none (complex to real).
+enum class ConversionRank { Exact, Promote, Safe, Unsafe, None };
+ConversionRank scalar_conversion_rank(ScalarKind from, ScalarKind to);
+
+/// How well arguments of types `args` fit parameters `params` (an explicit signature): the counts of unsafe,
+/// safe and promoting conversions, compared in that order (fewer unsafe first). nullopt when the numbers of
+/// arguments and parameters differ or an argument cannot be passed (an array of another dtype or rank, a C-layout parameter for an
+/// any-layout array, tuples or records that differ).
+std::optional<std::array<int, 3>> rate_signature(const std::vector<Type>& args, const std::vector<Type>& params);
 
 /// The float type math functions compute in for these arguments: float32 when every argument is float32
 /// (or a weak constant, or a small integer beside a float32 argument), float16 likewise, else float64.

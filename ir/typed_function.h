@@ -78,6 +78,10 @@ struct GlobalValue {
   ScalarKind dtype = ScalarKind::Float64;  // DType; ConstArray's dtype
   const RecordType* record = nullptr;      // DType, ConstArray, DeviceArray: a structured dtype (then not `dtype`)
   const FunctionDef* function = nullptr;   // DeviceFunction (owned by the caller's Module)
+  /// DeviceFunction: its explicit signatures (jit(sigs, device=True)); a call converts its arguments to the
+  /// best of them, as numba does, instead of specializing on their types, and the result to its return type
+  /// (void: none declared, the callee's own).
+  std::vector<Signature> signatures;
   std::vector<int64_t> shape;              // ConstArray, DeviceArray
   std::vector<uint8_t> bytes;              // ConstArray, C order
   std::vector<int64_t> strides;            // DeviceArray: bytes between elements, per axis
@@ -85,7 +89,9 @@ struct GlobalValue {
   std::string member;                      // ModuleMember: the attribute name ("sqrt", "float32", "cuda")
   std::string reason;                      // Unsupported: "its value is a call to 'np.zeros'"
   std::map<std::string, ConstValue> members;  // Constants: attribute name -> value
-  std::vector<std::string> element_globals;   // ArrayTuple: "name[0]", "name[1]" ... (not Python names)
+  std::vector<std::string> element_globals;   // ArrayTuple: "name[0]", "name[1]" ... (not Python names);
+                                              // Constants of a user's module: its attributes, each the global
+                                              // "name.attribute"
 
   static GlobalValue of_constant(ConstValue c);
   static GlobalValue of_module(std::string canonical_name);
@@ -145,6 +151,15 @@ struct ReductionCall {
   ScalarKind result = ScalarKind::Float64;
 };
 
+/// A view of an array under a new shape or dtype (a.reshape(shape), a.view(dtype)), or an array over a pointer
+/// (carray(ptr, shape), farray): the same memory, no copy.
+struct ArrayMethodCall {
+  enum class Kind { Reshape, View, CArray, FArray };
+  Kind kind = Kind::Reshape;
+  const Expr* array = nullptr;           // the receiver; CArray/FArray: the pointer
+  std::vector<const Expr*> shape;        // Reshape: one int or tuple of ints, or several ints; CArray: one
+};
+
 struct TypedFunction {
   const FunctionDef* def = nullptr;
   std::string name;                 // the Python name
@@ -175,6 +190,8 @@ struct TypedFunction {
   std::unordered_map<const Expr*, UfuncCall> ufunc_calls;
   /// The whole-array reductions, keyed by the CallExpr.
   std::unordered_map<const Expr*, ReductionCall> reduction_calls;
+  /// a.reshape(...) and a.view(...), keyed by the CallExpr.
+  std::unordered_map<const Expr*, ArrayMethodCall> array_method_calls;
 
   /// Device functions this one calls, in first-call order (codegen lowers them before their callers).
   std::vector<const TypedFunction*> callees;

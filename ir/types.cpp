@@ -120,6 +120,10 @@ class TypeReader {
     std::optional<ScalarKind> k = parse_scalar_name(word);
     if (!k) return fail(start, fmt::format("unknown type '{}'{}", word, suggest_scalar(word)));
     skip_space();
+    if (peek() == '*') {  // numba's CPointer(float32) prints as "float32*"
+      ++pos_;
+      return Type::pointer_to(*k);
+    }
     if (peek() != '[') return Type::scalar_of(*k);
     return read_array_dims(*k);
   }
@@ -426,6 +430,8 @@ std::string Type::str() const {
       return "grid_group";
     case Kind::Scalar:
       return scalar_name(scalar);
+    case Kind::Pointer:
+      return fmt::format("{}*", scalar_name(scalar));
     case Kind::Record:
       return record->spelling;
     case Kind::Array: {
@@ -459,6 +465,7 @@ bool operator==(const Type& a, const Type& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case Type::Kind::Scalar:
+    case Type::Kind::Pointer:
       return a.scalar == b.scalar;
     case Type::Kind::Record:
       return a.record == b.record;

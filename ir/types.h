@@ -56,10 +56,13 @@ enum class Layout : uint8_t { C, Any };
 struct Type {
   /// GridGroup: the value cg.this_grid() returns (numba's grid_group); it has no data, only g.sync().
   /// Record: a NumPy structured scalar, held by reference (its value is the address of its bytes, as in numba).
-  enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple, GridGroup, Record };
+  /// Pointer: numba's CPointer, an address of elements of `scalar` ("float32*" in a signature), indexed as
+  /// p[i] with no extent; a kernel takes one as a Python int (a device address).
+  enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple, GridGroup, Record, Pointer };
 
   Kind kind = Kind::Invalid;
-  ScalarKind scalar = ScalarKind::Int64;  // Scalar: the scalar; Array: the dtype unless `record` is set
+  ScalarKind scalar = ScalarKind::Int64;  // Scalar: the scalar; Array: the dtype unless `record` is set;
+                                          // Pointer: the element type
   /// Record: its layout; Array: the dtype when it is a record. Interned (ir/record_type.h): equal layouts
   /// have one pointer, so comparing pointers compares the full dtype descriptions.
   const RecordType* record = nullptr;
@@ -90,6 +93,7 @@ struct Type {
   static Type record_of(const RecordType* r) { Type t; t.kind = Kind::Record; t.record = r; return t; }
   static Type tuple_of(std::vector<Type> elts) { Type t; t.kind = Kind::Tuple; t.elements = std::move(elts); return t; }
   static Type grid_group() { Type t; t.kind = Kind::GridGroup; return t; }
+  static Type pointer_to(ScalarKind k) { Type t; t.kind = Kind::Pointer; t.scalar = k; return t; }
 
   bool is_valid() const { return kind != Kind::Invalid; }
   bool is_void() const { return kind == Kind::Void; }
@@ -97,6 +101,7 @@ struct Type {
   bool is_array() const { return kind == Kind::Array; }
   bool is_tuple() const { return kind == Kind::Tuple; }
   bool is_record() const { return kind == Kind::Record; }
+  bool is_pointer() const { return kind == Kind::Pointer; }
   /// Array only: the element type, a scalar or a record.
   Type element() const { return record ? record_of(record) : scalar_of(scalar); }
   /// Array only: the size in bytes of one element.
@@ -133,7 +138,7 @@ struct Signature {
 };
 
 /// Parses a type as numba writes it: "float32", "float32[:]", "float32[:, :]", "float32[:, ::1]",
-/// "float32[::1]", "int64", "UniTuple(int64, 2)", "Tuple(int64, float32)". On failure returns an invalid
+/// "float32[::1]", "float32*" (a pointer), "int64", "UniTuple(int64, 2)", "Tuple(int64, float32)". On failure returns an invalid
 /// type and sets *error to a lowercase message.
 Type parse_type(std::string_view text, std::string* error);
 /// Parses "void(float32[:], float32)" or, without a return type, "float32[:], float32" (ret = void).

@@ -75,6 +75,7 @@ constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
 constexpr unsigned CU_STREAM_DEFAULT = 0;
 constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 1;
 constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
+constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream may use the memory
 
 // X(member name, exported symbol, parameter list). Keep in sync with the fake driver.
 #define GPUJIT_CUDA_FUNCTIONS(X)                                                                              \
@@ -96,6 +97,7 @@ constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
   X(cuMemFree, "cuMemFree_v2", (CUdeviceptr ptr))                                                           \
   X(cuMemHostAlloc, "cuMemHostAlloc", (void** ptr, size_t bytes, unsigned flags))                           \
   X(cuMemFreeHost, "cuMemFreeHost", (void* ptr))                                                            \
+  X(cuMemAllocManaged, "cuMemAllocManaged", (CUdeviceptr * ptr, size_t bytes, unsigned flags))              \
   X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", (CUdeviceptr * dptr, void* host, unsigned flags)) \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", (CUdeviceptr dst, const void* src, size_t n, CUstream s))    \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void* dst, CUdeviceptr src, size_t n, CUstream s))          \
@@ -115,6 +117,7 @@ constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                               \
     (CUmodule * module, const void* image, unsigned num_options, CUjit_option* options, void** values))     \
   X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * function, CUmodule module, const char* name)) \
+  X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", (CUdeviceptr * ptr, size_t * bytes, CUmodule module, const char* name)) \
   X(cuFuncGetAttribute, "cuFuncGetAttribute", (int* value, CUfunction_attribute attr, CUfunction function)) \
   X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction function, CUfunction_attribute attr, int value))  \
   X(cuLaunchKernel, "cuLaunchKernel",                                                                       \
@@ -122,6 +125,8 @@ constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
      unsigned shared_bytes, CUstream stream, void** params, void** extra))                                  \
   X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel",                                                 \
     (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,            \
-     unsigned shared_bytes, CUstream stream, void** params))
+     unsigned shared_bytes, CUstream stream, void** params))                                                  \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",             \
+    (int* blocks, CUfunction f, int block_threads, size_t dynamic_shared_bytes))
 
 }  // namespace gpujit::cuda

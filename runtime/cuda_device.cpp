@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "runtime/cuda_driver.h"
+#include "runtime/device_error.h"
 #include "runtime/runtime_error.h"
 
 namespace gpujit::cuda {
@@ -103,6 +104,19 @@ rt::DevicePtr CudaDevice::mapped_pointer(void* host) {
   CUdeviceptr ptr = 0;
   GPUJIT_CU(driver_, cuMemHostGetDevicePointer, &ptr, host, 0);
   return rt::DevicePtr(ptr);
+}
+
+void* CudaDevice::allocate_managed(size_t bytes) {
+  CUdeviceptr ptr = 0;
+  bind();
+  GPUJIT_CU(driver_, cuMemAllocManaged, &ptr, bytes == 0 ? 1 : bytes, CU_MEM_ATTACH_GLOBAL);
+  return reinterpret_cast<void*>(uintptr_t(ptr));
+}
+
+void CudaDevice::deallocate_managed(void* ptr) {
+  if (!ptr) return;
+  bind();
+  GPUJIT_CU(driver_, cuMemFree, CUdeviceptr(uintptr_t(ptr)));
 }
 
 void CudaDevice::deallocate_pinned(void* ptr) {
@@ -234,8 +248,34 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
   GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel->function);
   kernel->static_shared_bytes = uint32_t(value);
   kernel->cooperative = result.uses_grid_sync;
+  if (result.ptx.find(kDeviceErrorSymbol) != std::string::npos) {
+    size_t bytes = 0;
+    GPUJIT_CU(driver_, cuModuleGetGlobal, &kernel->error_record, &bytes, kernel->module, kDeviceErrorSymbol);
+  }
   return kernel;
 }
+
+namespace {
+
+/// After the launch of a kernel with an error record: waits for it and throws what its first failing thread
+/// recorded (runtime/device_error.h), clearing the record for the next launch.
+void raise_recorded_error(CudaDriver& driver, const CudaKernel& k, CUstream stream) {
+  uint64_t record[kErrSlots] = {};
+  GPUJIT_CU(driver, cuMemcpyDtoHAsync, record, k.error_record, sizeof(record), stream);
+  GPUJIT_CU(driver, cuStreamSynchronize, stream);
+  if (record[kErrFlag] == 0) return;
+  std::string where(size_t(record[kErrTextLen]), '\0');
+  if (!where.empty()) {
+    GPUJIT_CU(driver, cuMemcpyDtoHAsync, where.data(), CUdeviceptr(record[kErrText]), where.size(), stream);
+  }
+  GPUJIT_CU(driver, cuMemsetD8Async, k.error_record, 0, sizeof(record), stream);
+  GPUJIT_CU(driver, cuStreamSynchronize, stream);
+  throw rt::KernelIndexError(index_error_message(record[kErrKind] == kErrTupleIndex, int64_t(record[kErrIndex]),
+                                                 int64_t(record[kErrExtent]), record[kErrAxis], where,
+                                                 &record[kErrThread], &record[kErrBlock]));
+}
+
+}  // namespace
 
 void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) {
   auto& k = static_cast<const CudaKernel&>(kernel);
@@ -252,10 +292,22 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
     GPUJIT_CU(driver_, cuLaunchCooperativeKernel, k.function, config.grid.x, config.grid.y, config.grid.z,
               config.block.x, config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream),
               params);
-    return;
+  } else {
+    GPUJIT_CU(driver_, cuLaunchKernel, k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x,
+              config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream), params, nullptr);
   }
-  GPUJIT_CU(driver_, cuLaunchKernel, k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x,
-            config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream), params, nullptr);
+  // A kernel compiled with checks is synchronous, as numba-cuda's debug kernels are: its errors raise here.
+  if (k.error_record) raise_recorded_error(driver_, k, as_stream(config.stream));
+}
+
+uint64_t CudaDevice::max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
+                                                 uint32_t dynamic_shared) {
+  auto& k = static_cast<const CudaKernel&>(kernel);
+  bind();
+  int per_sm = 0;
+  GPUJIT_CU(driver_, cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, k.function, int(block_threads),
+            size_t(dynamic_shared));
+  return uint64_t(per_sm) * uint64_t(props_.multiprocessors);
 }
 
 int CudaBackend::device_count() {

@@ -25,6 +25,8 @@ class CudaKernel final : public rt::LoadedKernel {
   CUfunction function = nullptr;
   /// Dynamic shared memory the function was opted in for beyond the default 48 KiB (raised at launch).
   mutable uint32_t shared_optin = 0;
+  /// The error record of a kernel compiled with bounds checks (runtime/device_error.h); 0: none.
+  CUdeviceptr error_record = 0;
 };
 
 class CudaDevice final : public rt::Device {
@@ -38,6 +40,8 @@ class CudaDevice final : public rt::Device {
   void deallocate(rt::DevicePtr ptr) override;
   void* allocate_pinned(size_t bytes) override;
   void deallocate_pinned(void* ptr) override;
+  void* allocate_managed(size_t bytes) override;
+  void deallocate_managed(void* ptr) override;
   rt::DevicePtr mapped_pointer(void* host) override;
   void copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) override;
   void copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) override;
@@ -61,6 +65,8 @@ class CudaDevice final : public rt::Device {
   void configure_compile(CompileOptions& options) const override;
   std::shared_ptr<rt::LoadedKernel> load_kernel(const CompileResult& result, const std::string& name) override;
   void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;
+  uint64_t max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
+                                       uint32_t dynamic_shared) override;
 
   CUcontext context() const { return context_; }
 

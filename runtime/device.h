@@ -100,6 +100,11 @@ class Device {
   /// The address kernels use for host memory from allocate_pinned(), which is mapped into the device's address
   /// space (numba's mapped arrays): CUDA's cuMemHostGetDevicePointer; the host backend's own pointer.
   virtual DevicePtr mapped_pointer(void* host) = 0;
+  /// Managed (unified) memory, numba's managed_array: one address that the host and kernels both use, the
+  /// driver migrating pages on demand. CUDA's cuMemAllocManaged (attached globally); host memory on the host
+  /// backend.
+  virtual void* allocate_managed(size_t bytes) = 0;
+  virtual void deallocate_managed(void* ptr) = 0;
   virtual void copy_to_device(DevicePtr dst, const void* src, size_t bytes, StreamHandle stream) = 0;
   virtual void copy_to_host(void* dst, DevicePtr src, size_t bytes, StreamHandle stream) = 0;
   virtual void copy_on_device(DevicePtr dst, DevicePtr src, size_t bytes, StreamHandle stream) = 0;
@@ -133,6 +138,12 @@ class Device {
   /// Launches; `params` is cuLaunchKernel's kernelParams (one pointer per flattened parameter). The config
   /// must have passed validate_launch() for this kernel.
   virtual void launch(const LoadedKernel& kernel, const LaunchConfig& config, void** params) = 0;
+  /// The most blocks of `block_threads` threads (and `dynamic_shared` bytes of dynamic shared memory each)
+  /// that can be resident at once, which bounds the grid of a cooperative launch (numba's
+  /// max_cooperative_grid_blocks): CUDA's occupancy per multiprocessor times the multiprocessors; on the host
+  /// backend, the executor's limit on a cooperative grid.
+  virtual uint64_t max_cooperative_grid_blocks(const LoadedKernel& kernel, uint32_t block_threads,
+                                               uint32_t dynamic_shared) = 0;
 
  protected:
   DeviceProperties props_;

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -130,6 +131,11 @@ std::shared_ptr<rt::LoadedKernel> HostDevice::load_kernel(const CompileResult& r
   kernel->static_shared_bytes = uint32_t(result.host->static_shared_bytes);
   kernel->cooperative = result.uses_grid_sync;
   return kernel;
+}
+
+uint64_t HostDevice::max_cooperative_grid_blocks(const rt::LoadedKernel&, uint32_t block_threads, uint32_t) {
+  if (block_threads == 0) return 0;
+  return std::min<uint64_t>(kHostMaxCooperativeBlocks, kHostMaxCooperativeThreads / block_threads);
 }
 
 void HostDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) {

@@ -36,6 +36,8 @@ class HostDevice final : public rt::Device {
   void deallocate(rt::DevicePtr ptr) override;
   void* allocate_pinned(size_t bytes) override;
   void deallocate_pinned(void* ptr) override;
+  void* allocate_managed(size_t bytes) override { return allocate_pinned(bytes); }
+  void deallocate_managed(void* ptr) override { deallocate_pinned(ptr); }
   rt::DevicePtr mapped_pointer(void* host) override;
   void copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) override;
   void copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) override;
@@ -65,6 +67,9 @@ class HostDevice final : public rt::Device {
   /// (a std::runtime_error) naming the kernel and the block; one compiled with debug=True that indexes out of
   /// bounds throws rt::KernelIndexError.
   void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;
+  /// kHostMaxCooperativeBlocks, fewer for blocks large enough to reach kHostMaxCooperativeThreads.
+  uint64_t max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
+                                       uint32_t dynamic_shared) override;
 };
 
 class HostBackend final : public rt::Backend {

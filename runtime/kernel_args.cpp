@@ -12,7 +12,7 @@ namespace gpujit::rt {
 Type type_of_code(ArgCode code) {
   auto kind = ScalarKind((code >> 2) & 0xF);
   switch (code & 3u) {
-    case 1: return Type::scalar_of(kind);
+    case 1: return (code >> 6) & 1u ? Type::pointer_to(kind) : Type::scalar_of(kind);
     case 2:
       return Type::array_of(kind, (code >> 6) & 0xF, (code >> 10) & 1 ? Layout::C : Layout::Any, (code >> 11) & 1);
     case 0: {
@@ -28,6 +28,7 @@ Type type_of_code(ArgCode code) {
 
 ArgCode code_of_type(const Type& t) {
   if (t.is_scalar()) return scalar_code(t.scalar);
+  if (t.is_pointer()) return pointer_code(t.scalar);
   if (t.is_record()) return record_code(t.record->id, 0);
   if (t.is_array() && t.record) return record_code(t.record->id, t.ndim, t.layout, t.index32);
   if (t.is_array()) return array_code(t.scalar, t.ndim, t.layout, t.index32);
@@ -98,8 +99,8 @@ void append_param_sizes(const Type& t, std::vector<unsigned>* sizes) {
   if (t.is_array()) {
     sizes->push_back(8);
     sizes->insert(sizes->end(), 2 * size_t(t.ndim), t.index32 ? 4u : 8u);
-  } else if (t.is_record()) {
-    sizes->push_back(8);  // the address of its copy
+  } else if (t.is_record() || t.is_pointer()) {
+    sizes->push_back(8);  // the address of its copy; the pointer
   } else if (t.is_tuple()) {
     for (const Type& e : t.elements) append_param_sizes(e, sizes);
   } else if (t.is_complex()) {

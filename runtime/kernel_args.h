@@ -33,6 +33,9 @@ using ArgCode = uint16_t;
 constexpr ArgCode kArgInvalid = 0;
 
 constexpr ArgCode scalar_code(ScalarKind k) { return ArgCode(1u | (unsigned(k) << 2)); }
+/// A pointer (numba's CPointer) to elements of `k`: a scalar code with bit 6 set, passed as its 8 bytes.
+constexpr ArgCode pointer_code(ScalarKind k) { return ArgCode(scalar_code(k) | (1u << 6)); }
+constexpr bool is_pointer_code(ArgCode code) { return (code & 3u) == 1u && (code >> 6) & 1u; }
 inline ArgCode array_code(ScalarKind dtype, unsigned ndim, Layout layout, bool index32 = false) {
   return ArgCode(2u | (unsigned(dtype) << 2) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u) |
                  (index32 ? 1u << 11 : 0u));

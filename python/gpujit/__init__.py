@@ -45,12 +45,20 @@ from .ufunc import guvectorize, vectorize  # noqa: E402  NumPy-style ufuncs over
 DeviceArray = _core.DeviceArray
 DeviceNDArray = _core.DeviceArray  # numba's name
 Stream = _core.Stream
+
+
+@__import__("contextlib").contextmanager
+def _auto_synchronize(self):
+    """`with stream.auto_synchronize():` synchronizes the stream when the block ends (numba's Stream method)."""
+    yield self
+    self.synchronize()
+
+
+Stream.auto_synchronize = _auto_synchronize
 Event = _core.Event
 
 to_device = _core.to_device
 device_array = _core.device_array
-as_cuda_array = _core.as_cuda_array
-is_cuda_array = _core.is_cuda_array
 from_dlpack = _core.from_dlpack
 stream = _core.stream
 default_stream = _core.default_stream
@@ -66,13 +74,14 @@ list_devices = _core.list_devices
 is_available = _core.is_available
 empty_cache = _core.empty_cache
 allocator_stats = _core.allocator_stats
-from ._device_array import DeviceMemory, from_cuda_array_interface  # noqa: E402  numba's DeviceNDArray API
+from ._device_array import (DeviceMemory, as_cuda_array, from_cuda_array_interface,  # noqa: E402  numba's
+                            is_cuda_array)  # DeviceNDArray API and its CUDA array interface
 from .reduction import Reduce, reduce  # noqa: E402  gpu.reduce(fn): numba-cuda's cuda.reduce
 from ._arg_hints import In, InOut, Out  # noqa: E402  numba's copy-direction hints for host arrays
 
 _core._set_arg_hint_types(In, Out, InOut)
-from ._host_memory import (device_array_like, mapped_array, mapped_array_like, pinned_array,  # noqa: E402
-                           pinned_array_like)
+from ._host_memory import (device_array_like, managed_array, mapped_array, mapped_array_like,  # noqa: E402
+                           pinned_array, pinned_array_like)
 
 
 def current_context(devnum=None):

@@ -119,7 +119,7 @@ def _as_int_tuple(value, what):
 
 
 def _make_view(shape, strides, dtype, ptr, owner):
-    return _core.as_cuda_array(_ArrayDescription(shape, strides, dtype, ptr, owner))
+    return _core._as_cuda_array(_ArrayDescription(shape, strides, dtype, ptr, owner))
 
 
 def _new(cls, shape, strides, dtype, stream=0, gpu_data=None):
@@ -269,16 +269,42 @@ def _array(self, dtype=None, copy=None):
     return host if dtype is None else host.astype(dtype, copy=False)
 
 
+def _interface_stream(value):
+    """The gpujit Stream a CUDA array interface's `stream` entry names (1 and 2: CUDA's default streams)."""
+    if value == 1:
+        return _core.legacy_default_stream()
+    if value == 2:
+        return _core.per_thread_default_stream()
+    return _core.external_stream(value)
+
+
+def _sync_interface_stream(value):
+    """Waits for the stream a foreign array's interface names, unless config.CUDA_ARRAY_INTERFACE_SYNC is off
+    (numba's rule for arrays it consumes, at as_cuda_array and at a launch). Called by the launch path too."""
+    from . import config
+
+    if config.CUDA_ARRAY_INTERFACE_SYNC:
+        _interface_stream(value).synchronize()
+
+
 def from_cuda_array_interface(desc, owner=None, sync=True):
     """numba's cuda.from_cuda_array_interface: a DeviceArray viewing the memory a CUDA Array Interface dict describes.
 
-    `owner` is kept alive as long as the array. With `sync`, the stream the producer names is synchronized.
+    `owner` is kept alive as long as the array. The interface's `stream` becomes the array's stream (an external
+    one), and with `sync` (and config.CUDA_ARRAY_INTERFACE_SYNC on) it is synchronized first, so that the
+    producer's work on the memory is done; with no stream (None) the array is on the default stream.
     """
     if desc.get("mask") is not None:
         raise NotImplementedError("Masked arrays are not supported")
-    stream = desc.get("stream")
-    if sync and stream is not None:
-        _core.external_stream(stream).synchronize()
+    value = desc.get("stream")
+    stream = None
+    if value is not None:
+        if isinstance(value, bool) or not isinstance(value, int) or value == 0:
+            raise ValueError(f"__cuda_array_interface__ stream must be None or a stream handle other than 0, "
+                             f"not {value!r}")
+        stream = _interface_stream(value)
+        if sync:
+            _sync_interface_stream(value)
 
     class _Described:
         __slots__ = ("__cuda_array_interface__", "owner")
@@ -286,7 +312,28 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     holder = _Described()
     holder.__cuda_array_interface__ = {k: v for k, v in desc.items() if k != "stream"}
     holder.owner = owner
-    return _core.as_cuda_array(holder)
+    return _core._as_cuda_array(holder, stream)
+
+
+def as_cuda_array(obj, sync=True):
+    """numba's cuda.as_cuda_array: a DeviceArray sharing the memory of `obj` (a DeviceArray is returned as is).
+
+    `obj` must have __cuda_array_interface__; it is kept alive as long as the array. With `sync` the stream the
+    interface names is synchronized first (from_cuda_array_interface)."""
+    if type(obj) is DeviceArray:
+        return obj
+    try:
+        desc = obj.__cuda_array_interface__
+    except AttributeError:
+        return _core._as_cuda_array(obj)  # its error says what is missing
+    if not isinstance(desc, dict):
+        return _core._as_cuda_array(obj)
+    return from_cuda_array_interface(desc, owner=obj, sync=sync)
+
+
+def is_cuda_array(obj):
+    """numba's cuda.is_cuda_array: whether `obj` is a DeviceArray or has __cuda_array_interface__."""
+    return type(obj) is DeviceArray or hasattr(obj, "__cuda_array_interface__")
 
 
 DeviceArray.__new__ = _new

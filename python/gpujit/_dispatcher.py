@@ -57,6 +57,7 @@ class Dispatcher(_core.Dispatcher):
         self._specialized = False
         self.specializations = {}
         self._overloads = {}
+        self._device_results = {}
 
     @property
     def __code__(self):
@@ -96,6 +97,45 @@ class Dispatcher(_core.Dispatcher):
         key = ArgTypes(sig)
         self.inspect_ptx("void" + key.text)
         return self.overloads[key]
+
+    def compile_device(self, args, return_type=None):
+        """numba's compile_device(argtypes): a device function compiled on its own for these argument types, with
+        numba's ABI (what inspect_llvm(args) and inspect_asm(args) show). Returns a DeviceCompileResult whose
+        fndesc.mangled_name is the function's symbol there. `return_type` is accepted as numba's argument; the
+        return type is inferred."""
+        if not self.device:
+            raise RuntimeError(f"Cannot compile '{self.__name__}' as a device function: it is a kernel "
+                               "(jit without device=True); use compile(sig)")
+        key = ArgTypes(tuple(args) if isinstance(args, list) else args)
+        found = self._device_results.get(key)
+        if found is None:
+            from ._compile import _return_type
+
+            ptx, ret = self._compile_entry("void" + key.text, True, "numba", "", "")
+            found = DeviceCompileResult(self, key, _ptx_function_name(ptx), _return_type(ret, args))
+            self._device_results[key] = found
+        return found
+
+    def inspect_types(self, signature=None, file=None, pretty=False):
+        """The typed dump of each compiled signature (or of `signature`). With `file`, written there, each
+        headed by the function's name and argument types, as numba's inspect_types(file=) prints them, and
+        None is returned; `pretty` (numba's HTML output) is accepted and ignored."""
+        result = super().inspect_types(signature)
+        if file is None:
+            return result
+        texts = {ArgTypes(signature): result} if signature is not None else result
+        for key, text in texts.items():
+            file.write(f"{self.__qualname__} {getattr(key, 'text', key)}\n{'-' * 80}\n{text}\n")
+        return None
+
+    def inspect_sass(self, signature=None):
+        """The SASS of the kernel (cuobjdump of the cubin ptxas makes from its PTX for the current device's
+        architecture): for `signature`, else a dict per compiled signature, as inspect_ptx."""
+        if self.device:
+            raise RuntimeError("Cannot inspect SASS of a device function")
+        if signature is not None:
+            return _sass_of(self.inspect_ptx(signature))
+        return SignatureDict((k, _sass_of(ptx)) for k, ptx in self.inspect_ptx().items())
 
     def _compile_for_args(self, *args):
         """Compiles for the types these argument values have at a launch (numba's hook of the same name).
@@ -227,11 +267,20 @@ def jit(func_or_sig=None, device=False, **options):
     if options.get("shared_memory_carveout") is not None:
         _check_carveout(options["shared_memory_carveout"])
     _launch_bounds(options.get("launch_bounds"))  # its errors at the decorator, as numba's
+    if options.get("cache") and options.get("link"):
+        # numba-cuda cannot cache code that links external files, and says so in these words.
+        raise RuntimeError("Cannot pickle CUDACodeLibrary with linking files: a kernel that links external code "
+                           "(jit(link=[...])) cannot be cached on disk; drop cache=True or link=")
     if options.get("debug") and options.get("opt") not in (None, False, 0):
         # numba warns too (NVVM cannot debug optimized code); in gpujit debug simply wins.
         warnings.warn(f"jit(debug=True, opt={options['opt']!r}): debug compiles at optimization level 0, so opt is "
                       "ignored (debugging optimized code is not supported by CUDA); pass opt=False, or "
                       "boundscheck=True instead of debug for bounds checks at full optimization",
+                      InvalidConfigWarning, stacklevel=2)
+    if options.get("debug") and options.get("lineinfo"):
+        # numba's words: debug's DWARF already holds the line table, and lineinfo alone leaves codegen as it is.
+        warnings.warn("debug and lineinfo are mutually exclusive. Use debug to get full debug info (this disables "
+                      "some optimizations), or lineinfo for line info only with code generation unaffected.",
                       InvalidConfigWarning, stacklevel=2)
     kwargs = dispatcher_options(device, options)
 
@@ -456,6 +505,29 @@ class Overload:
         return self._dispatcher.inspect_types(self.signature)
 
     @property
+    def cooperative(self):
+        """Whether the kernel uses cg.this_grid().sync(), so that every launch of it is a cooperative one."""
+        return self._dispatcher._cooperative(self.signature)
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of shape `blockdim` (threads, or a tuple of up to three extents) a cooperative launch
+        of this kernel may have on the current device, with `dynsmemsize` bytes of dynamic shared memory per
+        block: the blocks that fit on a multiprocessor at once times the multiprocessors (numba's method)."""
+        dims = tuple(blockdim) if isinstance(blockdim, (tuple, list)) else (blockdim,)
+        if not 1 <= len(dims) <= 3:
+            raise ValueError(f"blockdim must be an int or a tuple of 1 to 3 ints, not {blockdim!r}")
+        threads = 1
+        for d in dims:
+            threads *= operator.index(d)
+        return self._dispatcher._max_cooperative_grid_blocks(self.signature, threads, operator.index(dynsmemsize))
+
+    @property
+    def _codelibrary(self):
+        """numba's code library, as far as its users read one: the files linked into the kernel (none: gpujit
+        links device code as LLVM IR, and a grid barrier needs no cudadevrt)."""
+        return _CodeLibrary()
+
+    @property
     def _type_annotation(self):
         """numba's record of the typing (tests read `.typemap`): here the kernel's typed dump, read back."""
         return TypeAnnotation(self.inspect_types())
@@ -470,6 +542,73 @@ class Overload:
     local_mem_per_thread = property(lambda self: self._figure("local"))
     const_mem_size = property(lambda self: self._figure("const"))
     max_threads_per_block = property(lambda self: self._figure("max_threads"))
+
+
+class _CodeLibrary:
+    _linking_files = ()
+
+
+class DeviceCompileResult:
+    """A device function compiled on its own (Dispatcher.compile_device), as far as numba's users read numba's
+    CompileResult: `fndesc.mangled_name` (its symbol in the PTX and LLVM IR), `signature`, `argument_types`
+    and `return_type`."""
+
+    def __init__(self, dispatcher, argtypes, mangled_name, return_type):
+        self._dispatcher = dispatcher
+        self.argument_types = argtypes
+        self.return_type = return_type
+        self.fndesc = _FunctionDescriptor(dispatcher.__name__, dispatcher.__qualname__, mangled_name, argtypes,
+                                          return_type)
+
+    @property
+    def signature(self):
+        return f"{self.return_type}{self.argument_types.text}"
+
+    def inspect_llvm(self):
+        return self._dispatcher.inspect_llvm(self.argument_types)
+
+    def inspect_asm(self, cc=None):
+        return self._dispatcher.inspect_ptx(self.argument_types)
+
+    def __repr__(self):
+        return f"<gpujit device function {self.fndesc.qualname}{self.argument_types.text}>"
+
+
+_FunctionDescriptor = namedtuple("FunctionDescriptor", ("name", "qualname", "mangled_name", "argtypes", "restype"))
+
+# The first function a device function's PTX defines: `.visible .func (.param ...) NAME(`.
+_PTX_FUNC = re.compile(r"^\.visible\s+\.func\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)", re.M)
+
+
+def _ptx_function_name(ptx):
+    m = _PTX_FUNC.search(ptx)
+    if m is None:
+        raise RuntimeError("the device function's PTX defines no function")
+    return m.group(1)
+
+
+def _sass_of(ptx):
+    """SASS for the one kernel of `ptx`: ptxas for its target, then cuobjdump (the CUDA toolkit's tools)."""
+    ptxas = _find_ptxas()
+    tool = os.path.join(os.path.dirname(ptxas), "cuobjdump")
+    if not os.path.isfile(tool):
+        tool = shutil.which("cuobjdump") or shutil.which("nvdisasm")
+    if tool is None:
+        raise RuntimeError("SASS is read with cuobjdump or nvdisasm (CUDA toolkit), and neither was found")
+    arch = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
+    with tempfile.TemporaryDirectory(prefix="gpujit-sass-") as folder:
+        source, cubin = os.path.join(folder, "kernel.ptx"), os.path.join(folder, "kernel.cubin")
+        with open(source, "w") as f:
+            f.write(ptx)
+        proc = subprocess.run([ptxas, f"-arch={arch.group(1) if arch else 'sm_80'}", source, "-o", cubin],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"ptxas could not compile the kernel's PTX:\n{proc.stdout}{proc.stderr}")
+        cmd = [tool, "-sass", cubin] if os.path.basename(tool) == "cuobjdump" else [tool, cubin]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{os.path.basename(tool)} failed:\n{proc.stdout}{proc.stderr}")
+    return proc.stdout
 
 
 class TypeAnnotation:

@@ -4,6 +4,9 @@
 - `mapped_array` is the same memory, also mapped into the device's address space (numba's mapped_array): a
   NumPy array on the host that a kernel reads and writes in place, through its `__cuda_array_interface__`,
   with no copy. On the CPU backend the mapped address is the host address itself.
+- `managed_array` is managed (unified) memory, numba's managed_array: one address that the host (as a NumPy
+  array) and kernels (through its `__cuda_array_interface__`) both use, the driver moving pages on demand.
+  On the CPU backend it is host memory.
 - `device_array_like`, `pinned_array_like` and `mapped_array_like` give a new contiguous array with the
   shape and dtype of `ary`. A contiguous `ary` keeps its order (C, or F when it is only F-contiguous); a
   strided view gets the contiguous strides that keep the order of its own strides (NumPy's `empty_like`
@@ -32,7 +35,7 @@ def like_layout(ary):
     return order, tuple(strides)
 
 
-def _host_array(shape, dtype, strides, order, mapped):
+def _host_array(shape, dtype, strides, order, mapped, stream=0, managed=False):
     import numpy as np
 
     dt = np.dtype(dtype)
@@ -40,7 +43,8 @@ def _host_array(shape, dtype, strides, order, mapped):
     count = 1
     for s in shape:
         count *= s
-    buf = _core._pinned_buffer(max(count * dt.itemsize, 1))
+    nbytes = max(count * dt.itemsize, 1)
+    buf = _core._managed_buffer(nbytes) if managed else _core._pinned_buffer(nbytes)
     cls = _mapped_class() if mapped else np.ndarray
     if strides is not None:
         ary = np.ndarray.__new__(cls, shape, dt, buffer=buf, strides=tuple(strides))
@@ -48,6 +52,9 @@ def _host_array(shape, dtype, strides, order, mapped):
         ary = np.ndarray.__new__(cls, shape, dt, buffer=buf, order=order)
     if mapped:
         ary._device_pointer = buf.device_pointer
+        # numba's mapped arrays name their stream in the interface (None for the default stream).
+        handle = int(getattr(stream, "handle", stream) or 0)
+        ary._stream_handle = handle or None
     return ary
 
 
@@ -71,7 +78,7 @@ def _mapped_class():
                 origin = base.__array_interface__["data"][0]
                 return {"shape": self.shape, "strides": None if self.flags.c_contiguous else self.strides,
                         "typestr": self.dtype.str, "data": (base._device_pointer + (host - origin), False),
-                        "version": 3}
+                        "version": 3, "stream": getattr(base, "_stream_handle", None)}
 
         _mapped_array_class = MappedArray
     return _mapped_array_class
@@ -85,9 +92,23 @@ def pinned_array(shape, dtype=float, strides=None, order="C"):
 def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False, wc=False):
     """A NumPy array in page-locked host memory mapped into the device: a kernel reads and writes it in place.
 
-    `stream`, `portable` and `wc` are accepted for numba-cuda's signature; the memory is always portable.
+    `stream` is the stream its `__cuda_array_interface__` names (as numba's); `portable` and `wc` are accepted
+    for numba-cuda's signature, and the memory is always portable.
     """
-    return _host_array(shape, dtype, strides, order, mapped=True)
+    return _host_array(shape, dtype, strides, order, mapped=True, stream=stream)
+
+
+def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_global=True):
+    """A NumPy array in managed (unified) memory: the host and kernels read and write it at one address, and
+    a kernel takes it in place, with no copy (synchronize before the host reads what a kernel wrote).
+
+    `stream` is the stream its `__cuda_array_interface__` names, as numba's; the memory is always attached
+    globally (any stream may use it), so `attach_global=False` is refused rather than ignored.
+    """
+    if not attach_global:
+        raise NotImplementedError("managed_array(attach_global=False): gpujit attaches managed memory globally "
+                                  "(any stream may use it)")
+    return _host_array(shape, dtype, strides, order, mapped=True, stream=stream, managed=True)
 
 
 def pinned_array_like(ary):

@@ -258,15 +258,26 @@ def describe_free_names(pyfunc):
             values[var] = glob[var]
         # Builtins (range, len, min...) are the compiler's own; attribute names land in co_names too.
     out = []
+    names = None
     for var, value in values.items():
         if var in glob and value is getattr(builtins, var, None):
             continue
-        out.append((var, describe(value)))
+        if isinstance(value, types.ModuleType) and value.__name__ not in _MODULES \
+                and not value.__name__.startswith("gpujit."):
+            # A module of the user's (mymod.add): a namespace whose attributes the code names are globals of
+            # their own, "mymod.add", a name no Python variable can have.
+            names = _code_names(code, set()) if names is None else names
+            attrs = tuple(a for a in sorted(names) if hasattr(value, a))
+            for a in attrs:
+                out.append((f"{var}.{a}", describe(getattr(value, a), f"{var}.{a}")))
+            out.append((var, ("namespace", attrs)))
+            continue
+        out.append((var, describe(value, var)))
     return out
 
 
-def describe(value):
-    """One value as the binding's description tuple."""
+def describe(value, var=None):
+    """One value (of the free name `var`, where known) as the binding's description tuple."""
     if value is None:
         return ("none",)
     if isinstance(value, bool):
@@ -299,7 +310,17 @@ def describe(value):
     from . import _dispatcher
 
     if isinstance(value, _dispatcher.Dispatcher):
-        return ("function", value)
+        # A device function's explicit signatures: a call converts its arguments to the best of them.
+        sigs = tuple(value._declared_signatures) if value.device else ()
+        return ("function", value, sigs) if sigs else ("function", value)
+    cpu = _numba_cpu_function(value, var)
+    if cpu is not None:
+        return cpu
+    if type(value).__name__ == "ExternFunction" and type(value).__module__.startswith("numba"):
+        return ("unsupported", f"it is the external function '{value.name}{getattr(value, 'sig', '')}' declared "
+                               "with cuda.declare_device; gpujit does not link external CUDA C or PTX code into "
+                               "kernels yet (declare_device with link=): write the function in Python as a "
+                               "cuda.jit(device=True) function")
     name = getattr(value, "_gpujit_dtype", None)
     if name is not None:
         return ("dtype", name)
@@ -341,8 +362,8 @@ def describe(value):
     fname = getattr(value, "__name__", None)
     if module in ("math", "cmath") and fname and getattr(sys.modules[module], fname, None) is value:
         return ("member", module, fname)
-    if fname == "literal_unroll" and module and module.split(".")[0] == "numba":
-        return ("member", "gpujit", "literal_unroll")  # numba's loop over a tuple: gpujit's builtin
+    if fname in ("literal_unroll", "carray", "farray") and module and module.split(".")[0] == "numba":
+        return ("member", "gpujit", fname)  # numba's loop over a tuple, arrays over pointers: gpujit's builtins
     operator = sys.modules.get("operator")  # operator.add's __module__ is '_operator'
     if operator is not None and fname and getattr(operator, fname, None) is value:
         return ("member", "operator", fname)
@@ -353,9 +374,11 @@ def describe(value):
     if record_dtype is not None:
         return ("dtype", record_dtype)
     if type(value).__module__ == "gpujit.ufunc":
-        return ("unsupported", f"its value is a {type(value).__name__} made by vectorize or guvectorize, which "
-                               "launches kernels from the host; call its Python function as a device function "
-                               "(gpu.jit(device=True)) instead")
+        # numba's words first ("Untyped global name 'f'"), which its users match.
+        untyped = f"Untyped global name '{var}': " if var else ""
+        return ("unsupported", f"{untyped}its value is a {type(value).__name__} made by vectorize or guvectorize, "
+                               "which launches kernels from the host; call its Python function as a device "
+                               "function (gpu.jit(device=True)) instead")
     enum = sys.modules.get("enum")
     if enum is not None and isinstance(value, type) and issubclass(value, enum.Enum):
         return _enum_class(value, enum)
@@ -363,6 +386,47 @@ def describe(value):
         return ("unsupported", f"it is a member of the Enum '{type(value).__name__}', whose members are not ints; "
                                "gpujit supports IntEnum members, which are")
     return ("unsupported", f"its value is a {type(value).__name__} object")
+
+
+# numba CPU functions (numba.jit) called from kernels -> the device function made of each one's Python
+# function, so that every kernel calling it shares one dispatcher (and its parsed source). Weak keys: the
+# entry goes with the CPU function.
+_cpu_functions = None
+
+
+def _numba_cpu_function(value, name):
+    """A numba CPU dispatcher (`@numba.jit`) as numba-cuda treats one called in a kernel: its Python function
+    compiled as a device function; one whose compilation is disabled (an explicit signature) is refused with
+    numba's words. None for any other value."""
+    cls = type(value)
+    if cls.__name__ != "CPUDispatcher" or not cls.__module__.startswith("numba"):
+        return None
+    py_func = getattr(value, "py_func", None)
+    if py_func is None:
+        return None
+    if not getattr(value, "_can_compile", True):
+        shown = name or py_func.__name__
+        return ("unsupported", f"Untyped global name '{shown}': using cpu function on device but its compilation "
+                               "is disabled (numba.jit with an explicit signature compiles for the CPU only); "
+                               "decorate the function with cuda.jit(device=True) to call it from kernels")
+    global _cpu_functions
+    if _cpu_functions is None:
+        import weakref
+
+        _cpu_functions = weakref.WeakKeyDictionary()
+    try:
+        found = _cpu_functions.get(value)
+    except TypeError:  # not weakly referenceable: a dispatcher of its own for this kernel
+        found = None
+    if found is None:
+        from . import _dispatcher
+
+        found = _dispatcher.Dispatcher(py_func, device=True)
+        try:
+            _cpu_functions[value] = found
+        except TypeError:
+            pass
+    return ("function", found)
 
 
 def _numba_record_dtype(value):

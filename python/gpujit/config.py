@@ -2,10 +2,11 @@
 
     gpujit.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0   # no warning for grids with fewer blocks than SMs
     gpujit.config.CUDA_WARN_ON_IMPLICIT_COPY = 0    # no warning when a launch copies a host array
+    gpujit.config.CUDA_ARRAY_INTERFACE_SYNC = 0     # no wait for the stream a foreign array's interface names
 
 Each starts from its environment variable (GPUJIT_LOW_OCCUPANCY_WARNINGS, else numba-cuda's
-NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS; GPUJIT_WARN_ON_IMPLICIT_COPY, else NUMBA_CUDA_WARN_ON_IMPLICIT_COPY), on when
-unset, and an assignment takes effect at the next launch, as numba's does (docs/python.md, "Warnings").
+NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS; GPUJIT_WARN_ON_IMPLICIT_COPY, else NUMBA_CUDA_WARN_ON_IMPLICIT_COPY;
+GPUJIT_CUDA_ARRAY_INTERFACE_SYNC, else NUMBA_CUDA_ARRAY_INTERFACE_SYNC), on when unset, and an assignment takes effect at the next launch, as numba's does (docs/python.md, "Warnings").
 """
 
 import os
@@ -59,4 +60,6 @@ class _Config(types.ModuleType):
 _core._set_launch_warnings(
     low_occupancy=_from_environment(*_SWITCHES["CUDA_LOW_OCCUPANCY_WARNINGS"]),
     implicit_copy=_from_environment(*_SWITCHES["CUDA_WARN_ON_IMPLICIT_COPY"]))
+# Read by Python code only (gpujit._device_array), at each foreign array that names a stream.
+CUDA_ARRAY_INTERFACE_SYNC = int(_from_environment("GPUJIT_CUDA_ARRAY_INTERFACE_SYNC", "NUMBA_CUDA_ARRAY_INTERFACE_SYNC"))
 sys.modules[__name__].__class__ = _Config

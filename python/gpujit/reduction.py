@@ -28,6 +28,7 @@ import linecache
 import warnings
 
 from . import _core
+from ._device_array import as_cuda_array
 from .errors import CompileError, PerformanceWarning
 
 _WARP = 32
@@ -318,7 +319,7 @@ def _as_array(arr):
     if isinstance(arr, _core.DeviceArray):
         return arr, True
     if not isinstance(arr, type) and hasattr(arr, "__cuda_array_interface__"):
-        return _core.as_cuda_array(arr), True
+        return as_cuda_array(arr), True
     import numpy as np
 
     try:
@@ -335,7 +336,7 @@ def _result_array(res, dtype):
     import numpy as np
 
     if not isinstance(res, _core.DeviceArray):
-        res = _core.as_cuda_array(res)
+        res = as_cuda_array(res)
     if np.dtype(res.dtype) != dtype:
         raise TypeError(f"res has dtype {np.dtype(res.dtype)}, the array has {dtype}; they must match")
     if res.ndim != 1 or res.shape[0] < 1:

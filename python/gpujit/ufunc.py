@@ -21,6 +21,7 @@ import math
 import warnings
 
 from . import _core
+from ._device_array import as_cuda_array
 from ._dispatcher import Dispatcher, dispatcher_options, jit
 from ._signature import _canonical, _split_args, signature_text
 from .errors import CompileError
@@ -99,7 +100,7 @@ def _as_operand(a):
     if type(a) is _DeviceArray or isinstance(a, (int, float, complex)):
         return a
     if hasattr(a, "__cuda_array_interface__"):
-        return _core.as_cuda_array(a)
+        return as_cuda_array(a)
     return a if hasattr(a, "dtype") else _numpy().asarray(a)
 
 
@@ -277,12 +278,17 @@ class UFunc:
         self.nargs = self.nin + 1
         self._plans = {}  # argument type keys -> chosen signature
         self._kernels = {}  # (signature, array pattern, ndim) -> _GeneratedKernel
-        self._fast = {}  # dtypes of 1-D device array inputs -> (1-D kernel over arrays, result dtype)
+        self._fast = {}  # _core._elementwise_key -> (kernel, result dtype, launchers by (n, stream))
         self._on_active_backend = target != "cpu"
 
     @property
     def types(self):
         return [s.text for s in self._sigs]
+
+    def __reduce__(self):
+        """Pickles as numba's ufuncs do: its function (by value for a local one) with the signatures and
+        options; the kernels are built again where it is loaded."""
+        return _reduce(self, _rebuild_ufunc, (self.types, self.target, self.identity, self._options))
 
     def __repr__(self):
         return f"<gpujit ufunc '{self.__name__}' nin={self.nin} target={self.target}>"
@@ -325,30 +331,31 @@ class UFunc:
     # --- the call -------------------------------------------------------------------------------------------
 
     def __call__(self, *args, out=None, stream=0):
-        # The fast path, a launch and little else: 1-D DeviceArrays of one shape (any strides: the kernel
+        # The fast path, a launch and little else: 1-D DeviceArrays of one size (any strides: the kernel
         # reads them), out a matching DeviceArray or none, on the active backend. It needs the kernel that
-        # an earlier call on the same dtypes built (self._fast); anything else takes the general path.
+        # an earlier call on the same dtypes built (self._fast, keyed by _core._elementwise_key, which reads
+        # the arrays in C++); anything else takes the general path.
         fast = self._fast
         if fast:
-            first = args[0] if args else None
-            if type(first) is _DeviceArray and first.ndim == 1:
-                n = first.size
-                key = []
-                for a in args:
-                    if type(a) is not _DeviceArray or a.ndim != 1 or a.size != n:
-                        break
-                    key.append(a.dtype)
-                else:
-                    plan = fast.get(tuple(key))
-                    if plan is not None:
-                        kernel, ret = plan
-                        if out is None:
-                            out = _core.device_array(n, ret, stream)
-                        elif type(out) is not _DeviceArray or out.ndim != 1 or out.size != n or out.dtype != ret:
-                            return self._slow(args, out, stream)
-                        if n:
-                            kernel[(n + _THREADS - 1) // _THREADS, _THREADS, stream](*args, out)
-                        return out
+            probe = _core._elementwise_key(args, out)
+            if probe is not None:
+                plan = fast.get(probe[1])
+                if plan is not None:
+                    n = probe[0]
+                    kernel, ret, launchers = plan
+                    if out is None:
+                        out = _core.device_array(n, ret, stream)
+                    if n:
+                        # The configured kernel of the last sizes and streams, kept: building one is a third
+                        # of a launch's cost.
+                        launch = launchers.get((n, stream))
+                        if launch is None:
+                            if len(launchers) >= 8:
+                                launchers.clear()
+                            launch = launchers[(n, stream)] = kernel[(n + _THREADS - 1) // _THREADS, _THREADS,
+                                                                     stream]
+                        launch(*args, out)
+                    return out
         try:
             return self._slow(args, out, stream)
         except CompileError as e:
@@ -376,7 +383,7 @@ class UFunc:
             if type(a) is _core.DeviceArray:
                 on_device = True
             elif hasattr(a, "__cuda_array_interface__"):
-                a = _core.as_cuda_array(a)
+                a = as_cuda_array(a)
                 on_device = True
             else:
                 np = np or _numpy()
@@ -417,8 +424,8 @@ class UFunc:
                     self._run_flat(sig, values, arrays, size, dout, stream)
             else:
                 self._run_nd(sig, values, arrays, shape, dout, stream)
-        if on_device:
-            return out if out is not None else dout
+        if on_device and host_out is None:
+            return dout  # `out` itself, or a DeviceArray over it when it came through the CUDA array interface
         if host_out is not None:
             if host_out.flags.c_contiguous:
                 dout.copy_to_host(host_out, stream=stream)
@@ -437,7 +444,7 @@ class UFunc:
         if out is None:
             return _core.device_array(shape, sig.ret_dtype, stream), None
         if type(out) is not _DeviceArray and hasattr(out, "__cuda_array_interface__"):
-            out = _core.as_cuda_array(out)
+            out = as_cuda_array(out)
         if tuple(out.shape) != tuple(shape):
             raise ValueError(f"{self.__name__}: out has shape {tuple(out.shape)}; the inputs broadcast to "
                              f"{tuple(shape)}")
@@ -459,10 +466,14 @@ class UFunc:
         pattern = tuple(None if a is None else a.dtype for a in arrays)
         k = self._kernel(sig, pattern, 1)
         # (`is`, not `in`: a float64 dtype compares equal to None, NumPy's default dtype.)
-        if all(p is not None for p in pattern) and self._on_active_backend:
-            self._fast[pattern] = (k, sig.ret_dtype)
         if dout is None:
             dout = _core.device_array((size,), sig.ret_dtype, stream)
+        if all(p is not None for p in pattern) and self._on_active_backend:
+            # Later calls with 1-D device arrays of these dtypes, out given (of the result's dtype) or not.
+            probe = _core._elementwise_key(tuple(a.ravel() for a in arrays) + (dout.ravel(),), None)
+            if probe is not None:
+                codes = probe[1][:-1]
+                self._fast[codes[:-1] + (None,)] = self._fast[codes] = (k, sig.ret_dtype, {})
         threads = min(_THREADS, size)
         k[(size + threads - 1) // threads, threads, stream](*values, dout)
         return dout
@@ -535,7 +546,7 @@ class UFunc:
         np = _numpy()
         with _OnTarget(self.target):
             if on_device:
-                a = arr if type(arr) is _core.DeviceArray else _core.as_cuda_array(arr)
+                a = arr if type(arr) is _core.DeviceArray else as_cuda_array(arr)
             else:
                 a = _core.to_device(np.ascontiguousarray(np.asarray(arr)), stream)
             if a.ndim != 1:
@@ -652,6 +663,10 @@ class GUFunc:
     def types(self):
         return [s.text for s in self._sigs]
 
+    def __reduce__(self):
+        """Pickles as UFunc.__reduce__ does, with the layout."""
+        return _reduce(self, _rebuild_gufunc, (self.types, self.signature, self.target, self._options))
+
     def __repr__(self):
         return f"<gpujit gufunc '{self.__name__}' {self.signature} target={self.target}>"
 
@@ -692,7 +707,7 @@ class GUFunc:
         values, loops, cores = [], [], []
         for a, dims, dt, nd in zip(ins, layout.inputs, sig.arg_dtypes, sig.arg_ndims):
             if _is_device(a):
-                a = a if type(a) is _core.DeviceArray else _core.as_cuda_array(a)
+                a = a if type(a) is _core.DeviceArray else as_cuda_array(a)
                 if a.dtype != dt:
                     raise TypeError(f"{self.__name__}: device array of dtype {a.dtype} for an argument of type "
                                     f"{dt}: a device array does not support .astype(); convert it first")
@@ -797,11 +812,11 @@ class GUFunc:
             k[(count + threads - 1) // threads, threads, stream](*kargs, count)
         results = []
         for j, (dout, host) in enumerate(zip(out_arrays, host_outs)):
-            if on_device:
-                results.append(outs[j] if outs else dout)
-            elif host is not None:
+            if host is not None:  # a host output is written back, even when the inputs were on the device
                 host[...] = dout.copy_to_host(stream=stream)
                 results.append(host)
+            elif on_device:  # a device output given in any form (a CUDA array interface object too) as a DeviceArray
+                results.append(dout)
             else:
                 results.append(dout.copy_to_host(stream=stream))
         if stream and not on_device:
@@ -835,3 +850,26 @@ class GUFunc:
 
 def _dims_text(dims):
     return "(" + ",".join(dims) + ")"
+
+
+def _reduce(ufunc, rebuild, args):
+    """A (g)ufunc's pickle: rebuild(fn, *args), its function by reference where pickle finds it by name, else
+    by value."""
+    from ._dispatcher import _picklable_function
+
+    fn = ufunc.py_func
+    return rebuild, (fn if isinstance(fn, Dispatcher) else _picklable_function(fn),) + args
+
+
+def _unpickled_function(fn):
+    from ._dispatcher import _FunctionByValue
+
+    return fn.function() if isinstance(fn, _FunctionByValue) else fn
+
+
+def _rebuild_ufunc(fn, sigs, target, identity, options):
+    return UFunc(_unpickled_function(fn), sigs, target, identity, dict(options))
+
+
+def _rebuild_gufunc(fn, sigs, layout, target, options):
+    return GUFunc(_unpickled_function(fn), [_Sig(s) for s in sigs], _Layout(layout), target, dict(options))

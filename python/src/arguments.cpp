@@ -384,7 +384,11 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   }
   std::string cai_error, dlpack_error;
   rt::ArrayView& view = own_view();
-  bool found = fast_foreign_view(obj, &view) || view_from_cuda_array_interface(obj, &view, &cai_error);
+  uint64_t producer_stream = 0;
+  bool found = fast_foreign_view(obj, &view) ||
+               view_from_cuda_array_interface(obj, &view, &cai_error, &producer_stream);
+  // numba's rule for an array read through its interface: wait for the stream it names (config switch).
+  if (found) sync_interface_stream(producer_stream);
   if (!found && cai_error.find("no __cuda_array_interface__") != std::string::npos) {
     found = view_from_dlpack(obj, &view, &dlpack_error);
   }
@@ -472,7 +476,8 @@ void** Arguments::pack(const rt::ArgCode* targets) {
       continue;
     }
     ScalarKind from = kind_of(codes_[i]);
-    ScalarKind to = targets ? kind_of(targets[i]) : from;
+    // A pointer parameter (numba's CPointer) takes an integer argument as the address, all 64 bits of it.
+    ScalarKind to = !targets ? from : rt::is_pointer_code(targets[i]) ? ScalarKind::UInt64 : kind_of(targets[i]);
     if (to == from && from != ScalarKind::Complex64 && from != ScalarKind::Complex128) {
       // The common case: one parameter, its bytes as classification stored them, zero-extended to 8.
       uint64_t slot;

@@ -90,7 +90,7 @@ rt::ArrayView HostBuffer::view() const {
 // ---------------------------------------------------------------------------------------------------------
 // Foreign device arrays
 
-bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::string* error) {
+bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::string* error, uint64_t* stream) {
   PyObject* raw = PyObject_GetAttrString(obj, "__cuda_array_interface__");
   if (!raw) {
     if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw pyb::error_already_set();
@@ -147,7 +147,19 @@ bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::stri
   }
   out->data = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
   if (PyErr_Occurred()) throw pyb::error_already_set();
+  if (stream) {
+    PyObject* s = PyDict_GetItemString(raw, "stream");
+    *stream = s && s != Py_None ? PyLong_AsUnsignedLongLong(s) : 0;
+    if (PyErr_Occurred()) throw pyb::error_already_set();
+  }
   return true;
+}
+
+void sync_interface_stream(uint64_t stream) {
+  if (stream == 0) return;
+  // Python code (gpujit._device_array) decides with the config and calls the stream's synchronize method,
+  // which a program (or a test) may replace as numba's may be; only foreign arrays that name a stream pay.
+  pyb::module_::import("gpujit._device_array").attr("_sync_interface_stream")(stream);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -382,8 +394,10 @@ static pyb::dict cuda_array_interface(const PyDeviceArray& a) {
   }
   d["data"] = pyb::make_tuple(pyb::int_(v.size() ? v.data : 0), false);
   d["version"] = 3;
-  // The legacy default stream is 1 in the interface; consumers order their work after it.
-  d["stream"] = a.stream ? pyb::int_(reinterpret_cast<uintptr_t>(a.stream->handle())) : pyb::int_(1);
+  // numba's convention: the stream the array was made on, or None for the default stream (whose work a
+  // consumer on any blocking stream is ordered after anyway).
+  d["stream"] = a.stream && a.stream->handle() ? pyb::object(pyb::int_(reinterpret_cast<uintptr_t>(a.stream->handle())))
+                                               : pyb::object(pyb::none());
   return d;
 }
 
@@ -399,6 +413,11 @@ void register_arrays(pyb::module_& m) {
         s.stream->synchronize();
       })
       .def("query", [](PyStream& s) { return s.stream->query(); })
+      .def_property_readonly("external", [](PyStream& s) {
+        // Made by another library (external_stream, or a foreign array's interface): never destroyed here.
+        auto h = reinterpret_cast<uintptr_t>(s.stream->handle());
+        return !s.stream->owned() && h > 2;  // 0, 1, 2: the default streams
+      })
       .def_property_readonly("handle", [](PyStream& s) { return reinterpret_cast<uintptr_t>(s.stream->handle()); })
       .def("__int__", [](PyStream& s) { return reinterpret_cast<uintptr_t>(s.stream->handle()); })
       .def("__cuda_stream__", [](PyStream& s) {
@@ -569,6 +588,37 @@ void register_arrays(pyb::module_& m) {
   }, pyb::arg("shape"), pyb::arg("dtype") = pyb::none(), pyb::arg("stream") = 0, pyb::arg("order") = "C",
      "A new uninitialized device array.");
 
+  // The key of vectorize's fast path (ufunc.py, UFunc.__call__), in one call instead of a dozen attribute
+  // reads: (n, (dtype code of each input, then of out or None)) when every input is a 1-D DeviceArray of n
+  // elements of a scalar dtype and out is None or one more such array; None otherwise.
+  m.def("_elementwise_key", [](pyb::tuple args, pyb::handle out) -> pyb::object {
+    const size_t count = args.size();
+    if (count == 0) return pyb::none();
+    int64_t n = -1;
+    auto code = [&](PyObject* obj) -> PyObject* {
+      if (Py_TYPE(obj) != g_device_array_type) return nullptr;
+      const rt::ArrayView& v = device_array_of(obj)->view;
+      if (v.ndim != 1 || v.record) return nullptr;
+      if (n < 0) n = v.size();
+      if (v.size() != n) return nullptr;
+      return PyLong_FromLong(static_cast<long>(v.dtype));
+    };
+    pyb::tuple key(count + 1);
+    for (size_t i = 0; i < count; ++i) {
+      PyObject* c = code(args[i].ptr());
+      if (!c) return pyb::none();
+      PyTuple_SET_ITEM(key.ptr(), i, c);
+    }
+    if (out.is_none()) {
+      PyTuple_SET_ITEM(key.ptr(), count, pyb::none().release().ptr());
+    } else {
+      PyObject* c = code(out.ptr());
+      if (!c) return pyb::none();
+      PyTuple_SET_ITEM(key.ptr(), count, c);
+    }
+    return pyb::make_tuple(n, std::move(key));
+  });
+
   m.def("_device_array_like", [](pyb::handle shape, pyb::handle dtype, bool fortran, pyb::handle stream) {
     rt::Device& device = rt::Runtime::get().current_device();
     PyDeviceArray a = allocate_array(shape_from_python(shape), element_from_dtype_like(dtype), fortran,
@@ -576,7 +626,7 @@ void register_arrays(pyb::module_& m) {
     return wrap_device_array(std::move(a.view), std::move(a.stream));
   });
 
-  m.def("as_cuda_array", [](pyb::handle obj) -> pyb::object {
+  m.def("_as_cuda_array", [](pyb::handle obj, pyb::handle stream) -> pyb::object {
     if (Py_TYPE(obj.ptr()) == g_device_array_type) return pyb::reinterpret_borrow<pyb::object>(obj);
     rt::ArrayView v;
     std::string error;
@@ -587,8 +637,10 @@ void register_arrays(pyb::module_& m) {
     PyObject* keep = obj.ptr();
     Py_INCREF(keep);
     v.owner = std::shared_ptr<void>(keep, [](void* p) { Py_DECREF(static_cast<PyObject*>(p)); });
-    return wrap_device_array(std::move(v), nullptr);
-  }, pyb::arg("obj"), "A DeviceArray sharing the memory of an object with __cuda_array_interface__.");
+    return wrap_device_array(std::move(v), stream_from_python(stream, *v.device));
+  }, pyb::arg("obj"), pyb::arg("stream") = pyb::none(),
+     "A DeviceArray sharing the memory of an object with __cuda_array_interface__, on `stream` (none: the "
+     "default stream); its interface's own stream is not read (gpujit.as_cuda_array reads it).");
   m.def("is_cuda_array", [](pyb::handle obj) {
     return Py_TYPE(obj.ptr()) == g_device_array_type || pyb::hasattr(obj, "__cuda_array_interface__");
   });

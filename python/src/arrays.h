@@ -81,7 +81,14 @@ class HostBuffer {
 
 /// Reads `obj.__cuda_array_interface__` into a view (no keep-alive). Returns false with *error set if the
 /// object has no such attribute or it is malformed; Python errors raised by the attribute propagate.
-bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::string* error);
+/// `stream`, if given, receives the interface's `stream` entry (0 when it is None or absent: nothing to wait for).
+bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::string* error,
+                                    uint64_t* stream = nullptr);
+
+/// numba's CUDA_ARRAY_INTERFACE_SYNC: waits for the stream a foreign array's interface named (1 and 2 are
+/// CUDA's legacy and per-thread default streams), through the Python method Stream.synchronize, when
+/// gpujit.config.CUDA_ARRAY_INTERFACE_SYNC is on. Nothing for 0.
+void sync_interface_stream(uint64_t stream);
 
 /// The stream a Python `stream=` argument names: 0 or None is the default stream (null result), a gpujit
 /// Stream, or another library's stream (anything with __cuda_stream__, .cuda_stream or .ptr).

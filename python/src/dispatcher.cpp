@@ -17,6 +17,7 @@
 #include "arguments.h"
 #include "arrays.h"
 #include "errors.h"
+#include "ir/type_rules.h"
 #include "kernel_source.h"
 #include "runtime/disk_cache.h"
 #include "runtime/kernel_cache.h"
@@ -41,6 +42,9 @@ struct DispatcherState {
   /// Signatures given at decoration; when non-empty the dispatcher compiles nothing else and converts
   /// scalar arguments to the closest one (numba's behaviour for explicit signatures).
   std::vector<std::vector<rt::ArgCode>> signatures;
+  /// The same signatures as written, return type included ("int32(int32, int32)"; "void(...)" where none was
+  /// given): calls of a device function convert to them (ir/sema_call.cpp).
+  std::vector<std::string> signature_texts;
   std::shared_ptr<const KernelSource> source;
   /// The source while its free names are being read (a recursive device function meets itself then).
   std::shared_ptr<KernelSource> partial;
@@ -80,6 +84,9 @@ struct LauncherObject {
   vectorcallfunc vectorcall;
   PyObject* dispatcher;
   LaunchSpec spec;
+  /// numba's pre_launch_callbacks: a list made when first read; each callable in it is called with
+  /// (dispatcher, launcher) right before every launch of this configuration.
+  PyObject* callbacks;
 };
 
 PyTypeObject* g_dispatcher_type = nullptr;
@@ -153,8 +160,16 @@ struct Keep {
 /// (host code is machine code loaded into this process and is not cached).
 const rt::DiskCache* disk_cache_for(DispatcherState& st, const KernelSource& src,
                                     const CompileOptions& options) {
-  if (!st.cache_to_disk || options.target != TargetKind::Nvptx) return nullptr;
-  if (src.has_captured_arrays()) return nullptr;  // an address is valid in this process only
+  if (!st.cache_to_disk) return nullptr;
+  if (src.has_captured_arrays()) {
+    // An address is valid in this process only. numba-cuda refuses to cache such a kernel with a
+    // PicklingError, on every backend; so does gpujit, rather than recompile it silently in each process.
+    std::string msg = "Cannot cache kernel '" + st.name + "' (cache=True): it uses global device arrays, whose "
+                      "addresses are valid in this process only; pass the array as an argument, or drop cache=True";
+    PyErr_SetString(pyb::module_::import("pickle").attr("PicklingError").ptr(), msg.c_str());
+    throw pyb::error_already_set();
+  }
+  if (options.target != TargetKind::Nvptx) return nullptr;
   if (!st.disk_cache_chosen) {
     st.disk_cache = rt::DiskCache::for_source(src.module->file->name());
     st.disk_cache_chosen = true;
@@ -224,31 +239,6 @@ rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, 
   return raw;
 }
 
-/// How an argument converts to a parameter type, numba's typeconv ranks: exact, promote (a wider type of the
-/// same kind), safe (every value kept: uint8 -> int16, int32 -> float64, float32 -> complex64), unsafe
-/// (values may change: int64 -> float64, float -> int, narrowing). None: not passable (complex to real,
-/// arrays of another dtype or rank, tuples of other types).
-enum class Conversion { Exact, Promote, Safe, Unsafe, None };
-
-Conversion scalar_conversion(ScalarKind from, ScalarKind to) {
-  if (from == to) return Conversion::Exact;
-  unsigned fs = scalar_size(from), ts = scalar_size(to);
-  if (is_complex(from)) return is_complex(to) && ts > fs ? Conversion::Promote : is_complex(to) ? Conversion::Unsafe
-                                                                                                 : Conversion::None;
-  if (to == ScalarKind::Bool) return Conversion::Unsafe;
-  if (from == ScalarKind::Bool) return Conversion::Safe;
-  if (is_float(from)) {
-    if (is_float(to)) return ts > fs ? Conversion::Promote : Conversion::Unsafe;
-    if (is_complex(to)) return 2 * fs <= ts ? Conversion::Safe : Conversion::Unsafe;
-    return Conversion::Unsafe;  // to an integer
-  }
-  // From an integer.
-  if (is_float(to)) return 2 * fs <= ts ? Conversion::Safe : Conversion::Unsafe;
-  if (is_complex(to)) return 4 * fs <= ts ? Conversion::Safe : Conversion::Unsafe;
-  if (is_signed(from) == is_signed(to)) return ts > fs ? Conversion::Promote : Conversion::Unsafe;
-  return is_unsigned(from) && ts > fs ? Conversion::Safe : Conversion::Unsafe;
-}
-
 /// How well arguments of types `args` fit a kernel compiled for `sig` (explicit signatures), as numba rates
 /// an overload: the counts of unsafe, safe and promoting conversions, fewer unsafe first. nullopt when an
 /// argument cannot be passed at all. Both keys are flat (kernel_args.h), so equal tuple headers keep them in
@@ -260,19 +250,21 @@ std::optional<std::array<int, 3>> rate(const rt::ArgCode* args, size_t n, const 
     if (args[i] == sig[i]) continue;
     if (rt::is_tuple_code(args[i]) || rt::is_tuple_code(sig[i])) return std::nullopt;
     Type a = rt::type_of_code(args[i]), p = rt::type_of_code(sig[i]);
-    if (a.is_array() != p.is_array() || a.is_record() || p.is_record()) return std::nullopt;
-    Conversion c = Conversion::Safe;
-    if (a.is_array()) {
+    if (a.is_array() != p.is_array() || a.is_record() || p.is_record() || a.is_pointer()) return std::nullopt;
+    ConversionRank c = ConversionRank::Safe;
+    if (p.is_pointer()) {
+      if (!a.is_integer()) return std::nullopt;  // an address, as a Python int (numba's CPointer argument)
+    } else if (a.is_array()) {
       if (a.scalar != p.scalar || a.record != p.record || a.ndim != p.ndim || (p.layout == Layout::C && a.layout != Layout::C)) return std::nullopt;
     } else {
-      c = scalar_conversion(a.scalar, p.scalar);
+      c = scalar_conversion_rank(a.scalar, p.scalar);
     }
     switch (c) {
-      case Conversion::None: return std::nullopt;
-      case Conversion::Unsafe: ++rating[0]; break;
-      case Conversion::Safe: ++rating[1]; break;
-      case Conversion::Promote: ++rating[2]; break;
-      case Conversion::Exact: break;
+      case ConversionRank::None: return std::nullopt;
+      case ConversionRank::Unsafe: ++rating[0]; break;
+      case ConversionRank::Safe: ++rating[1]; break;
+      case ConversionRank::Promote: ++rating[2]; break;
+      case ConversionRank::Exact: break;
     }
   }
   return rating;
@@ -359,7 +351,11 @@ void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args,
 void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
   DispatcherState& st = state_of(dispatcher);
   if (st.device) {
-    throw pyb::type_error("'" + st.name + "' is a device function; call it from a kernel instead of launching it");
+    // RuntimeError with numba-cuda's words, which its users and tests match.
+    PyErr_SetString(PyExc_RuntimeError, ("Cannot compile a device function as a kernel: '" + st.name +
+                                         "' is a device function (jit(device=True)); call it from a kernel")
+                                            .c_str());
+    throw pyb::error_already_set();
   }
   if (nargs != st.param_names.size()) {
     throw pyb::type_error("kernel '" + st.name + "' takes " + std::to_string(st.param_names.size()) + " argument" +
@@ -387,6 +383,10 @@ PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t narg
     if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
       throw pyb::type_error("kernel '" + state_of(l->dispatcher).name + "' takes positional arguments only");
     }
+    if (l->callbacks && PyList_GET_SIZE(l->callbacks) > 0) {
+      pyb::list callbacks = pyb::reinterpret_borrow<pyb::list>(l->callbacks);
+      for (pyb::handle cb : pyb::list(callbacks)) cb(pyb::handle(l->dispatcher), pyb::handle(self));
+    }
     launch(l->dispatcher, l->spec, args, PyVectorcall_NARGS(nargsf));
   } catch (...) {
     set_error_from_current_exception();
@@ -400,11 +400,13 @@ PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t narg
 int launcher_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
   Py_VISIT(reinterpret_cast<LauncherObject*>(self)->dispatcher);
+  Py_VISIT(reinterpret_cast<LauncherObject*>(self)->callbacks);
   return 0;
 }
 
 int launcher_clear(PyObject* self) {
   Py_CLEAR(reinterpret_cast<LauncherObject*>(self)->dispatcher);
+  Py_CLEAR(reinterpret_cast<LauncherObject*>(self)->callbacks);
   return 0;
 }
 
@@ -414,6 +416,7 @@ void launcher_dealloc(PyObject* self) {
   PyObject_GC_UnTrack(self);
   l->spec.~LaunchSpec();
   Py_CLEAR(l->dispatcher);
+  Py_CLEAR(l->callbacks);
   tp->tp_free(self);
   Py_DECREF(tp);
 }
@@ -433,11 +436,36 @@ PyObject* launcher_dispatcher(PyObject* self, void*) {
   return Py_NewRef(reinterpret_cast<LauncherObject*>(self)->dispatcher);
 }
 
+/// numba's launch_config.pre_launch_callbacks. A configuration with callbacks is this launcher's own: the
+/// dispatcher stops handing it out for an equal `kernel[...]` key, as numba makes a configuration per
+/// subscript.
+PyObject* launcher_callbacks(PyObject* self, void*) {
+  auto* l = reinterpret_cast<LauncherObject*>(self);
+  if (!l->callbacks) {
+    l->callbacks = PyList_New(0);
+    if (!l->callbacks) return nullptr;
+    auto* d = reinterpret_cast<DispatcherObject*>(l->dispatcher);
+    if (d && d->last_launcher == self) {
+      Py_CLEAR(d->last_key);
+      Py_CLEAR(d->last_launcher);
+    }
+  }
+  return Py_NewRef(l->callbacks);
+}
+
 /// Pickles as the dispatcher and the configuration, `dispatcher[griddim, blockdim, 0, sharedmem]` again when
 /// loaded (numba's configured kernels pickle so). A stream is a live handle of this process: a launcher on
 /// one other than the default stream does not pickle.
 PyObject* launcher_reduce(PyObject* self, PyObject*) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
+  if (l->callbacks && PyList_GET_SIZE(l->callbacks) > 0) {
+    PyObject* pickle = PyImport_ImportModule("pickle");
+    PyObject* error = pickle ? PyObject_GetAttrString(pickle, "PicklingError") : nullptr;
+    Py_XDECREF(pickle);
+    if (error) PyErr_SetString(error, "Cannot pickle configured launches with pre-launch callbacks");
+    Py_XDECREF(error);
+    return nullptr;
+  }
   if (l->spec.config.stream != nullptr) {
     PyErr_SetString(PyExc_TypeError,
                     "a kernel configured with a stream cannot be pickled: the stream is this process's handle; "
@@ -461,6 +489,8 @@ PyGetSetDef launcher_getset[] = {
     {"blockdim", launcher_blockdim, nullptr, "The block, (x, y, z) threads.", nullptr},
     {"sharedmem", launcher_sharedmem, nullptr, "Bytes of dynamic shared memory per block.", nullptr},
     {"dispatcher", launcher_dispatcher, nullptr, "The kernel this configuration launches.", nullptr},
+    {"pre_launch_callbacks", launcher_callbacks, nullptr,
+     "Callables called with (dispatcher, configuration) before each launch of this configuration.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
@@ -730,9 +760,11 @@ std::vector<rt::ArgCode> key_of_signature(const DispatcherState& st, const std::
 PyObject* dispatcher_compile(PyObject* self, PyObject* sig) {
   try {
     DispatcherState& st = state_of(self);
-    std::vector<rt::ArgCode> key = key_of_signature(st, signature_text(sig));
+    std::string text = signature_text(sig);
+    std::vector<rt::ArgCode> key = key_of_signature(st, text);
     if (!st.device) compile_key(self, key, compile_device());
     st.signatures.push_back(std::move(key));
+    st.signature_texts.push_back(std::move(text));
   } catch (...) {
     set_error_from_current_exception();
     return nullptr;
@@ -882,6 +914,12 @@ PyObject* inspect_ptx(PyObject* self, PyObject* args, PyObject* kw) { return ins
 PyObject* inspect_llvm(PyObject* self, PyObject* args, PyObject* kw) { return inspect(self, args, kw, Inspect::Llvm); }
 PyObject* inspect_types(PyObject* self, PyObject* args, PyObject* kw) { return inspect(self, args, kw, Inspect::Typed); }
 
+PyObject* declared_signatures_get(PyObject* self, void*) {
+  pyb::list out;
+  for (const std::string& t : state_of(self).signature_texts) out.append(pyb::str(t));
+  return out.release().ptr();
+}
+
 PyObject* signatures_get(PyObject* self, void*) {
   try {
     const DispatcherState& st = state_of(self);
@@ -928,7 +966,48 @@ PyObject* dispatcher_set_extensions(PyObject* self, PyObject* list) {
   Py_RETURN_NONE;
 }
 
+/// _cooperative(signature) -> bool: whether the kernel uses a grid-wide barrier and is launched cooperatively
+/// (numba's Overload.cooperative). Compiles to PTX if need be; needs no device.
+PyObject* dispatcher_cooperative(PyObject* self, PyObject* sig) {
+  try {
+    DispatcherState& st = state_of(self);
+    auto result = compile_key(self, key_of_signature(st, signature_text(sig)), ptx_device());
+    return pyb::bool_(result->uses_grid_sync).release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+/// _max_cooperative_grid_blocks(signature, block_threads, dynamic_shared) -> int: the largest grid a
+/// cooperative launch of the kernel may have on the current device (rt::Device::max_cooperative_grid_blocks).
+PyObject* dispatcher_max_cooperative_grid_blocks(PyObject* self, PyObject* args) {
+  PyObject* sig = nullptr;
+  unsigned long long threads = 0, shared = 0;
+  if (!PyArg_ParseTuple(args, "OKK", &sig, &threads, &shared)) return nullptr;
+  try {
+    DispatcherState& st = state_of(self);
+    std::vector<rt::ArgCode> key = key_of_signature(st, signature_text(sig));
+    rt::Device& device = rt::Runtime::get().current_device();
+    rt::LoadedKernel* kernel = load_key(self, key, device);
+    if (threads == 0 || threads > uint64_t(kernel->max_threads_per_block)) {
+      throw pyb::value_error("max_cooperative_grid_blocks: a block of " + std::to_string(threads) + " threads; '" +
+                             st.name + "' can be launched with 1 to " +
+                             std::to_string(kernel->max_threads_per_block));
+    }
+    return PyLong_FromUnsignedLongLong(device.max_cooperative_grid_blocks(*kernel, uint32_t(threads),
+                                                                           uint32_t(shared)));
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
 PyMethodDef dispatcher_methods[] = {
+    {"_cooperative", reinterpret_cast<PyCFunction>(dispatcher_cooperative), METH_O,
+     "Whether the kernel compiled for a signature uses a grid barrier (a cooperative launch)."},
+    {"_max_cooperative_grid_blocks", reinterpret_cast<PyCFunction>(dispatcher_max_cooperative_grid_blocks),
+     METH_VARARGS, "The largest grid of a cooperative launch: (signature, block threads, dynamic shared bytes)."},
     {"_set_extensions", reinterpret_cast<PyCFunction>(dispatcher_set_extensions), METH_O,
      "The list of argument extensions (prepare_args hooks) each launch runs."},
     {"_compile", reinterpret_cast<PyCFunction>(dispatcher_compile), METH_O,
@@ -951,6 +1030,8 @@ PyMethodDef dispatcher_methods[] = {
 
 PyGetSetDef dispatcher_getset[] = {
     {"signatures", signatures_get, nullptr, "Signatures compiled or declared, as text.", nullptr},
+    {"_declared_signatures", declared_signatures_get, nullptr,
+     "The explicit signatures as written, return type included (void where none was given).", nullptr},
     {"_stats", stats_get, nullptr, "Cache counters, for tests.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };

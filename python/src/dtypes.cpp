@@ -165,9 +165,12 @@ const RecordType* convert_record(pyb::handle dt, const std::string& path) {
 const RecordType* record_from_numpy(pyb::handle dtype) {
   if (!pyb::hasattr(dtype, "names") || dtype.attr("names").is_none()) return nullptr;
   pyb::dict& cache = record_of_numpy();
-  if (cache.contains(dtype)) return record_by_id(cache[dtype].cast<unsigned>());
+  // NumPy's dtype equality (and hash) ignores align=True when the offsets come out the same, but numba's
+  // Record type, and so the kernel's signature, tells the two apart: the flag is part of the key.
+  pyb::tuple key = pyb::make_tuple(dtype, dtype.attr("isalignedstruct"));
+  if (cache.contains(key)) return record_by_id(cache[key].cast<unsigned>());
   const RecordType* r = convert_record(dtype, "");
-  cache[dtype] = r->id;
+  cache[key] = r->id;
   return r;
 }
 

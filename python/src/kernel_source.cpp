@@ -102,11 +102,25 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
                           constant_of(pyb::reinterpret_borrow<pyb::tuple>(member[1])));
         }
         g = GlobalValue::of_constants(std::move(members));
+      } else if (tag == "namespace") {
+        // ("namespace", (attribute, ...)): a module of the user's; each attribute the kernel names is the
+        // global "name.attribute", described on its own.
+        g = GlobalValue::of_constants({});
+        for (pyb::handle a : d[1]) g.element_globals.push_back(a.cast<std::string>());
       } else if (tag == "unsupported") {
         g = GlobalValue::of_unsupported(d[1].cast<std::string>());
       } else if (tag == "function") {
         std::shared_ptr<const KernelSource> callee = resolve(d[1].ptr());
         g = GlobalValue::of_function(callee->module->find_function(callee->name));
+        // ("function", dispatcher, (signature text, ...)): the explicit signatures a call converts to.
+        if (d.size() > 2) {
+          for (pyb::handle t : d[2]) {
+            std::string text = t.cast<std::string>(), error;
+            std::optional<Signature> sig = parse_signature(text, &error);
+            if (!sig) throw pyb::value_error("device function signature '" + text + "': " + error);
+            g.signatures.push_back(std::move(*sig));
+          }
+        }
         callees.push_back(std::move(callee));
       } else if (tag == "device_array") {
         // ("device_array", dtype name, shape, strides in bytes, address, the object to keep alive)

@@ -62,6 +62,23 @@ struct PinnedBuffer {
   }
 };
 
+/// Managed (unified) memory, numba's managed_array: gpujit.managed_array wraps it in a NumPy array; the host and
+/// kernels use the same address.
+struct ManagedBuffer {
+  ManagedBuffer(rt::Device& d, size_t n) : device(&d), data(d.allocate_managed(n)), bytes(n) {}
+  ManagedBuffer(const ManagedBuffer&) = delete;
+  ManagedBuffer& operator=(const ManagedBuffer&) = delete;
+  rt::Device* device;
+  void* data;
+  size_t bytes;
+  ~ManagedBuffer() {
+    try {
+      device->deallocate_managed(data);
+    } catch (const std::exception&) {
+    }
+  }
+};
+
 }  // namespace
 
 }  // namespace gpujit::py
@@ -189,6 +206,16 @@ PYBIND11_MODULE(_core, m) {
   m.def("_pinned_buffer", [](size_t bytes) {
     return std::make_unique<PinnedBuffer>(rt::Runtime::get().current_device(), bytes);
   }, "Page-locked host memory of `bytes` bytes (gpujit.pinned_array wraps it in a NumPy array).");
+
+  pyb::class_<ManagedBuffer>(m, "ManagedBuffer", pyb::buffer_protocol())
+      .def_buffer([](ManagedBuffer& b) {
+        return pyb::buffer_info(b.data, 1, "B", 1, {pyb::ssize_t(b.bytes)}, {pyb::ssize_t(1)});
+      })
+      .def_property_readonly("device_pointer", [](ManagedBuffer& b) { return uintptr_t(b.data); },
+                             "The address kernels use for this memory: the host's own (gpujit.managed_array).");
+  m.def("_managed_buffer", [](size_t bytes) {
+    return std::make_unique<ManagedBuffer>(rt::Runtime::get().current_device(), bytes);
+  }, "Managed (unified) memory of `bytes` bytes (gpujit.managed_array wraps it in a NumPy array).");
 
   m.def("kernel_builtins", [] {
     // (namespace, name, callable): the rows of the compiler's builtins table reachable through `gpujit.`.

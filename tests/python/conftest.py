@@ -87,6 +87,11 @@ class FakeDriver:
         self.lib.fakecuda_fail.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
         self.lib.fakecuda_live_allocations.restype = ctypes.c_long
         self.lib.fakecuda_live_allocations.argtypes = [ctypes.POINTER(ctypes.c_longlong)]
+        self.lib.fakecuda_last_global.restype = ctypes.c_void_p
+
+    def last_global(self):
+        """Address of the memory of the last global the runtime looked up (cuModuleGetGlobal)."""
+        return self.lib.fakecuda_last_global()
 
     def calls(self, function):
         return self.lib.fakecuda_calls(function.encode())

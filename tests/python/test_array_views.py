@@ -253,3 +253,85 @@ def aug_slice(a):
 def test_bad_slices_are_compile_errors(kernel, message):
     with pytest.raises(cuda.CompileError, match=message):
         kernel.inspect_ptx("void(float32[:, ::1])")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# a.reshape(shape) and a.view(dtype): the same memory under a new shape or dtype.
+
+@cuda.jit
+def reshape_to_2d(a, shape, out):
+    b = a.reshape(shape)
+    for i in range(b.shape[0]):
+        for j in range(b.shape[1]):
+            out[i, j] = b[i, j]
+
+
+@cuda.jit
+def reshape_by_ints(a, rows, out):
+    b = a.reshape(rows, -1)
+    out[0] = b.shape[0]
+    out[1] = b.shape[1]
+    out[2] = b[rows - 1, 0]
+    b[0, 0] = -1
+
+
+def test_reshape_takes_a_tuple_a_run_time_shape_and_one_minus_one():
+    a = np.arange(24, dtype=np.int64)
+    for shape in [(4, 6), (8, 3), (-1, 6), (4, -1)]:
+        expected = a.reshape(shape)
+        out = np.zeros(expected.shape, np.int64)
+        reshape_to_2d[1, 1](a, shape, out)
+        np.testing.assert_array_equal(out, expected)
+    # A higher-rank C-contiguous array flattens in row-major order.
+    a6 = np.arange(24, dtype=np.float32).reshape((1, 8, 1, 1, 3, 1))
+    out = np.zeros((4, 6), np.float32)
+    reshape_to_2d[1, 1](a6, (4, 6), out)
+    np.testing.assert_array_equal(out, a6.reshape(4, 6))
+    # Several integer arguments; the view writes through to the array.
+    out = np.zeros(3, np.int64)
+    reshape_by_ints[1, 1](a, 3, out)
+    np.testing.assert_array_equal(out, [3, 8, 16])
+    assert a[0] == -1
+
+
+@cuda.jit
+def int32_at(byte_arr, start, stop, out):
+    out[0] = byte_arr[start:stop].view(np.int32)[0]
+    words = byte_arr.view(np.uint32)
+    out[1] = words.shape[0]
+
+
+def test_view_reinterprets_the_bytes_of_the_last_axis():
+    byte_arr = np.arange(256, dtype=np.uint8)
+    out = np.zeros(2, np.int64)
+    for start in range(0, 256, 4):
+        int32_at[1, 1](byte_arr, start, start + 4, out)
+        assert out[0] == byte_arr[start:start + 4].view(np.int32)[0]
+        assert out[1] == 64
+
+
+def test_reshape_and_view_errors_point_at_the_call():
+    def strided(a, out):
+        out[0] = a[::2].reshape(2, 2)[0, 0]
+
+    with pytest.raises(cuda.CompileError, match=r"a\.reshape\(\) needs a C-contiguous array"):
+        cuda.jit(strided)[1, 1](np.arange(8.0), np.zeros(1))
+
+    def float_shape(a, out):
+        out[0] = a.reshape(2.0)[0]
+
+    with pytest.raises(cuda.CompileError, match=r"takes the new shape as integers or one tuple of integers, got "
+                                                r"float64"):
+        cuda.jit(float_shape)[1, 1](np.arange(8.0), np.zeros(1))
+
+    def not_a_dtype(a, out):
+        out[0] = a.view(3)[0]
+
+    with pytest.raises(cuda.CompileError, match=r"a\.view\(\) takes a NumPy scalar dtype"):
+        cuda.jit(not_a_dtype)[1, 1](np.arange(8.0), np.zeros(1))
+
+    def order_keyword(a, out):
+        out[0] = a.reshape(2, 4, order="F")[0, 0]
+
+    with pytest.raises(cuda.CompileError, match=r"takes no keyword arguments in a kernel \('order'\)"):
+        cuda.jit(order_keyword)[1, 1](np.arange(8.0), np.zeros(1))

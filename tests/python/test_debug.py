@@ -159,10 +159,10 @@ def test_without_debug_nothing_is_checked():
     np.testing.assert_array_equal(d.copy_to_host(), np.arange(7.0))
     sig = "void(float64[::1])"
     assert "gpujit.where" not in unchecked.inspect_llvm(sig)
-    assert "vprintf" not in unchecked.inspect_ptx(sig) and "trap" not in unchecked.inspect_ptx(sig)
+    assert "gpujit_error" not in unchecked.inspect_ptx(sig) and "exit;" not in unchecked.inspect_ptx(sig)
     checked_ir = fill.inspect_llvm(sig)
-    assert "@gpujit.where" in checked_ir and "@llvm.trap" in checked_ir
-    assert "vprintf" in fill.inspect_ptx(sig) and "trap;" in fill.inspect_ptx(sig)
+    assert "@gpujit.where" in checked_ir and "@llvm.nvvm.exit" in checked_ir
+    assert "gpujit_error" in fill.inspect_ptx(sig) and "exit;" in fill.inspect_ptx(sig)
 
 
 @gpu.jit
@@ -196,5 +196,44 @@ def test_a_run_time_tuple_index_out_of_range_raises_under_debug_and_wraps_otherw
                                          r", thread \(3, 0, 0\) of block \(0, 0, 0\)"):
         gpu.jit(debug=True)(shape_from_the_end)[1, 4](ary, out4)
     ptx, _ = gpu.compile_ptx(shape_from_the_end, "void(float64[:, ::1], int64[::1])", debug=True)
-    # The GPU prints the same message (a .const string, written as its bytes in the PTX) and traps.
-    assert ", ".join(str(c) for c in b"tuple index out of range") in ptx and "trap;" in ptx
+    # The GPU records the tuple's length and where the check is (a .global string, written as its bytes in
+    # the PTX) for the runtime, which raises the same message; the thread exits.
+    assert ", ".join(str(c) for c in b"kernel 'shape_from_the_end' at ") in ptx and "exit;" in ptx
+
+
+# ---------------------------------------------------------------------------------------------------------
+# On the GPU a failed check does not trap (a trap ends the CUDA context for the whole process): the first
+# failing thread fills an error record (runtime/device_error.h) that the runtime reads after the launch.
+
+def test_the_gpu_check_writes_an_error_record_and_exits_instead_of_trapping():
+    def read(a, i, out):
+        out[0] = a[i]
+
+    ptx, _ = gpu.compile_ptx(read, "void(float32[::1], int64, float32[::1])", debug=True)
+    assert ".visible .global .align 8 .b8 gpujit_error[128]" in ptx
+    assert "global.cas.b64" in ptx and "exit;" in ptx
+    assert "trap;" not in ptx
+    plain, _ = gpu.compile_ptx(read, "void(float32[::1], int64, float32[::1])")
+    assert "gpujit_error" not in plain
+
+
+def test_the_runtime_raises_the_recorded_error_and_clears_the_record(fake):
+    import ctypes
+
+    @gpu.jit(debug=True)
+    def read(a, i, out):
+        out[0] = a[i]
+
+    a, out = gpu.to_device(np.zeros(4, np.float32)), gpu.to_device(np.zeros(1, np.float32))
+    read[1, 1](a, 2, out)  # the fake driver runs nothing: the record stays clear, no error
+    record = (ctypes.c_uint64 * 16).from_address(fake.last_global())
+    # What a failing thread leaves (a GPU writes it; the fake's device memory is host memory).
+    where = ctypes.create_string_buffer(b"kernel 'read' at test.py:3")
+    for slot, value in {0: 1, 1: 0, 2: ctypes.addressof(where), 3: len(where.value), 4: 7, 5: 4, 6: 0,
+                        7: 5, 8: 0, 9: 0, 10: 2, 11: 0, 12: 0}.items():
+        record[slot] = value
+    with pytest.raises(IndexError, match=re.escape("index 7 is out of bounds for axis 0 with size 4 in kernel "
+                                                   "'read' at test.py:3, thread (5, 0, 0) of block (2, 0, 0)")):
+        read[1, 1](a, 2, out)
+    assert list(record) == [0] * 16
+    read[1, 1](a, 2, out)  # cleared: the next launch is fine

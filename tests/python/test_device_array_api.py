@@ -202,3 +202,116 @@ def test_a_kernel_writes_a_mapped_array_in_place():
     want[::2] += (10 * np.arange(2)[:, None] + np.arange(5))
     np.testing.assert_array_equal(m, want)
     assert not hasattr(m + 1, "__cuda_array_interface__")  # NumPy's result is ordinary memory
+
+
+def test_a_kernel_writes_a_managed_array_in_place():
+    @gpu.jit
+    def scale(a, factor):
+        i = gpu.grid(1)
+        if i < a.size:
+            a[i] *= factor
+
+    m = gpu.managed_array(10, np.float32)
+    assert isinstance(m, np.ndarray) and m.shape == (10,) and m.dtype == np.float32
+    m[:] = np.arange(10)
+    scale[1, 16](m, 3)
+    gpu.synchronize()
+    np.testing.assert_array_equal(m, 3 * np.arange(10, dtype=np.float32))
+    iface = m.__cuda_array_interface__
+    assert iface["data"][0] == m.__array_interface__["data"][0]  # one address for the host and the device
+    assert iface["stream"] is None
+    stream = gpu.stream()
+    assert gpu.managed_array((2, 3), np.int64, stream=stream).__cuda_array_interface__["stream"] == int(stream.handle)
+    with pytest.raises(NotImplementedError, match="attach_global=False"):
+        gpu.managed_array(4, attach_global=False)
+
+
+class _Foreign:
+    """Another library's array: only its __cuda_array_interface__, as numba's ForeignArray."""
+
+    def __init__(self, arr):
+        self._arr = arr
+        self.__cuda_array_interface__ = arr.__cuda_array_interface__
+
+
+def test_the_interface_names_the_arrays_stream_or_none_for_the_default_stream():
+    assert gpu.device_array(4).__cuda_array_interface__["stream"] is None
+    assert gpu.mapped_array(4).__cuda_array_interface__["stream"] is None
+    s = gpu.stream()
+    assert gpu.device_array(4, stream=s).__cuda_array_interface__["stream"] == int(s.handle)
+    assert gpu.mapped_array(4, stream=s).__cuda_array_interface__["stream"] == int(s.handle)
+
+
+def test_a_consumed_array_takes_the_producers_stream_and_waits_for_it(monkeypatch):
+    s = gpu.stream()
+    calls = []
+    real = gpu.Stream.synchronize
+    monkeypatch.setattr(gpu.Stream, "synchronize", lambda self: calls.append(int(self.handle)) or real(self))
+    plain = gpu.as_cuda_array(_Foreign(gpu.device_array(4)))
+    assert plain.stream == 0 and calls == []
+    wrapped = gpu.as_cuda_array(_Foreign(gpu.device_array(4, stream=s)))
+    assert wrapped.stream.external and int(wrapped.stream.handle) == int(s.handle)
+    assert calls == [int(s.handle)]
+    gpu.as_cuda_array(_Foreign(gpu.device_array(4, stream=s)), sync=False)
+    assert calls == [int(s.handle)]
+    monkeypatch.setattr(gpu.config, "CUDA_ARRAY_INTERFACE_SYNC", 0)
+    gpu.as_cuda_array(_Foreign(gpu.device_array(4, stream=s)))
+    assert calls == [int(s.handle)]
+    assert not s.external  # gpujit's own stream
+
+
+def test_a_launch_waits_for_the_stream_each_foreign_argument_names(monkeypatch):
+    @gpu.jit
+    def add_one(x, y):
+        i = gpu.grid(1)
+        if i < x.size:
+            x[i] += 1
+            y[i] += 1
+
+    s1, s2 = gpu.stream(), gpu.stream()
+    a, b = gpu.to_device(np.zeros(4), stream=s1), gpu.to_device(np.zeros(4), stream=s2)
+    s1.synchronize()
+    s2.synchronize()
+    calls = []
+    real = gpu.Stream.synchronize
+    monkeypatch.setattr(gpu.Stream, "synchronize", lambda self: calls.append(int(self.handle)) or real(self))
+    add_one[1, 4](_Foreign(a), _Foreign(b))
+    assert sorted(calls) == sorted([int(s1.handle), int(s2.handle)])
+    np.testing.assert_array_equal(a.copy_to_host(), np.ones(4))
+    calls.clear()
+    add_one[1, 4](_Foreign(gpu.device_array(4)), _Foreign(gpu.device_array(4)))  # no stream: nothing to wait for
+    assert calls == []
+    monkeypatch.setattr(gpu.config, "CUDA_ARRAY_INTERFACE_SYNC", 0)
+    add_one[1, 4](_Foreign(a), _Foreign(b))
+    assert calls == []
+
+
+def test_an_interface_stream_of_zero_is_refused():
+    desc = dict(gpu.device_array(4).__cuda_array_interface__, stream=0)
+    with pytest.raises(ValueError, match="stream"):
+        gpu.from_cuda_array_interface(desc)
+
+
+def test_aligned_and_packed_records_of_equal_layout_are_different_signatures():
+    packed = np.dtype([("x", np.float16), ("y", np.float16)])
+    aligned = np.dtype([("x", np.float16), ("y", np.float16)], align=True)
+    assert packed == aligned  # NumPy compares them equal; numba's Record types differ
+
+    @gpu.jit
+    def f(a):
+        pass
+
+    f[1, 1](gpu.to_device(np.zeros(1, dtype=packed)))
+    f[1, 1](gpu.to_device(np.zeros(1, dtype=aligned)))
+    assert len(f.signatures) == 2 and f.signatures[0] != f.signatures[1]
+
+
+def test_stream_auto_synchronize_waits_at_the_end_of_the_block():
+    s = gpu.stream()
+    host = np.arange(8.0)
+    with s.auto_synchronize() as same:
+        assert same is s
+        d = gpu.to_device(host, stream=s)
+        out = np.zeros_like(host)
+        d.copy_to_host(out, stream=s)
+    np.testing.assert_array_equal(out, host)

@@ -93,3 +93,54 @@ def test_cpu_backend_reports_a_block_that_skips_the_barrier_and_grids_too_large(
         early_exit[3, 32](np.zeros(96, np.int64))
     with pytest.raises(Exception, match="at most 1024 blocks"):
         rotate[2048, 1](np.zeros(2048, np.int64), np.zeros(2048, np.int64))
+
+
+@gpu.jit
+def takes_grid(a):
+    gpu.cg.this_grid()
+    a[0] = 1
+
+
+@gpu.jit
+def no_grid(a):
+    a[0] = gpu.grid(1)
+
+
+def test_overloads_say_whether_the_kernel_is_cooperative():
+    a = np.zeros(1)
+    for kernel, expected in ((rotate, True), (takes_grid, True), (no_grid, False)):
+        if kernel is rotate:
+            kernel[1, 1](np.zeros(1, np.int64), np.zeros(1, np.int64))
+        else:
+            kernel[1, 1](a)
+        for overload in kernel.overloads.values():
+            assert overload.cooperative is expected
+            assert list(overload._codelibrary._linking_files) == []
+
+
+def test_max_cooperative_grid_blocks_depends_on_the_block_size_only():
+    sig = "void(int64[::1], int64[::1])"
+    overload = gpu.jit(sig)(rotate.py_func).overloads[sig]
+    per_256 = overload.max_cooperative_grid_blocks(256)
+    assert per_256 >= 1
+    assert overload.max_cooperative_grid_blocks((16, 16)) == per_256
+    assert overload.max_cooperative_grid_blocks((16, 4, 4)) == per_256
+    assert overload.max_cooperative_grid_blocks(32) >= per_256
+    with pytest.raises(ValueError, match="1 to"):
+        overload.max_cooperative_grid_blocks(0)
+    # a grid of that many blocks launches (on the cpu backend, within its limit on a cooperative grid)
+    blocks = min(overload.max_cooperative_grid_blocks(32), 16)
+    n = blocks * 32
+    out = np.zeros(n, np.int64)
+    rotate[blocks, 32](np.zeros(n, np.int64), out)
+    np.testing.assert_array_equal(out, ((np.arange(n) + 65) % n) * 3)
+
+
+def test_max_cooperative_grid_blocks_asks_the_drivers_occupancy(fake):
+    sig = "void(int64[::1], int64[::1])"
+    overload = gpu.jit(sig)(rotate.py_func).overloads[sig]
+    calls = fake.calls("cuOccupancyMaxActiveBlocksPerMultiprocessor")
+    # the fake driver: 132 multiprocessors, 2048 threads each
+    assert overload.max_cooperative_grid_blocks(256) == 132 * 8
+    assert overload.max_cooperative_grid_blocks((32, 32), 0) == 132 * 2
+    assert fake.calls("cuOccupancyMaxActiveBlocksPerMultiprocessor") == calls + 2

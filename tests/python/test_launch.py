@@ -5,7 +5,9 @@ parameter, sized by the PTX's own parameter list, so these tests check the ABI e
 (pointer, shapes, byte strides), scalars are their dtype's bytes, complex values are two parameters.
 """
 
+import ctypes
 import struct
+import warnings
 
 import numpy as np
 import pytest
@@ -278,6 +280,26 @@ def test_mapped_arrays_are_passed_in_place(fake):
     assert fake.calls("cuMemcpyHtoDAsync_v2") == htod and fake.calls("cuMemcpyDtoHAsync_v2") == dtoh
     # The fake driver maps host memory at the host address; a view starts at its own element.
     assert u64(fake.last_launch()[5][0]) == m[1:].__array_interface__["data"][0]
+
+
+def test_managed_arrays_are_allocated_managed_and_passed_in_place(fake):
+    @gpu.jit
+    def k(a):
+        pass
+
+    managed = fake.calls("cuMemAllocManaged")
+    m = gpu.managed_array((4, 3), np.float32)
+    assert fake.calls("cuMemAllocManaged") == managed + 1
+    htod, dtoh = fake.calls("cuMemcpyHtoDAsync_v2"), fake.calls("cuMemcpyDtoHAsync_v2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no implicit-copy warning: nothing is copied
+        k[1, 1](m)
+    assert fake.calls("cuMemcpyHtoDAsync_v2") == htod and fake.calls("cuMemcpyDtoHAsync_v2") == dtoh
+    assert u64(fake.last_launch()[5][0]) == m.__array_interface__["data"][0]
+    live = fake.lib.fakecuda_live_allocations(ctypes.byref(ctypes.c_longlong()))
+    del m
+    # The memory goes back (cuMemFree) with the array.
+    assert fake.lib.fakecuda_live_allocations(ctypes.byref(ctypes.c_longlong())) == live - 1
 
 
 def test_the_default_streams_by_name_are_the_drivers_special_handles(fake):

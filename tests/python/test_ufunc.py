@@ -327,7 +327,12 @@ def test_fast_path_for_1d_device_arrays_keys_on_dtypes():
     xf = gpu.to_device(np.arange(5, dtype=np.float64))
     add(xi, xi)
     add(xf, xf)
-    assert set(add._fast) == {(np.dtype(np.int32),) * 2, (np.dtype(np.float64),) * 2}
+    key = lambda *arrays: gpu._core._elementwise_key(arrays[:-1], arrays[-1])[1]  # noqa: E731
+    # Each pair of input dtypes, with no out and with an out of the result's dtype.
+    assert set(add._fast) == {key(xi, xi, None), key(xi, xi, xi), key(xf, xf, None), key(xf, xf, xf)}
+    assert key(xi, xf, None) != key(xi, xi, None) and key(xi, xi, xf) != key(xi, xi, xi)
+    assert gpu._core._elementwise_key((xi, gpu.to_device(np.arange(4, dtype=np.int32))), None) is None
+    assert gpu._core._elementwise_key((xi, np.arange(5, dtype=np.int32)), None) is None
     # Cached kernels per dtype: each call gets its own signature's result type, and a mismatch falls back.
     assert add(xi, xi).dtype == np.int32 and add(xf, xf).dtype == np.float64
     np.testing.assert_equal(add(xi, xf).copy_to_host(), 2 * np.arange(5.0))
@@ -335,6 +340,12 @@ def test_fast_path_for_1d_device_arrays_keys_on_dtypes():
         add(xf, xf, out=gpu.device_array(5, np.int32))
     with pytest.raises(ValueError, match="could not be broadcast"):
         add(xi, gpu.to_device(np.arange(4, dtype=np.int32)))
+    # The configured launches kept per (size, stream) give each size its own grid.
+    for n in (700, 5, 3000, 5):
+        big = gpu.to_device(np.arange(n, dtype=np.int32))
+        np.testing.assert_equal(add(big, big).copy_to_host(), 2 * np.arange(n))
+    stream = gpu.stream()
+    np.testing.assert_equal(add(xi, xi, stream=stream).copy_to_host(stream=stream), 2 * np.arange(5))
     strided = gpu.to_device(np.arange(10, dtype=np.int32))[::2]
     np.testing.assert_equal(add(strided, xi).copy_to_host(), np.arange(0, 10, 2) + np.arange(5))
 
@@ -380,8 +391,8 @@ def test_a_ufunc_named_in_a_kernel_says_how_to_call_its_function():
     def k(x, r):
         dot(x, x, r)
 
-    with pytest.raises(gpu.CompileError, match="global 'dot' cannot be used in a kernel: its value is a GUFunc "
-                                               "made by vectorize or guvectorize"):
+    with pytest.raises(gpu.CompileError, match="global 'dot' cannot be used in a kernel: Untyped global name 'dot': "
+                                               "its value is a GUFunc made by vectorize or guvectorize"):
         k[1, 1](np.ones(3), np.ones(1))
 
 
@@ -410,11 +421,22 @@ def test_cuda_array_interface_objects_stay_on_the_device():
     got = add(a, a)
     assert isinstance(got, gpu.DeviceArray)
     np.testing.assert_equal(got.copy_to_host(), 2 * x)
-    add(a, 1.0, out=_Foreign(out_memory))  # written in the foreign array's memory
+    returned = add(a, 1.0, out=_Foreign(out_memory))  # written in the foreign array's memory
     np.testing.assert_equal(out_memory.copy_to_host(), x + 1)
+    # numba returns a device array over the foreign output, not the foreign object
+    assert isinstance(returned, gpu.DeviceArray)
+    assert returned.device_ctypes_pointer.value == out_memory.device_ctypes_pointer.value
+    host_out = np.zeros(6, np.float32)
+    assert add(a, a, out=host_out) is host_out  # device inputs, host output: written back
+    np.testing.assert_equal(host_out, 2 * x)
     dot = gpu.guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->()")(_dot)
     m = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_equal(dot(_Foreign(gpu.to_device(m)), m).copy_to_host(), (m * m).sum(1))
+    dot_memory = gpu.device_array(2, np.float32)
+    got = dot(m, m, out=_Foreign(dot_memory))
+    assert isinstance(got, gpu.DeviceArray)
+    assert got.device_ctypes_pointer.value == dot_memory.device_ctypes_pointer.value
+    np.testing.assert_equal(dot_memory.copy_to_host(), (m * m).sum(1))
 
 
 def test_cache_true_keeps_the_generated_kernels_ptx_on_disk(tmp_path, monkeypatch):

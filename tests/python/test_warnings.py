@@ -198,6 +198,16 @@ def test_debug_with_opt_warns_that_debug_wins(opt):
     assert k.targetoptions["opt"] == 0
 
 
+def test_debug_with_lineinfo_warns_that_they_are_mutually_exclusive():
+    with pytest.warns(gpu.InvalidConfigWarning, match="^debug and lineinfo are mutually exclusive") as w:
+        gpu.jit(debug=True, lineinfo=True, opt=False)(_kernel)  # debug and lineinfo here
+    assert len(w) == 1 and w[0].filename == __file__ and w[0].lineno == _line("# debug and lineinfo here")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gpu.jit(lineinfo=True)(_kernel)
+        gpu.jit(debug=True, lineinfo=False, opt=False)(_kernel)
+
+
 def test_debug_alone_or_without_opt_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -61,13 +61,20 @@ def k(a):
     a[0] = cuda.ballot_sync(1.0, True)
 )",
                        "int64[:]"),
-            "7:29: cuda.ballot_sync() takes an integer lane mask, got float64");
+            "7:29: cuda.ballot_sync() takes an integer lane mask, got float64 (numba: Mask type must be an integer)");
+  EXPECT_EQ(only_error(R"(
+def k(a):
+    a[0] = cuda.all_sync(True, True)
+)",
+                       "int64[:]"),
+            "7:26: cuda.all_sync() takes an integer lane mask, got bool (numba: Mask type must be an integer)");
   EXPECT_EQ(only_error(R"(
 def k(a):
     a[0] = cuda.any_sync(0xffffffff, a[0])
 )",
                        "float32[:]"),
-            "7:38: cuda.any_sync() takes an integer or bool predicate, got float32");
+            "7:38: cuda.any_sync() takes an integer or bool predicate, got float32 (numba: Predicate must be an "
+            "integer or boolean)");
   EXPECT_EQ(only_error(R"(
 def k(a):
     a[0] = cuda.shfl_sync(0xffffffff, a[0])

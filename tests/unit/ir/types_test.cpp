@@ -94,7 +94,8 @@ TEST(TypeEquality, ComparesTheFieldsOfItsKind) {
 TEST(ParseType, RoundTripsEveryPrintedType) {
   for (const char* text : {"float32", "uint8", "bool", "float32[:]", "float32[::1]", "float64[:, ::1]",
                            "int16[:, :, :]", "UniTuple(int64, 2)", "UniTuple(int64, 1)", "Tuple()",
-                           "Tuple(float32[:], Tuple(int32, bool))", "UniTuple(UniTuple(float32, 2), 3)"}) {
+                           "Tuple(float32[:], Tuple(int32, bool))", "UniTuple(UniTuple(float32, 2), 3)",
+                           "float32*", "uint8*"}) {
     EXPECT_EQ(parse_ok(text).str(), text);
   }
 }
@@ -109,6 +110,9 @@ TEST(ParseType, AcceptsNumbaForms) {
   EXPECT_EQ(parse_ok("array(f8, 1d, A)").str(), "float64[:]");
   EXPECT_EQ(parse_ok("  f4 [ : ,  ::1 ] ").str(), "float32[:, ::1]");
   EXPECT_EQ(parse_ok("void"), Type::void_());
+  EXPECT_EQ(parse_ok("f4 *"), Type::pointer_to(ScalarKind::Float32));  // numba's CPointer(float32)
+  EXPECT_NE(parse_ok("int32*"), Type::pointer_to(ScalarKind::UInt32));
+  EXPECT_NE(parse_ok("int32*"), Type::scalar_of(ScalarKind::Int32));
 }
 
 TEST(ParseType, ErrorsNameTheProblemAndColumn) {

@@ -31,6 +31,8 @@ class CountingDevice final : public Device {
   void deallocate(DevicePtr ptr) override { live.erase(ptr); }
   void* allocate_pinned(size_t) override { return nullptr; }
   void deallocate_pinned(void*) override {}
+  void* allocate_managed(size_t) override { return nullptr; }
+  void deallocate_managed(void*) override {}
   DevicePtr mapped_pointer(void*) override { return 0; }
   void copy_to_device(DevicePtr, const void*, size_t, StreamHandle) override {}
   void copy_to_host(void*, DevicePtr, size_t, StreamHandle) override {}
@@ -52,6 +54,7 @@ class CountingDevice final : public Device {
   void configure_compile(CompileOptions&) const override {}
   std::shared_ptr<LoadedKernel> load_kernel(const CompileResult&, const std::string&) override { return nullptr; }
   void launch(const LoadedKernel&, const LaunchConfig&, void**) override {}
+  uint64_t max_cooperative_grid_blocks(const LoadedKernel&, uint32_t, uint32_t) override { return 0; }
 
   void fail_next_allocation() { fail_next_ = true; }
 

@@ -13,13 +13,17 @@ namespace {
 TEST(ArgCode, RoundTripsScalarAndArrayTypes) {
   for (Type t : {Type::scalar_of(ScalarKind::Float32), Type::scalar_of(ScalarKind::Bool),
                  Type::scalar_of(ScalarKind::Complex128), Type::array_of(ScalarKind::Int8, 1, Layout::C),
-                 Type::array_of(ScalarKind::Float64, 8, Layout::Any), Type::array_of(ScalarKind::UInt16, 0, Layout::C)}) {
+                 Type::array_of(ScalarKind::Float64, 8, Layout::Any), Type::array_of(ScalarKind::UInt16, 0, Layout::C),
+                 Type::pointer_to(ScalarKind::Float16), Type::pointer_to(ScalarKind::UInt64)}) {
     ArgCode code = code_of_type(t);
     ASSERT_NE(code, kArgInvalid) << t.str();
     EXPECT_EQ(type_of_code(code), t) << t.str();
   }
   EXPECT_EQ(code_of_type(Type::tuple_of({Type::scalar_of(ScalarKind::Int64)})), kArgInvalid);
   EXPECT_NE(array_code(ScalarKind::Float32, 2, Layout::C), array_code(ScalarKind::Float32, 2, Layout::Any));
+  EXPECT_NE(pointer_code(ScalarKind::Int32), scalar_code(ScalarKind::Int32));
+  EXPECT_TRUE(is_pointer_code(pointer_code(ScalarKind::Int32)));
+  EXPECT_FALSE(is_pointer_code(scalar_code(ScalarKind::Complex128)));
 }
 
 TEST(ArgCode, TupleKeysRoundTripAndTellShapesApart) {
@@ -52,6 +56,9 @@ TEST(ParamSizes, FollowTheArrayAbi) {
   append_param_sizes(Type::scalar_of(ScalarKind::Bool), &sizes);
   append_param_sizes(Type::scalar_of(ScalarKind::Int16), &sizes);
   EXPECT_EQ(sizes, (std::vector<unsigned>{4, 4, 1, 2}));
+  sizes.clear();
+  append_param_sizes(Type::pointer_to(ScalarKind::Int8), &sizes);  // an address, whatever it points to
+  EXPECT_EQ(sizes, (std::vector<unsigned>{8}));
 }
 
 TEST(ParamSizes, Index32ArraysPassShapesAndStridesIn32Bits) {

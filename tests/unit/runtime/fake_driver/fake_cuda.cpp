@@ -9,6 +9,7 @@
 //
 // Configuration by environment: FAKECUDA_DEVICES (device count, default 1), FAKECUDA_CC ("9.0"),
 // FAKECUDA_MAX_THREADS (each kernel's max threads per block, default 1024).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +45,7 @@ struct FakeFunction {
 struct FakeModule {
   std::string ptx;
   std::map<std::string, FakeFunction> functions;
+  std::map<std::string, std::vector<char>> globals;  // cuModuleGetGlobal's memory, zeroed, by name
 };
 
 // The last launch. Its storage is reused, so recording costs no allocation once warm: benchmarks on the
@@ -71,6 +73,7 @@ struct State {
   CUresult fail_code = 0;
   int fail_after = 0;
   int devices = 1;
+  void* last_global = nullptr;  // the memory of the last global cuModuleGetGlobal found
 };
 
 State& state() {
@@ -338,6 +341,18 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstre
   return CUDA_SUCCESS;
 }
 
+// Managed memory is host memory here too; freed by cuMemFree as a device allocation.
+CUresult cuMemAllocManaged(CUdeviceptr* ptr, size_t bytes, unsigned) {
+  FAKE_ENTER("cuMemAllocManaged");
+  FAKE_NEEDS_CONTEXT();
+  if (bytes == 0) return kInvalidValue;
+  void* p = std::calloc(1, bytes);
+  if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+  *ptr = CUdeviceptr(uintptr_t(p));
+  state().allocations[*ptr] = bytes;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream) {
   FAKE_ENTER("cuMemcpyDtoHAsync_v2");
   FAKE_NEEDS_CONTEXT();
@@ -466,6 +481,24 @@ CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* 
   return CUDA_SUCCESS;
 }
 
+// A `.global .align A .b8 NAME[BYTES]` array of the module's PTX, as zeroed memory (the GPU zero-fills it).
+CUresult cuModuleGetGlobal_v2(CUdeviceptr* ptr, size_t* bytes, CUmodule module, const char* name) {
+  FAKE_ENTER("cuModuleGetGlobal_v2");
+  if (!state().modules.count(module)) return kInvalidHandle;
+  auto* m = reinterpret_cast<FakeModule*>(module);
+  auto found = m->globals.find(name);
+  if (found == m->globals.end()) {
+    size_t at = m->ptx.find(std::string(" ") + name + "[");
+    if (at == std::string::npos || m->ptx.rfind(".global", at) == std::string::npos) return kNotFound;
+    size_t size = std::strtoul(m->ptx.c_str() + at + std::strlen(name) + 2, nullptr, 10);
+    found = m->globals.emplace(name, std::vector<char>(size, 0)).first;
+    state().last_global = found->second.data();
+  }
+  *ptr = CUdeviceptr(uintptr_t(found->second.data()));
+  if (bytes) *bytes = found->second.size();
+  return CUDA_SUCCESS;
+}
+
 CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction function) {
   FAKE_ENTER("cuFuncGetAttribute");
   auto* f = reinterpret_cast<FakeFunction*>(function);
@@ -533,7 +566,24 @@ CUresult cuLaunchCooperativeKernel(CUfunction function, unsigned gx, unsigned gy
   return record_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params);
 }
 
+/// Occupancy as a device of 64K registers and 2048 threads per multiprocessor would give a kernel of 16
+/// registers per thread (the fake's CU_FUNC_ATTRIBUTE_NUM_REGS): limited by threads alone.
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, CUfunction function, int block_threads,
+                                                     size_t dynamic_shared) {
+  FAKE_ENTER("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  (void)dynamic_shared;
+  if (!blocks || !function || block_threads <= 0) return kInvalidValue;
+  *blocks = std::min(32, 2048 / block_threads);
+  return CUDA_SUCCESS;
+}
+
 // ---- test introspection ----
+
+/// The memory of the last global cuModuleGetGlobal found (a test writes a kernel's error record there).
+void* fakecuda_last_global() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().last_global;
+}
 
 /// Calls of a driver function so far ("cuMemAlloc_v2", "cuLaunchKernel", ...).
 long fakecuda_calls(const char* function) {
