@@ -37,6 +37,7 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
   if (!from.is_scalar() || !to.is_scalar())
     internal("no conversion from '" + from.str() + "' to '" + to.str() + "'");
 
+  if (from.is_bfloat16() || to.is_bfloat16()) return bfloat16_cast(v, from, to);  // bf16_lowering.cpp
   if (from.is_complex() || to.is_complex()) return complex_cast(v, from, to);  // complex_lowering.cpp
   const ScalarKind f = from.scalar, t = to.scalar;
   llvm::Type* dest = llvm_type(to);
@@ -58,6 +59,7 @@ llvm::Value* FunctionLowering::truthy(llvm::Value* v, const Type& t) {
   if (t.is_bool()) return v;
   if (t.is_complex()) return complex_truthy(v);
   if (t.is_integer()) return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  if (t.is_bfloat16()) return truthy(bfloat16_widen(v), Type::scalar_of(ScalarKind::Float32));
   if (t.is_float()) return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));  // NaN is true
   if (t.kind == Type::Kind::None) return b_.getFalse();
   if (t.is_tuple()) return b_.getInt1(!t.elements.empty());
@@ -109,6 +111,7 @@ llvm::Value* FunctionLowering::binary_op(BinOpKind op, llvm::Value* a, llvm::Val
         internal("true division in an integer type");
     }
   }
+  if (k == ScalarKind::BFloat16) return bfloat16_binary(op, a, b);  // bf16_lowering.cpp
   if (is_float(k)) {
     switch (op) {
       case BinOpKind::Add:
@@ -247,7 +250,10 @@ llvm::Value* FunctionLowering::compare_op(CmpOpKind op, llvm::Value* a, llvm::Va
   }
   if (!t.is_scalar()) internal(std::string("comparison ") + to_string(op) + " on '" + t.str() + "'");
   if (t.is_complex()) return complex_compare(op, a, b, t);
-  if (t.is_float()) {
+  if (t.is_bfloat16() && !m_.target().native_bfloat16()) {
+    a = bfloat16_widen(a), b = bfloat16_widen(b);  // exact
+  }
+  if (t.is_float() || t.is_bfloat16()) {
     switch (op) {
       case CmpOpKind::Eq:
         return b_.CreateFCmpOEQ(a, b);
@@ -295,7 +301,9 @@ llvm::Value* FunctionLowering::unary_op(UnaryOpKind op, llvm::Value* v, const Ty
       return b_.CreateNot(truthy(v, t));
     case UnaryOpKind::Neg:
       if (t.is_integer()) return b_.CreateNeg(v);
-      if (t.is_float()) return b_.CreateFNeg(v);
+      if (t.is_bfloat16() && !m_.target().native_bfloat16())  // the sign bit, without a float operation
+        return b_.CreateBitCast(b_.CreateXor(b_.CreateBitCast(v, b_.getInt16Ty()), 0x8000), v->getType());
+      if (t.is_float() || t.is_bfloat16()) return b_.CreateFNeg(v);
       break;
     case UnaryOpKind::Invert:
       if (t.is_integer() || t.is_bool()) return b_.CreateNot(v);  // ~bool is `not`, as NumPy

@@ -267,6 +267,9 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
       return cast(r, half, result);
     }
 
+    case BuiltinLowering::Bf16:
+      return cast(lower_bf16(bi, e), type_of(e), result);
+
     case BuiltinLowering::Operator: {
       const Type& t = operand_type(0);
       llvm::Value* r = nullptr;

@@ -50,6 +50,8 @@ class DIFile;
 
 namespace gpujit {
 
+enum class Bf16Rounding : uint8_t;  // ir/bf16_functions.h
+
 struct BuiltinInfo;
 
 class ModuleLowering {
@@ -307,6 +309,23 @@ class FunctionLowering {
   llvm::Value* lower_complex(const BuiltinInfo& b, const CallExpr& e);
   /// z.real, z.imag.
   llvm::Value* lower_number_attribute(const BuiltinInfo& b, const Expr& e);
+
+  // --- bfloat16 (bf16_lowering.cpp): LLVM's bfloat; NVPTX has the instructions on sm_80+ (more on sm_90),
+  // the CPU backend computes in float32 and rounds through the conversions codegen/host_jit.cpp binds.
+  /// Conversions to and from bfloat16 (cast() comes here when either side is bfloat16).
+  llvm::Value* bfloat16_cast(llvm::Value* v, const Type& from, const Type& to);
+  /// A float32 value rounded to bfloat16 in `mode`, from its bits (the same code on every target).
+  llvm::Value* bfloat16_from_float(llvm::Value* f32, Bf16Rounding mode);
+  /// An integer value (of any width, `is_signed` as its type) rounded to bfloat16 in `mode`, exactly.
+  llvm::Value* bfloat16_from_int(llvm::Value* v, bool is_signed, Bf16Rounding mode);
+  /// A bfloat16 widened to float32 (exact), and a float32 or float64 rounded to bfloat16 (nearest even).
+  llvm::Value* bfloat16_widen(llvm::Value* v);
+  llvm::Value* bfloat16_narrow(llvm::Value* v);
+  /// + - * / and comparisons of two bfloat16 values.
+  llvm::Value* bfloat16_binary(BinOpKind op, llvm::Value* a, llvm::Value* b);
+  llvm::Value* bfloat16_compare(llvm::CmpInst::Predicate p, llvm::Value* a, llvm::Value* b);
+  /// cuda.bf16.*, and math.sqrt ... of a bfloat16 (analysis resolved those to bf16 rows).
+  llvm::Value* lower_bf16(const BuiltinInfo& b, const CallExpr& e);
 
   // --- gpu.random (random_lowering.cpp)
   llvm::Value* lower_random(const BuiltinInfo& b, const CallExpr& e);

@@ -178,6 +178,9 @@ llvm::Value* FunctionLowering::lower_call(const CallExpr& e) {
     case Symbol::Kind::DType: {
       // float32(x), np.int32(x): a conversion; with no argument, the dtype's zero.
       const Type& t = type_of(e);
+      if (t.is_bfloat16()) {  // every bfloat16 value starts at a bfloat16(x) or a cuda.bf16 function
+        if (std::string why = m_.target().bfloat16_unsupported(); !why.empty()) return unsupported(e, why);
+      }
       if (e.args.empty()) return llvm::Constant::getNullValue(llvm_type(t));
       return lower_expr_as(*e.args[0], t);
     }

@@ -97,6 +97,8 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
           llvm::Type* d = llvm::Type::getDoubleTy(c);
           return llvm::StructType::get(c, {d, d});
         }
+        case ScalarKind::BFloat16:
+          return llvm::Type::getBFloatTy(c);
       }
       break;
     case Type::Kind::Invalid:

@@ -123,6 +123,20 @@ void limit_registers(llvm::Function& kernel, int count) {
   kernel.addFnAttr("nvvm.maxnreg", std::to_string(count));
 }
 
+std::string NvptxTarget::bfloat16_unsupported() const {
+  std::string arch = machine_->getTargetCPU().str();
+  if (parse_sm_version(arch) >= 80) return "";
+  return "bfloat16 needs a GPU of compute capability 8.0 or newer (sm_80); this kernel is compiled for " + arch;
+}
+
+llvm::Value* NvptxTarget::bfloat16_fma_rn(llvm::IRBuilder<>& b, llvm::Value* a, llvm::Value* x, llvm::Value* c) {
+  llvm::Type* i16 = b.getInt16Ty();
+  auto* type = llvm::FunctionType::get(i16, {i16, i16, i16}, false);
+  auto* fma = llvm::InlineAsm::get(type, "fma.rn.bf16 $0, $1, $2, $3;", "=h,h,h,h", false);
+  llvm::Value* r = b.CreateCall(fma, {b.CreateBitCast(a, i16), b.CreateBitCast(x, i16), b.CreateBitCast(c, i16)});
+  return b.CreateBitCast(r, b.getBFloatTy());
+}
+
 std::unique_ptr<NvptxTarget> NvptxTarget::create(const std::string& arch, int opt_level, bool fastmath,
                                                  std::string* error) {
   unsigned sm = parse_sm_version(arch);

@@ -52,6 +52,12 @@ class NvptxTarget final : public Target {
   llvm::Value* call_math(llvm::IRBuilder<>& b, std::string_view libdevice_name,
                          llvm::ArrayRef<llvm::Value*> args, llvm::Type* ret) override;
   llvm::Value* byte_to_half(llvm::IRBuilder<>& b, llvm::Value* v, bool is_signed) override;
+  /// numba-cuda's rule: bfloat16 needs sm_80 or newer (its bf16 instructions).
+  std::string bfloat16_unsupported() const override;
+  bool native_bfloat16() const override { return true; }
+  /// fma.rn.bf16 as inline assembly: LLVM folds its own fma intrinsics with constant operands back into an
+  /// fadd or fmul, which instruction selection then fuses with their neighbours.
+  llvm::Value* bfloat16_fma_rn(llvm::IRBuilder<>& b, llvm::Value* a, llvm::Value* x, llvm::Value* c) override;
   bool finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) override;
   // Warp operations and the grid barrier: codegen/nvptx_warp.cpp.
   llvm::Value* warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask, llvm::Value* value,

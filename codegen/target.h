@@ -129,9 +129,20 @@ class Target {
 
   /// A `raise` statement ran: `description` is a generic pointer to its text (ir/sema_raise.cpp), which the
   /// runtime hands back to Python with the thread's place. Ends the thread; lowering puts `unreachable` after
-  /// it. The host records it for the executor; the GPU claims the module's `gpujit_exception` slot and exits
-  /// (CudaDevice::check_raise reads it back). Either way the launch throws rt::KernelRaise.
+  /// it. The host records it for the executor; the GPU fills the module's error record and exits
+  /// (runtime/device_error.h). Either way the launch throws rt::KernelRaise.
   virtual void raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) = 0;
+
+  /// Why this target cannot compute in bfloat16, or "" when it can (codegen/bf16_lowering.cpp).
+  virtual std::string bfloat16_unsupported() const { return ""; }
+  /// Whether LLVM's bfloat operations and conversions give the exact results here (NVPTX). Where they do not
+  /// (x86's vcvtneps2bf16 flushes subnormals), lowering computes in float32 and rounds with integer code.
+  virtual bool native_bfloat16() const { return false; }
+  /// a * b + c of bfloat16 values rounded once, as one instruction the compiler will not rewrite or fuse
+  /// further (the _rn operations); only targets with native_bfloat16() are asked.
+  virtual llvm::Value* bfloat16_fma_rn(llvm::IRBuilder<>& b, llvm::Value* a, llvm::Value* x, llvm::Value* c) {
+    return nullptr;
+  }
 
   /// Calls the math function the builtins table names by its libdevice name ("__nv_expf", "__nv_erf").
   /// `args` already have the function's parameter types; the result has type `ret`.

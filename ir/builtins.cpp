@@ -13,6 +13,7 @@
 #include "frontend/ast.h"
 #include "frontend/diagnostics.h"
 #include "ir/libdevice_functions.h"
+#include "ir/bf16_functions.h"
 #include "ir/fp16_functions.h"
 #include "ir/operator_functions.h"
 
@@ -357,7 +358,7 @@ struct Table {
     }
     for (size_t i = 0; i < count; ++i) {
       if (i == static_cast<size_t>(BuiltinId::LibdeviceCall) || i == static_cast<size_t>(BuiltinId::OperatorCall) ||
-          i == static_cast<size_t>(BuiltinId::Fp16Call))
+          i == static_cast<size_t>(BuiltinId::Fp16Call) || i == static_cast<size_t>(BuiltinId::Bf16Call))
         continue;  // rows of their own
       if (!by_id[i]) throw InternalError(fmt::format("builtin id {} has no row", i));
     }
@@ -415,6 +416,8 @@ const char* scope_prefix(BuiltinScope scope) {
       return "operator.";
     case S::Fp16:
       return "cuda.fp16.";
+    case S::Bf16:
+      return "cuda.bf16.";
   }
   return "";
 }
@@ -425,6 +428,7 @@ const BuiltinInfo* find_builtin(BuiltinScope scope, std::string_view name) {
   if (scope == S::Libdevice) return find_libdevice_builtin(name);
   if (scope == S::Operator) return find_operator_builtin(name);
   if (scope == S::Fp16) return find_fp16_builtin(name);
+  if (scope == S::Bf16) return find_bf16_builtin(name);
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && name == r.name) return &r;
   }
@@ -452,6 +456,7 @@ std::vector<std::string_view> builtin_names(BuiltinScope scope) {
   if (scope == S::Libdevice) return libdevice_names();
   if (scope == S::Operator) return operator_names();
   if (scope == S::Fp16) return fp16_names();
+  if (scope == S::Bf16) return bf16_names();
   std::vector<std::string_view> names;
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && r.id != BuiltinId::Cast) names.push_back(r.name);
@@ -507,6 +512,22 @@ std::string builtins_markdown() {
   for (std::string_view n : fp16_names()) {
     const BuiltinInfo* r = find_fp16_builtin(n);
     md += fmt::format("| `cuda.fp16.{}` | {} |\n", n, r->doc);
+  }
+  md += "\n## bfloat16 (`numba.cuda.bf16.*`, `gpujit.bf16.*`)\n\n`bfloat16(x)` converts a number (to nearest "
+        "even); `float32(b)`, `int32(b)` ... convert back. + - * / and comparisons take two bfloat16 operands; "
+        "math.trunc, ceil, floor, sqrt, log, log10, cos, sin, tanh, exp and exp2 of a bfloat16 give a bfloat16. "
+        "Arguments convert to the parameter types; the math functions compute in float32 and round once, as "
+        "CUDA's cuda_bf16.h. Names in parentheses are CUDA's spellings of the same function.\n\n"
+        "| name | description |\n| --- | --- |\n";
+  {
+    std::vector<std::string_view> names = bf16_names();
+    for (size_t i = 0; i < names.size(); ++i) {
+      const BuiltinInfo* r = find_bf16_builtin(names[i]);
+      bool alias = i + 1 < names.size() && find_bf16_builtin(names[i + 1])->axis == r->axis;
+      md += alias ? fmt::format("| `cuda.bf16.{}` (`{}`) | {} |\n", names[i], names[i + 1], r->doc)
+                  : fmt::format("| `cuda.bf16.{}` | {} |\n", names[i], r->doc);
+      if (alias) ++i;
+    }
   }
   md += "\n## operator (Python's `operator` module)\n\nA function of the operator module held in a variable "
         "and called (`op = operator.add; op(a, b)`) is the operator it names, typed as if written in place: ";

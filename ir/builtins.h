@@ -43,6 +43,7 @@ enum class BuiltinScope : uint8_t {
   Cg,         // cuda.cg.this_grid
   GridGroup,  // methods of a grid group: g.sync()
   Fp16,       // numba.cuda.fp16.*: float16 intrinsics (ir/fp16_functions.h)
+  Bf16,       // numba.cuda.bf16.*: bfloat16 functions and conversions (ir/bf16_functions.h)
   Operator,   // Python's operator module: operator.add ... (ir/operator_functions.h)
   Libdevice,  // numba.cuda.libdevice.*: every function of libdevice.10.bc (ir/libdevice_functions.h)
   Numpy,      // NumPy's ufuncs that are operators: np.add, np.less, np.logical_and ... (ir/operator_functions.h)
@@ -230,6 +231,7 @@ enum class BuiltinId : uint16_t {
   CgThisGrid,
   GridGroupSync,
   Fp16Call,       // every fp16.* function: its rows live in ir/fp16_functions.cpp
+  Bf16Call,       // every bf16.* function: its rows live in ir/bf16_functions.cpp
   OperatorCall,   // every operator.* function: its rows live in ir/operator_functions.cpp
   LibdeviceCall,  // every libdevice.* function: its rows live in ir/libdevice_functions.cpp
   // math constants (folded by analysis: their symbol is a Constant).
@@ -278,6 +280,7 @@ enum class BuiltinTyping : uint8_t {
   Random,         // gpu.random.xoroshiro128p_* on a states array (ir/sema_random.cpp)
   GridGroup,      // cg.this_grid(), g.sync() (ir/sema_random.cpp)
   Fp16,             // fp16.*: float16 operands; float16 result, bool for comparisons
+  Bf16,             // bf16.*: the parameter and result types of the function (ir/bf16_functions.h)
   OperatorBinary,   // operator.add ...: typed as the binary operator in the row's `axis` (a BinOpKind)
   OperatorCompare,  // operator.lt ...: as the comparison in `axis` (a CmpOpKind)
   OperatorUnary,    // operator.neg ...: as the unary operator in `axis` (a UnaryOpKind)
@@ -306,6 +309,7 @@ enum class BuiltinLowering : uint8_t {
   Complex,          // complex arithmetic and cmath from real math (codegen/complex_lowering.cpp)
   Random,           // the xoroshiro128+ step and its conversions (codegen/random_lowering.cpp)
   Fp16,             // fp16.*: by the row's name (codegen/builtin_lowering.cpp)
+  Bf16,             // bf16.*: by the function's op (codegen/bf16_lowering.cpp)
   Operator,         // operator.*: the operator in the row's `axis`, as written in place
   LibdeviceFn,      // libdevice.*: the function called by its own name, outputs through local slots
   GridSync,         // this_grid() and a grid-wide barrier through the target (codegen/warp_lowering.cpp)

@@ -22,7 +22,8 @@ namespace {
 
 // The canonical name of an importable module: the kernel namespace is "gpujit" or "numba.cuda".
 std::string canonical_module(const std::string& name) {
-  if (name == "gpujit.random" || name == "gpujit.libdevice" || name == "gpujit.fp16") return name;  // namespaces of their own
+  if (name == "gpujit.random" || name == "gpujit.libdevice" || name == "gpujit.fp16" || name == "gpujit.bf16")
+    return name;  // namespaces of their own
   if (name == "gpujit" || name.rfind("gpujit.", 0) == 0) return "gpujit";
   return name;
 }

@@ -63,7 +63,9 @@ std::string dtypes_text(unsigned set) {
   return s;
 }
 
-bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex(); }
+// bfloat16 is not among them: it has its own operators and functions (numba.cuda.bf16) and converts only
+// explicitly, see ir/type_rules.h.
+bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex() && !t.is_bfloat16(); }
 
 }  // namespace
 

@@ -6,9 +6,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <optional>
 
 #include "ir/const_eval.h"
+#include "ir/bf16_functions.h"
 #include "ir/fp16_functions.h"
 #include "ir/libdevice_functions.h"
 #include "ir/sema_internal.h"
@@ -30,7 +35,32 @@ std::string arity_text(int min_args, int max_args) {
   return fmt::format("takes {} to {} arguments", min_args, max_args);
 }
 
-bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex(); }
+// bfloat16 is not among them: it has its own operators and functions (numba.cuda.bf16) and converts only
+// explicitly, see ir/type_rules.h.
+bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex() && !t.is_bfloat16(); }
+
+// The value of float(text) as Python reads it: a decimal number, or nan/inf/infinity in any case, with an
+// optional sign and surrounding whitespace.
+std::optional<double> parse_float_string(std::string text) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  while (!text.empty() && space(text.back())) text.pop_back();
+  size_t start = 0;
+  while (start < text.size() && space(text[start])) ++start;
+  text = text.substr(start);
+  if (text.empty()) return std::nullopt;
+  std::string lower;
+  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  bool negative = lower[0] == '-';
+  std::string body = lower[0] == '-' || lower[0] == '+' ? lower.substr(1) : lower;
+  if (body == "nan") return negative ? -std::nan("") : std::nan("");
+  if (body == "inf" || body == "infinity")
+    return negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  if (body.empty() || body.find_first_not_of("0123456789.e+-_") != std::string::npos) return std::nullopt;
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  return v;
+}
 
 }  // namespace
 
@@ -51,6 +81,16 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
   if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::Range) {
     for (const ExprPtr& a : e.args) value(*a);
     error(e.range, "range() can only be used as the iterable of a for loop");
+    return ExprResult::error();
+  }
+  // float("nan"), float("inf"), float("-inf") ...: the float constant, as numba folds them.
+  if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::ToFloat &&
+      e.args.size() == 1 && e.keywords.empty() && e.args[0]->kind == ExprKind::StringLit) {
+    if (std::optional<double> v = parse_float_string(e.args[0]->as<StringLitExpr>()->value)) {
+      if (checking_) fn_.operand_types[&e] = {Type::scalar_of(ScalarKind::Float64)};
+      return record(e, ExprResult::of_const(ConstValue::of_float(*v)));
+    }
+    error(e.args[0]->range, "float() of a string takes a number, 'nan', 'inf' or 'infinity' (with a sign)");
     return ExprResult::error();
   }
   std::vector<ExprResult> args;
@@ -154,8 +194,12 @@ ExprResult FunctionAnalyzer::cast_call(const CallExpr& e, ScalarKind dtype,
     error(e.range, fmt::format("{}() takes 1 argument, got {}", name, args.size()));
     return ExprResult::error();
   }
-  // complex64(x) converts any number; a complex number converts to no real type.
-  if (!is_number(args[0].type) && !(is_complex(dtype) && args[0].type.is_complex())) {
+  // complex64(x) converts any number; a complex number converts to no real type. bfloat16(x) converts a
+  // real number or bool, and float32(b) ... a bfloat16 (numba-cuda's __nv_bfloat16 constructors and casts).
+  const Type& from = args[0].type;
+  bool convertible = is_number(from) || (is_complex(dtype) && from.is_complex()) ||
+                     (from.is_bfloat16() && !is_complex(dtype));
+  if (!convertible) {
     error(e.args[0]->range,
           fmt::format("{}() converts a number, got {}{}", name, args[0].type.str(), origin_of(*e.args[0])));
     return ExprResult::error();
@@ -256,6 +300,20 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       return done(std::vector<Type>(args.size(), half),
                   fp16_is_comparison(b.name) ? Type::scalar_of(ScalarKind::Bool) : half);
     }
+    case BuiltinTyping::Bf16: {
+      // Arguments convert to the parameter type as in a C call: any real number or bool, or a bfloat16.
+      const Bf16Function& f = bf16_function(b);
+      const Type param = Type::scalar_of(f.param);
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (!can_convert(args[i].type, param)) {
+          error(e.args[i]->range, fmt::format("{}() argument {} must be a {}, got {}{}", name, i + 1,
+                                              param.is_bfloat16() ? "bfloat16 (or a real number)" : "number",
+                                              args[i].type.str(), origin_of(*e.args[i])));
+          return ExprResult::error();
+        }
+      }
+      return done(std::vector<Type>(args.size(), param), Type::scalar_of(f.result));
+    }
     case BuiltinTyping::OperatorBinary: {
       OpTyping t = type_binary(static_cast<BinOpKind>(b.axis), ops[0], ops[1]);
       if (!t.ok()) {
@@ -299,6 +357,7 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
     }
     case BuiltinTyping::MathUnary:
     case BuiltinTyping::MathBinary: {
+      if (!args.empty() && args[0].type.is_bfloat16()) return bfloat16_math_call(e, b, args);
       if (!require_numbers()) return ExprResult::error();
       ScalarKind k = math_float_kind(ops);
       if (k == ScalarKind::Float16 && !b.fp16) k = ScalarKind::Float32;
@@ -354,7 +413,9 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
     case BuiltinTyping::ToInt:
     case BuiltinTyping::ToFloat:
     case BuiltinTyping::ToBool: {
-      if (b.typing == BuiltinTyping::ToBool ? !has_truth_value(args[0].type) : !is_number(args[0].type)) {
+      // int(b) and float(b) of a bfloat16 convert as int64(b) and float64(b) do.
+      if (b.typing == BuiltinTyping::ToBool ? !has_truth_value(args[0].type)
+                                            : !is_number(args[0].type) && !args[0].type.is_bfloat16()) {
         error(e.args[0]->range, fmt::format("{}() converts a number, got {}{}", name, args[0].type.str(),
                                             origin_of(*e.args[0])));
         return ExprResult::error();
@@ -423,6 +484,29 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       throw InternalError(fmt::format("builtin '{}' reached builtin_call with typing {}", b.qualified_name(),
                                       static_cast<int>(b.typing)));
   }
+}
+
+ExprResult FunctionAnalyzer::bfloat16_math_call(const CallExpr& e, const BuiltinInfo& b,
+                                                const std::vector<ExprResult>& args) {
+  // numba-cuda overloads these math functions for bfloat16 with cuda.bf16's (math.sqrt is hsqrt): the
+  // call lowers as that row, so the callee's symbol becomes it.
+  const BuiltinInfo* row = args.size() == 1 ? bf16_math_builtin(b.id) : nullptr;
+  if (!row) {
+    error(e.range, fmt::format("{}() does not take a bfloat16 argument (numba-cuda has math.trunc, ceil, floor, "
+                               "sqrt, log, log10, cos, sin, tanh, exp and exp2 for bfloat16); convert it with "
+                               "float32(x){}",
+                               path_of(*e.func), origin_of(*e.args[0])));
+    return ExprResult::error();
+  }
+  if (checking_) {
+    Symbol s;
+    s.kind = Symbol::Kind::Builtin;
+    s.name = path_of(*e.func);
+    s.builtin = row;
+    fn_.symbols[e.func.get()] = s;
+    fn_.operand_types[&e] = {args[0].type};
+  }
+  return record(e, ExprResult::of_value(args[0].type));
 }
 
 ExprResult FunctionAnalyzer::array_alloc(const CallExpr& e, const BuiltinInfo& b) {

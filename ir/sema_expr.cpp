@@ -379,6 +379,15 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     const BuiltinInfo* b = find_builtin(BuiltinScope::Fp16, attr);
     if (!b) return no_attribute(builtin_names(BuiltinScope::Fp16));
     r = from_row(b);
+  } else if (module == "gpujit.bf16" || module == "numba.cuda.bf16") {
+    if (attr == "bfloat16") {
+      r.what = ExprResult::What::DType;
+      r.dtype = ScalarKind::BFloat16;
+    } else {
+      const BuiltinInfo* b = find_builtin(BuiltinScope::Bf16, attr);
+      if (!b) return no_attribute(builtin_names(BuiltinScope::Bf16));
+      r = from_row(b);
+    }
   } else if (module == "operator") {
     const BuiltinInfo* b = find_builtin(BuiltinScope::Operator, attr);
     if (!b) return no_attribute(builtin_names(BuiltinScope::Operator));
@@ -395,6 +404,8 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     const BuiltinInfo* b = find_builtin(BuiltinScope::Fp16, attr.substr(5));
     if (!b) return no_attribute(builtin_names(BuiltinScope::Fp16));
     r = from_row(b);
+  } else if (is_kernel_module(module) && attr.rfind("bf16.", 0) == 0) {
+    return module_attribute(module + ".bf16", attr.substr(5), e, attr_range);
   } else if (is_kernel_module(module) && attr.rfind("libdevice.", 0) == 0) {
     // `sin = libdevice.sin` at module level, or `from gpujit.libdevice import sin`.
     const BuiltinInfo* b = find_builtin(BuiltinScope::Libdevice, attr.substr(10));
@@ -412,7 +423,7 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     if (std::find(std::begin(kNamespaces), std::end(kNamespaces), attr) != std::end(kNamespaces)) {
       r.what = ExprResult::What::Namespace;
       r.module = attr;
-    } else if (attr == "libdevice" || attr == "fp16") {
+    } else if (attr == "libdevice" || attr == "fp16" || attr == "bf16") {
       r.what = ExprResult::What::Module;
       r.module = module + "." + attr;
     } else if (const BuiltinInfo* b = find_builtin(BuiltinScope::Kernel, attr)) {

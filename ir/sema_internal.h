@@ -238,6 +238,8 @@ class FunctionAnalyzer {
   ExprResult warp_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
   /// complex(), z.conjugate(), abs() of a complex number and the cmath functions.
   ExprResult complex_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+  /// math.sqrt(b) ... of a bfloat16: the bf16 function numba-cuda binds to it (ir/bf16_functions.h).
+  ExprResult bfloat16_math_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
   /// An attribute of a number or grid group value (z.real, z.conjugate, g.sync); reports unknown ones.
   ExprResult member(const AttributeExpr& e, const ExprResult& base);
   ExprResult random_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);

@@ -22,7 +22,9 @@ namespace {
 
 constexpr size_t kMaxPrintValues = 32;
 
-bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex(); }
+// bfloat16 is not among them: it has its own operators and functions (numba.cuda.bf16) and converts only
+// explicitly, see ir/type_rules.h.
+bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex() && !t.is_bfloat16(); }
 
 }  // namespace
 
@@ -140,6 +142,11 @@ ExprResult FunctionAnalyzer::print_call(const CallExpr& e, const BuiltinInfo&) {
       continue;
     }
     const Type& t = r.type;
+    if (t.is_bfloat16()) {  // printed as its float value, exactly
+      operands.push_back(Type::scalar_of(ScalarKind::Float64));
+      ++values;
+      continue;
+    }
     if (!is_number(t)) {
       error(a->range,
             fmt::format("print() in a kernel takes numbers and strings, got {}{}", t.str(), origin_of(*a)));

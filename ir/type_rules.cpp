@@ -40,7 +40,9 @@ ScalarKind widen_int(ScalarKind k) {
   return k;
 }
 
-bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex(); }
+// bfloat16 is not among them: it has its own operators and functions (numba.cuda.bf16) and converts only
+// explicitly, see ir/type_rules.h.
+bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex() && !t.is_bfloat16(); }
 
 bool fits_unsigned(int64_t v, ScalarKind k) {
   if (v < 0) return false;
@@ -123,6 +125,18 @@ OpTyping type_complex_binary(BinOpKind op, const Operand& lhs, const Operand& rh
   }
 }
 
+// bfloat16 operands: + - * / of two bfloat16 values give bfloat16 (numba-cuda's operator cases for
+// __nv_bfloat16); nothing mixes bfloat16 with another type implicitly.
+OpTyping type_bfloat16_binary(BinOpKind op, const Type& lhs, const Type& rhs) {
+  bool arithmetic = op == BinOpKind::Add || op == BinOpKind::Sub || op == BinOpKind::Mul || op == BinOpKind::Div;
+  if (lhs.is_bfloat16() && rhs.is_bfloat16() && arithmetic) return same(ScalarKind::BFloat16);
+  std::string message = op_types_error(to_string(op), lhs, rhs);
+  if (arithmetic && lhs.is_scalar() && rhs.is_scalar())
+    message += "; bfloat16 operators take two bfloat16 operands: convert the other with bfloat16(x), or both "
+               "with float32(x)";
+  return fail(std::move(message));
+}
+
 }  // namespace
 
 ScalarKind promote_scalars(ScalarKind a, ScalarKind b) {
@@ -155,6 +169,7 @@ ScalarKind promote_scalars(ScalarKind a, ScalarKind b) {
 Type unify(const Type& a, const Type& b) {
   if (!a.is_valid() || !b.is_valid()) return Type::invalid();
   if (a == b) return a;
+  if (a.is_bfloat16() || b.is_bfloat16()) return Type::invalid();  // equal types returned above
   if (a.is_scalar() && b.is_scalar()) return Type::scalar_of(promote_scalars(a.scalar, b.scalar));
   if (a.is_array() && b.is_array()) {
     if (a.scalar != b.scalar || a.record != b.record || a.ndim != b.ndim) return Type::invalid();
@@ -180,6 +195,7 @@ bool is_weak_constant(const ConstValue& c) {
 
 OpTyping type_binary(BinOpKind op, const Operand& lhs, const Operand& rhs) {
   const char* sym = to_string(op);
+  if (lhs.type.is_bfloat16() || rhs.type.is_bfloat16()) return type_bfloat16_binary(op, lhs.type, rhs.type);
   if (lhs.type.is_complex() || rhs.type.is_complex()) return type_complex_binary(op, lhs, rhs);
   if (!is_number(lhs.type) || !is_number(rhs.type)) return fail(op_types_error(sym, lhs.type, rhs.type));
   ScalarKind a = adapt(lhs, rhs, false).scalar;
@@ -227,7 +243,8 @@ OpTyping type_unary(UnaryOpKind op, const Type& operand) {
     return t;
   }
   std::string bad = fmt::format("bad operand type for unary {}: '{}'", to_string(op), operand.str());
-  if (operand.is_complex()) return op == UnaryOpKind::Invert ? fail(bad) : same(operand.scalar);
+  if (operand.is_complex() || operand.is_bfloat16())
+    return op == UnaryOpKind::Invert ? fail(bad) : same(operand.scalar);
   if (!is_number(operand)) return fail(bad);
   ScalarKind k = operand.scalar;
   if (op == UnaryOpKind::Invert) {
@@ -258,9 +275,18 @@ OpTyping type_compare(CmpOpKind op, const Operand& lhs, const Operand& rhs) {
     t.result = Type::scalar_of(ScalarKind::Bool);
     return t;
   }
+  if (lhs.type.is_bfloat16() && rhs.type.is_bfloat16()) {
+    OpTyping t;
+    t.operand = lhs.type;
+    t.result = Type::scalar_of(ScalarKind::Bool);
+    return t;
+  }
   if (!is_number(lhs.type) || !is_number(rhs.type)) {
-    return fail(
-        fmt::format("cannot compare '{}' and '{}' with '{}'", lhs.type.str(), rhs.type.str(), to_string(op)));
+    std::string message =
+        fmt::format("cannot compare '{}' and '{}' with '{}'", lhs.type.str(), rhs.type.str(), to_string(op));
+    if ((lhs.type.is_bfloat16() || rhs.type.is_bfloat16()) && lhs.type.is_scalar() && rhs.type.is_scalar())
+      message += "; a bfloat16 compares with another bfloat16: convert the other with bfloat16(x)";
+    return fail(std::move(message));
   }
   ScalarKind a = adapt(lhs, rhs, true).scalar;
   ScalarKind b = adapt(rhs, lhs, true).scalar;
@@ -284,7 +310,11 @@ bool has_truth_value(const Type& t) { return t.is_scalar(); }
 
 bool can_convert(const Type& from, const Type& to) {
   // A complex number converts to complex types only (numba has no complex-to-real conversion).
-  if (from.is_scalar() && to.is_scalar()) return !from.is_complex() || to.is_complex();
+  // bfloat16 converts to and from the real numbers and bool, not complex (numba-cuda's casts of __nv_bfloat16).
+  if (from.is_scalar() && to.is_scalar()) {
+    if (from.is_bfloat16() || to.is_bfloat16()) return !from.is_complex() && !to.is_complex();
+    return !from.is_complex() || to.is_complex();
+  }
   if (from.is_array() && to.is_array()) {
     return from.scalar == to.scalar && from.record == to.record && from.ndim == to.ndim &&
            (to.layout == Layout::Any || from.layout == to.layout) && (from.index32 || !to.index32);
@@ -324,6 +354,9 @@ ScalarKind math_float_kind(const std::vector<Operand>& operands) {
 
 ConversionRank scalar_conversion_rank(ScalarKind from, ScalarKind to) {
   if (from == to) return ConversionRank::Exact;
+  // bfloat16 converts to and from the real numbers and bool (can_convert), never exactly typed: unsafe.
+  if (is_bfloat16(from) || is_bfloat16(to))
+    return is_complex(from) || is_complex(to) ? ConversionRank::None : ConversionRank::Unsafe;
   unsigned fs = scalar_size(from), ts = scalar_size(to);
   if (is_complex(from)) {
     if (!is_complex(to)) return ConversionRank::None;

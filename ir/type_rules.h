@@ -27,6 +27,11 @@
 //   complex128, float32 with complex64 stays complex64, and a weak constant beside a complex64 takes
 //   float32, so `2.0 * z` stays complex64); no // % or bit operations; only == and != compare them; a
 //   complex number has a truth value but converts to no real type (can_convert).
+// - bfloat16 (numba.cuda.bf16.bfloat16, ml_dtypes' bfloat16) is a type of its own, as numba-cuda's
+//   __nv_bfloat16: + - * / and unary - + of bfloat16 operands give bfloat16, comparisons of two bfloat16
+//   values give bool, and it has a truth value; it never mixes with other numbers in an operator or unify()
+//   (bfloat16 + float32 is an error naming the conversion), but converts to and from any real number or bool
+//   where the destination type is fixed (a cast, an array store, a builtin's parameter), never to complex.
 #pragma once
 
 #include <array>

@@ -24,7 +24,7 @@ struct ScalarInfo {
   unsigned size;
 };
 
-constexpr std::array<ScalarInfo, 14> kScalars = {{
+constexpr std::array<ScalarInfo, 15> kScalars = {{
     {ScalarKind::Bool, "bool", 1},
     {ScalarKind::Int8, "int8", 1},
     {ScalarKind::Int16, "int16", 2},
@@ -39,6 +39,7 @@ constexpr std::array<ScalarInfo, 14> kScalars = {{
     {ScalarKind::Float64, "float64", 8},
     {ScalarKind::Complex64, "complex64", 8},
     {ScalarKind::Complex128, "complex128", 16},
+    {ScalarKind::BFloat16, "bfloat16", 2},
 }};
 
 // Spellings other than the canonical name. numba's own aliases win where NumPy disagrees: numba's

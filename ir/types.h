@@ -28,6 +28,8 @@ enum class ScalarKind : uint8_t {
   UInt8, UInt16, UInt32, UInt64,
   Float16, Float32, Float64,
   Complex64, Complex128,
+  // numba-cuda's bfloat16 (numba.cuda.bf16): not a NumPy scalar; last so that the ranges above stay intact.
+  BFloat16,
 };
 
 /// numba's name for the scalar: "bool", "int32", "uint8", "float64", "complex64"...
@@ -42,6 +44,9 @@ bool is_signed(ScalarKind k);   // signed integers only
 bool is_unsigned(ScalarKind k); // unsigned integers only
 bool is_float(ScalarKind k);    // float16/32/64
 bool is_complex(ScalarKind k);
+/// bfloat16 is a scalar of its own: not is_float() (it is not promoted with the other numbers, and math
+/// functions and libdevice do not take it), see ir/type_rules.h for what it does.
+inline bool is_bfloat16(ScalarKind k) { return k == ScalarKind::BFloat16; }
 
 struct RecordType;  // ir/record_type.h
 
@@ -108,6 +113,7 @@ struct Type {
   bool is_integer() const { return kind == Kind::Scalar && gpujit::is_integer(scalar); }
   bool is_float() const { return kind == Kind::Scalar && gpujit::is_float(scalar); }
   bool is_complex() const { return kind == Kind::Scalar && gpujit::is_complex(scalar); }
+  bool is_bfloat16() const { return kind == Kind::Scalar && scalar == ScalarKind::BFloat16; }
 
   /// numba's spelling: "float32", a record as "Record(a[type=int32;offset=0],b[type=float32;offset=4];8;False)", "float32[:, ::1]" (C layout marks the last axis), "UniTuple(int64, 2)" (a
   /// tuple whose elements all have one type), "Tuple(int64, float32)" (any other tuple, "Tuple()" the empty

@@ -39,7 +39,7 @@ globals().update(_make_dtypes())
 globals().update(_build_kernel_api(_core.kernel_builtins()))
 # gpujit.random is a module (host-side create_xoroshiro128p_states too), in place of the kernel namespace.
 random = __import__("importlib").import_module(".random", __name__)
-from . import fp16, libdevice  # noqa: E402  kernel namespaces: float16 intrinsics, libdevice functions
+from . import bf16, fp16, libdevice  # noqa: E402  kernel namespaces: bfloat16, float16 intrinsics, libdevice
 from .ufunc import guvectorize, vectorize  # noqa: E402  NumPy-style ufuncs over kernels (docs/ufuncs.md)
 
 DeviceArray = _core.DeviceArray
@@ -93,6 +93,14 @@ def current_context(devnum=None):
 
 def get_context(devnum=None):
     return current_context(devnum)
+
+
+def is_bfloat16_supported():
+    """Whether kernels can use bfloat16 (gpujit.bf16): on a GPU of compute capability 8.0 or newer, and always
+    on the CPU backend, which computes it in float32."""
+    if _core.backend_name() == "cpu":
+        return True
+    return tuple(get_current_device().compute_capability) >= (8, 0)
 
 
 def detect():

@@ -35,7 +35,8 @@ _MODULES = {"math": "math", "cmath": "cmath", "numpy": "numpy", "gpujit": "gpuji
             "numba.core.types": "numba.types", "numba.cuda.types": "numba.types", "gpujit.random": "gpujit.random",
             "numba.cuda.random": "numba.cuda.random", "gpujit.libdevice": "gpujit.libdevice",
             "numba.cuda.libdevice": "numba.cuda.libdevice", "operator": "operator",
-            "gpujit.fp16": "gpujit.fp16", "numba.cuda.fp16": "numba.cuda.fp16"}
+            "gpujit.fp16": "gpujit.fp16", "numba.cuda.fp16": "numba.cuda.fp16",
+            "gpujit.bf16": "gpujit.bf16", "numba.cuda.bf16": "numba.cuda.bf16"}
 
 
 def source_args(pyfunc):

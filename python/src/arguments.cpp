@@ -11,6 +11,7 @@
 #include "dtypes.h"
 #include "foreign_arrays.h"
 #include "runtime/device_array.h"
+#include "ir/bfloat16.h"
 
 namespace gpujit::py {
 
@@ -85,6 +86,7 @@ Wide read_scalar(const unsigned char* p, ScalarKind k) {
     case ScalarKind::UInt32: w.i = get(uint32_t{}); break;
     case ScalarKind::UInt64: w.i = int64_t(get(uint64_t{})); w.is_unsigned = true; break;
     case ScalarKind::Float16: w.is_float = true; w.f = half_to_float(get(uint16_t{})); break;
+    case ScalarKind::BFloat16: w.is_float = true; w.f = bfloat16_to_float(get(uint16_t{})); break;
     case ScalarKind::Float32: w.is_float = true; w.f = get(float{}); break;
     case ScalarKind::Float64: w.is_float = true; w.f = get(double{}); break;
     case ScalarKind::Complex64: {
@@ -119,6 +121,7 @@ void write_scalar(const Wide& w, ScalarKind k, unsigned char* out) {
     case ScalarKind::UInt32: put(uint32_t(i)); break;
     case ScalarKind::UInt64: put(w.is_float ? uint64_t(w.f) : uint64_t(w.i)); break;
     case ScalarKind::Float16: put(float_to_half(float(f))); break;
+    case ScalarKind::BFloat16: put(bfloat16_from_double(f)); break;
     case ScalarKind::Float32: put(float(f)); break;
     case ScalarKind::Float64: put(f); break;
     case ScalarKind::Complex64: {

@@ -19,7 +19,15 @@ PyTypeObject* g_device_array_type = nullptr;
 
 HostBuffer::HostBuffer(PyObject* obj, bool writable) {
   int flags = writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO;
-  if (PyObject_GetBuffer(obj, &buf_, flags) != 0) throw pyb::error_already_set();
+  if (PyObject_GetBuffer(obj, &buf_, flags) != 0) {
+    // ml_dtypes' bfloat16 arrays export no buffer ("cannot include dtype 'E' in a buffer"): say what works.
+    pyb::error_already_set error;
+    pyb::handle h(obj);
+    if (PyObject_HasAttrString(obj, "dtype") && pyb::str(h.attr("dtype")).cast<std::string>() == "bfloat16")
+      throw pyb::type_error("arrays of bfloat16 cannot be passed to kernels yet; pass float32 (or the bits as "
+                            "int16/uint16) and convert in the kernel with bfloat16(x) (or int16_as_bfloat16)");
+    throw error;
+  }
   ok_ = true;
   if (!read_element_type(obj)) {
     std::string format = buf_.format ? buf_.format : "B";

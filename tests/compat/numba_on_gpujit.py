@@ -82,6 +82,10 @@ def _bind_numba_cuda():
     nc.current_context = get_context
     nc.get_context = get_context
     # compile_ptx and its relatives, as tests import them from numba.cuda.compiler too.
+    # numba.cuda.bf16 (bfloat16 and its functions, which tests import by name) is gpujit.bf16; numba's own
+    # module would load its NVRTC-built bindings.
+    sys.modules["numba.cuda.bf16"] = gpujit.bf16
+    nc.bf16 = gpujit.bf16
     import numba.cuda.compiler as compiler
     _bind(compiler, gpujit, ("compile", "compile_all", "compile_ptx", "compile_for_current_device",
                              "compile_ptx_for_current_device"))

@@ -68,6 +68,31 @@ TEST(BinaryOps, FloatsAndMixedOperands) {
   EXPECT_EQ(bin(BinOpKind::Add, K::Float16, K::Float16), "float16");
 }
 
+TEST(BinaryOps, Bfloat16OnlyWithBfloat16) {
+  EXPECT_EQ(bin(BinOpKind::Add, K::BFloat16, K::BFloat16), "bfloat16");
+  EXPECT_EQ(bin(BinOpKind::Div, K::BFloat16, K::BFloat16), "bfloat16");
+  EXPECT_NE(bin(BinOpKind::Add, K::BFloat16, K::Float32).find("convert the other with bfloat16(x)"),
+            std::string::npos);
+  EXPECT_EQ(bin(BinOpKind::FloorDiv, K::BFloat16, K::BFloat16),
+            "unsupported operand types for //: 'bfloat16' and 'bfloat16'");
+  EXPECT_FALSE(unify(S(K::BFloat16), S(K::Float32)).is_valid());
+  EXPECT_EQ(unify_str(K::BFloat16, K::BFloat16), "bfloat16");
+  OpTyping neg = type_unary(UnaryOpKind::Neg, S(K::BFloat16));
+  EXPECT_EQ(neg.result.str(), "bfloat16");
+  EXPECT_FALSE(type_unary(UnaryOpKind::Invert, S(K::BFloat16)).ok());
+  EXPECT_EQ(type_compare(CmpOpKind::Lt, Operand{S(K::BFloat16)}, Operand{S(K::BFloat16)}).result.str(), "bool");
+  EXPECT_FALSE(type_compare(CmpOpKind::Lt, Operand{S(K::BFloat16)}, Operand{S(K::Float64)}).ok());
+  // Conversions where the destination is fixed: to and from real numbers and bool, never complex.
+  EXPECT_TRUE(can_convert(S(K::Int16), S(K::BFloat16)));
+  EXPECT_TRUE(can_convert(S(K::BFloat16), S(K::Float32)));
+  EXPECT_TRUE(can_convert(S(K::BFloat16), S(K::Bool)));
+  EXPECT_FALSE(can_convert(S(K::BFloat16), S(K::Complex64)));
+  EXPECT_FALSE(can_convert(S(K::Complex64), S(K::BFloat16)));
+  EXPECT_TRUE(has_truth_value(S(K::BFloat16)));
+  std::string error;
+  EXPECT_EQ(parse_type("bfloat16", &error).str(), "bfloat16");
+}
+
 TEST(BinaryOps, TrueDivision) {
   EXPECT_EQ(bin(BinOpKind::Div, K::Int64, K::Int64), "float64");
   EXPECT_EQ(bin(BinOpKind::Div, K::Int32, K::Int32), "float64");
