@@ -16,8 +16,8 @@ def check(x, out):
         raise ValueError("negative", 1)
     out[0] = x
 
-# IR: c"builtins.ValueError\0Acheck\0A{{.*}}raise.py\0A15\0A('negative', 1)\00"
-# IR: @gpujit_error = addrspace(1) global [16 x i64] zeroinitializer, align 8
+# IR-DAG: c"builtins.ValueError\0Acheck\0A{{.*}}raise.py\0A16\0A('negative', 1)\00"
+# IR-DAG: @gpujit_error = addrspace(1) global [16 x i64] zeroinitializer, align 8
 # IR: cmpxchg ptr addrspace(1) @gpujit_error, i64 0, i64 1 monotonic monotonic
 # IR: store i64 2, ptr addrspace(1) getelementptr inbounds {{.*}}@gpujit_error, i64 8)
 # IR: call void @llvm.nvvm.exit()
