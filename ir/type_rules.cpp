@@ -376,29 +376,34 @@ ConversionRank scalar_conversion_rank(ScalarKind from, ScalarKind to) {
   return is_unsigned(from) && ts > fs ? ConversionRank::Safe : ConversionRank::Unsafe;
 }
 
+std::optional<ConversionRank> argument_rank(const Type& a, const Type& p) {
+  if (a.is_scalar() && p.is_scalar()) return scalar_conversion_rank(a.scalar, p.scalar);
+  if (a.is_array() && p.is_array()) {
+    if (a.scalar != p.scalar || a.record != p.record || a.ndim != p.ndim) return std::nullopt;
+    if (p.layout == Layout::C && a.layout != Layout::C) return std::nullopt;
+    return ConversionRank::Safe;
+  }
+  return std::nullopt;  // tuples and records pass only as exactly the parameter's type
+}
+
+bool count_rank(ConversionRank rank, std::array<int, 3>& rating) {
+  switch (rank) {
+    case ConversionRank::None: return false;
+    case ConversionRank::Unsafe: ++rating[0]; break;
+    case ConversionRank::Safe: ++rating[1]; break;
+    case ConversionRank::Promote: ++rating[2]; break;
+    case ConversionRank::Exact: break;
+  }
+  return true;
+}
+
 std::optional<std::array<int, 3>> rate_signature(const std::vector<Type>& args, const std::vector<Type>& params) {
   if (args.size() != params.size()) return std::nullopt;
   std::array<int, 3> rating{};
   for (size_t i = 0; i < args.size(); ++i) {
-    const Type& a = args[i];
-    const Type& p = params[i];
-    if (a == p) continue;
-    ConversionRank c = ConversionRank::Safe;
-    if (a.is_scalar() && p.is_scalar()) {
-      c = scalar_conversion_rank(a.scalar, p.scalar);
-    } else if (a.is_array() && p.is_array()) {
-      if (a.scalar != p.scalar || a.record != p.record || a.ndim != p.ndim) return std::nullopt;
-      if (p.layout == Layout::C && a.layout != Layout::C) return std::nullopt;
-    } else {
-      return std::nullopt;  // tuples and records pass only as exactly the parameter's type
-    }
-    switch (c) {
-      case ConversionRank::None: return std::nullopt;
-      case ConversionRank::Unsafe: ++rating[0]; break;
-      case ConversionRank::Safe: ++rating[1]; break;
-      case ConversionRank::Promote: ++rating[2]; break;
-      case ConversionRank::Exact: break;
-    }
+    if (args[i] == params[i]) continue;
+    std::optional<ConversionRank> c = argument_rank(args[i], params[i]);
+    if (!c || !count_rank(*c, rating)) return std::nullopt;
   }
   return rating;
 }

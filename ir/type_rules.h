@@ -101,6 +101,11 @@ ConversionRank scalar_conversion_rank(ScalarKind from, ScalarKind to);
 /// arguments and parameters differ or an argument cannot be passed (an array of another dtype or rank, a C-layout parameter for an
 /// any-layout array, tuples or records that differ).
 std::optional<std::array<int, 3>> rate_signature(const std::vector<Type>& args, const std::vector<Type>& params);
+/// One argument of rate_signature: how `arg` passes as a parameter of type `param` (not equal to it); nullopt
+/// when it cannot (tuples and records pass only as exactly the parameter's type).
+std::optional<ConversionRank> argument_rank(const Type& arg, const Type& param);
+/// Counts `rank` into a rating (unsafe, safe, promoting); false for ConversionRank::None.
+bool count_rank(ConversionRank rank, std::array<int, 3>& rating);
 
 /// The float type math functions compute in for these arguments: float32 when every argument is float32
 /// (or a weak constant, or a small integer beside a float32 argument), float16 likewise, else float64.

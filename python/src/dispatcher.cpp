@@ -250,22 +250,12 @@ std::optional<std::array<int, 3>> rate(const rt::ArgCode* args, size_t n, const 
     if (args[i] == sig[i]) continue;
     if (rt::is_tuple_code(args[i]) || rt::is_tuple_code(sig[i])) return std::nullopt;
     Type a = rt::type_of_code(args[i]), p = rt::type_of_code(sig[i]);
-    if (a.is_array() != p.is_array() || a.is_record() || p.is_record() || a.is_pointer()) return std::nullopt;
-    ConversionRank c = ConversionRank::Safe;
-    if (p.is_pointer()) {
-      if (!a.is_integer()) return std::nullopt;  // an address, as a Python int (numba's CPointer argument)
-    } else if (a.is_array()) {
-      if (a.scalar != p.scalar || a.record != p.record || a.ndim != p.ndim || (p.layout == Layout::C && a.layout != Layout::C)) return std::nullopt;
-    } else {
-      c = scalar_conversion_rank(a.scalar, p.scalar);
-    }
-    switch (c) {
-      case ConversionRank::None: return std::nullopt;
-      case ConversionRank::Unsafe: ++rating[0]; break;
-      case ConversionRank::Safe: ++rating[1]; break;
-      case ConversionRank::Promote: ++rating[2]; break;
-      case ConversionRank::Exact: break;
-    }
+    // A pointer parameter takes an address as a Python int (numba's CPointer argument); the rest as a device
+    // function's explicit signature rates its call (ir/type_rules.cpp).
+    std::optional<ConversionRank> c = p.is_pointer() ? (a.is_integer() ? std::optional(ConversionRank::Safe)
+                                                                      : std::nullopt)
+                                                     : argument_rank(a, p);
+    if (!c || !count_rank(*c, rating)) return std::nullopt;
   }
   return rating;
 }
