@@ -130,6 +130,19 @@ def cuda():
 
 
 @pytest.fixture
+def cpu_backend():
+    """Runs the test on the CPU backend, whatever the session's default (a GPU's, or the fake driver's)."""
+    import gpujit
+
+    previous = gpujit._core.backend_name()
+    gpujit.select_device("cpu")
+    try:
+        yield
+    finally:
+        gpujit._core._set_backend(previous)
+
+
+@pytest.fixture
 def fake(cuda):
     if FAKE_LIB is None:
         pytest.skip("a real CUDA driver is in use; GPUJIT_TEST_FAKE_DRIVER=1 runs these against the fake driver")

@@ -12,12 +12,7 @@ import pytest
 import gpujit as gpu
 
 
-@pytest.fixture(autouse=True)
-def cpu_backend():
-    previous = gpu._core.backend_name()
-    gpu.select_device("cpu")
-    yield
-    gpu._core._set_backend(previous)
+pytestmark = pytest.mark.usefixtures("cpu_backend")
 
 
 class MyError(Exception):
