@@ -36,8 +36,9 @@ _THREADS = 256  # threads per block of the first pass
 # Blocks per multiprocessor in the first pass: all of them resident at once, so the grid runs in one wave with
 # no tail. The kernels take 32 to 40 registers per thread (ptxas -v, sm_80/sm_90), so 4 blocks of 256 threads
 # always fit. Each thread keeps 32 bytes of loads in flight: 32 KiB per multiprocessor, enough to cover the
-# memory latency at full bandwidth. Measured on an H100 (2^26 float32, the same run): 4 blocks per SM 2,794
-# GB/s, 6: 2,546, 8: 2,759, 12: 2,749, 16: 2,672; cp.sum 2,821.
+# memory latency at full bandwidth. On an H100, 2^26 float32, a one-off sweep (this constant patched between
+# runs of one process) gave 4 blocks per SM 2,794 GB/s, 6: 2,546, 8: 2,759, 12: 2,749, 16: 2,672, cp.sum 2,821;
+# benchmarks/ufuncs.py measures the setting in use against cp.sum.
 _BLOCKS_PER_SM = 4
 _FINAL_THREADS = 1024  # at most this many threads reduce the partials in the second pass
 
