@@ -14,14 +14,14 @@ compiled by gpujit like any other kernel (`Reduce.kernel_source(dtype)` gives th
 - each warp then combines its 32 values with `shfl_down_sync` (small integers and bool through int32,
   float16 through float32, complex numbers as their two parts, so every dtype takes the shuffle path), lane 0
   of each warp puts its value in shared memory, and the first warp combines those the same way;
-- thread 0 writes the block's value, combined with `init` when asked.
+- thread 0 stores the block's value, fences, and counts the block on an atomic counter; the block that counts
+  last reduces the stored values the same way and writes the result, combined with `init` when asked.
 
 No value is ever combined with a made-up identity: a lane takes part only when it holds elements (`live`
 counts them), so `max`, `min`, products and any associative, commutative function reduce exactly their
 elements, and `init` (when given) enters exactly once. The grid is sized to the device (enough blocks to fill
-every multiprocessor, never more blocks than it takes to give each thread an element): one launch reduces
-the array into one partial per block, and a second launch with one block reduces those partials into the
-result. Arrays small enough for one block take a single launch.
+every multiprocessor, never more blocks than it takes to give each thread an element), and one launch does
+the whole reduction.
 """
 
 import linecache
@@ -40,10 +40,8 @@ _THREADS = 256  # threads per block of the first pass
 # runs of one process) gave 4 blocks per SM 2,794 GB/s, 6: 2,546, 8: 2,759, 12: 2,749, 16: 2,672, cp.sum 2,821;
 # benchmarks/ufuncs.py measures the setting in use against cp.sum.
 _BLOCKS_PER_SM = 4
-_FINAL_THREADS = 1024  # at most this many threads reduce the partials in the second pass
-
 _KERNEL = '''\
-def {name}(arr, out, init, use_init):
+def {name}(arr, out, partials, counter, init, use_init):
     # Indices are uint64, which cannot be negative: loads skip the negative-index wrap.
     n = np.uint64(arr.size)
     tid = gpu.threadIdx.x
@@ -65,33 +63,65 @@ def {name}(arr, out, init, use_init):
         while i < n:
             acc = DT(reduce_op(acc, arr[i]))
             i += stride
-    lane = tid % 32
-    warp = tid // 32
-    live = nvalid - warp * 32
+    warp_values = gpu.shared.array(32, DT)
+{block_reduce}
+    if gpu.gridDim.x == 1:
+        if tid == 0:
+            if use_init:
+                acc = DT(reduce_op(acc, init))
+            out[0] = acc
+    else:
+        # Each block leaves its value in partials; the block that finishes last reduces them. atomic.inc
+        # wraps the counter back to 0 as the last block counts itself, so it is ready for the next call.
+        last = gpu.shared.array(1, np.int32)
+        if tid == 0:
+            partials[gpu.blockIdx.x] = acc
+            gpu.threadfence()
+            nblocks = np.uint32(gpu.gridDim.x)
+            last[0] = np.int32(gpu.atomic.inc(counter, 0, nblocks - np.uint32(1)) == nblocks - np.uint32(1))
+        gpu.syncthreads()
+        if last[0] != 0:
+            m = np.uint64(gpu.gridDim.x)
+            nvalid = np.int64(min(m, np.uint64(nthreads)))
+            j = np.uint64(tid)
+            if j < m:
+                acc = {partial}
+                j += np.uint64(nthreads)
+                while j < m:
+                    acc = DT(reduce_op(acc, {partial}))
+                    j += np.uint64(nthreads)
+{block_reduce2}
+            if tid == 0:
+                if use_init:
+                    acc = DT(reduce_op(acc, init))
+                out[0] = acc
+'''
+
+# The block's `nvalid` values (one per live thread, in `acc`) reduced into `acc` of thread 0: each warp with
+# shuffles, lane 0 of each warp into shared memory, then the first warp the same way.
+_BLOCK_REDUCE = '''\
+lane = tid % 32
+warp = tid // 32
+live = nvalid - warp * 32
+offset = 16
+while offset > 0:
+    other = {shuffle}
+    if lane + offset < live:
+        acc = DT(reduce_op(acc, other))
+    offset //= 2
+if lane == 0 and live > 0:
+    warp_values[warp] = acc
+gpu.syncthreads()
+if warp == 0:
+    live = (nvalid + 31) // 32
+    if lane < live:
+        acc = warp_values[lane]
     offset = 16
     while offset > 0:
         other = {shuffle}
         if lane + offset < live:
             acc = DT(reduce_op(acc, other))
         offset //= 2
-    warp_values = gpu.shared.array(32, DT)
-    if lane == 0 and live > 0:
-        warp_values[warp] = acc
-    gpu.syncthreads()
-    if warp == 0:
-        live = (nvalid + 31) // 32
-        if lane < live:
-            acc = warp_values[lane]
-        offset = 16
-        while offset > 0:
-            other = {shuffle}
-            if lane + offset < live:
-                acc = DT(reduce_op(acc, other))
-            offset //= 2
-        if lane == 0:
-            if use_init:
-                acc = DT(reduce_op(acc, init))
-            out[gpu.blockIdx.x] = acc
 '''
 
 
@@ -126,8 +156,16 @@ def kernel_source(name, dtype):
     offsets = "\n".join(f"        step_{k} = step_{k - 1} + stride" if k > 1 else "        step_1 = stride"
                          for k in range(1, unroll))
     loads = "\n".join(f"            v{k} = arr[i]\n            i += stride" for k in range(unroll))
+    block_reduce = _BLOCK_REDUCE.format(shuffle=_shuffle(dtype))
+    # ld.global.cg reads the other blocks' values from L2, where their fenced stores went; it moves integers
+    # and floats. A plain load is right too (this block has not read `partials` before, so its L1 holds none
+    # of them), and is what bool and complex partials take.
+    partial = "gpu.ldcg(partials, j)" if dtype.kind in "iuf" else "partials[j]"
+    indent = lambda text, by: "".join(" " * by + line for line in text.splitlines(True))  # noqa: E731
     return _KERNEL.format(name=name, last=unroll - 1, unroll=unroll, offsets=offsets, loads=loads,
-                          tree=_pairwise([f"v{k}" for k in range(unroll)]), shuffle=_shuffle(dtype))
+                          tree=_pairwise([f"v{k}" for k in range(unroll)]), partial=partial,
+                          block_reduce=indent(block_reduce, 4).rstrip("\n"),
+                          block_reduce2=indent(block_reduce, 12).rstrip("\n"))
 
 
 class Reduce:
@@ -235,7 +273,7 @@ class Reduce:
         dtype = np.dtype(dtype)
         t = dtype.name if dtype.kind != "b" else "boolean"
         try:
-            return self._kernel(dtype).inspect_ptx(f"void({t}[::1], {t}[::1], {t}, boolean)")
+            return self._kernel(dtype).inspect_ptx(f"void({t}[::1], {t}[::1], {t}[::1], uint32[::1], {t}, boolean)")
         except CompileError as e:
             raise self._compile_error(e, dtype) from None
 
@@ -286,20 +324,14 @@ class Reduce:
         blocks = _first_pass_blocks(n)
         use_init = init_value is not None
         init_arg = init_value if use_init else dtype.type(0)
-        if res is None:
-            scratch = _core.device_array(blocks + 1 if blocks > 1 else 1, dtype, stream=stream)
-            out = scratch[:1]
-        else:
-            scratch = _core.device_array(blocks, dtype, stream=stream) if blocks > 1 else None
-            out = res
+        # One launch: every block leaves its value in `partials` and the last block to finish reduces them.
+        scratch = _core.device_array((1 if res is None else 0) + (blocks if blocks > 1 else 1), dtype,
+                                     stream=stream)
+        out = scratch[:1] if res is None else res
+        partials = scratch[1:] if res is None and blocks > 1 else scratch
         try:
-            if blocks == 1:
-                self._configured(kernel, 1, _THREADS, stream)(arr, out, init_arg, use_init)
-            else:
-                partials = scratch[1:] if res is None else scratch
-                self._configured(kernel, blocks, _THREADS, stream)(arr, partials, init_arg, False)
-                threads = min(_FINAL_THREADS, -(-blocks // _WARP) * _WARP)
-                self._configured(kernel, 1, threads, stream)(partials, out, init_arg, use_init)
+            self._configured(kernel, blocks, _THREADS, stream)(arr, out, partials, _counter(stream), init_arg,
+                                                              use_init)
         except CompileError as e:
             raise self._compile_error(e, dtype) from None
         if res is not None:
@@ -359,6 +391,23 @@ def _converted_init(init, dtype):
     if not exact:
         raise TypeError(f"init={init!r} is not a value of the array's dtype {dtype}")
     return value
+
+
+_counters = {}  # (device, stream handle) -> the uint32 block counter of single-launch reductions on it
+
+
+def _counter(stream):
+    """The block counter for reductions on `stream` of the current device: zero between calls (the last block
+    of each call wraps it back), one per stream so that reductions on different streams never share one."""
+    import numpy as np
+
+    handle = getattr(stream, "handle", stream) or 0
+    handle = getattr(handle, "value", handle)  # numba's stream handles are ctypes pointers
+    key = (_core.get_current_device(), handle)
+    counter = _counters.get(key)
+    if counter is None:
+        counter = _counters[key] = _core.to_device(np.zeros(1, dtype=np.uint32))
+    return counter
 
 
 _multiprocessors = {}  # device -> its multiprocessor count, read once

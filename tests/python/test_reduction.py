@@ -118,6 +118,33 @@ def test_stream():
     assert res.copy_to_host()[0] == a.sum()
 
 
+def test_one_launch_leaves_the_block_counter_at_zero():
+    """Every block but the last leaves its value in scratch; the last one, found by an atomic counter,
+    reduces them. The counter must wrap back to 0 as the last block counts itself, or the next call (with
+    another grid size) would pick the wrong last block and return a partial sum."""
+    from gpujit import reduction
+
+    for n in (100_000, 1_000, 3_000_000, 257, 50_000):  # grids of different sizes, back to back
+        a = np.arange(n, dtype=np.float64)
+        assert add(a) == a.sum()
+        assert reduction._counter(0).copy_to_host()[0] == 0
+
+
+def test_streams_have_counters_of_their_own():
+    from gpujit import reduction
+
+    s1, s2 = gpu.stream(), gpu.stream()
+    a = np.arange(200_000, dtype=np.int64)
+    r1, r2 = gpu.device_array(1, np.int64), gpu.device_array(1, np.int64)
+    add(gpu.to_device(a), res=r1, stream=s1)
+    add(gpu.to_device(a[::-1].copy()), res=r2, stream=s2)
+    s1.synchronize()
+    s2.synchronize()
+    assert r1.copy_to_host()[0] == r2.copy_to_host()[0] == a.sum()
+    assert reduction._counter(s1) is not reduction._counter(s2)
+    assert reduction._counter(s1) is reduction._counter(s1)
+
+
 def test_device_function_and_reuse_across_dtypes():
     @gpu.jit(device=True)
     def bigger_magnitude(a, b):
@@ -199,7 +226,7 @@ def test_function_returning_no_number():
 
 
 def test_small_grids_do_not_warn_about_occupancy(cuda):
-    """The one-block second pass is the design, not a user's mistake: no low-occupancy warning on a GPU."""
+    """The small grids of small arrays are the design, not a user's mistake: no low-occupancy warning on a GPU."""
     r = gpu.reduce(lambda a, b: a + b)
     d = gpu.to_device(np.ones(5000, np.float32))
     res = gpu.device_array(1, np.float32)
