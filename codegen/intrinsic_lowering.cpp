@@ -47,6 +47,15 @@ llvm::Value* FunctionLowering::lower_intrinsic(const BuiltinInfo& bi, const Call
   if (it == fn_.operand_types.end() || it->second.size() != e.args.size())
     internal("no operand types for " + bi.qualified_name());
   const std::vector<Type>& types = it->second;
+  if (bi.id == BuiltinId::AssumeAligned) {
+    // An llvm.assume on the data pointer: LLVM's AlignmentFromAssumptions raises the alignment of the loads
+    // and stores it can prove sit at multiples of it, and the load/store vectorizer then merges neighbours.
+    auto align = fn_.array_alignments.find(&e);
+    if (align == fn_.array_alignments.end()) internal("assume_aligned() without its alignment");
+    llvm::Value* data = b_.CreateExtractValue(lower_expr_as(*e.args[0], types[0]), {0});
+    b_.CreateAlignmentAssumption(m_.module().getDataLayout(), data, align->second);
+    return llvm::Constant::getNullValue(llvm_type(Type::none()));
+  }
   std::vector<llvm::Value*> x;
   for (size_t i = 0; i < e.args.size(); ++i) x.push_back(lower_expr_as(*e.args[i], types[i]));
   const Type& result = type_of(e);

@@ -176,6 +176,8 @@ std::vector<BuiltinInfo> make_rows() {
       intrinsic(Id::Fma, "fma", 3, "fma(a, b, c): a * b + c with one rounding (float32 or float64)"),
       intrinsic(Id::Cbrt, "cbrt", 1, "cbrt(x): cube root (float32 or float64)", "__nv_cbrtf", "__nv_cbrt"),
       intrinsic(Id::Selp, "selp", 3, "selp(p, a, b): a if p else b, both evaluated"),
+      intrinsic(Id::AssumeAligned, "assume_aligned", 2,
+                "assume_aligned(ary, n): promises that ary's data starts at a multiple of n bytes (a constant power of two), so that neighbouring elements load as one vector; a gpujit extension, undefined if broken"),
       intrinsic(Id::Nanosleep, "nanosleep", 1,
                 "nanosleep(ns): suspends the thread for about ns nanoseconds (an integer, as uint32; at most 1 ms); nothing on the CPU backend"),
       // Loads and stores with a PTX cache operator; the operator is the name's last two letters.

@@ -116,6 +116,7 @@ enum class BuiltinId : uint16_t {
   Selp,
   BitCount,
   Nanosleep,
+  AssumeAligned,  // gpujit's own: a promise about an array's data pointer (ir/sema_intrinsics.cpp)
   // Loads and stores with a PTX cache operator (ir/sema_memory.cpp, codegen/cache_hint_lowering.cpp).
   LdCa,
   LdCg,

@@ -1,5 +1,5 @@
 // Semantic analysis of numba-cuda's integer and float intrinsics (cuda.popc, brev, clz, ffs, fma, cbrt,
-// selp, nanosleep), of the integer method i.bit_count() and of print() inside kernels.
+// selp, nanosleep), of gpujit's assume_aligned(ary, n), of the integer method i.bit_count() and of print() inside kernels.
 //
 // Typing follows numba-cuda's cudadecl.py: popc and clz return the operand's own integer type, ffs returns
 // uint32, brev works on uint32 or uint64 (64-bit operands give uint64, narrower ones uint32), fma and cbrt
@@ -62,6 +62,18 @@ ExprResult FunctionAnalyzer::intrinsic_call(const CallExpr& e, const BuiltinInfo
     case BuiltinId::Nanosleep:
       if (!require(0, args[0].type.is_integer(), "an integer (nanoseconds)")) return ExprResult::error();
       return done({Type::scalar_of(ScalarKind::UInt32)}, Type::void_());
+    case BuiltinId::AssumeAligned: {
+      // The alignment is a constant, recorded as shared.array's is; the array is not converted.
+      if (!require(0, args[0].type.is_array(), "an array")) return ExprResult::error();
+      unsigned alignment = 0;
+      if (!array_alignment(*e.args[1], "assume_aligned()", &alignment)) return ExprResult::error();
+      if (alignment == 0 && checking_) {
+        error(e.args[1]->range, "assume_aligned() alignment must be a power of two (a constant integer such as 16), got None");
+        return ExprResult::error();
+      }
+      if (checking_) fn_.array_alignments[&e] = alignment;
+      return done({args[0].type, Type::scalar_of(ScalarKind::Int64)}, Type::void_());
+    }
     case BuiltinId::Popc:
     case BuiltinId::Clz:
       if (!require(0, args[0].type.is_integer(), "an integer")) return ExprResult::error();

@@ -32,14 +32,16 @@ from ._device_array import as_cuda_array
 from .errors import CompileError, PerformanceWarning
 
 _WARP = 32
-_THREADS = 256  # threads per block of the first pass
-# Blocks per multiprocessor in the first pass: all of them resident at once, so the grid runs in one wave with
-# no tail. The kernels take 32 to 40 registers per thread (ptxas -v, sm_80/sm_90), so 4 blocks of 256 threads
-# always fit. Each thread keeps 32 bytes of loads in flight: 32 KiB per multiprocessor, enough to cover the
-# memory latency at full bandwidth. On an H100, 2^26 float32, a one-off sweep (this constant patched between
-# runs of one process) gave 4 blocks per SM 2,794 GB/s, 6: 2,546, 8: 2,759, 12: 2,749, 16: 2,672, cp.sum 2,821;
-# benchmarks/ufuncs.py measures the setting in use against cp.sum.
-_BLOCKS_PER_SM = 4
+_THREADS = 256  # threads per block
+# Blocks per multiprocessor: all of them resident at once, so the grid runs in one wave with no tail (6 blocks
+# of 256 threads fit while a kernel takes at most 40 registers per thread, as these do on sm_80/sm_90). Each
+# thread keeps 32 bytes of loads in flight per step (two 16-byte vectors, or 32 bytes of single elements):
+# 48 KiB per multiprocessor, enough to cover the memory latency at full bandwidth. A one-off sweep on an
+# H100 (2^26 float32, these constants patched between runs in one process, cp.sum at 2,912-2,927 GB/s in
+# the same run) gave, for the vector fold with 256 threads, 4 blocks per SM 2,906 GB/s, 6: 2,935, 8: 2,909;
+# four vectors per step instead of two: 2,876 (4 blocks) and 2,856 (6); 512 threads, 3 blocks: 2,952. The
+# scalar fold, 6 blocks: 2,886. benchmarks/ufuncs.py measures the setting in use against cp.sum.
+_BLOCKS_PER_SM = 6
 _KERNEL = '''\
 def {name}(arr, out, partials, counter, init, use_init):
     # Indices are uint64, which cannot be negative: loads skip the negative-index wrap.
@@ -48,21 +50,7 @@ def {name}(arr, out, partials, counter, init, use_init):
     nthreads = gpu.blockDim.x
     start = np.uint64(gpu.blockIdx.x * nthreads)
     stride = np.uint64(gpu.gridDim.x * nthreads)
-    # Threads of this block that hold at least one element: the grid is never wider than the array, so
-    # every block has one.
-    nvalid = np.int64(min(n - start, np.uint64(nthreads)))
-    i = start + np.uint64(tid)
-    acc = arr[0]
-    if i < n:
-        acc = arr[i]
-        i += stride
-{offsets}
-        while i + step_{last} < n:
-{loads}
-            acc = DT(reduce_op(acc, {tree}))
-        while i < n:
-            acc = DT(reduce_op(acc, arr[i]))
-            i += stride
+{fold}
     warp_values = gpu.shared.array(32, DT)
 {block_reduce}
     if gpu.gridDim.x == 1:
@@ -97,6 +85,57 @@ def {name}(arr, out, partials, counter, init, use_init):
                 out[0] = acc
 '''
 
+# The first step, for any array: each thread folds a grid-stride slice of elements into `acc`, `unroll`
+# independent loads per step. `nvalid` counts the threads of the block that hold at least one element (the
+# grid is never wider than the array, so every block has one).
+_SCALAR_FOLD = '''\
+    nvalid = np.int64(min(n - start, np.uint64(nthreads)))
+    i = start + np.uint64(tid)
+    acc = arr[0]
+    if i < n:
+        acc = arr[i]
+        i += stride
+{offsets}
+        while i + step_{last} < n:
+{loads}
+            acc = DT(reduce_op(acc, {tree}))
+        while i < n:
+            acc = DT(reduce_op(acc, arr[i]))
+            i += stride
+'''
+
+# The first step for a C-contiguous array whose data starts at a multiple of 16 bytes (the caller checks, and
+# promises it with assume_aligned): each thread folds a grid-stride slice of 16-byte vectors, whose `width`
+# neighbouring elements LLVM loads as one access (ld.global.v4.f32 and the like), `unroll` vectors per step;
+# the first threads also take one element each of the tail after the last whole vector. The threads holding
+# anything are again a prefix of the grid: those below max(vectors, tail elements).
+_VECTOR_FOLD = '''\
+    gpu.assume_aligned(arr, 16)
+    nvec = n // np.uint64({width})
+    tail = nvec * np.uint64({width})
+    units = max(nvec, n - tail)
+    nvalid = np.int64(min(units - start, np.uint64(nthreads)))
+    g = start + np.uint64(tid)
+    i = g
+    acc = arr[0]
+    if i < nvec:
+        b = i * np.uint64({width})
+        acc = {vector}
+        i += stride
+{offsets}
+        while i + step_{last} < nvec:
+{loads}
+            acc = DT(reduce_op(acc, {tree}))
+        while i < nvec:
+            b = i * np.uint64({width})
+            acc = DT(reduce_op(acc, {vector}))
+            i += stride
+        if g < n - tail:
+            acc = DT(reduce_op(acc, arr[tail + g]))
+    elif g < units:
+        acc = arr[tail + g]
+'''
+
 # The block's `nvalid` values (one per live thread, in `acc`) reduced into `acc` of thread 0: each warp with
 # shuffles, lane 0 of each warp into shared memory, then the first warp the same way.
 _BLOCK_REDUCE = '''\
@@ -126,8 +165,41 @@ if warp == 0:
 
 
 def _unroll(dtype):
-    """Independent loads per thread and step: 32 bytes' worth, at least 2 and at most 8."""
+    """Independent loads per thread and step of the scalar fold: 32 bytes' worth, at least 2 and at most 8."""
     return max(2, min(8, 32 // dtype.itemsize))
+
+
+def vector_width(dtype):
+    """Elements per 16-byte vector load for arrays of `dtype`, or 0 where the vector fold does not apply
+    (bool and complex elements load as they are)."""
+    return 16 // dtype.itemsize if dtype.kind in "iuf" else 0
+
+
+_VECTORS_PER_STEP = 2  # 16-byte vectors each thread loads per step of the vector fold: 32 bytes, as above
+
+
+def _step_offsets(unroll):
+    # step_k = k * stride, as uint64 sums (a literal int times a uint64 would be float64, as in numba).
+    return "\n".join(f"        step_{k} = step_{k - 1} + stride" if k > 1 else "        step_1 = stride"
+                     for k in range(1, unroll))
+
+
+def _fold(dtype, vector):
+    """The text of the kernel's first step, scalar or vector (see _SCALAR_FOLD and _VECTOR_FOLD)."""
+    if not vector:
+        unroll = _unroll(dtype)
+        loads = "\n".join(f"            v{k} = arr[i]\n            i += stride" for k in range(unroll))
+        return _SCALAR_FOLD.format(offsets=_step_offsets(unroll), last=unroll - 1, loads=loads,
+                                   tree=_pairwise([f"v{k}" for k in range(unroll)]))
+    width, unroll = vector_width(dtype), _VECTORS_PER_STEP
+    elements = lambda base: [f"arr[{base} + np.uint64({k})]" if k else f"arr[{base}]"  # noqa: E731
+                             for k in range(width)]
+    loads = "\n".join(f"            b{u} = i * np.uint64({width})\n" +
+                      "".join(f"            v{u}_{k} = {e}\n" for k, e in enumerate(elements(f"b{u}"))) +
+                      "            i += stride" for u in range(unroll))
+    return _VECTOR_FOLD.format(width=width, vector=_pairwise(elements("b")), offsets=_step_offsets(unroll),
+                               last=unroll - 1, loads=loads,
+                               tree=_pairwise([f"v{u}_{k}" for u in range(unroll) for k in range(width)]))
 
 
 def _shuffle(dtype):
@@ -149,21 +221,16 @@ def _pairwise(names):
     return names[0]
 
 
-def kernel_source(name, dtype):
-    """The text of the reduction kernel for arrays of `dtype` (a NumPy dtype)."""
-    unroll = _unroll(dtype)
-    # step_k = k * stride, as uint64 sums (a literal int times a uint64 would be float64, as in numba).
-    offsets = "\n".join(f"        step_{k} = step_{k - 1} + stride" if k > 1 else "        step_1 = stride"
-                         for k in range(1, unroll))
-    loads = "\n".join(f"            v{k} = arr[i]\n            i += stride" for k in range(unroll))
+def kernel_source(name, dtype, vector=False):
+    """The text of the reduction kernel for arrays of `dtype` (a NumPy dtype); with `vector`, the variant
+    for C-contiguous arrays whose data starts at a multiple of 16 bytes (needs vector_width(dtype) > 0)."""
     block_reduce = _BLOCK_REDUCE.format(shuffle=_shuffle(dtype))
     # ld.global.cg reads the other blocks' values from L2, where their fenced stores went; it moves integers
     # and floats. A plain load is right too (this block has not read `partials` before, so its L1 holds none
     # of them), and is what bool and complex partials take.
     partial = "gpu.ldcg(partials, j)" if dtype.kind in "iuf" else "partials[j]"
     indent = lambda text, by: "".join(" " * by + line for line in text.splitlines(True))  # noqa: E731
-    return _KERNEL.format(name=name, last=unroll - 1, unroll=unroll, offsets=offsets, loads=loads,
-                          tree=_pairwise([f"v{k}" for k in range(unroll)]), partial=partial,
+    return _KERNEL.format(name=name, fold=_fold(dtype, vector).rstrip("\n"), partial=partial,
                           block_reduce=indent(block_reduce, 4).rstrip("\n"),
                           block_reduce2=indent(block_reduce, 12).rstrip("\n"))
 
@@ -209,9 +276,9 @@ class Reduce:
     # -----------------------------------------------------------------------------------------------------
     # The generated kernels
 
-    def _kernel_name(self, dtype):
+    def _kernel_name(self, dtype, vector=False):
         stem = "".join(c if c.isalnum() else "_" for c in self.__name__)
-        return f"reduce_{stem}_{dtype.name}"
+        return f"reduce_{stem}_{dtype.name}{'_v16' if vector else ''}"
 
     def _configured(self, kernel, blocks, threads, stream):
         """kernel[blocks, threads, stream], without numba's low-occupancy warning: a reduction's small grids
@@ -225,13 +292,13 @@ class Reduce:
         self._quiet_grids.add((kernel, blocks))
         return launcher
 
-    def _filename(self, dtype):
-        return f"<gpujit.reduce {self._kernel_name(dtype)} {id(self):x}>"
+    def _filename(self, dtype, vector=False):
+        return f"<gpujit.reduce {self._kernel_name(dtype, vector)} {id(self):x}>"
 
     def _compile_error(self, error, dtype):
         """A CompileError of the generated kernel (not of the user's function, whose errors name its own
         lines) as the TypeError it means: the function does not reduce values of this dtype."""
-        if getattr(error, "filename", None) != self._filename(dtype):
+        if getattr(error, "filename", None) not in (self._filename(dtype), self._filename(dtype, True)):
             return error
         code = self._op.py_func.__code__
         first = str(error).splitlines()[0]
@@ -240,40 +307,44 @@ class Reduce:
                          f"{code.co_firstlineno}): it is called with two {dtype} values and must return a number "
                          f"(converted to {dtype}); compiling the reduction said: {reason}")
 
-    def kernel_source(self, dtype):
-        """The source text of the kernel that reduces arrays of `dtype`."""
+    def kernel_source(self, dtype, vector=False):
+        """The source text of the kernel that reduces arrays of `dtype`; with `vector`, of the one for
+        C-contiguous arrays whose data starts at a multiple of 16 bytes (for integer and float dtypes)."""
         import numpy as np
 
         dtype = np.dtype(dtype)
-        return kernel_source(self._kernel_name(dtype), dtype)
+        return kernel_source(self._kernel_name(dtype, vector), dtype, vector)
 
-    def _kernel(self, dtype):
-        kernel = self._kernels.get(dtype)
+    def _kernel(self, dtype, vector=False):
+        kernel = self._kernels.get((dtype, vector))
         if kernel is None:
             import numpy as np
 
             from . import _dispatcher
             import gpujit
 
-            name = self._kernel_name(dtype)
-            text = kernel_source(name, dtype)
+            name = self._kernel_name(dtype, vector)
+            text = kernel_source(name, dtype, vector)
             # The compiler reads a kernel's text through linecache; one file name per generated text.
-            filename = self._filename(dtype)
+            filename = self._filename(dtype, vector)
             linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
             namespace = {"gpu": gpujit, "np": np, "DT": dtype.type, "reduce_op": self._op}
             exec(compile(text, filename, "exec"), namespace)
             kernel = _dispatcher.jit(namespace[name])
-            self._kernels[dtype] = kernel
+            self._kernels[(dtype, vector)] = kernel
         return kernel
 
-    def inspect_ptx(self, dtype):
-        """The PTX of the kernel that reduces C-contiguous arrays of `dtype`, the user's function inlined."""
+    def inspect_ptx(self, dtype, vector=False):
+        """The PTX of the kernel that reduces C-contiguous arrays of `dtype`, the user's function inlined;
+        with `vector`, of the one for arrays whose data starts at a multiple of 16 bytes."""
         import numpy as np
 
         dtype = np.dtype(dtype)
         t = dtype.name if dtype.kind != "b" else "boolean"
+        if vector and not vector_width(dtype):
+            raise ValueError(f"gpu.reduce has no vector kernel for {dtype} arrays (integers and floats only)")
         try:
-            return self._kernel(dtype).inspect_ptx(f"void({t}[::1], {t}[::1], {t}[::1], uint32[::1], {t}, boolean)")
+            return self._kernel(dtype, vector).inspect_ptx(f"void({t}[::1], {t}[::1], {t}[::1], uint32[::1], {t}, boolean)")
         except CompileError as e:
             raise self._compile_error(e, dtype) from None
 
@@ -320,8 +391,12 @@ class Reduce:
 
         if not on_device:
             arr = _core.to_device(np.ascontiguousarray(arr), stream=stream)
-        kernel = self._kernel(dtype)
-        blocks = _first_pass_blocks(n)
+        # 16-byte loads where the array allows them: contiguous, its data at a multiple of 16 bytes.
+        width = vector_width(dtype)
+        vector = bool(width) and n >= 2 * width and arr.is_c_contiguous() and \
+            arr.device_ctypes_pointer.value % 16 == 0
+        kernel = self._kernel(dtype, vector)
+        blocks = _first_pass_blocks(max(n // width, n % width) if vector else n)
         use_init = init_value is not None
         init_arg = init_value if use_init else dtype.type(0)
         # One launch: every block leaves its value in `partials` and the last block to finish reduces them.

@@ -145,6 +145,32 @@ def test_streams_have_counters_of_their_own():
     assert reduction._counter(s1) is reduction._counter(s1)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.float16, np.int32, np.float32, np.float64, np.uint64])
+def test_vector_loads_and_their_tails(dtype):
+    """Aligned contiguous arrays take the 16-byte-load kernel: whole vectors, then the tail after the last
+    one; a view starting one element in (not 16-byte aligned) takes the scalar kernel. Both give the sum."""
+    r = gpu.reduce(lambda a, b: a + b)
+    width = 16 // np.dtype(dtype).itemsize
+    sizes = (2 * width, 2 * width + 1, 3 * width - 1, 5 * width + width // 2, 40_000 * width + 3, 1_000_003)
+    for n in sizes if dtype != np.float16 else (16, 17, 23, 44, 2047):  # float16 sums exact up to 2048
+        a = (np.arange(n) % 7).astype(dtype) if dtype != np.float16 else np.ones(n, dtype)
+        d = gpu.to_device(a)
+        # Integer sums wrap in the dtype, in any order; float ones are exact here.
+        assert r(d) == a.sum(dtype=dtype)
+        assert r(d[1:]) == a[1:].sum(dtype=dtype)
+    dt = np.dtype(dtype)
+    assert set(r._kernels) == {(dt, True), (dt, False)}
+
+
+def test_vector_kernel_loads_16_bytes():
+    ptx = add.inspect_ptx(np.float32, vector=True)
+    assert "ld.global.v4" in ptx
+    assert "ld.global.v4" not in add.inspect_ptx(np.float32)
+    assert "gpu.assume_aligned(arr, 16)" in add.kernel_source(np.float32, vector=True)
+    with pytest.raises(ValueError, match="no vector kernel for complex64"):
+        add.inspect_ptx(np.complex64, vector=True)
+
+
 def test_device_function_and_reuse_across_dtypes():
     @gpu.jit(device=True)
     def bigger_magnitude(a, b):

@@ -57,6 +57,33 @@ def k(a):
             "6:10: module 'numba.cuda' has no attribute 'syncthread'; did you mean 'syncthreads'?");
 }
 
+TEST(SemaErrors, AssumeAlignedTakesAnArrayAndAConstantPowerOfTwo) {
+  EXPECT_EQ(only_error(R"(
+def k(a, n):
+    cuda.assume_aligned(a, n)
+)",
+                       "float32[:], int64"),
+            "6:28: assume_aligned() alignment must be a compile-time constant; 'n' is an argument");
+  EXPECT_EQ(only_error(R"(
+def k(a):
+    cuda.assume_aligned(a, 12)
+)",
+                       "float32[:]"),
+            "6:28: assume_aligned() alignment must be a power of two (a constant integer such as 16), got 12");
+  EXPECT_EQ(only_error(R"(
+def k(a):
+    cuda.assume_aligned(a, None)
+)",
+                       "float32[:]"),
+            "6:28: assume_aligned() alignment must be a power of two (a constant integer such as 16), got None");
+  EXPECT_EQ(only_error(R"(
+def k(a):
+    cuda.assume_aligned(a[0], 16)
+)",
+                       "float32[:]"),
+            "6:25: cuda.assume_aligned() argument 1 must be an array, got float32");
+}
+
 TEST(SemaErrors, WrongArityNamesTheCallee) {
   EXPECT_EQ(only_error(R"(
 def k(a):
