@@ -9,7 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "codegen/compiler.h"
+#include "compiler/compiler.h"
+#include "ir/globals.h"
 #include "frontend/parser.h"
 #include "ir/sema.h"
 

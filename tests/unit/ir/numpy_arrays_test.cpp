@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compiler.h"
+#include "compiler/compiler.h"
+#include "ir/globals.h"
 #include "frontend/parser.h"
 
 namespace gpujit {
