@@ -9,9 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "compiler/compiler.h"
-#include "ir/globals.h"
 #include "frontend/parser.h"
+#include "ir/globals.h"
 #include "ir/sema.h"
 
 namespace gpujit::test {

@@ -8,9 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compiler.h"
-#include "ir/globals.h"
 #include "frontend/parser.h"
+#include "ir/globals.h"
 
 namespace gpujit {
 namespace {
