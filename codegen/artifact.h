@@ -14,8 +14,8 @@
 #include "frontend/diagnostics.h"
 #include "ir/types.h"
 
-// codegen/ and compiler/ are compiled with hidden visibility (LLVM must not leak); their public entry points are
-// exported.
+// codegen/ and compiler/ are compiled with hidden visibility (LLVM must not leak); their public entry points
+// are exported.
 #define GPUJIT_API __attribute__((visibility("default")))
 
 namespace gpujit {

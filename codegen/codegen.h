@@ -8,10 +8,10 @@
 
 namespace gpujit {
 
-/// The NVPTX back half of a compile, after semantic analysis succeeded: lowers `program` (codegen/lowering.h),
-/// applies the entry's launch bounds and register limit, links libdevice, optimizes and emits PTX into
-/// `result` (params, entry_name, max_threads, lowered_llvm_ir and llvm_ir if asked, ptx, the lower, optimize
-/// and ptx timings). User errors go to result.diagnostics.
+/// The NVPTX back half of a compile, after semantic analysis succeeded: lowers `program`
+/// (codegen/lowering.h), applies the entry's launch bounds and register limit, links libdevice, optimizes and
+/// emits PTX into `result` (params, entry_name, max_threads, lowered_llvm_ir and llvm_ir if asked, ptx, the
+/// lower, optimize and ptx timings). User errors go to result.diagnostics.
 void compile_typed_for_nvptx(const TypedProgram& program, const GlobalEnv& globals,
                              const CompileOptions& options, CompileResult& result);
 

@@ -1,5 +1,5 @@
-// Compiling kernels for the host CPU: the back half of compile() for TargetKind::Host (compile_typed_for_host,
-// declared in codegen/codegen.h), and the JIT that keeps the machine code loaded.
+// Compiling kernels for the host CPU: the back half of compile() for TargetKind::Host
+// (compile_typed_for_host, declared in codegen/codegen.h), and the JIT that keeps the machine code loaded.
 //
 // The same typed program the NVPTX path lowers goes through the same lowering with a HostTarget
 // (codegen/host_target.h); the module is optimized for this CPU and handed to one ORC LLJIT per process,

@@ -1,7 +1,7 @@
 // The compile driver's entry: source + kernel name + argument types + options -> artifacts of every stage.
 //
-// The CLI, the tests, the Python bindings and `kernel.inspect_*()` all go through compile(). The request names
-// the parsed module and the kernel's free names; the result (codegen/artifact.h) is all a consumer keeps.
+// The CLI, the tests, the Python bindings and `kernel.inspect_*()` all go through compile(). The request
+// names the parsed module and the kernel's free names; consumers keep the result (codegen/artifact.h).
 // compiler/compiler.cpp reads as the pipeline's table of contents; docs/architecture.md shows the layers.
 #pragma once
 

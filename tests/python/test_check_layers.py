@@ -44,7 +44,8 @@ def test_downward_includes_pass(tmp_path):
     ("frontend/parser.cpp", '"ir/types.h"', "frontend/ may include only frontend"),
     ("ir/globals.cpp", '"codegen/artifact.h"', "ir/ may include only ir, frontend"),
     ("codegen/host.cpp", '"runtime/abi.h"', "codegen/ may include only codegen, frontend, ir, llvm"),
-    ("runtime/cache.h", '"codegen/lowering.h"', "runtime/ may include only runtime, frontend, ir, codegen's interface"),
+    ("runtime/cache.h", '"codegen/lowering.h"',
+     "runtime/ may include only runtime, frontend, ir, codegen's interface"),
     ("runtime/cache.h", "<llvm/IR/Module.h>", "runtime/ may include only"),
     ("cli/main.cpp", '"python/src/binding.h"', "cli/ may include only"),
 ])
