@@ -21,7 +21,8 @@
 
 #include <fmt/core.h>
 
-#include "codegen/compiler.h"
+#include "compiler/compiler.h"
+#include "ir/globals.h"
 
 #ifndef GPUJIT_EXAMPLES_DIR
 #define GPUJIT_EXAMPLES_DIR "examples"

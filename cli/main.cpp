@@ -1,6 +1,6 @@
 // The `gpujit` command-line tool: compiles one kernel of a Python file to PTX, or shows any earlier stage.
 //
-// The tool is a thin shell over compile() (codegen/compiler.h): it reads the file, picks the kernel, parses
+// The tool is a thin shell over compile() (compiler/compiler.h): it reads the file, picks the kernel, parses
 // the signature with parse_signature() and prints the artifact of the stage asked for. It never runs Python.
 // Exit status is the contract scripts and lit tests rely on:
 //   0  success; the chosen stage is on stdout (or in the -o file)
@@ -19,7 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compiler.h"
+#include "compiler/compiler.h"
+#include "ir/globals.h"
 
 #ifndef GPUJIT_VERSION
 #define GPUJIT_VERSION "unknown"
@@ -226,7 +227,7 @@ struct PtxOptions {
   int max_registers = 0;  // 0: the decorator's max_registers=, if any
   bool index32 = false;
   bool device = false;    // compile the function alone as a `.visible .func` (numba's device=True)
-  std::string abi = "c";  // with device: "c" or "numba" (codegen/compiler.h EntryKind)
+  std::string abi = "c";  // with device: "c" or "numba" (codegen/artifact.h EntryKind)
   std::string output;
 };
 

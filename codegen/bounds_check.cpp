@@ -7,10 +7,10 @@
 // never returns, so that block ends in `unreachable`: the in-bounds path gets no new values merging back and
 // LLVM keeps optimizing it as before. Without debug, checked_index() is wrap_index() and no check exists.
 //
-// NVPTX: the first failing thread fills a record in global memory (runtime/device_error.h) and every failing
+// NVPTX: the first failing thread fills a record in global memory (codegen/device_error.h) and every failing
 // thread exits; the runtime synchronizes after launching such a kernel and raises the message, as the host
 // backend does. (A trap would end the CUDA context: every later call would fail.)
-// Host: a call to gpujit_host_index_error (runtime/host_abi.h), which records the message and ends the
+// Host: a call to gpujit_host_index_error (codegen/host_abi.h), which records the message and ends the
 // block; the executor raises it after the launch (rt::KernelIndexError, IndexError in Python).
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
@@ -24,8 +24,8 @@
 #include "codegen/function_lowering.h"
 #include "codegen/host_target.h"
 #include "codegen/nvptx_target.h"
-#include "runtime/device_error.h"
-#include "runtime/host_abi.h"
+#include "codegen/device_error.h"
+#include "codegen/host_abi.h"
 
 namespace gpujit {
 namespace {
@@ -74,7 +74,7 @@ llvm::Value* FunctionLowering::checked_index(llvm::Value* index, const Type& ind
   llvm::Value* in_bounds = b_.CreateICmpULT(wrapped, extent, "in.bounds");
   b_.CreateCondBr(in_bounds, ok, fail, llvm::MDBuilder(m_.ctx()).createLikelyBranchWeights());
   b_.SetInsertPoint(fail);
-  // In global memory: on the GPU the runtime reads the text back after the launch (runtime/device_error.h).
+  // In global memory: on the GPU the runtime reads the text back after the launch (codegen/device_error.h).
   m_.target().index_error(b_, c_string(b_, where, m_.target().global_address_space()), written, extent, axis);
   b_.CreateUnreachable();
   b_.SetInsertPoint(ok);
@@ -157,7 +157,7 @@ void NvptxTarget::record_error(llvm::IRBuilder<>& b, uint64_t kind, llvm::Value*
 
 void NvptxTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index,
                               llvm::Value* extent, unsigned axis) {
-  // The first failing thread fills the record the runtime raises from (runtime/device_error.h); every
+  // The first failing thread fills the record the runtime raises from (codegen/device_error.h); every
   // failing thread then exits. A trap would end the CUDA context with it.
   const bool tuple = axis == kTupleIndexAxis;
   record_error(b, tuple ? kErrTupleIndex : kErrIndexOutOfBounds, where,
@@ -178,7 +178,7 @@ void HostTarget::index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Val
 }
 
 void NvptxTarget::raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) {
-  // The same record as a failed bounds check (runtime/device_error.h), holding the raise's description; the
+  // The same record as a failed bounds check (codegen/device_error.h), holding the raise's description; the
   // runtime throws rt::KernelRaise from it after the launch.
   record_error(b, kErrRaise, description, {});
 }

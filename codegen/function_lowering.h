@@ -34,7 +34,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
-#include "codegen/compiler.h"
+#include "codegen/artifact.h"
 #include "codegen/target.h"
 #include "frontend/ast.h"
 #include "frontend/diagnostics.h"

@@ -23,6 +23,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "codegen/codegen.h"
 #include "codegen/host_target.h"
 #include "codegen/lowering.h"
 #include "codegen/pipeline.h"
@@ -153,14 +154,8 @@ HostCode::~HostCode() {
   if (jit_dylib != nullptr) HostJit::instance().release(static_cast<llvm::orc::JITDylib*>(jit_dylib));
 }
 
-CompileResult compile_host(CompileRequest request) {
-  request.options.target = TargetKind::Host;
-  return compile(request);
-}
-
-void compile_typed_for_host(const TypedProgram& program, const CompileRequest& request,
-                            CompileResult& result) {
-  const CompileOptions& options = request.options;
+void compile_typed_for_host(const TypedProgram& program, const GlobalEnv& globals,
+                            const CompileOptions& options, CompileResult& result) {
   std::string error;
   std::unique_ptr<HostTarget> target = HostTarget::create(options.opt_level, options.fastmath, &error);
   if (!target) {
@@ -170,7 +165,7 @@ void compile_typed_for_host(const TypedProgram& program, const CompileRequest& r
   auto context = std::make_unique<llvm::LLVMContext>();
 
   auto start = std::chrono::steady_clock::now();
-  LoweredModule lowered = lower_program(program, request.globals, *target, *context, options.fastmath,
+  LoweredModule lowered = lower_program(program, globals, *target, *context, options.fastmath,
                                         result.diagnostics, options.debug);
   result.params = lowered.params;
   result.entry_name = lowered.kernel->getName().str();

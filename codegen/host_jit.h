@@ -1,10 +1,10 @@
-// Compiling kernels for the host CPU: the back half of compile() for TargetKind::Host, and the JIT that keeps
-// the machine code loaded.
+// Compiling kernels for the host CPU: the back half of compile() for TargetKind::Host
+// (compile_typed_for_host, declared in codegen/codegen.h), and the JIT that keeps the machine code loaded.
 //
 // The same typed program the NVPTX path lowers goes through the same lowering with a HostTarget
 // (codegen/host_target.h); the module is optimized for this CPU and handed to one ORC LLJIT per process,
 // each kernel in a JITDylib of its own so that dropping a kernel frees its code. What comes back is a
-// HostCode: the kernel's HostEntryFns (runtime/host_abi.h: `entry(params, ctx)`, with `params` laid out as
+// HostCode: the kernel's HostEntryFns (codegen/host_abi.h: `entry(params, ctx)`, with `params` laid out as
 // CompileResult::params says, exactly cuLaunchKernel's kernelParams) for one thread and, without barriers,
 // for a whole block, plus what the executor needs to run them.
 // This header is LLVM-free.
@@ -14,12 +14,10 @@
 #include <memory>
 #include <string>
 
-#include "codegen/compiler.h"
-#include "runtime/host_abi.h"
+#include "codegen/artifact.h"
+#include "codegen/host_abi.h"
 
 namespace gpujit {
-
-struct TypedProgram;
 
 /// A kernel compiled for the host and loaded into the process's JIT. The code stays loaded until the last
 /// shared_ptr to this object goes.
@@ -38,16 +36,5 @@ struct GPUJIT_API HostCode {
   /// The JIT's handle of the kernel's code (a JITDylib); released by the destructor.
   void* jit_dylib = nullptr;
 };
-
-/// Compiles one kernel for the host: compile() with options.target set to TargetKind::Host. On success
-/// result.host is set and result.ptx is empty; user errors are in result.diagnostics as for PTX.
-GPUJIT_API CompileResult compile_host(CompileRequest request);
-
-/// The host half of compile(), after semantic analysis succeeded: lowers `program` with the host target,
-/// optimizes, JIT-compiles and fills `result` (params, entry_name, llvm_ir if asked, host, the lower,
-/// optimize and ptx timings; ms_ptx is the machine-code generation and link). User errors go to
-/// result.diagnostics.
-GPUJIT_API void compile_typed_for_host(const TypedProgram& program, const CompileRequest& request,
-                                       CompileResult& result);
 
 }  // namespace gpujit

@@ -28,7 +28,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "frontend/diagnostics.h"
-#include "runtime/host_abi.h"
+#include "codegen/host_abi.h"
 
 namespace gpujit {
 namespace {

@@ -1,6 +1,6 @@
 // The host CPU target: what differs when the same lowering runs a kernel's grid on host threads.
 //
-// The contract with the host executor is runtime/host_abi.h. While lowering, every thread-dependent value
+// The contract with the host executor is codegen/host_abi.h. While lowering, every thread-dependent value
 // comes from the thread's HostThreadContext, reached through a placeholder call `gpujit.host.ctx()`:
 // special registers are invariant loads from it, barriers call gpujit_host_syncthreads*(ctx), and shared
 // arrays are globals in address space 3. threadIdx is the exception: it reads a placeholder

@@ -1,6 +1,6 @@
 // The host target's warp operations and grid barrier (see Target in codegen/target.h).
 //
-// Each warp operation is one call of gpujit_host_warp(ctx, op, mask, value, arg) (runtime/host_abi.h): the
+// Each warp operation is one call of gpujit_host_warp(ctx, op, mask, value, arg) (codegen/host_abi.h): the
 // executor runs the lanes of a warp as fibers and answers once every lane the mask names has deposited its
 // value, so a kernel that uses any of them runs its blocks as fibers, like one with a barrier. Values go
 // through the call zero-extended to 64 bits; 64-bit values need no splitting on the host. lanemask_lt needs
@@ -9,7 +9,7 @@
 
 #include "codegen/host_target.h"
 #include "frontend/diagnostics.h"
-#include "runtime/host_abi.h"
+#include "codegen/host_abi.h"
 
 namespace gpujit {
 

@@ -10,7 +10,7 @@
 
 #include "codegen/function_lowering.h"
 #include "ir/builtins.h"
-#include "runtime/host_abi.h"
+#include "codegen/host_abi.h"
 
 namespace gpujit {
 

@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "codegen/compiler.h"
+#include "codegen/artifact.h"
 #include "codegen/target.h"
 #include "frontend/diagnostics.h"
 #include "ir/typed_function.h"
@@ -43,7 +43,7 @@ enum class LineInfo { None, Directives, Dwarf };
 /// checks every array index against its axis (codegen/bounds_check.cpp). `line_info` (lineinfo=True) gives
 /// every function a DISubprogram and every statement's instructions the statement's line and column.
 /// `entry` other than Kernel makes the program's last function an externally visible device function with
-/// that ABI (compiler.h); LoweredModule::kernel is then that function and `params` stays empty.
+/// that ABI (artifact.h); LoweredModule::kernel is then that function and `params` stays empty.
 LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& globals, Target& target,
                             llvm::LLVMContext& ctx, bool fastmath, Diagnostics& diags,
                             bool bounds_check = false, LineInfo line_info = LineInfo::None,

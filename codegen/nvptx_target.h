@@ -44,7 +44,7 @@ class NvptxTarget final : public Target {
   void index_error(llvm::IRBuilder<>& b, llvm::Value* where, llvm::Value* index, llvm::Value* extent,
                    unsigned axis) override;
   void raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) override;
-  /// The first failing thread fills the module's error record (runtime/device_error.h) with `kind`, the
+  /// The first failing thread fills the module's error record (codegen/device_error.h) with `kind`, the
   /// text at `text` (a constant string in global memory), its thread and block and the slot values of
   /// `extra`; every failing thread then exits.
   void record_error(llvm::IRBuilder<>& b, uint64_t kind, llvm::Value* text,

@@ -130,7 +130,7 @@ class Target {
   /// A `raise` statement ran: `description` is a generic pointer to its text (ir/sema_raise.cpp), which the
   /// runtime hands back to Python with the thread's place. Ends the thread; lowering puts `unreachable` after
   /// it. The host records it for the executor; the GPU fills the module's error record and exits
-  /// (runtime/device_error.h). Either way the launch throws rt::KernelRaise.
+  /// (codegen/device_error.h). Either way the launch throws rt::KernelRaise.
   virtual void raise_exception(llvm::IRBuilder<>& b, llvm::Value* description) = 0;
 
   /// Why this target cannot compute in bfloat16, or "" when it can (codegen/bf16_lowering.cpp).

@@ -7,11 +7,12 @@
 // a function definition binds a device function. A later binding of a name replaces an earlier one. A
 // module-level value outside the kernel subset (a call to np.linspace, a list) is not an error here: it
 // binds GlobalValue::Unsupported with the reason, reported only if a kernel uses the name.
+#include "ir/globals.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "codegen/compiler.h"
 #include "ir/builtins.h"
 #include "ir/const_eval.h"
 #include "ir/numpy_arrays.h"

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "runtime/cuda_driver.h"
-#include "runtime/device_error.h"
+#include "codegen/device_error.h"
 #include "runtime/runtime_error.h"
 
 namespace gpujit::cuda {
@@ -258,7 +258,7 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
 namespace {
 
 /// After the launch of a kernel with an error record (bounds checks, raise): waits for it, as numba-cuda waits
-/// for a debug kernel, and throws what its first failing thread recorded (runtime/device_error.h), clearing
+/// for a debug kernel, and throws what its first failing thread recorded (codegen/device_error.h), clearing
 /// the record for the next launch.
 void raise_recorded_error(CudaDriver& driver, const CudaKernel& k, CUstream stream) {
   uint64_t record[kErrSlots] = {};

@@ -25,7 +25,7 @@ class CudaKernel final : public rt::LoadedKernel {
   CUfunction function = nullptr;
   /// Dynamic shared memory the function was opted in for beyond the default 48 KiB (raised at launch).
   mutable uint32_t shared_optin = 0;
-  /// The error record of a kernel with bounds checks or a raise (runtime/device_error.h); 0: none.
+  /// The error record of a kernel with bounds checks or a raise (codegen/device_error.h); 0: none.
   CUdeviceptr error_record = 0;
 };
 

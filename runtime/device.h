@@ -21,7 +21,7 @@
 #include <string>
 #include <utility>
 
-#include "codegen/compiler.h"
+#include "codegen/artifact.h"
 #include "runtime/caching_allocator.h"
 
 namespace gpujit::rt {

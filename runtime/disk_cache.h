@@ -1,5 +1,5 @@
 // The on-disk kernel cache behind `@jit(cache=True)`: one file per compiled PTX kernel, named after its
-// cache key (cache_key() in codegen/compiler.h), holding what a launch needs so that a later process skips
+// cache key (cache_key() in compiler/compiler.h), holding what a launch needs so that a later process skips
 // semantic analysis, lowering, optimization and PTX emission: the PTX, the entry's name, the parameter
 // layout and the uses_grid_sync flag.
 //
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compiler.h"
+#include "codegen/artifact.h"
 
 namespace gpujit::rt {
 

@@ -1,5 +1,5 @@
 // The host executor (see host_executor.h): the worker pool, the per-block thread loop, the fiber scheduler
-// for blocks with barriers, and the barrier entry points generated code calls (host_abi.h).
+// for blocks with barriers, and the barrier entry points generated code calls (codegen/host_abi.h).
 //
 // The fiber scheduler runs in passes. One pass resumes every live fiber once, in index order; each runs until
 // it arrives at a barrier or returns, then switches to the next (the last one back to the scheduler). After a pass every live fiber is therefore waiting at a barrier, so either all have

@@ -19,7 +19,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "runtime/host_abi.h"
+#include "codegen/host_abi.h"
 
 namespace gpujit {
 

@@ -1,7 +1,7 @@
 // Warp-level operation results and the grid barrier of the host executor (see host_warp.h).
 #include "runtime/host_warp.h"
 
-#include "runtime/host_abi.h"
+#include "codegen/host_abi.h"
 
 namespace gpujit {
 

@@ -18,7 +18,7 @@ namespace gpujit {
 
 /// One lane's part in a warp-level operation.
 struct HostWarpLane {
-  uint32_t op = 0;      // a HostWarpOp (runtime/host_abi.h), or kHostSyncWarp
+  uint32_t op = 0;      // a HostWarpOp (codegen/host_abi.h), or kHostSyncWarp
   uint32_t mask = 0;    // the lanes it operates with
   uint64_t value = 0;   // the shuffled or compared bits, or the predicate
   uint32_t arg = 0;     // the source lane, delta or xor mask of a shuffle

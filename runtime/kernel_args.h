@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compiler.h"
+#include "codegen/artifact.h"
 #include "runtime/device_array.h"
 #include "ir/types.h"
 

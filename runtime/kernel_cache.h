@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compiler.h"
+#include "codegen/artifact.h"
 #include "runtime/device.h"
 #include "runtime/kernel_args.h"
 

@@ -807,7 +807,7 @@ std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const 
 /// _compile_entry(signature, infer_return, abi, abi_name, arch[, (max_threads, min_blocks, max_cluster_rank)])
 /// -> (ptx, return type as text), for
 /// compile_ptx: `abi` is "kernel" (a kernel, for `arch`), or "c" or "numba" for a device function on its own
-/// (codegen/compiler.h EntryKind).
+/// (codegen/artifact.h EntryKind).
 PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
   PyObject* sig = nullptr;
   const char* abi = "c";

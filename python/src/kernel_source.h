@@ -21,7 +21,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "codegen/compiler.h"
+#include "compiler/compiler.h"
 
 namespace gpujit::py {
 

@@ -1,7 +1,7 @@
 # Bounds checks (--boundscheck or --debug, or debug=True / boundscheck=True on the decorator): every integer array index is
 # compared, after Python's negative wrap, with its axis' extent; on the GPU the first failing thread records
 # the index, extent, axis, where the check is (function and source line), thread and block in the module's
-# `gpujit_error` (runtime/device_error.h), and every failing thread exits (no trap: that would end the CUDA
+# `gpujit_error` (codegen/device_error.h), and every failing thread exits (no trap: that would end the CUDA
 # context); the runtime raises the record as IndexError after the launch. Without the option the code
 # has no check at all. Device functions are checked with the kernel's setting and name themselves.
 # RUN: %gpujit ptx %s -k gather --sig 'float32[::1], int64[::1], float32[::1]' --boundscheck --emit llvm -O1 \

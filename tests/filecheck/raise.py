@@ -1,6 +1,6 @@
 # raise in a kernel: the first raising thread claims the module's error record `gpujit_error` by
 # compare-and-swap and writes the kind (2, a raise), the description's address and length, and the thread and
-# block indices (runtime/device_error.h); every raising thread exits. The runtime reads the record back after
+# block indices (codegen/device_error.h); every raising thread exits. The runtime reads the record back after
 # the launch. The description (class, function,
 # file, line, arguments) is a string in global memory, where the host can read it.
 # RUN: %gpujit ptx %s -k check --sig 'int32, float64[::1]' --arch sm_75 -o %t.ptx

@@ -198,7 +198,7 @@ def test_a_run_time_tuple_index_out_of_range_raises_under_debug_and_wraps_otherw
 
 # ---------------------------------------------------------------------------------------------------------
 # On the GPU a failed check does not trap (a trap ends the CUDA context for the whole process): the first
-# failing thread fills an error record (runtime/device_error.h) that the runtime reads after the launch.
+# failing thread fills an error record (codegen/device_error.h) that the runtime reads after the launch.
 
 def test_the_gpu_check_writes_an_error_record_and_exits_instead_of_trapping():
     def read(a, i, out):

@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compiler.h"
+#include "compiler/compiler.h"
+#include "ir/globals.h"
 #include "ir/types.h"
 
 namespace gpujit::test {

@@ -6,7 +6,8 @@
 #include <regex>
 #include <string>
 
-#include "codegen/compiler.h"
+#include "compiler/compiler.h"
+#include "ir/globals.h"
 #include "codegen_test_util.h"
 
 namespace gpujit::test {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/host_abi.h"
+#include "codegen/host_abi.h"
 #include "runtime/host_executor.h"
 #include "runtime/host_fiber.h"
 

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compiler.h"
+#include "compiler/compiler.h"
+#include "ir/globals.h"
 #include "codegen/host_jit.h"
 #include "runtime/host_executor.h"
 

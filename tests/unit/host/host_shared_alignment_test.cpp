@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "host_kernel_test.h"
-#include "runtime/host_abi.h"
+#include "codegen/host_abi.h"
 
 namespace gpujit {
 namespace {

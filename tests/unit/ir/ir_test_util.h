@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "codegen/compiler.h"
 #include "frontend/parser.h"
+#include "ir/globals.h"
 #include "ir/sema.h"
 
 namespace gpujit::test {

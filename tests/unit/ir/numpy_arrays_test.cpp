@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compiler.h"
 #include "frontend/parser.h"
+#include "ir/globals.h"
 
 namespace gpujit {
 namespace {

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/host_abi.h"
+#include "codegen/host_abi.h"
 #include "runtime/host_warp.h"
 
 namespace gpujit {

@@ -1,20 +1,21 @@
-// The single compile entry: source + kernel name + argument types + options -> artifacts of every stage.
+// The compiled artifact: what a compile is asked to produce (CompileOptions) and what it produces
+// (CompileResult: PTX or the JIT-loaded host code, the parameter layout, diagnostics, the dumped stages).
 //
-// The CLI, the tests, the Python bindings and `kernel.inspect_*()` all go through compile(). This header is
-// free of LLVM types on purpose: the Python binding module is built on machines that have no LLVM headers
-// and links against the core library, where LLVM lives with its symbols hidden.
+// Codegen fills it, the compile driver (compiler/compiler.h) returns it, and the runtime, the binding and the
+// disk cache consume it without seeing the compiler's internals: this header names no AST, no typed IR and no
+// LLVM type. It is LLVM-free on purpose: the Python binding module is built on machines that have no LLVM
+// headers and links against the core library, where LLVM lives with its symbols hidden.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "frontend/ast.h"
 #include "frontend/diagnostics.h"
-#include "ir/typed_function.h"
 #include "ir/types.h"
 
-// codegen/ is compiled with hidden visibility (LLVM must not leak); its public entry points are exported.
+// codegen/ and compiler/ are compiled with hidden visibility (LLVM must not leak); their public entry points
+// are exported.
 #define GPUJIT_API __attribute__((visibility("default")))
 
 namespace gpujit {
@@ -72,21 +73,6 @@ struct CompileOptions {
   bool keep_llvm = false;      // fill CompileResult::llvm_ir (optimized module) and lowered_llvm_ir
 };
 
-struct CompileRequest {
-  /// The module holding the kernel (and, in the CLI path, its device functions).
-  std::shared_ptr<const Module> module;
-  std::string kernel_name;
-  /// The kernel's argument types; a kernel's return type is void.
-  std::vector<Type> arg_types;
-  /// A device entry's declared return type (numba's `int32(int32, int32)`); invalid or void: inferred.
-  Type return_type;
-  /// The kernel's free names. DeviceFunction entries point into `module` or into `extra_modules`.
-  GlobalEnv globals;
-  /// Modules of device functions defined elsewhere (other files, other Python functions); kept alive here.
-  std::vector<std::shared_ptr<const Module>> extra_modules;
-  CompileOptions options;
-};
-
 /// How one kernel parameter is passed at launch; the array ABI of DESIGN.md: an array is its data pointer,
 /// then `ndim` int64 shapes, then `ndim` int64 strides in bytes.
 struct ParamLayout {
@@ -118,25 +104,5 @@ struct CompileResult {
   /// optimize, ptx.
   double ms_parse = 0, ms_sema = 0, ms_lower = 0, ms_optimize = 0, ms_ptx = 0;
 };
-
-/// Compiles one kernel specialization. Never throws for user errors (they are in result.diagnostics);
-/// throws InternalError for compiler bugs.
-GPUJIT_API CompileResult compile(const CompileRequest& request);
-
-/// The key of `request`'s entry in the on-disk kernel cache (runtime/disk_cache.h): 64 hex digits of the
-/// SHA-256 of everything the compile's PTX depends on: the kernel's name and source text, the source text of
-/// every device function its free names reach, the value of every free name (constants, dtypes, captured
-/// arrays), the argument types, the options that change code (target, architecture, optimization level,
-/// fastmath, debug, lineinfo, max_registers), and the identity of the compiler (gpujit's and LLVM's
-/// versions and the core library's build). The keep_* options are not part of it.
-GPUJIT_API std::string cache_key(const CompileRequest& request);
-
-/// Parses source text into a Module (imports, globals, functions), keeping parse errors in the module.
-GPUJIT_API std::shared_ptr<const Module> parse_source(const std::string& filename, const std::string& text,
-                                           unsigned first_line = 1);
-
-/// Builds the free-name environment the CLI uses for a whole file: its imports (math, numpy as np, gpujit
-/// as gpu, numba, numba.cuda as cuda...), its module-level constants and its other functions.
-GPUJIT_API GlobalEnv globals_from_module(const Module& module, Diagnostics& diags);
 
 }  // namespace gpujit

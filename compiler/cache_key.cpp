@@ -1,4 +1,4 @@
-// The key of a compile in the on-disk kernel cache (see cache_key() in compiler.h).
+// The key of a compile in the on-disk kernel cache (see cache_key() in compiler/compiler.h).
 //
 // The key is the SHA-256 of a canonical byte stream of the compile's inputs. Every field is written with its
 // length or its fixed width, so two different requests never make the same stream. The stream covers what
@@ -22,7 +22,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/SHA256.h>
 
-#include "codegen/compiler.h"
+#include "compiler/compiler.h"
 #include "codegen/libdevice.h"
 #include "ir/record_type.h"
 
