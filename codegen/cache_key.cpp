@@ -21,7 +21,9 @@
 #include <llvm/Config/llvm-config.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/SHA256.h>
+#include <llvm/Support/xxhash.h>
 
+#include "codegen/cache_checksum.h"
 #include "codegen/compiler.h"
 #include "codegen/libdevice.h"
 #include "ir/record_type.h"
@@ -30,7 +32,8 @@ namespace gpujit {
 namespace {
 
 /// Bumped whenever the stream below changes meaning, so entries of an older layout are never found.
-constexpr uint64_t kKeyFormat = 1;
+/// 2: gpujit's version joined the compiler's identity.
+constexpr uint64_t kKeyFormat = 2;
 
 /// Feeds fields into the hash, each framed so that the stream parses back unambiguously.
 class KeyStream {
@@ -80,6 +83,9 @@ void file_identity(KeyStream& k, const std::string& path) {
 
 /// The compiler that makes the PTX: LLVM's version and this build of the core library.
 void compiler_identity(KeyStream& k) {
+#ifdef GPUJIT_VERSION
+  k.str("gpujit " GPUJIT_VERSION);
+#endif
   k.str(LLVM_VERSION_STRING);
   Dl_info info{};
   std::string library;
@@ -227,6 +233,10 @@ std::string cache_key(const CompileRequest& request) {
     global(k, value);
   }
   return k.hex();
+}
+
+uint64_t cache_checksum(std::string_view bytes) {
+  return llvm::xxh3_64bits(llvm::StringRef(bytes.data(), bytes.size()));
 }
 
 }  // namespace gpujit
