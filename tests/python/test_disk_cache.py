@@ -26,11 +26,15 @@ def offset(x):
     return x + {offset}
 """
 
+# A constant of its own module: changing it changes no source text the key reads, only the value.
+CONSTS = """
+SCALE = {scale}
+"""
+
 MODULE = """
 import gpujit as gpu
+from cache_consts import SCALE
 from cache_helpers import offset
-
-SCALE = {scale}
 
 
 @gpu.jit(cache=True)
@@ -103,7 +107,8 @@ def cuda_device_here():
 
 
 class Project:
-    """A folder holding cached_kernels.py and cache_helpers.py, and fresh processes that use them."""
+    """A folder holding cached_kernels.py, cache_consts.py and cache_helpers.py, and fresh processes that use
+    them."""
 
     def __init__(self, root, cache_dir):
         self.root = root
@@ -112,7 +117,8 @@ class Project:
         self.write()
 
     def write(self, scale=2.0, offset=1.0):
-        (self.root / "cached_kernels.py").write_text(MODULE.format(scale=scale))
+        (self.root / "cached_kernels.py").write_text(MODULE)
+        (self.root / "cache_consts.py").write_text(CONSTS.format(scale=scale))
         (self.root / "cache_helpers.py").write_text(HELPERS.format(offset=offset))
 
     def start(self, mode="launch", kernels="scale", **env_vars):
@@ -283,7 +289,7 @@ def test_processes_compiling_the_same_kernel_at_once(tmp_path, mode):
 
 def test_every_input_of_the_code_changes_the_key(cpu_project):
     assert counters(cpu_project.run("inspect")) == (0, 1)
-    cpu_project.write(scale=3.0)  # a global constant
+    cpu_project.write(scale=3.0)  # a global constant (of another module)
     assert counters(cpu_project.run("inspect")) == (0, 1)
     cpu_project.write(scale=3.0, offset=2.0)  # a device function in another module
     assert counters(cpu_project.run("inspect")) == (0, 1)
