@@ -145,6 +145,13 @@ class Project:
 
 
 EXPECTED = [(i + 1.0) * 2.0 for i in range(8)]
+TWICE = [i * 2.0 for i in range(8)]
+
+
+def ran(r, *expected):
+    """Whether the child's launches gave `expected`; the fake driver runs no kernel, so there only that they
+    launched."""
+    return len(r["ok"]) == len(expected) and (FAKE_LIB is not None or r["ok"] == list(expected))
 
 
 @pytest.fixture
@@ -191,7 +198,7 @@ def test_a_damaged_entry_warns_once_and_is_rebuilt(project, how):
     assert len(entries) == 2
     good = [damage(e, how) for e in entries]
     r = project.run(kernels="scale,twice")
-    assert r["ok"] == [EXPECTED, [i * 2.0 for i in range(8)]]
+    assert ran(r, EXPECTED, TWICE)
     assert counters(r) == (0, 2)
     assert len(r["warnings"]) == 1  # two damaged entries, one warning per process
     assert "damaged" in r["warnings"][0] and "compiled again" in r["warnings"][0]
@@ -318,12 +325,12 @@ def needs_fake():
 def test_a_hit_loads_the_cubin_without_the_ptx_jit(project):
     needs_fake()
     first = project.run()
-    assert first["ok"] == [EXPECTED]
+    assert ran(first, EXPECTED)
     assert (first["code_hits"], first["code_misses"]) == (0, 1)
     assert first["calls"]["cuLinkComplete"] == 1 and first["calls"]["cuLinkDestroy"] == 1
     [code] = project.entries("cached_kernels.scale.*.cuda13000.sm_90.gpujitbin")
     second = project.run()
-    assert second["ok"] == [EXPECTED]
+    assert ran(second, EXPECTED)
     assert (second["hits"], second["code_hits"], second["code_misses"]) == (1, 1, 0)
     assert second["calls"]["cuLinkComplete"] == 0 and second["calls"]["cuModuleLoadDataEx"] == 0
     assert second["calls"]["cuModuleLoadData"] == 1
@@ -350,7 +357,7 @@ def test_a_damaged_cubin_warns_and_is_linked_again(project, how):
     [code] = project.entries("cached_kernels.scale.*.gpujitbin")
     good = damage(code, how)
     r = project.run()
-    assert r["ok"] == [EXPECTED]
+    assert ran(r, EXPECTED)
     assert (r["hits"], r["code_hits"], r["code_misses"]) == (1, 0, 1)
     assert len(r["warnings"]) == 1 and "damaged" in r["warnings"][0]
     assert code.read_bytes() == good
@@ -363,7 +370,7 @@ def test_a_cubin_the_driver_refuses_falls_back_to_the_ptx(project):
     # The driver refuses the cached cubin (CUDA_ERROR_INVALID_IMAGE, as for another device's code): the
     # kernel is loaded from its PTX, warned about once, and the cubin made again.
     r = project.run(CHILD_FAIL="cuModuleLoadData:200")
-    assert r["ok"] == [EXPECTED]
+    assert ran(r, EXPECTED)
     assert (r["hits"], r["code_hits"], r["code_misses"]) == (1, 0, 1)
     assert r["calls"]["cuLinkComplete"] == 1
     assert len(r["warnings"]) == 1
