@@ -375,3 +375,33 @@ def test_a_cubin_the_driver_refuses_falls_back_to_the_ptx(project):
     assert r["calls"]["cuLinkComplete"] == 1
     assert len(r["warnings"]) == 1
     assert project.run()["code_hits"] == 1
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The kernel's text, read on every hit: _source._block finds a def's end by its indentation (checked by
+# compiling the cut) and leaves every doubtful case to inspect.getblock; both must always agree.
+
+BLOCKS = [
+    "def k(a):\n    a[0] = 1\n",
+    "@gpu.jit\ndef k(a):\n    a[0] = 1\n\n\nx = 2\n",
+    "@gpu.jit('void(float32[:])',\n         fastmath=True)\ndef k(a):\n    a[0] = 1\ny = 1\n",
+    "def k(a,\n      b):\n    a[0] = b[0]\nz = 3\n",
+    "def k(a):\n    '''doc\nat column 0\n    '''\n    a[0] = 1\nw = 1\n",
+    "def k(a):\n    s = (1 +\n2)\n    a[0] = s\nq = 1\n",
+    "def k(a):\n    a[0] = 1 + \\\n2\n    # inner comment\n    a[1] = 2\n    # trailing comment\n\nr = 0\n",
+    "    @gpu.jit\n    def k(a):\n        a[0] = 1\n    return k\n",
+    "def k(a): a[0] = 1\nnext_one = 1\n",
+    "def k(a):\n\ta[0] = 1\nt = 1\n",
+    "async def k(a):\n    pass\nu = 1\n",
+    "def k(a):\n    if a[0]:\n        a[0] = 1\n    else:\n        a[0] = 2\n# a comment at column 0\nv = 1\n",
+]
+
+
+@pytest.mark.parametrize("text", BLOCKS)
+def test_the_fast_block_finder_agrees_with_inspect(text):
+    import inspect
+
+    from gpujit import _source
+
+    lines = text.splitlines(keepends=True)
+    assert _source._block(lines) == inspect.getblock(lines)
