@@ -1,11 +1,10 @@
 // The dispatcher, the launch configuration object and the launch path (see dispatcher.h).
 #include "dispatcher.h"
+#include "disk_cache_io.h"
 
 #include <algorithm>
 #include <array>
 #include <bitset>
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -161,28 +160,6 @@ struct Keep {
   bool llvm = false, typed = false;
 };
 
-/// The disk cache's faults, each reported once per process with gpujit.errors.CacheWarning (numba warns
-/// with NumbaWarning): a cache that cannot be used costs compiles, never a failed launch.
-bool g_warned_damaged = false, g_warned_unwritable = false;
-
-void warn_cache(bool& once, const std::string& message) {
-  if (once) return;
-  once = true;
-  pyb::object cls = pyb::module_::import("gpujit.errors").attr("CacheWarning");
-  if (PyErr_WarnEx(cls.ptr(), message.c_str(), 1) < 0) throw pyb::error_already_set();
-}
-
-void warn_damaged(const std::string& path) {
-  warn_cache(g_warned_damaged, "gpujit cache: the entry " + path + " is damaged (truncated, edited or of another "
-                               "format); the kernel is compiled again and the entry rewritten");
-}
-
-void warn_unwritable(const std::string& kernel, const std::string& where) {
-  warn_cache(g_warned_unwritable, "gpujit cache: kernel '" + kernel + "' (cache=True) cannot be cached: " + where +
-                                      "; it is compiled in every process until the folder can be written "
-                                      "(set GPUJIT_CACHE_DIR to choose another)");
-}
-
 /// The on-disk cache a compile with these options goes through, or null: cache=True and a PTX compile only
 /// (host code is machine code loaded into this process and is not cached).
 const rt::DiskCache* disk_cache_for(DispatcherState& st, const KernelSource& src,
@@ -278,76 +255,21 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
   return result;
 }
 
-/// Loads a kernel whose PTX went through the disk cache, through the device's machine code kept next to
-/// it: a hit loads the code directly (CUDA: a cubin, no PTX JIT); a miss, or code the device refuses,
-/// loads the PTX and keeps the code the device made of it for the next process.
-std::shared_ptr<rt::LoadedKernel> load_through_disk(DispatcherState& st, rt::Device& device,
-                                                    const CompileResult& result, const DiskEntry& disk,
-                                                    const std::string& tag) {
-  std::string path = rt::DiskCache::machine_code_path(disk.path, tag);
-  rt::DiskCache::Miss why = rt::DiskCache::Miss::Missing;
-  std::optional<std::string> code;
-  {
-    pyb::gil_scoped_release release;
-    code = disk.cache->load_machine_code(path, disk.key, tag, &why);
-  }
-  if (code) {
-    if (auto kernel = device.load_kernel_code(result, *code, st.name)) {
-      ++st.code_hits;
-      return kernel;
-    }
-    why = rt::DiskCache::Miss::Damaged;
-  }
-  if (why == rt::DiskCache::Miss::Damaged) warn_damaged(path);
-  ++st.code_misses;
-  std::string made;
-  std::shared_ptr<rt::LoadedKernel> kernel = device.load_kernel_keeping_code(result, st.name, &made);
-  if (!made.empty()) {
-    bool stored;
-    {
-      pyb::gil_scoped_release release;
-      stored = disk.cache->store_machine_code(path, disk.key, tag, made);
-    }
-    if (!stored) warn_unwritable(st.name, "writing " + path + " failed");
-  }
-  return kernel;
-}
-
-/// GPUJIT_COMPILE_TIMES=1: each specialization's compile and load, stage by stage, on stderr (where the
-/// first launch's time goes; a profile of one compile without a profiler).
-bool report_compile_times() {
-  static const bool on = [] {
-    const char* v = std::getenv("GPUJIT_COMPILE_TIMES");
-    return v && *v && std::string(v) != "0";
-  }();
-  return on;
-}
-
 rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, rt::Device& device) {
   DispatcherState& st = state_of(self);
   if (rt::LoadedKernel* k = st.cache.find(key.data(), key.size(), &device)) return k;
-  using Clock = std::chrono::steady_clock;
-  auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-  auto t0 = Clock::now();
+  CompileTimer timer;
   DiskEntry disk;
-  long hits_before = st.code_hits;
   auto result = compile_key(self, key, &device, {}, &disk);
-  auto t1 = Clock::now();
+  timer.compiled();
   std::string tag = disk.cache ? device.machine_code_tag() : std::string();
+  bool code_hit = false;
   std::shared_ptr<rt::LoadedKernel> kernel =
-      tag.empty() ? device.load_kernel(*result, st.name) : load_through_disk(st, device, *result, disk, tag);
-  if (report_compile_times()) {
-    auto t2 = Clock::now();
-    std::fprintf(stderr,
-                 "gpujit: kernel '%s' %s: compile %.2f ms (analyze %.2f, lower + libdevice %.2f, "
-                 "optimize %.2f, emit %.2f)%s, load %.2f ms (%s)\n",
-                 st.name.c_str(), describe_key(key).c_str(), ms(t0, t1), result->ms_sema,
-                 result->ms_lower, result->ms_optimize, result->ms_ptx,
-                 disk.cache ? (result->ms_optimize == 0 && result->ms_ptx == 0 ? " [disk hit]" : " [disk miss]") : "",
-                 ms(t1, t2),
-                 tag.empty() ? "PTX through the driver's JIT"
-                 : st.code_hits > hits_before ? "cached machine code" : "PTX linked into machine code");
-  }
+      tag.empty() ? device.load_kernel(*result, st.name)
+                  : load_through_disk(st.name, device, *result, *disk.cache, disk.path, disk.key, tag, &code_hit);
+  if (!tag.empty()) ++(code_hit ? st.code_hits : st.code_misses);
+  timer.loaded(st.name, describe_key(key), *result, disk.cache != nullptr,
+               tag.empty() ? "PTX through the driver's JIT" : code_hit ? "cached machine code" : "PTX linked into machine code");
   rt::LoadedKernel* raw = kernel.get();
   st.cache.add_loaded(key, &device, std::move(kernel));
   return raw;
