@@ -1,15 +1,26 @@
 """First-call compile time of gpujit next to numba-cuda, in fresh processes, in one run.
 
-Usage: python benchmarks/compile_time.py [--json OUT.json] [--runs 3]
+Usage: python benchmarks/compile_time.py [--json OUT.json] [--runs 3] [--only gpujit]
 
 In a fresh interpreter (after the import) each program times the first launch of a kernel plus a
 synchronize, minus the same for the second launch: the time spent compiling and loading. "cold" is the
 first kernel of the process; vadd, black_scholes and matmul_tiled are new kernels after that one (the
-figure PERFORMANCE.md asks to be at most 1/5 of numba-cuda's). Medians of --runs processes, in ms.
+figure PERFORMANCE.md asks to be at most 1/5 of numba-cuda's). Two more programs, each in fresh processes:
+"cold_black_scholes", the Black-Scholes kernel as the first kernel of a process (the context already
+made), and "cache_hit_black_scholes", the same with cache=True in a process after one that filled the
+disk cache (for gpujit the hit loads the cubin; "machine_code_hits" says whether it did). Every figure is
+from the call to the launch done (launch + synchronize), minus a second launch; for the two Black-Scholes
+programs the calling thread's CPU time is given too ("_cpu"), which a loaded machine's wall time hides.
+Medians of --runs processes, in ms.
+
+Without a GPU, point GPUJIT_CUDA_DRIVER at the fake driver (tests/unit/runtime/fake_driver, built by the
+Python tests into build/fakecuda/libfakecuda.so) and pass --only gpujit: the figures are then the host
+side alone (compile, cache, launch path), with no PTX translation by a driver.
 """
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -88,39 +99,117 @@ warm = {
 print(json.dumps({"cold_first_kernel": cold, **warm}))
 '''
 
+# The first kernel of the process is Black-Scholes (float64 erf, exp, log); with CACHE set, it is
+# cache=True and the cache's counters are printed too.
+BS_MODULE = r'''
+import math
+from __main__ import cuda
+
+@cuda.jit(cache=CACHE)
+def bs(S, K, T, r, v, call):
+    i = cuda.grid(1)
+    if i < S.size:
+        sq = math.sqrt(T[i])
+        d1 = (math.log(S[i] / K[i]) + (r + 0.5 * v * v) * T[i]) / (v * sq)
+        d2 = d1 - v * sq
+        call[i] = S[i] * 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0))) - K[i] * math.exp(-r * T[i]) * 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
+'''
+
+BS_PROGRAM = r'''
+import time, json, sys
+import numpy as np
+
+def timed(k, cfg, args):
+    # Wall time, and the calling thread's CPU time (what a loaded machine's wall time hides).
+    t0 = time.perf_counter(); c0 = time.thread_time()
+    k[cfg](*args); cuda.synchronize()
+    t1 = time.perf_counter(); c1 = time.thread_time()
+    k[cfg](*args); cuda.synchronize()
+    t2 = time.perf_counter(); c2 = time.thread_time()
+    return (t1 - t0) - (t2 - t1), (c1 - c0) - (c2 - c1)
+
+n = 1 << 20
+d = cuda.to_device(np.ones(n)); o = cuda.device_array(n)
+cuda.synchronize()
+sys.path.insert(0, sys.argv[1])
+from bs_kernel import bs
+wall, cpu = timed(bs, ((n + 255) // 256, 256), (d, d, d, 0.02, 0.3, o))
+out = {sys.argv[2]: wall, sys.argv[2] + "_cpu": cpu}
+stats = getattr(bs, "_stats", None)
+if isinstance(stats, dict) and "machine_code_hits" in stats:
+    out["machine_code_hits"] = stats["machine_code_hits"]
+print(json.dumps(out))
+'''
+
 HEADERS = {
     "gpujit": "import gpujit as cuda\nf32 = cuda.float32\n",
     "numba": NUMPY_SHIM + "import numba\nfrom numba import cuda\nf32 = numba.float32\n",
 }
 
 
+def run_once(path, args=(), env=None):
+    out = subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def medians(samples):
+    if any("error" in s for s in samples):
+        return next(s for s in samples if "error" in s)
+    return {k: round(statistics.median(s[k] for s in samples) * (1 if k == "machine_code_hits" else 1e3), 2)
+            for k in samples[0]}
+
+
 def run(name, runs, tmp):
     # gpujit reads kernel source from files, so each program is a real file.
     path = Path(tmp) / f"compile_{name}.py"
     path.write_text(HEADERS[name] + PROGRAM)
-    samples = []
-    for _ in range(runs):
-        out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
-        if out.returncode != 0:
-            return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"}
-        samples.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {k: round(statistics.median(s[k] for s in samples) * 1e3, 2) for k in samples[0]}
+    result = medians([run_once(path) for _ in range(runs)])
+    if "error" in result:
+        return result
+
+    # Black-Scholes as the first kernel of a process: uncached, then from a disk cache a first process filled.
+    folder = Path(tmp) / f"bs_{name}"
+    folder.mkdir()
+    program = folder / "program.py"
+    program.write_text(HEADERS[name] + BS_PROGRAM)
+    env = dict(os.environ)
+    env["GPUJIT_CACHE_DIR"] = env["NUMBA_CACHE_DIR"] = str(folder / "cache")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    (folder / "bs_kernel.py").write_text(BS_MODULE.replace("CACHE", "False"))
+    result.update(medians([run_once(program, (str(folder), "cold_black_scholes"), env) for _ in range(runs)]))
+    (folder / "bs_kernel.py").write_text(BS_MODULE.replace("CACHE", "True"))
+    filled = run_once(program, (str(folder), "cache_fill"), env)
+    if "error" in filled:
+        return {**result, "error": filled["error"]}
+    result.update(medians([run_once(program, (str(folder), "cache_hit_black_scholes"), env) for _ in range(runs)]))
+    return result
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", choices=sorted(HEADERS), help="measure this one alone (gpujit on the fake driver)")
     args = parser.parse_args()
-    results = {}
+    results = {name: {} for name in HEADERS}
     with tempfile.TemporaryDirectory() as tmp:
         for name in HEADERS:
-            results[name] = run(name, args.runs, tmp)
-    print(f"{'compile + load, ms':<22} {'gpujit':>10} {'numba':>10} {'ratio':>7}")
-    for key in ("cold_first_kernel", "vadd", "black_scholes", "matmul_tiled"):
+            if args.only in (None, name):
+                results[name] = run(name, args.runs, tmp)
+    print(f"{'compile + load, ms':<24} {'gpujit':>10} {'numba':>10} {'ratio':>7}")
+    for key in ("cold_first_kernel", "vadd", "black_scholes", "matmul_tiled", "cold_black_scholes",
+                "cache_hit_black_scholes"):
         ours, theirs = results["gpujit"].get(key), results["numba"].get(key)
         ratio = f"{ours / theirs:.2f}" if ours and theirs else "-"
-        print(f"{key:<22} {ours if ours is not None else '-':>10} {theirs if theirs is not None else '-':>10} {ratio:>7}")
+        print(f"{key:<24} {ours if ours is not None else '-':>10} {theirs if theirs is not None else '-':>10} {ratio:>7}")
+    for key in ("cold_black_scholes_cpu", "cache_hit_black_scholes_cpu"):
+        ours, theirs = results["gpujit"].get(key), results["numba"].get(key)
+        print(f"{key:<24} {ours if ours is not None else '-':>10} {theirs if theirs is not None else '-':>10}"
+              "   (the calling thread's CPU time)")
+    if "machine_code_hits" in results["gpujit"]:
+        print(f"gpujit cache hit loaded the device's machine code: {results['gpujit']['machine_code_hits'] >= 1}")
     for name, r in results.items():
         if "error" in r:
             print(f"{name}: {r['error']}")

@@ -87,7 +87,9 @@ def main():
         for i, (name, (na, ns)) in enumerate(SHAPES.items()):
             if args.only and name != args.only:
                 continue
-            k, call_args = getattr(mod, f"k{i}"), arrays[:na] + [1.0] * ns
+            # A tuple: `k[...](*t)` hands the tuple's items to the launcher as they are, as a call with the
+            # arguments written out does; `*list` would copy a tuple per launch, the caller's cost, not ours.
+            k, call_args = getattr(mod, f"k{i}"), tuple(arrays[:na] + [1.0] * ns)
             launch = lambda: k[1, 32](*call_args)
             launch()
             best = float("inf")

@@ -30,7 +30,8 @@ namespace gpujit {
 namespace {
 
 /// Bumped whenever the stream below changes meaning, so entries of an older layout are never found.
-constexpr uint64_t kKeyFormat = 1;
+/// 2: gpujit's version joined the compiler's identity.
+constexpr uint64_t kKeyFormat = 2;
 
 /// Feeds fields into the hash, each framed so that the stream parses back unambiguously.
 class KeyStream {
@@ -80,6 +81,9 @@ void file_identity(KeyStream& k, const std::string& path) {
 
 /// The compiler that makes the PTX: LLVM's version and this build of the core library.
 void compiler_identity(KeyStream& k) {
+#ifdef GPUJIT_VERSION
+  k.str("gpujit " GPUJIT_VERSION);
+#endif
   k.str(LLVM_VERSION_STRING);
   Dl_info info{};
   std::string library;

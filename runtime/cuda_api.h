@@ -31,6 +31,11 @@ using CUmodule = CUmod_st*;
 using CUfunction = CUfunc_st*;
 using CUstream = CUstream_st*;
 using CUevent = CUevent_st*;
+struct CUlinkState_st;
+using CUlinkState = CUlinkState_st*;
+
+// CUjitInputType: what cuLinkAddData is given.
+enum CUjitInputType : int { CU_JIT_INPUT_PTX = 1 };
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
@@ -117,6 +122,14 @@ constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream m
   X(cuEventElapsedTime, "cuEventElapsedTime", (float* ms, CUevent start, CUevent end))                      \
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                               \
     (CUmodule * module, const void* image, unsigned num_options, CUjit_option* options, void** values))     \
+  X(cuModuleLoadData, "cuModuleLoadData", (CUmodule * module, const void* image))                           \
+  X(cuLinkCreate, "cuLinkCreate_v2",                                                                        \
+    (unsigned num_options, CUjit_option* options, void** values, CUlinkState* state))                       \
+  X(cuLinkAddData, "cuLinkAddData_v2",                                                                      \
+    (CUlinkState state, CUjitInputType type, void* data, size_t size, const char* name, unsigned num_options, \
+     CUjit_option* options, void** values))                                                                 \
+  X(cuLinkComplete, "cuLinkComplete", (CUlinkState state, void** cubin, size_t* size))                      \
+  X(cuLinkDestroy, "cuLinkDestroy", (CUlinkState state))                                                    \
   X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * function, CUmodule module, const char* name)) \
   X(cuModuleGetGlobal, "cuModuleGetGlobal_v2",                                                              \
     (CUdeviceptr * dptr, size_t * bytes, CUmodule module, const char* name))                                \

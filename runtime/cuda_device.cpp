@@ -223,6 +223,32 @@ void CudaDevice::configure_compile(CompileOptions& options) const {
   options.arch = arch_for_compute_capability(props_.cc_major, props_.cc_minor);
 }
 
+void CudaDevice::throw_load_error(CUresult r, const char* function, const std::string& name, const char* log) {
+  try {
+    driver_.throw_error(r, function);
+  } catch (const rt::DriverError& e) {
+    // The JIT's log says which PTX line it rejected; without it the error is hard to act on.
+    throw rt::DriverError(e.function(), e.code(), e.error_name(),
+                          fmt::format("{}; loading kernel '{}' for {}{}{}", e.what(), name, props_.name,
+                                      log[0] ? ": " : "", log));
+  }
+  throw std::logic_error("throw_error returned");
+}
+
+void CudaDevice::finish_load(CudaKernel& kernel, const CompileResult& result) {
+  GPUJIT_CU(driver_, cuModuleGetFunction, &kernel.function, kernel.module, result.entry_name.c_str());
+  int value = 0;
+  GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel.function);
+  kernel.max_threads_per_block = value;
+  GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel.function);
+  kernel.static_shared_bytes = uint32_t(value);
+  kernel.cooperative = result.uses_grid_sync;
+  if (result.ptx.find(kDeviceErrorSymbol) != std::string::npos) {
+    size_t bytes = 0;
+    GPUJIT_CU(driver_, cuModuleGetGlobal, &kernel.error_record, &bytes, kernel.module, kDeviceErrorSymbol);
+  }
+}
+
 std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& result, const std::string& name) {
   bind();
   auto kernel = std::make_shared<CudaKernel>();
@@ -231,27 +257,57 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* values[] = {error_log, reinterpret_cast<void*>(uintptr_t(sizeof(error_log) - 1))};
   CUresult r = driver_.cuModuleLoadDataEx(&kernel->module, result.ptx.c_str(), 2, options, values);
-  if (r != CUDA_SUCCESS) {
-    try {
-      driver_.throw_error(r, "cuModuleLoadData");
-    } catch (const rt::DriverError& e) {
-      // The JIT's log says which PTX line it rejected; without it the error is hard to act on.
-      throw rt::DriverError(e.function(), e.code(), e.error_name(),
-                            fmt::format("{}; loading kernel '{}' for {}{}{}", e.what(), name, props_.name,
-                                        error_log[0] ? ": " : "", error_log));
-    }
-  }
-  GPUJIT_CU(driver_, cuModuleGetFunction, &kernel->function, kernel->module, result.entry_name.c_str());
-  int value = 0;
-  GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel->function);
-  kernel->max_threads_per_block = value;
-  GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel->function);
-  kernel->static_shared_bytes = uint32_t(value);
-  kernel->cooperative = result.uses_grid_sync;
-  if (result.ptx.find(kDeviceErrorSymbol) != std::string::npos) {
-    size_t bytes = 0;
-    GPUJIT_CU(driver_, cuModuleGetGlobal, &kernel->error_record, &bytes, kernel->module, kDeviceErrorSymbol);
-  }
+  if (r != CUDA_SUCCESS) throw_load_error(r, "cuModuleLoadData", name, error_log);
+  finish_load(*kernel, result);
+  return kernel;
+}
+
+std::string CudaDevice::machine_code_tag() const {
+  // The cubin is the driver's translation of the PTX for this exact device: another driver (another
+  // ptxas inside it) or another compute capability needs its own.
+  return fmt::format("cuda{}.sm_{}{}", driver_.version(), props_.cc_major, props_.cc_minor);
+}
+
+std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel_keeping_code(const CompileResult& result,
+                                                                       const std::string& name, std::string* code) {
+  bind();
+  char error_log[8192] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {error_log, reinterpret_cast<void*>(uintptr_t(sizeof(error_log) - 1))};
+  CUlinkState link = nullptr;
+  CUresult r = driver_.cuLinkCreate(2, options, values, &link);
+  if (r != CUDA_SUCCESS) throw_load_error(r, "cuLinkCreate", name, error_log);
+  struct Destroy {
+    CudaDriver& d;
+    CUlinkState s;
+    ~Destroy() { d.cuLinkDestroy(s); }
+  } destroy{driver_, link};
+  // The size counts the terminating NUL, as the driver's PTX reader expects.
+  r = driver_.cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(result.ptx.c_str()), result.ptx.size() + 1,
+                            name.c_str(), 0, nullptr, nullptr);
+  if (r != CUDA_SUCCESS) throw_load_error(r, "cuLinkAddData", name, error_log);
+  void* cubin = nullptr;
+  size_t size = 0;
+  r = driver_.cuLinkComplete(link, &cubin, &size);
+  if (r != CUDA_SUCCESS) throw_load_error(r, "cuLinkComplete", name, error_log);
+  // The cubin belongs to the link state, which is destroyed on return: keep a copy.
+  code->assign(static_cast<const char*>(cubin), size);
+  auto kernel = std::make_shared<CudaKernel>();
+  kernel->name = name;
+  GPUJIT_CU(driver_, cuModuleLoadData, &kernel->module, code->data());
+  finish_load(*kernel, result);
+  return kernel;
+}
+
+std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel_code(const CompileResult& result, const std::string& code,
+                                                               const std::string& name) {
+  bind();
+  auto kernel = std::make_shared<CudaKernel>();
+  kernel->name = name;
+  // A cubin this driver refuses (CUDA_ERROR_INVALID_IMAGE, NO_BINARY_FOR_GPU...) is the caller's cue to load
+  // the PTX instead; the tag should have kept such a file away, so this is a rare path.
+  if (driver_.cuModuleLoadData(&kernel->module, code.data()) != CUDA_SUCCESS) return nullptr;
+  finish_load(*kernel, result);
   return kernel;
 }
 

@@ -2,7 +2,8 @@
 //
 // Each CudaDevice uses the device's primary context (shared with CuPy, PyTorch and numba in the same
 // process), retained when the device is first used and kept for the life of the process. Kernels are PTX
-// loaded with cuModuleLoadData, which JIT-compiles it for the device; the PTX is compiled for the device's own
+// loaded with cuModuleLoadData, which JIT-compiles it for the device (for a kernel cached on disk: linked
+// with cuLink* into a cubin, which the cache keeps and a later process loads without the JIT); the PTX is compiled for the device's own
 // architecture, capped at the newest one LLVM's NVPTX backend knows (the driver runs older PTX on newer GPUs).
 // Module and function handles are never unloaded: a kernel lives as long as the process.
 #pragma once
@@ -64,6 +65,11 @@ class CudaDevice final : public rt::Device {
 
   void configure_compile(CompileOptions& options) const override;
   std::shared_ptr<rt::LoadedKernel> load_kernel(const CompileResult& result, const std::string& name) override;
+  std::string machine_code_tag() const override;
+  std::shared_ptr<rt::LoadedKernel> load_kernel_keeping_code(const CompileResult& result, const std::string& name,
+                                                             std::string* code) override;
+  std::shared_ptr<rt::LoadedKernel> load_kernel_code(const CompileResult& result, const std::string& code,
+                                                     const std::string& name) override;
   void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;
   uint64_t max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
                                        uint32_t dynamic_shared) override;
@@ -73,6 +79,10 @@ class CudaDevice final : public rt::Device {
  private:
   /// Binds the context to the calling thread if another one is current there.
   void bind();
+  /// Looks up a loaded module's kernel function and reads its attributes.
+  void finish_load(CudaKernel& kernel, const CompileResult& result);
+  /// Rethrows a failed module load or link with the JIT's log and the kernel's name.
+  [[noreturn]] void throw_load_error(CUresult r, const char* function, const std::string& name, const char* log);
 
   CudaDriver& driver_;
   CUdevice device_ = 0;

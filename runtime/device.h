@@ -135,6 +135,23 @@ class Device {
   virtual void configure_compile(CompileOptions& options) const = 0;
   /// Loads a compiled kernel onto the device. `result.ok` must be true.
   virtual std::shared_ptr<LoadedKernel> load_kernel(const CompileResult& result, const std::string& name) = 0;
+  /// Machine code for the disk cache (runtime/disk_cache.h). machine_code_tag() names what the code depends
+  /// on beyond the PTX (CUDA: the driver's version and the compute capability, "cuda13000.sm_90"); empty
+  /// when the backend keeps none, and then the two calls below are never made.
+  virtual std::string machine_code_tag() const { return {}; }
+  /// load_kernel, which also gives the machine code it loaded in *code (CUDA: the cubin of the driver's
+  /// linker, cuLinkCreate/cuLinkAddData/cuLinkComplete).
+  virtual std::shared_ptr<LoadedKernel> load_kernel_keeping_code(const CompileResult& result,
+                                                                 const std::string& name, std::string* code) {
+    return load_kernel(result, name);
+  }
+  /// Loads machine code that load_kernel_keeping_code gave on a device of the same tag (CUDA:
+  /// cuModuleLoadData of the cubin); `result` (its PTX included) describes the kernel. Null when the
+  /// device refuses the code, and the caller loads the PTX instead.
+  virtual std::shared_ptr<LoadedKernel> load_kernel_code(const CompileResult& result, const std::string& code,
+                                                         const std::string& name) {
+    return nullptr;
+  }
   /// Launches; `params` is cuLaunchKernel's kernelParams (one pointer per flattened parameter). The config
   /// must have passed validate_launch() for this kernel.
   virtual void launch(const LoadedKernel& kernel, const LaunchConfig& config, void** params) = 0;

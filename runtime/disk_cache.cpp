@@ -1,23 +1,27 @@
 // The on-disk kernel cache (see disk_cache.h).
 //
 // An entry file is a fixed header and a payload:
-//   "GPUJITKC"  u32 format  u64 payload size  u64 FNV-1a-64 of the payload
-//   payload: key, entry name, u8 uses_grid_sync, u32 parameter count, (u32 first, u32 count) per parameter,
-//            PTX
+//   magic (8 bytes)  u32 format  u64 payload size  u64 XXH3-64 of the payload (cache_checksum())
+//   PTX entry ("GPUJITKC"): key, entry name, u8 uses_grid_sync, u32 parameter count, (u32 first, u32 count)
+//                           per parameter, PTX
+//   machine code ("GPUJITMC"): key, tag, the code's bytes
 // with strings as a u64 length and their bytes, every integer little-endian. The checksum catches a torn or
 // edited file; the key inside catches two keys whose file names collide (they never should: the name holds
 // the whole key).
 #include "runtime/disk_cache.h"
-#include "ir/fnv1a.h"
+#include "codegen/cache_checksum.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string_view>
 #include <system_error>
 
@@ -27,7 +31,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'G', 'P', 'U', 'J', 'I', 'T', 'K', 'C'};
-constexpr uint32_t kFormat = 1;
+constexpr char kCodeMagic[8] = {'G', 'P', 'U', 'J', 'I', 'T', 'M', 'C'};
+/// 2: XXH3 checksums (1 had FNV-1a); an entry of another format is a damaged one.
+constexpr uint32_t kFormat = 2;
 constexpr size_t kHeaderSize = sizeof kMagic + 4 + 8 + 8;
 /// Names longer than this are cut in the entry's file name (the key alone makes it unique).
 constexpr size_t kMaxNamePart = 64;
@@ -84,15 +90,94 @@ class Reader {
   bool ok_ = true;
 };
 
+/// Makes the missing folders of `dir` (0700 each) and says whether it is a folder now.
+bool usable_parent(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return true;
+  if (dir.has_parent_path() && dir.parent_path() != dir && !usable_parent(dir.parent_path())) return false;
+  return (::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) && fs::is_directory(dir, ec);
+}
+
+/// The whole file at `path`, or nullopt when it cannot be opened (a miss) or read.
+std::optional<std::string> read_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string data;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) data.reserve(size_t(st.st_size));
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return std::string();  // unreadable: as damaged as an empty file
+    }
+    if (n == 0) break;
+    data.append(buffer, size_t(n));
+  }
+  ::close(fd);
+  return data;
+}
+
+/// The payload of a file written by write_entry() with `magic`, or nullopt when the header or the checksum
+/// do not hold.
+std::optional<std::string_view> payload_of(std::string_view file, const char (&magic)[8]) {
+  Reader header(file);
+  if (header.raw(sizeof magic) != std::string_view(magic, sizeof magic)) return std::nullopt;
+  uint64_t format = header.uint(4);
+  uint64_t size = header.uint(8);
+  uint64_t checksum = header.uint(8);
+  if (!header.ok() || format != kFormat || size != file.size() - kHeaderSize) return std::nullopt;
+  std::string_view payload = file.substr(kHeaderSize);
+  if (cache_checksum(payload) != checksum) return std::nullopt;
+  return payload;
+}
+
+/// Writes header and `payload` to a temporary file in `path`'s folder and renames it over `path`, so that a
+/// reader sees the old file or the new one, never a part. False, leaving nothing behind, when it cannot.
+bool write_entry(const std::string& path, const char (&magic)[8], const std::string& payload) {
+  Writer file;
+  file.raw(std::string_view(magic, sizeof magic));
+  file.u32(kFormat);
+  file.u64(payload.size());
+  file.u64(cache_checksum(payload));
+  file.raw(payload);
+
+  // A name no other writer uses (process id and a per-process counter), in the entry's own folder so that
+  // the rename is atomic.
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  const std::string& bytes = file.text();
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += size_t(n);
+  }
+  bool ok = ::close(fd) == 0 && done == bytes.size();
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
 /// Whether `dir` is (or could be made) a folder this process can write; `parents` allows creating missing
 /// parent folders (for the folders users name), else only `dir` itself is made (a __pycache__ next to a
 /// source file, never a tree under a path that does not exist).
 bool usable_directory(const fs::path& dir, bool parents) {
   std::error_code ec;
-  if (parents) {
-    fs::create_directories(dir, ec);
-  } else {
-    fs::create_directory(dir, ec);
+  if (!fs::is_directory(dir, ec)) {
+    // Each missing level is made 0700 (what a umask allows of it): the entries are code this user runs,
+    // which no other user should be able to plant or swap.
+    if (parents && dir.has_parent_path() && dir.parent_path() != dir) {
+      if (!usable_parent(dir.parent_path())) return false;
+    }
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return false;
   }
   return fs::is_directory(dir, ec) && access(dir.c_str(), W_OK | X_OK) == 0;
 }
@@ -133,22 +218,17 @@ std::string DiskCache::entry_path(const std::string& source_file, const std::str
 }
 
 std::shared_ptr<CompileResult> DiskCache::load(const std::string& entry, const std::string& key,
-                                               const std::vector<Type>& arg_types) const {
-  std::ifstream in(entry, std::ios::binary);
-  if (!in) return nullptr;
-  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return nullptr;
+                                               const std::vector<Type>& arg_types, Miss* why) const {
+  Miss ignored;
+  Miss& miss = why ? *why : ignored;
+  miss = Miss::Missing;
+  std::optional<std::string> file = read_file(entry);
+  if (!file) return nullptr;
+  miss = Miss::Damaged;
+  std::optional<std::string_view> payload = payload_of(*file, kMagic);
+  if (!payload) return nullptr;
 
-  Reader header(file);
-  if (header.raw(sizeof kMagic) != std::string_view(kMagic, sizeof kMagic)) return nullptr;
-  uint64_t format = header.uint(4);
-  uint64_t size = header.uint(8);
-  uint64_t checksum = header.uint(8);
-  if (!header.ok() || format != kFormat || size != file.size() - kHeaderSize) return nullptr;
-  std::string_view payload = std::string_view(file).substr(kHeaderSize);
-  if (fnv1a(payload) != checksum) return nullptr;
-
-  Reader r(payload);
+  Reader r(*payload);
   auto result = std::make_shared<CompileResult>();
   if (r.str() != key) return nullptr;
   result->entry_name = r.str();
@@ -167,6 +247,7 @@ std::shared_ptr<CompileResult> DiskCache::load(const std::string& entry, const s
   result->signature.params = arg_types;
   result->signature.ret = Type::void_();
   result->ok = true;
+  miss = Miss::None;
   return result;
 }
 
@@ -182,35 +263,44 @@ bool DiskCache::store(const std::string& entry, const std::string& key, const Co
     payload.u32(p.count);
   }
   payload.str(result.ptx);
+  return write_entry(entry, kMagic, payload.text());
+}
 
-  Writer file;
-  file.raw(std::string_view(kMagic, sizeof kMagic));
-  file.u32(kFormat);
-  file.u64(payload.text().size());
-  file.u64(fnv1a(payload.text()));
-  file.raw(payload.text());
+std::string DiskCache::machine_code_path(const std::string& entry, const std::string& tag) {
+  std::string base = entry;
+  constexpr std::string_view kSuffix = ".gpujit";
+  if (base.size() > kSuffix.size() && base.compare(base.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0) {
+    base.resize(base.size() - kSuffix.size());
+  }
+  return base + "." + tag + ".gpujitbin";
+}
 
-  // A name no other writer uses (process id and a per-process counter), in the entry's own folder so that
-  // the rename is atomic.
-  static std::atomic<uint64_t> counter{0};
-  fs::path tmp = entry;
-  tmp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
-  std::error_code ec;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(file.text().data(), std::streamsize(file.text().size()));
-    out.close();
-    if (!out) {
-      fs::remove(tmp, ec);
-      return false;
-    }
-  }
-  fs::rename(tmp, entry, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return false;
-  }
-  return true;
+std::optional<std::string> DiskCache::load_machine_code(const std::string& path, const std::string& key,
+                                                        const std::string& tag, Miss* why) const {
+  Miss ignored;
+  Miss& miss = why ? *why : ignored;
+  miss = Miss::Missing;
+  std::optional<std::string> file = read_file(path);
+  if (!file) return std::nullopt;
+  miss = Miss::Damaged;
+  std::optional<std::string_view> payload = payload_of(*file, kCodeMagic);
+  if (!payload) return std::nullopt;
+  Reader r(*payload);
+  if (r.str() != key || r.str() != tag) return std::nullopt;
+  std::string code = r.str();
+  if (!r.ok() || !r.at_end() || code.empty()) return std::nullopt;
+  miss = Miss::None;
+  return code;
+}
+
+bool DiskCache::store_machine_code(const std::string& path, const std::string& key, const std::string& tag,
+                                   const std::string& code) const {
+  if (code.empty()) return false;
+  Writer payload;
+  payload.str(key);
+  payload.str(tag);
+  payload.str(code);
+  return write_entry(path, kCodeMagic, payload.text());
 }
 
 }  // namespace gpujit::rt

@@ -8,8 +8,11 @@
 //   sees a whole entry or none, whatever crashes or races with another process writing the same key.
 // - A reader trusts nothing: an entry that is truncated, fails its checksum, was written for another key or
 //   by another format version is a miss (and is overwritten by the next store), never an error.
-// - Only PTX is cached. Host (cpu backend) code is machine code JIT-loaded into the process and is compiled
-//   again in every process.
+// - Only PTX is cached, and next to it the device's machine code (a CUDA cubin) in a file of its own, keyed
+//   by the PTX entry's key plus a tag naming the driver and the device (Device::machine_code_tag()); a hit
+//   there loads machine code directly, the PTX stays the portable fallback. Host (cpu backend) code is
+//   machine code JIT-loaded into the process and is compiled again in every process.
+// - Folders the cache creates are private to the user (0700); folders that exist are left as they are.
 // Where entries go (directory_for): $GPUJIT_CACHE_DIR when set; else, as numba does, a `__pycache__` folder
 // next to the kernel's source file when that can be created and written; else $XDG_CACHE_HOME/gpujit
 // (~/.cache/gpujit). This file is LLVM-free (C++17 <filesystem>), like the rest of runtime/. Paths cross
@@ -40,11 +43,24 @@ class DiskCache {
   std::string entry_path(const std::string& source_file, const std::string& kernel_name,
                                    const std::string& key) const;
 
+  /// Why load() found nothing: no file (a plain miss) or a file it could not use (truncated, failed its
+  /// checksum, another format or key), which the caller reports once and compiles over.
+  enum class Miss { None, Missing, Damaged };
+
   /// The cached compile for `key`, or null when there is no usable entry. The result has ok, ptx,
   /// entry_name, uses_grid_sync and params set; params take their types from `arg_types` (which the key
-  /// covers), and an entry whose parameter count differs from them is a miss.
+  /// covers), and an entry whose parameter count differs from them is a miss. `why` (optional) says why.
   std::shared_ptr<CompileResult> load(const std::string& entry, const std::string& key,
-                                      const std::vector<Type>& arg_types) const;
+                                      const std::vector<Type>& arg_types, Miss* why = nullptr) const;
+
+  /// The machine-code file that goes with PTX entry `entry` on a device whose tag is `tag`.
+  static std::string machine_code_path(const std::string& entry, const std::string& tag);
+  /// The machine code stored for (`key`, `tag`) at `path`, or nullopt (with `why` as in load()).
+  std::optional<std::string> load_machine_code(const std::string& path, const std::string& key,
+                                               const std::string& tag, Miss* why = nullptr) const;
+  /// Writes machine code as store() writes an entry (temporary file, rename). False when it cannot.
+  bool store_machine_code(const std::string& path, const std::string& key, const std::string& tag,
+                          const std::string& code) const;
 
   /// Writes `result` (a successful PTX compile) as the entry for `key`. Returns false, leaving no file
   /// behind, when it cannot be written; the caller goes on without the cache.

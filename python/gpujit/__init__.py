@@ -21,14 +21,28 @@ from ._dispatcher import Dispatcher, jit
 from ._signature import SignatureDict as _SignatureDict
 from ._kernel_api import build as _build_kernel_api
 from ._types import ArrayType, DType, Signature, make_dtypes as _make_dtypes, void
-from .errors import (CompileError, CudaAPIError, CudaError, CudaSupportError, InvalidConfigWarning, LaunchError,
-                     PerformanceWarning)
+from .errors import (CacheWarning, CompileError, CudaAPIError, CudaError, CudaSupportError, InvalidConfigWarning,
+                     LaunchError, PerformanceWarning)
 
 __version__ = "0.1.0"
 
 _core._set_error_classes(CompileError, CudaSupportError, CudaAPIError, LaunchError)
 _core._set_warning_class(PerformanceWarning)
 _core._set_signature_dict(_SignatureDict.from_texts)
+
+
+def _start_warm_up():
+    """The compiler's one-time initialisation on a background thread (compiler/warm_up.h), so that the first
+    kernel of the process compiles as fast as later ones; GPUJIT_WARM_UP=0 turns it off."""
+    import atexit
+    import os
+
+    if os.environ.get("GPUJIT_WARM_UP", "1") != "0":
+        _core._start_warm_up()
+        atexit.register(_core._wait_warm_up)
+
+
+_start_warm_up()
 
 
 # The launch path's performance warnings, on by default as in numba-cuda; gpujit.config switches them at run

@@ -48,5 +48,10 @@ class PerformanceWarning(UserWarning):
     """Correct code that is likely slower than meant; issued at the kernel's file and line when it compiles."""
 
 
+class CacheWarning(UserWarning):
+    """The on-disk cache (cache=True) met a damaged entry or a folder it cannot write; the kernel compiles as if
+    uncached. Issued once per process for each kind (numba's NumbaWarning)."""
+
+
 class InvalidConfigWarning(UserWarning):
     """jit options that contradict each other; gpujit says which one wins (numba's NumbaInvalidConfigWarning)."""

@@ -1,9 +1,11 @@
 // The dispatcher, the launch configuration object and the launch path (see dispatcher.h).
 #include "dispatcher.h"
+#include "disk_cache_io.h"
 
 #include <algorithm>
 #include <array>
 #include <bitset>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -56,6 +58,8 @@ struct DispatcherState {
   std::optional<rt::DiskCache> disk_cache;
   /// On-disk cache hits and misses per signature text, for kernel.stats (numba's dispatcher.stats).
   std::map<std::string, long> disk_hits, disk_misses;
+  /// Loads of the device's machine code from the disk cache, and links that made it (kernel._stats).
+  long code_hits = 0, code_misses = 0;
   /// The launch warnings already issued: each at most once per kernel (and grid size), so that a loop
   /// launching small grids or NumPy arrays pays a bit test, not Python's warnings machinery, after the first.
   std::bitset<kMaxMultiprocessors> warned_grids;
@@ -173,12 +177,24 @@ const rt::DiskCache* disk_cache_for(DispatcherState& st, const KernelSource& src
   if (!st.disk_cache_chosen) {
     st.disk_cache = rt::DiskCache::for_source(src.module->file->name());
     st.disk_cache_chosen = true;
+    if (!st.disk_cache) {
+      const char* env = std::getenv("GPUJIT_CACHE_DIR");
+      warn_unwritable(st.name, env && *env ? "GPUJIT_CACHE_DIR=" + std::string(env) + " cannot be created or written"
+                                           : "no folder can be created and written (__pycache__ next to its "
+                                             "source, $XDG_CACHE_HOME/gpujit, ~/.cache/gpujit)");
+    }
   }
   return st.disk_cache ? &*st.disk_cache : nullptr;
 }
 
+/// Where a compile went in the disk cache: its folder (null when it did not), entry file and key.
+struct DiskEntry {
+  const rt::DiskCache* cache = nullptr;
+  std::string path, key;
+};
+
 std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vector<rt::ArgCode>& key,
-                                                 rt::Device* device, Keep keep = {}) {
+                                                 rt::Device* device, Keep keep = {}, DiskEntry* where = nullptr) {
   DispatcherState& st = state_of(self);
   std::shared_ptr<const KernelSource> src = source_of(self);
   CompileRequest req;
@@ -200,20 +216,24 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
   std::string disk_key;
   std::string entry;
   bool hit = false;
+  rt::DiskCache::Miss why = rt::DiskCache::Miss::Missing;
   {
     pyb::gil_scoped_release release;
     if (disk) {
       disk_key = cache_key(req);
       entry = disk->entry_path(src->module->file->name(), st.name, disk_key);
       // An entry whose layout the launch path would not accept is as good as a corrupt one: compile again.
-      auto cached = disk->load(entry, disk_key, req.arg_types);
+      auto cached = disk->load(entry, disk_key, req.arg_types, &why);
       if (cached && rt::check_param_layout(*cached).empty()) {
         result = std::move(cached);
         hit = true;
+      } else if (cached) {
+        why = rt::DiskCache::Miss::Damaged;
       }
     }
     if (!hit) *result = compile(req);
   }
+  if (disk && why == rt::DiskCache::Miss::Damaged) warn_damaged(entry);
   if (!result->ok) raise_compile_error(result->diagnostics);
   if (!hit) issue_compile_warnings(result->diagnostics);  // a disk-cache hit was warned about when compiled
   std::string mismatch = rt::check_param_layout(*result);
@@ -221,9 +241,15 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
   if (disk) {
     ++(hit ? st.disk_hits : st.disk_misses)[describe_key(key)];
     if (!hit) {
-      pyb::gil_scoped_release release;
-      disk->store(entry, disk_key, *result);  // a cache that cannot be written only costs the next compile
+      bool stored;
+      {
+        pyb::gil_scoped_release release;
+        stored = disk->store(entry, disk_key, *result);
+      }
+      // A cache that cannot be written only costs the next compile.
+      if (!stored) warn_unwritable(st.name, "writing " + entry + " failed");
     }
+    if (where) *where = {disk, entry, disk_key};
   }
   if (plain) st.cache.add_compiled(key, target_key(req.options), result);
   return result;
@@ -232,8 +258,18 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
 rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, rt::Device& device) {
   DispatcherState& st = state_of(self);
   if (rt::LoadedKernel* k = st.cache.find(key.data(), key.size(), &device)) return k;
-  auto result = compile_key(self, key, &device);
-  std::shared_ptr<rt::LoadedKernel> kernel = device.load_kernel(*result, st.name);
+  CompileTimer timer;
+  DiskEntry disk;
+  auto result = compile_key(self, key, &device, {}, &disk);
+  timer.compiled();
+  std::string tag = disk.cache ? device.machine_code_tag() : std::string();
+  bool code_hit = false;
+  std::shared_ptr<rt::LoadedKernel> kernel =
+      tag.empty() ? device.load_kernel(*result, st.name)
+                  : load_through_disk(st.name, device, *result, *disk.cache, disk.path, disk.key, tag, &code_hit);
+  if (!tag.empty()) ++(code_hit ? st.code_hits : st.code_misses);
+  timer.loaded(st.name, describe_key(key), *result, disk.cache != nullptr,
+               tag.empty() ? "PTX through the driver's JIT" : code_hit ? "cached machine code" : "PTX linked into machine code");
   rt::LoadedKernel* raw = kernel.get();
   st.cache.add_loaded(key, &device, std::move(kernel));
   return raw;
@@ -944,6 +980,8 @@ PyObject* stats_get(PyObject* self, void*) {
   d["cache_hits"] = hits;
   d["cache_misses"] = misses;
   d["cache_path"] = st.disk_cache ? pyb::object(pyb::str(st.disk_cache->directory())) : pyb::none();
+  d["machine_code_hits"] = st.code_hits;
+  d["machine_code_misses"] = st.code_misses;
   return d.release().ptr();
 }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "arguments.h"
+#include "compiler/warm_up.h"
 #include "arrays.h"
 #include "dispatcher.h"
 #include "dtypes.h"
@@ -163,6 +164,10 @@ PYBIND11_MODULE(_core, m) {
     }
     return d;
   });
+  m.def("_start_warm_up", &start_warm_up,
+        "Starts the compiler's one-time initialisation on a background thread (compiler/warm_up.h).");
+  m.def("_wait_warm_up", &wait_warm_up, pyb::call_guard<pyb::gil_scoped_release>(),
+        "Waits for the warm-up thread (at exit, so that no compile runs while the process ends).");
   m.def("_driver_loaded", [] { return cuda::CudaDriver::load_attempted(); },
         "Whether this process has tried to load the CUDA driver yet (tests check imports do not).");
   m.def("_set_backend", [](const std::string& name) { rt::Runtime::get().set_backend(name); },

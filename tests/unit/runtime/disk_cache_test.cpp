@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <iterator>
@@ -110,6 +111,55 @@ TEST_F(DiskCacheTest, DamagedEntriesAreMisses) {
   EXPECT_NE(cache.load(entry, kKey, arg_types()), nullptr);
 }
 
+TEST_F(DiskCacheTest, SaysWhyAnEntryMissed) {
+  DiskCache cache(dir_.string());
+  std::string entry = cache.entry_path("k.py", "k", kKey);
+  DiskCache::Miss why = DiskCache::Miss::None;
+  EXPECT_EQ(cache.load(entry, kKey, arg_types(), &why), nullptr);
+  EXPECT_EQ(why, DiskCache::Miss::Missing);
+  ASSERT_TRUE(cache.store(entry, kKey, sample()));
+  EXPECT_NE(cache.load(entry, kKey, arg_types(), &why), nullptr);
+  EXPECT_EQ(why, DiskCache::Miss::None);
+  write(entry, read(entry).substr(0, 30));
+  EXPECT_EQ(cache.load(entry, kKey, arg_types(), &why), nullptr);
+  EXPECT_EQ(why, DiskCache::Miss::Damaged);
+}
+
+TEST_F(DiskCacheTest, MachineCodeReadsBackForItsKeyAndTagOnly) {
+  DiskCache cache(dir_.string());
+  std::string entry = cache.entry_path("/home/me/kernels.py", "saxpy", kKey);
+  std::string path = DiskCache::machine_code_path(entry, "cuda13000.sm_90");
+  EXPECT_EQ(path, dir_ / ("kernels.saxpy." + kKey + ".cuda13000.sm_90.gpujitbin"));
+  DiskCache::Miss why = DiskCache::Miss::None;
+  EXPECT_FALSE(cache.load_machine_code(path, kKey, "cuda13000.sm_90", &why).has_value());
+  EXPECT_EQ(why, DiskCache::Miss::Missing);
+
+  std::string cubin("\x7f" "ELF\0\1binary with NULs\0", 24);
+  ASSERT_TRUE(cache.store_machine_code(path, kKey, "cuda13000.sm_90", cubin));
+  EXPECT_EQ(cache.load_machine_code(path, kKey, "cuda13000.sm_90", &why), cubin);
+  EXPECT_EQ(why, DiskCache::Miss::None);
+  // Another tag or key inside the file (a renamed or colliding file) is no hit.
+  EXPECT_FALSE(cache.load_machine_code(path, kKey, "cuda12080.sm_90").has_value());
+  EXPECT_FALSE(cache.load_machine_code(path, std::string(64, 'b'), "cuda13000.sm_90").has_value());
+  // Neither is a PTX entry read as machine code, nor the other way round (the magics differ).
+  ASSERT_TRUE(cache.store(entry, kKey, sample()));
+  EXPECT_FALSE(cache.load_machine_code(entry, kKey, "cuda13000.sm_90", &why).has_value());
+  EXPECT_EQ(why, DiskCache::Miss::Damaged);
+  EXPECT_EQ(cache.load(path, kKey, arg_types()), nullptr);
+
+  const std::string good = read(path);
+  for (size_t n : {size_t(0), size_t(12), good.size() / 2, good.size() - 1}) {
+    write(path, good.substr(0, n));
+    EXPECT_FALSE(cache.load_machine_code(path, kKey, "cuda13000.sm_90", &why).has_value()) << "cut to " << n;
+    EXPECT_EQ(why, DiskCache::Miss::Damaged);
+  }
+  std::string flipped = good;
+  flipped[good.size() - 5] = char(flipped[good.size() - 5] ^ 1);
+  write(path, flipped);
+  EXPECT_FALSE(cache.load_machine_code(path, kKey, "cuda13000.sm_90").has_value());
+  EXPECT_FALSE(cache.store_machine_code(path, kKey, "cuda13000.sm_90", ""));
+}
+
 TEST_F(DiskCacheTest, ForeignEntriesAreMisses) {
   DiskCache cache(dir_.string());
   std::string entry = cache.entry_path("k.py", "k", kKey);
@@ -161,6 +211,18 @@ TEST_F(DiskCacheTest, FolderFollowsTheEnvironmentThenTheSourceThenTheUserCache) 
     ASSERT_TRUE(cache.has_value());
     EXPECT_EQ(cache->directory(), (dir_ / "chosen" / "deep").string());
     EXPECT_TRUE(fs::is_directory(dir_ / "chosen" / "deep"));
+    // Every folder the cache made is the user's alone.
+    for (fs::path made : {dir_ / "chosen", dir_ / "chosen" / "deep"}) {
+      struct stat st {};
+      ASSERT_EQ(stat(made.c_str(), &st), 0);
+      EXPECT_EQ(st.st_mode & 0777, 0700u) << made;
+    }
+  }
+  {
+    // A folder that cannot be made (a file is in its way): no cache, and nothing made.
+    write(dir_ / "a_file", "x");
+    ScopedEnv env("GPUJIT_CACHE_DIR", (dir_ / "a_file" / "cache").c_str());
+    EXPECT_FALSE(DiskCache::for_source(source.string()).has_value());
   }
   ScopedEnv no_override("GPUJIT_CACHE_DIR", nullptr);
   ScopedEnv xdg("XDG_CACHE_HOME", (dir_ / "xdg").c_str());

@@ -8,7 +8,12 @@
 // from Python, or directly from C++).
 //
 // Configuration by environment: FAKECUDA_DEVICES (device count, default 1), FAKECUDA_CC ("9.0"),
-// FAKECUDA_MAX_THREADS (each kernel's max threads per block, default 1024).
+// FAKECUDA_MAX_THREADS (each kernel's max threads per block, default 1024), FAKECUDA_DRIVER_VERSION
+// (cuDriverGetVersion, default 13000).
+//
+// The linker (cuLinkCreate/cuLinkAddData/cuLinkComplete) makes a fake cubin: "FAKECUBIN <version> <cc>\n"
+// and the PTX it was given; cuModuleLoadData takes such a cubin (refusing one made for another compute
+// capability, as a real driver refuses a cubin of another architecture) or PTX.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -31,6 +36,7 @@ constexpr CUresult kInvalidValue = 1;
 constexpr CUresult kNotInitialized = 3;
 constexpr CUresult kInvalidDevice = 101;
 constexpr CUresult kInvalidContext = 201;
+constexpr CUresult kInvalidImage = 200;
 constexpr CUresult kInvalidPtx = 218;
 constexpr CUresult kInvalidHandle = 400;
 constexpr CUresult kNotFound = 500;
@@ -40,6 +46,11 @@ struct FakeFunction {
   std::vector<unsigned> param_sizes;
   unsigned shared_bytes = 0;
   int max_dynamic_shared = 0;
+};
+
+struct FakeLink {
+  std::string ptx;
+  std::string cubin;
 };
 
 struct FakeModule {
@@ -67,6 +78,7 @@ struct State {
   std::set<void*> streams;
   std::map<void*, double> events;  // event -> time recorded (ms since start), -1 if never recorded
   std::set<void*> modules;
+  std::set<void*> links;
   Launch last;
   long launches = 0;
   std::string fail_function;
@@ -177,7 +189,7 @@ CUresult cuInit(unsigned flags) {
 
 CUresult cuDriverGetVersion(int* version) {
   FAKE_ENTER("cuDriverGetVersion");
-  *version = 13000;
+  *version = env_int("FAKECUDA_DRIVER_VERSION", 13000);
   return CUDA_SUCCESS;
 }
 
@@ -468,6 +480,72 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned num_op
   }
   *module = reinterpret_cast<CUmodule>(m);
   state().modules.insert(m);
+  return CUDA_SUCCESS;
+}
+
+// What a fake cubin starts with on this machine: the driver version and the compute capability.
+static std::string fake_cubin_header() {
+  const char* cc = std::getenv("FAKECUDA_CC");
+  return "FAKECUBIN " + std::to_string(env_int("FAKECUDA_DRIVER_VERSION", 13000)) + " " +
+         std::string(cc && *cc ? cc : "9.0") + "\n";
+}
+
+CUresult cuModuleLoadData(CUmodule* module, const void* image) {
+  FAKE_ENTER("cuModuleLoadData");
+  FAKE_NEEDS_CONTEXT();
+  std::string text = static_cast<const char*>(image);
+  if (text.rfind("FAKECUBIN ", 0) == 0) {
+    std::string header = fake_cubin_header();
+    if (text.rfind(header, 0) != 0) return kInvalidImage;  // another architecture's (or driver's) cubin
+    text = text.substr(header.size());
+  }
+  auto* m = new FakeModule();
+  m->ptx = text;
+  if (!parse_ptx(m->ptx, m)) {
+    delete m;
+    return kInvalidImage;
+  }
+  *module = reinterpret_cast<CUmodule>(m);
+  state().modules.insert(m);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLinkCreate_v2(unsigned, CUjit_option*, void**, CUlinkState* link) {
+  FAKE_ENTER("cuLinkCreate_v2");
+  FAKE_NEEDS_CONTEXT();
+  auto* l = new FakeLink();
+  state().links.insert(l);
+  *link = reinterpret_cast<CUlinkState>(l);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLinkAddData_v2(CUlinkState link, CUjitInputType type, void* data, size_t size, const char*, unsigned,
+                          CUjit_option*, void**) {
+  FAKE_ENTER("cuLinkAddData_v2");
+  if (!state().links.count(link)) return kInvalidHandle;
+  if (type != CU_JIT_INPUT_PTX || size == 0) return kInvalidValue;
+  std::string ptx(static_cast<const char*>(data), strnlen(static_cast<const char*>(data), size));
+  FakeModule probe;
+  if (ptx.find("FAKECUDA_REJECT") != std::string::npos || !parse_ptx(ptx, &probe)) return kInvalidPtx;
+  reinterpret_cast<FakeLink*>(link)->ptx += ptx;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLinkComplete(CUlinkState link, void** cubin, size_t* size) {
+  FAKE_ENTER("cuLinkComplete");
+  if (!state().links.count(link)) return kInvalidHandle;
+  auto* l = reinterpret_cast<FakeLink*>(link);
+  if (l->ptx.empty()) return kInvalidValue;
+  l->cubin = fake_cubin_header() + l->ptx;
+  *cubin = l->cubin.data();
+  *size = l->cubin.size() + 1;  // with its NUL, so that cuModuleLoadData can read it as text
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLinkDestroy(CUlinkState link) {
+  FAKE_ENTER("cuLinkDestroy");
+  if (!state().links.erase(link)) return kInvalidHandle;
+  delete reinterpret_cast<FakeLink*>(link);
   return CUDA_SUCCESS;
 }
 

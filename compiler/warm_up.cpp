@@ -1,0 +1,70 @@
+// The compiler's background warm-up (see warm_up.h).
+#include "compiler/warm_up.h"
+
+#include <pthread.h>
+
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "compiler/compiler.h"
+#include "ir/globals.h"
+
+namespace gpujit {
+namespace {
+
+// The kernel whose compile initialises what every later compile shares. float64 math: the functions whose
+// libdevice bodies are the largest to cut (erf, exp, log, pow), and a float32 one.
+constexpr const char* kSource = R"(import math
+import gpujit as gpu
+
+
+def gpujit_warm_up(a, b):
+    i = gpu.grid(1)
+    if i < a.size:
+        x = a[i]
+        a[i] = math.erf(x) + math.exp(x) + math.log(x) + math.sqrt(x) + math.pow(x, 1.5) + math.sin(x) + math.cos(x)
+        b[i] = math.exp(b[i])
+)";
+
+std::mutex g_mutex;
+std::thread g_thread;
+bool g_started = false;
+
+void warm_up() {
+  try {
+    CompileRequest request;
+    request.module = parse_source("<gpujit warm-up>", kSource);
+    Diagnostics diags;
+    request.globals = globals_from_module(*request.module, diags);
+    request.kernel_name = "gpujit_warm_up";
+    request.arg_types = {Type::array_of(ScalarKind::Float64, 1, Layout::C),
+                         Type::array_of(ScalarKind::Float32, 1, Layout::C)};
+    request.options.target = TargetKind::Nvptx;
+    compile(request);  // the result is of no use; a failure here surfaces again in the user's compile
+  } catch (const std::exception&) {
+  }
+}
+
+void join_locked() {
+  if (g_thread.joinable()) g_thread.join();
+}
+
+}  // namespace
+
+void start_warm_up() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_started) return;
+  g_started = true;
+  // Before a fork, wait for the thread: the child gets only the forking thread, and any lock the warm-up
+  // held would stay locked there for ever.
+  pthread_atfork([] { wait_warm_up(); }, nullptr, nullptr);
+  g_thread = std::thread(warm_up);
+}
+
+void wait_warm_up() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  join_locked();
+}
+
+}  // namespace gpujit
