@@ -286,10 +286,13 @@ void Arguments::classify_other(PyObject* obj, size_t i, const std::string& kerne
   if (type == g_device_array_type) {
     const PyDeviceArray* a = device_array_of(obj);
     if (a->view.device != &device && a->view.device) {
-      throw pybind11::type_error(describe(kernel, param, i) + " is an array on " +
-                                 a->view.device->properties().name + " (device " +
-                                 std::to_string(a->view.device->ordinal()) + ") but the launch is on " +
-                                 device.properties().name + " (device " + std::to_string(device.ordinal()) + ")");
+      // Kernels read only their own device's memory (gpujit enables no peer access): name both devices and
+      // the way out.
+      throw pybind11::type_error(describe(kernel, param, i) + " is an array on " + device_label(*a->view.device) +
+                                 " but the launch is on " + device_label(device) +
+                                 "; copy it with gpu.to_device(array) while the launch's device is current, or "
+                                 "launch inside 'with gpu.gpus[" + std::to_string(a->view.device->ordinal()) +
+                                 "]:'");
     }
     v.array = &a->view;
     last_code() = a->code;
