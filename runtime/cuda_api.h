@@ -109,6 +109,11 @@ constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream m
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void* dst, CUdeviceptr src, size_t n, CUstream s))          \
   X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s))    \
   X(cuMemsetD8Async, "cuMemsetD8Async", (CUdeviceptr dst, unsigned char value, size_t n, CUstream s))       \
+  X(cuMemcpyPeer, "cuMemcpyPeer",                                                                           \
+    (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n))                     \
+  X(cuMemcpyPeerAsync, "cuMemcpyPeerAsync",                                                                 \
+    (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n, CUstream s))         \
+  X(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", (int* can, CUdevice device, CUdevice peer))             \
   X(cuStreamCreate, "cuStreamCreate", (CUstream * stream, unsigned flags))                                  \
   X(cuStreamDestroy, "cuStreamDestroy_v2", (CUstream stream))                                               \
   X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream stream))                                          \

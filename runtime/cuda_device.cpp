@@ -149,6 +149,32 @@ void CudaDevice::fill_bytes(rt::DevicePtr dst, uint8_t value, size_t bytes, rt::
   GPUJIT_CU(driver_, cuMemsetD8Async, dst, value, bytes, as_stream(stream));
 }
 
+// Between two CUDA devices the driver copies directly (over NVLink or PCIe where peer access is possible) or
+// stages through the host itself; gpujit never needs peer access enabled for it. On the default stream the
+// synchronous cuMemcpyPeer is used: it is ordered after all work on both devices, as a default-stream copy
+// within one device is; an explicit stream gets cuMemcpyPeerAsync, ordered in that stream only.
+void CudaDevice::copy_from_device(rt::DevicePtr dst, rt::Device& from, rt::DevicePtr src, size_t bytes,
+                                  rt::StreamHandle stream) {
+  if (!bytes) return;
+  if (&from == this) return copy_on_device(dst, src, bytes, stream);
+  if (from.backend() != rt::BackendKind::Cuda) return rt::Device::copy_from_device(dst, from, src, bytes, stream);
+  CUcontext source = static_cast<CudaDevice&>(from).context_;
+  bind();
+  if (stream) {
+    GPUJIT_CU(driver_, cuMemcpyPeerAsync, dst, context_, src, source, bytes, as_stream(stream));
+  } else {
+    GPUJIT_CU(driver_, cuMemcpyPeer, dst, context_, src, source, bytes);
+  }
+}
+
+bool CudaDevice::can_access_peer(const rt::Device& peer) const {
+  if (&peer == this) return true;
+  if (peer.backend() != rt::BackendKind::Cuda) return false;
+  int can = 0;
+  GPUJIT_CU(driver_, cuDeviceCanAccessPeer, &can, device_, static_cast<const CudaDevice&>(peer).device_);
+  return can != 0;
+}
+
 std::pair<size_t, size_t> CudaDevice::memory_info() {
   size_t free = 0, total = 0;
   bind();
@@ -190,6 +216,7 @@ void CudaDevice::destroy_event(rt::EventHandle event) {
 }
 
 void CudaDevice::record_event(rt::EventHandle event, rt::StreamHandle stream) {
+  bind();  // a default stream is the current context's: this device's
   GPUJIT_CU(driver_, cuEventRecord, as_event(event), as_stream(stream));
 }
 
@@ -205,6 +232,7 @@ bool CudaDevice::query_event(rt::EventHandle event) {
 }
 
 void CudaDevice::stream_wait_event(rt::StreamHandle stream, rt::EventHandle event) {
+  bind();
   GPUJIT_CU(driver_, cuStreamWaitEvent, as_stream(stream), as_event(event), 0);
 }
 
@@ -341,6 +369,9 @@ void raise_recorded_error(CudaDriver& driver, const CudaKernel& k, CUstream stre
 
 void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) {
   auto& k = static_cast<const CudaKernel&>(kernel);
+  // The thread's current context may be another device's since this one was selected: a copy of another
+  // device's array binds that device's (and so may another library). The kernel's module lives here.
+  bind();
   if (config.shared_bytes > k.shared_optin &&
       config.shared_bytes + k.static_shared_bytes > props_.max_shared_per_block) {
     // More than 48 KiB of shared memory needs the kernel's opt-in, once per size increase.

@@ -5,7 +5,8 @@
 // loaded with cuModuleLoadData, which JIT-compiles it for the device (for a kernel cached on disk: linked
 // with cuLink* into a cubin, which the cache keeps and a later process loads without the JIT); the PTX is compiled for the device's own
 // architecture, capped at the newest one LLVM's NVPTX backend knows (the driver runs older PTX on newer GPUs).
-// Module and function handles are never unloaded: a kernel lives as long as the process.
+// Module and function handles are never unloaded: a kernel lives as long as the process. A kernel is loaded
+// once per device (a module in each device's context), and launched on the device it was loaded on.
 #pragma once
 
 #include <memory>
@@ -48,6 +49,9 @@ class CudaDevice final : public rt::Device {
   void copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) override;
   void copy_on_device(rt::DevicePtr dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) override;
   void fill_bytes(rt::DevicePtr dst, uint8_t value, size_t bytes, rt::StreamHandle stream) override;
+  void copy_from_device(rt::DevicePtr dst, rt::Device& from, rt::DevicePtr src, size_t bytes,
+                        rt::StreamHandle stream) override;
+  bool can_access_peer(const rt::Device& peer) const override;
   std::pair<size_t, size_t> memory_info() override;
 
   rt::StreamHandle create_stream() override;

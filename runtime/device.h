@@ -109,6 +109,14 @@ class Device {
   virtual void copy_to_host(void* dst, DevicePtr src, size_t bytes, StreamHandle stream) = 0;
   virtual void copy_on_device(DevicePtr dst, DevicePtr src, size_t bytes, StreamHandle stream) = 0;
   virtual void fill_bytes(DevicePtr dst, uint8_t value, size_t bytes, StreamHandle stream) = 0;
+  /// Copies `bytes` from `src` on device `from` (another device of this backend or of another one) to `dst`
+  /// on this device, in the order of this device's `stream`. With the default stream the copy is ordered
+  /// after the work already enqueued on both devices. This version goes through the host and returns when
+  /// the copy is done; CUDA copies between its devices with cuMemcpyPeer (runtime/cuda_device.h).
+  virtual void copy_from_device(DevicePtr dst, Device& from, DevicePtr src, size_t bytes, StreamHandle stream);
+  /// Whether kernels on this device could read memory of `peer` directly (CUDA's cuDeviceCanAccessPeer).
+  /// gpujit does not enable peer access: an array is always launched on its own device.
+  virtual bool can_access_peer(const Device& peer) const { return &peer == this; }
   /// Free and total device memory in bytes.
   virtual std::pair<size_t, size_t> memory_info() = 0;
 

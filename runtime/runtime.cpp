@@ -1,7 +1,9 @@
-// Backend registry and per-thread current device (see runtime.h), and the launch-limit checks of device.h.
+// Backend registry and per-thread current device (see runtime.h), and the launch-limit checks and the copy
+// between devices through the host of device.h.
 #include "runtime/runtime.h"
 
 #include <cstdlib>
+#include <vector>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -108,6 +110,13 @@ Device& Runtime::select_device(int ordinal) {
   return device;
 }
 
+Device& Runtime::make_current(Device& device) {
+  device.activate();
+  tl_current_ = &device;
+  tl_generation_ = generation_.load();
+  return device;
+}
+
 Device& Runtime::select_default_device() {
   Backend& b = backend();  // on first use this also reads GPUJIT_DEVICE's ordinal
   Device& device = open_device(b, default_ordinal_.load());
@@ -128,6 +137,18 @@ Device& Runtime::select(const std::string& name, int ordinal) {
   tl_current_ = &device;
   tl_generation_ = generation_.load();
   return device;
+}
+
+void Device::copy_from_device(DevicePtr dst, Device& from, DevicePtr src, size_t bytes, StreamHandle stream) {
+  if (!bytes) return;
+  if (&from == this) return copy_on_device(dst, src, bytes, stream);
+  // Devices of two backends (or two that cannot copy directly): stage through host memory, waiting for the
+  // source's earlier work first and for the copy in, since the staging buffer dies on return.
+  std::vector<unsigned char> staging(bytes);
+  from.copy_to_host(staging.data(), src, bytes, nullptr);
+  from.synchronize_stream(nullptr);
+  copy_to_device(dst, staging.data(), bytes, stream);
+  synchronize_stream(stream);
 }
 
 void validate_dims(const Dim3& dims, const char* what) {

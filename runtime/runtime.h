@@ -46,6 +46,9 @@ class Runtime {
   }
   /// Makes device `ordinal` of the active backend current for the calling thread.
   Device& select_device(int ordinal);
+  /// Makes `device` (a device of any backend made so far, e.g. the one a `with gpu.gpus[i]:` block left)
+  /// current for the calling thread, activated for it.
+  Device& make_current(Device& device);
   /// Makes backend `name` active (as set_backend()) and its device `ordinal` current for the calling thread.
   /// The device is opened first: if that throws (no CUDA driver, no such device), nothing changes.
   Device& select(const std::string& name, int ordinal);

@@ -286,10 +286,13 @@ void Arguments::classify_other(PyObject* obj, size_t i, const std::string& kerne
   if (type == g_device_array_type) {
     const PyDeviceArray* a = device_array_of(obj);
     if (a->view.device != &device && a->view.device) {
-      throw pybind11::type_error(describe(kernel, param, i) + " is an array on " +
-                                 a->view.device->properties().name + " (device " +
-                                 std::to_string(a->view.device->ordinal()) + ") but the launch is on " +
-                                 device.properties().name + " (device " + std::to_string(device.ordinal()) + ")");
+      // Kernels read only their own device's memory (gpujit enables no peer access): name both devices and
+      // the way out.
+      throw pybind11::type_error(describe(kernel, param, i) + " is an array on " + device_label(*a->view.device) +
+                                 " but the launch is on " + device_label(device) +
+                                 "; copy it with gpu.to_device(array) while the launch's device is current, or "
+                                 "launch inside 'with gpu.gpus[" + std::to_string(a->view.device->ordinal()) +
+                                 "]:'");
     }
     v.array = &a->view;
     last_code() = a->code;
@@ -306,7 +309,13 @@ void Arguments::classify_other(PyObject* obj, size_t i, const std::string& kerne
   if (const ForeignType* foreign = known_fast_foreign_type(type)) {
     // A tensor or CuPy array passed before: straight to its reader.
     rt::ArrayView& view = own_view();
-    if (fast_foreign_view(obj, &view, foreign)) {
+    bool read = false;
+    try {
+      read = fast_foreign_view(obj, &view, foreign);
+    } catch (const ForeignDeviceError& e) {
+      throw pybind11::type_error(describe(kernel, param, i) + " " + e.what());
+    }
+    if (read) {
       view.device = &device;
       last_value().array = &view;
       last_code() = rt::array_code_of(view);
@@ -406,12 +415,16 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   std::string cai_error, dlpack_error;
   rt::ArrayView& view = own_view();
   uint64_t producer_stream = 0;
-  bool found = fast_foreign_view(obj, &view) ||
-               view_from_cuda_array_interface(obj, &view, &cai_error, &producer_stream);
-  // numba's rule for an array read through its interface: wait for the stream it names (config switch).
-  if (found) sync_interface_stream(producer_stream);
-  if (!found && cai_error.find("no __cuda_array_interface__") != std::string::npos) {
-    found = view_from_dlpack(obj, &view, &dlpack_error);
+  bool found = false;
+  try {
+    found = fast_foreign_view(obj, &view) || view_from_cuda_array_interface(obj, &view, &cai_error, &producer_stream);
+    // numba's rule for an array read through its interface: wait for the stream it names (config switch).
+    if (found) sync_interface_stream(producer_stream);
+    if (!found && cai_error.find("no __cuda_array_interface__") != std::string::npos) {
+      found = view_from_dlpack(obj, &view, &dlpack_error);
+    }
+  } catch (const ForeignDeviceError& e) {
+    throw pybind11::type_error(describe(kernel, param, i) + " " + e.what());
   }
   if (found) {
     view.device = &device;

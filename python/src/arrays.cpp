@@ -165,6 +165,17 @@ void sync_interface_stream(uint64_t stream) {
 // ---------------------------------------------------------------------------------------------------------
 // Streams
 
+std::string device_label(const rt::Device& device) {
+  return device.properties().name + " (device " + std::to_string(device.ordinal()) + ")";
+}
+
+void check_stream_device(const rt::Stream& stream, const rt::Device& device, const char* use) {
+  if (&stream.device() == &device || reinterpret_cast<uintptr_t>(stream.handle()) <= 2) return;
+  throw pyb::value_error(std::string("the stream was made on ") + device_label(stream.device()) + " but " + use +
+                         " is on " + device_label(device) + "; a stream belongs to its device: make one with "
+                         "gpu.stream() while that device is current (with gpu.gpus[i]:)");
+}
+
 std::shared_ptr<rt::Stream> stream_from_python(pyb::handle obj, rt::Device& device) {
   if (obj.is_none()) return nullptr;
   uint64_t handle = 0;
@@ -173,6 +184,7 @@ std::shared_ptr<rt::Stream> stream_from_python(pyb::handle obj, rt::Device& devi
     if (PyErr_Occurred()) throw pyb::error_already_set();
   } else if (pyb::isinstance<PyStream>(obj)) {
     const auto& s = obj.cast<const PyStream&>().stream;
+    check_stream_device(*s, device, "the work");
     return s->handle() ? s : nullptr;
   } else if (pyb::hasattr(obj, "__cuda_stream__")) {
     handle = pyb::cast<uint64_t>(obj.attr("__cuda_stream__")()[pyb::int_(1)]);
@@ -323,6 +335,12 @@ static void copy_into_device(PyDeviceArray& dst, pyb::handle src, const std::sha
     const rt::ArrayView& s = *device_array_view(src.ptr());
     if (s.nbytes() != v.nbytes() || !s.same_dtype(v) || !s.is_c_contiguous() || !v.is_c_contiguous()) {
       throw pyb::value_error("copy_to_device: both device arrays must be C-contiguous with equal size and dtype");
+    }
+    // From another device: a peer copy (through the host where the two cannot copy directly).
+    if (s.device && s.device != &device) {
+      pyb::gil_scoped_release release;
+      device.copy_from_device(v.data, *s.device, s.data, size_t(v.nbytes()), handle_of(stream));
+      return;
     }
     device.copy_on_device(v.data, s.data, size_t(v.nbytes()), handle_of(stream));
     return;
@@ -575,10 +593,30 @@ void register_arrays(pyb::module_& m) {
       copy_into_device(to.cast<PyDeviceArray&>(), obj, s);
       return pyb::reinterpret_borrow<pyb::object>(to);
     }
-    if (Py_TYPE(obj.ptr()) == g_device_array_type) return pyb::reinterpret_borrow<pyb::object>(obj);
+    if (Py_TYPE(obj.ptr()) == g_device_array_type) {
+      // A device array on the current device is returned as it is (numba's to_device); one on another
+      // device is copied to a new array on the current one.
+      const PyDeviceArray& src = *device_array_of(obj.ptr());
+      if (!src.view.device || src.view.device == &device) return pyb::reinterpret_borrow<pyb::object>(obj);
+      const rt::ArrayView& v = src.view;
+      std::vector<int64_t> shape(v.shape, v.shape + v.ndim);
+      bool fortran = !v.is_c_contiguous() && v.is_f_contiguous();
+      if (!v.is_c_contiguous() && !fortran) {
+        throw pyb::value_error("to_device: a strided array of " + device_label(*v.device) + " cannot be copied to " +
+                               device_label(device) + "; copy it to a contiguous array on its device first "
+                               "(arr.copy_to_host(), or a kernel)");
+      }
+      PyDeviceArray a = allocate_array(shape, ElementType{v.dtype, v.record}, fortran, s);
+      {
+        pyb::gil_scoped_release release;
+        device.copy_from_device(a.view.data, *v.device, v.data, size_t(v.nbytes()), handle_of(s));
+      }
+      return wrap_device_array(std::move(a.view), std::move(a.stream));
+    }
     return host_to_device(obj.ptr(), s);
   }, pyb::arg("obj"), pyb::arg("stream") = 0, pyb::arg("copy") = true, pyb::arg("to") = pyb::none(),
-     "Copies a host array to a new device array (or into `to`).");
+     "Copies a host array to a new device array on the current device (or into `to`); a device array of "
+     "another device is copied to the current one.");
 
   m.def("device_array", [](pyb::handle shape, pyb::handle dtype, pyb::handle stream, const std::string& order) {
     ElementType kind = dtype.is_none() ? ElementType{} : element_from_dtype_like(dtype);

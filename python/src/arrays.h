@@ -91,8 +91,16 @@ bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::stri
 void sync_interface_stream(uint64_t stream);
 
 /// The stream a Python `stream=` argument names: 0 or None is the default stream (null result), a gpujit
-/// Stream, or another library's stream (anything with __cuda_stream__, .cuda_stream or .ptr).
+/// Stream, or another library's stream (anything with __cuda_stream__, .cuda_stream or .ptr). A gpujit
+/// Stream of another device than `device` is a ValueError (check_stream_device).
 std::shared_ptr<rt::Stream> stream_from_python(pyb::handle obj, rt::Device& device);
+
+/// Throws ValueError, naming both devices, when `stream` was made on another device than `device` (a
+/// stream belongs to its device's context). The default streams (handles 0, 1 and 2) belong to every device.
+void check_stream_device(const rt::Stream& stream, const rt::Device& device, const char* use);
+
+/// "Fake CUDA Device 1 (device 1)": a device as messages name it.
+std::string device_label(const rt::Device& device);
 
 /// A new DeviceArray object holding `array` (made for `stream`).
 pyb::object wrap_device_array(rt::ArrayView view, std::shared_ptr<rt::Stream> stream);

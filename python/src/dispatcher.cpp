@@ -389,6 +389,10 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
                           (nargs == 1 ? " was" : " were") + " given");
   }
   rt::Device& device = rt::Runtime::get().current_device();
+  // The launcher (kernel[grid, block, stream]) may have been made while another device was current.
+  if (spec.stream && &spec.stream->device() != &device) {
+    check_stream_device(*spec.stream, device, ("the launch of kernel '" + st.name + "'").c_str());
+  }
   ArgumentScope scope(nargs);
   Arguments& a = scope.get();
   for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);

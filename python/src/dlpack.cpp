@@ -86,6 +86,16 @@ bool view_of_dltensor(const DLTensor& t, rt::ArrayView* out, std::string* error)
              std::to_string(t.device.device_type) + ")";
     return false;
   }
+  if (t.device.device_type == kDLCUDA) {
+    // DLPack says which GPU holds the tensor (the CUDA array interface does not): one of another device than
+    // the current one is an error here rather than an illegal address in the kernel.
+    rt::Device& current = rt::Runtime::get().current_device();
+    if (current.backend() == rt::BackendKind::Cuda && t.device.device_id != current.ordinal()) {
+      throw ForeignDeviceError("is a tensor on CUDA device " + std::to_string(t.device.device_id) + " but " +
+                               device_label(current) + " is current; use it inside 'with gpu.gpus[" +
+                               std::to_string(t.device.device_id) + "]:'");
+    }
+  }
   auto kind = kind_from_dlpack(t.dtype.code, t.dtype.bits, t.dtype.lanes);
   if (!kind || t.ndim < 0 || t.ndim > rt::kMaxDims) {
     *error = "its __dlpack__ tensor has an unsupported element type or too many dimensions";
@@ -171,7 +181,13 @@ void register_dlpack(pybind11::module_& m, pybind11::class_<PyDeviceArray>& cls)
         if (Py_TYPE(obj.ptr()) == g_device_array_type) return pybind11::reinterpret_borrow<pybind11::object>(obj);
         rt::ArrayView v;
         std::string error;
-        if (!view_from_dlpack(obj.ptr(), &v, &error)) {
+        bool found = false;
+        try {
+          found = view_from_dlpack(obj.ptr(), &v, &error);
+        } catch (const ForeignDeviceError& e) {
+          throw pybind11::value_error("from_dlpack: " + pybind11::repr(obj).cast<std::string>() + " " + e.what());
+        }
+        if (!found) {
           throw pybind11::type_error("from_dlpack: " + pybind11::repr(obj).cast<std::string>() + ": " + error);
         }
         v.device = &rt::Runtime::get().current_device();

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <Python.h>
@@ -71,6 +72,12 @@ const DLPackExchangeAPI* exchange_api_of(PyTypeObject* type);
 /// Python error left set, when the producer fails or the tensor is not in CUDA memory or has an unsupported
 /// element type; the generic protocols then say why.
 bool view_from_exchange_api(const DLPackExchangeAPI* api, PyObject* obj, rt::ArrayView* out);
+
+/// Thrown by the readers below for a CUDA tensor (DLPack names its device) of another device than the
+/// calling thread's current CUDA device: a kernel there could not read it. The launch path adds the argument.
+struct ForeignDeviceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 /// Calls `obj.__dlpack__()` and reads the tensor into `out`, whose owner then keeps the producer's tensor
 /// alive. Returns false with *error set if `obj` has no __dlpack__ or the tensor is not in CUDA memory or

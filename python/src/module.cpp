@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <vector>
 
 #include "arguments.h"
 #include "compiler/warm_up.h"
@@ -46,6 +47,14 @@ pyb::object device_attribute(const PyDevice& d, const std::string& name) {
   if (name == "PCI_BUS_ID") return pyb::int_(p.pci_bus_id);
   throw pyb::attribute_error("device has no attribute '" + name + "'");
 }
+
+/// The devices `with gpu.gpus[i]:` blocks of the calling thread left, innermost last: each block's exit makes
+/// the device before it current again. Per thread, as the current device is.
+thread_local std::vector<rt::Device*> tl_left_devices;
+
+/// A device array's, stream's or event's device as Python sees it; None for an array whose device is not known
+/// (one made from a foreign array's memory before any launch).
+pyb::object device_object(rt::Device* device) { return device ? pyb::cast(PyDevice{device}) : pyb::none(); }
 
 /// Host memory for a pinned array; NumPy views it through the buffer protocol and keeps it alive.
 struct PinnedBuffer {
@@ -111,6 +120,25 @@ PYBIND11_MODULE(_core, m) {
         pyb::gil_scoped_release release;
         d.device->synchronize();
       })
+      .def("__enter__", [](const PyDevice& d) {
+        // numba's `with cuda.gpus[i]:` makes device i current for the block, for the calling thread only.
+        rt::Runtime& r = rt::Runtime::get();
+        rt::Device& before = r.current_device();
+        r.make_current(*d.device);
+        tl_left_devices.push_back(&before);
+        return d;
+      })
+      .def("__exit__", [](const PyDevice&, pyb::args) {
+        if (tl_left_devices.empty()) return false;
+        rt::Device* before = tl_left_devices.back();
+        tl_left_devices.pop_back();
+        rt::Runtime::get().make_current(*before);
+        return false;
+      })
+      .def("can_access_peer", [](const PyDevice& d, const PyDevice& peer) { return d.device->can_access_peer(*peer.device); },
+           pyb::arg("peer"),
+           "Whether this device could read `peer`'s memory directly (cuDeviceCanAccessPeer). gpujit does not "
+           "enable peer access: copies between devices use it where the driver can, kernels never do.")
       .def("__getattr__", &device_attribute)
       .def("__eq__", [](const PyDevice& a, const PyDevice& b) { return a.device == b.device; })
       .def("__hash__", [](const PyDevice& d) { return reinterpret_cast<uintptr_t>(d.device); })
@@ -132,6 +160,18 @@ PYBIND11_MODULE(_core, m) {
   }, pyb::arg("device_id"),
         "select_device('cpu'), select_device('cuda') or select_device('cuda:N'): switches every thread to that "
         "backend and makes the device current for the calling thread.");
+  // Where arrays, streams and events live (registered in arrays.cpp; PyDevice is this file's).
+  pyb::reinterpret_borrow<pyb::class_<PyDeviceArray>>(m.attr("DeviceArray"))
+      .def_property_readonly("device", [](const PyDeviceArray& a) { return device_object(a.view.device); },
+                             "The device whose memory holds the array.");
+  pyb::reinterpret_borrow<pyb::class_<PyStream>>(m.attr("Stream"))
+      .def_property_readonly("device", [](const PyStream& s) { return device_object(&s.stream->device()); },
+                             "The device the stream belongs to (the one current when it was made).");
+  pyb::reinterpret_borrow<pyb::class_<PyEvent>>(m.attr("Event"))
+      .def_property_readonly("device", [](const PyEvent& e) { return device_object(&e.event->device()); },
+                             "The device the event belongs to (the one current when it was made).");
+  m.def("_make_current", [](const PyDevice& d) { return PyDevice{&rt::Runtime::get().make_current(*d.device)}; },
+        pyb::arg("device"), "Makes `device` (of any backend) current for the calling thread (tests restore one).");
   m.def("get_current_device", [] { return PyDevice{&rt::Runtime::get().current_device()}; },
         "The calling thread's current device (device 0 unless select_device chose another).");
   m.def("device_count", [] { return rt::Runtime::get().backend().device_count(); });

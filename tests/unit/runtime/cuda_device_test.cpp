@@ -1,5 +1,5 @@
 // The CUDA backend against the fake driver (tests/unit/runtime/fake_driver): device properties, memory,
-// module loading, launches and how driver errors read.
+// module loading, launches, two devices and how driver errors read.
 #include "runtime/cuda_device.h"
 
 #include <gtest/gtest.h>
@@ -25,9 +25,10 @@ using FakeLastParam = int (*)(int, void*, int);
 namespace gpujit::rt {
 namespace {
 
-// The driver is a process-wide singleton: point it at the fake before any test touches it.
+// The driver is a process-wide singleton: point it at the fake, with two devices, before any test touches it.
 const bool kFakeDriverSet = [] {
   setenv("GPUJIT_CUDA_DRIVER", GPUJIT_FAKE_CUDA, 1);
+  setenv("FAKECUDA_DEVICES", "2", 1);
   return true;
 }();
 
@@ -87,7 +88,7 @@ TEST(CudaDevice, NoSuchDeviceNamesTheCount) {
     Runtime::get().select_device(3);
     FAIL() << "expected an error";
   } catch (const std::out_of_range& e) {
-    EXPECT_STREQ(e.what(), "no device 3: the cuda backend has 1 device");
+    EXPECT_STREQ(e.what(), "no device 3: the cuda backend has 2 devices");
   }
 }
 
@@ -297,6 +298,38 @@ TEST(Runtime, SwitchingBackendsKeepsEachBackendsDevices) {
   EXPECT_EQ(&rt.current_device(), &gpu);  // the same device object: arrays made on it stay valid
   EXPECT_THROW(rt.set_backend("tpu"), std::invalid_argument);
   EXPECT_EQ(rt.backend_name(), "cuda");
+}
+
+TEST(CudaDevice, EachDeviceLaunchesInItsOwnContextAndCopiesGoPeerToPeer) {
+  Device& d0 = Runtime::get().select_device(0);
+  Device& d1 = Runtime::get().backend().device(1);
+  ASSERT_NE(&d0, &d1);
+  EXPECT_EQ(d1.properties().name, "Fake CUDA Device 1");
+  EXPECT_TRUE(d0.can_access_peer(d1));
+  std::shared_ptr<LoadedKernel> k0 = d0.load_kernel(compiled(kPtx, "k"), "k");
+  DeviceBuffer on_1(d1, 64, nullptr), on_0(d0, 64, nullptr);
+  int32_t in[16], out[16] = {};
+  for (int i = 0; i < 16; ++i) in[i] = 3 * i + 1;
+  d1.copy_to_device(on_1.ptr(), in, sizeof(in), nullptr);  // device 1's context is now the thread's
+  long peer = calls("cuMemcpyPeer");
+  d0.copy_from_device(on_0.ptr(), d1, on_1.ptr(), sizeof(in), nullptr);
+  EXPECT_EQ(calls("cuMemcpyPeer") - peer, 1);
+  d0.copy_to_host(out, on_0.ptr(), sizeof(out), nullptr);
+  EXPECT_EQ(std::memcmp(in, out, sizeof(in)), 0);
+
+  uint64_t a = on_0.ptr(), shape = 16, stride = 4;
+  double x = 1.0;
+  uint8_t flag = 0;
+  void* params[] = {&a, &shape, &stride, &x, &flag};
+  LaunchConfig config;
+  d1.fill_bytes(on_1.ptr(), 0, sizeof(in), nullptr);  // device 1's context again
+  EXPECT_NO_THROW(d0.launch(*k0, config, params));    // the launch binds device 0's
+  // A kernel loaded on device 0 is not device 1's: the driver refuses it there.
+  EXPECT_THROW(d1.launch(*k0, config, params), DriverError);
+  // make_current switches the calling thread's device, whatever it was.
+  EXPECT_EQ(&Runtime::get().make_current(d1), &d1);
+  EXPECT_EQ(&Runtime::get().current_device(), &d1);
+  Runtime::get().make_current(d0);
 }
 
 }  // namespace

@@ -7,9 +7,17 @@
 // then check packing, caching and error paths through the `fakecuda_*` functions below (called with ctypes
 // from Python, or directly from C++).
 //
+// Several devices (FAKECUDA_DEVICES=2) behave as a real multi-GPU machine does where gpujit could get them
+// wrong: each device has its own primary context, and memory, streams, events and modules belong to the
+// context that was current when they were made. A launch fails unless the calling thread's current context
+// is the one its module was loaded in, and its stream (and an event's stream) must be of that context too;
+// cuMemcpyPeer checks that each pointer lies in memory of the context named for it. fakecuda_launches_on and
+// fakecuda_pointer_device tell tests which device a launch or an allocation went to.
+//
 // Configuration by environment: FAKECUDA_DEVICES (device count, default 1), FAKECUDA_CC ("9.0"),
 // FAKECUDA_MAX_THREADS (each kernel's max threads per block, default 1024), FAKECUDA_DRIVER_VERSION
-// (cuDriverGetVersion, default 13000).
+// (cuDriverGetVersion, default 13000), FAKECUDA_PEER_ACCESS (what cuDeviceCanAccessPeer says for two
+// distinct devices, default 1).
 //
 // The linker (cuLinkCreate/cuLinkAddData/cuLinkComplete) makes a fake cubin: "FAKECUBIN <version> <cc>\n"
 // and the PTX it was given; cuModuleLoadData takes such a cubin (refusing one made for another compute
@@ -43,6 +51,7 @@ constexpr CUresult kNotFound = 500;
 
 struct FakeFunction {
   std::string name;
+  CUcontext context = nullptr;  // its module's
   std::vector<unsigned> param_sizes;
   unsigned shared_bytes = 0;
   int max_dynamic_shared = 0;
@@ -74,9 +83,13 @@ struct State {
   bool initialized = false;
   std::map<std::string, long> counters;
   std::map<unsigned long long, size_t> allocations;  // live device allocations: address -> bytes
+  std::map<unsigned long long, CUcontext> allocation_context;
   std::set<void*> pinned;
-  std::set<void*> streams;
+  std::map<void*, CUcontext> streams;  // stream -> the context it was created in
   std::map<void*, double> events;  // event -> time recorded (ms since start), -1 if never recorded
+  std::map<void*, CUcontext> event_context;
+  std::map<CUcontext, long> launches_by_context;
+  std::map<CUcontext, long> syncs_by_context;  // cuCtxSynchronize calls
   std::set<void*> modules;
   std::set<void*> links;
   Launch last;
@@ -172,6 +185,17 @@ int env_int(const char* name, int fallback) {
 }
 
 CUcontext fake_context(int device) { return reinterpret_cast<CUcontext>(uintptr_t(0x1000 + device)); }
+int device_of_context(CUcontext ctx) { return int(reinterpret_cast<uintptr_t>(ctx) - 0x1000); }
+
+/// The context of the live allocation holding [ptr, ptr + n), or null (the state's mutex held).
+CUcontext context_of_range(CUdeviceptr ptr, size_t n) {
+  auto& a = state().allocations;
+  auto it = a.upper_bound(ptr);
+  if (it == a.begin()) return nullptr;
+  --it;
+  if (ptr + n > it->first + it->second) return nullptr;
+  return state().allocation_context[it->first];
+}
 
 }  // namespace
 
@@ -196,7 +220,8 @@ CUresult cuDriverGetVersion(int* version) {
 CUresult cuGetErrorName(CUresult error, const char** name) {
   static const std::map<CUresult, const char*> names = {
       {0, "CUDA_SUCCESS"}, {1, "CUDA_ERROR_INVALID_VALUE"}, {2, "CUDA_ERROR_OUT_OF_MEMORY"},
-      {3, "CUDA_ERROR_NOT_INITIALIZED"}, {101, "CUDA_ERROR_INVALID_DEVICE"}, {218, "CUDA_ERROR_INVALID_PTX"},
+      {3, "CUDA_ERROR_NOT_INITIALIZED"}, {101, "CUDA_ERROR_INVALID_DEVICE"}, {201, "CUDA_ERROR_INVALID_CONTEXT"},
+      {218, "CUDA_ERROR_INVALID_PTX"},
       {400, "CUDA_ERROR_INVALID_HANDLE"}, {500, "CUDA_ERROR_NOT_FOUND"}, {600, "CUDA_ERROR_NOT_READY"},
       {700, "CUDA_ERROR_ILLEGAL_ADDRESS"}, {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"}};
   auto it = names.find(error);
@@ -208,7 +233,7 @@ CUresult cuGetErrorName(CUresult error, const char** name) {
 CUresult cuGetErrorString(CUresult error, const char** text) {
   static const std::map<CUresult, const char*> texts = {
       {0, "no error"}, {1, "invalid argument"}, {2, "out of memory"}, {3, "initialization error"},
-      {101, "invalid device ordinal"}, {218, "a PTX JIT compilation failed"}, {400, "invalid resource handle"},
+      {101, "invalid device ordinal"}, {201, "invalid device context"}, {218, "a PTX JIT compilation failed"}, {400, "invalid resource handle"},
       {500, "named symbol not found"}, {600, "device not ready"}, {700, "an illegal memory access was encountered"},
       {701, "too many resources requested for launch"}};
   auto it = texts.find(error);
@@ -288,6 +313,7 @@ CUresult cuCtxGetCurrent(CUcontext* ctx) {
 CUresult cuCtxSynchronize() {
   FAKE_ENTER("cuCtxSynchronize");
   FAKE_NEEDS_CONTEXT();
+  state().syncs_by_context[tl_current]++;
   return CUDA_SUCCESS;
 }
 
@@ -310,6 +336,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
   std::memset(p, 0xCD, bytes);  // uninitialized memory is not zero on a GPU either
   *ptr = CUdeviceptr(uintptr_t(p));
   state().allocations[*ptr] = bytes;
+  state().allocation_context[*ptr] = tl_current;
   return CUDA_SUCCESS;
 }
 
@@ -320,6 +347,7 @@ CUresult cuMemFree_v2(CUdeviceptr ptr) {
   if (it == state().allocations.end()) return kInvalidValue;
   std::free(reinterpret_cast<void*>(uintptr_t(ptr)));
   state().allocations.erase(it);
+  state().allocation_context.erase(ptr);
   return CUDA_SUCCESS;
 }
 
@@ -362,6 +390,7 @@ CUresult cuMemAllocManaged(CUdeviceptr* ptr, size_t bytes, unsigned) {
   if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
   *ptr = CUdeviceptr(uintptr_t(p));
   state().allocations[*ptr] = bytes;
+  state().allocation_context[*ptr] = tl_current;
   return CUDA_SUCCESS;
 }
 
@@ -379,6 +408,35 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstre
   return CUDA_SUCCESS;
 }
 
+// Between contexts: each pointer must lie in memory of the context named for it (the real driver needs that
+// to find the devices; with no peer access it stages through the host itself).
+CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n) {
+  FAKE_ENTER("cuMemcpyPeer");
+  if (context_of_range(dst, n) != dst_ctx || context_of_range(src, n) != src_ctx) return kInvalidValue;
+  std::memmove(reinterpret_cast<void*>(uintptr_t(dst)), reinterpret_cast<const void*>(uintptr_t(src)), n);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n,
+                           CUstream stream) {
+  FAKE_ENTER("cuMemcpyPeerAsync");
+  auto s = state().streams.find(stream);
+  if (reinterpret_cast<uintptr_t>(stream) > 2 && (s == state().streams.end() || s->second != dst_ctx)) {
+    return kInvalidHandle;
+  }
+  if (context_of_range(dst, n) != dst_ctx || context_of_range(src, n) != src_ctx) return kInvalidValue;
+  std::memmove(reinterpret_cast<void*>(uintptr_t(dst)), reinterpret_cast<const void*>(uintptr_t(src)), n);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceCanAccessPeer(int* can, CUdevice device, CUdevice peer) {
+  FAKE_ENTER("cuDeviceCanAccessPeer");
+  int n = state().devices;
+  if (device < 0 || device >= n || peer < 0 || peer >= n) return kInvalidDevice;
+  *can = device != peer && env_int("FAKECUDA_PEER_ACCESS", 1) != 0;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream) {
   FAKE_ENTER("cuMemsetD8Async");
   FAKE_NEEDS_CONTEXT();
@@ -390,7 +448,7 @@ CUresult cuStreamCreate(CUstream* stream, unsigned) {
   FAKE_ENTER("cuStreamCreate");
   FAKE_NEEDS_CONTEXT();
   *stream = reinterpret_cast<CUstream>(new char);
-  state().streams.insert(*stream);
+  state().streams[*stream] = tl_current;
   return CUDA_SUCCESS;
 }
 
@@ -427,12 +485,14 @@ CUresult cuEventCreate(CUevent* event, unsigned) {
   FAKE_NEEDS_CONTEXT();
   *event = reinterpret_cast<CUevent>(new char);
   state().events[*event] = -1;
+  state().event_context[*event] = tl_current;
   return CUDA_SUCCESS;
 }
 
 CUresult cuEventDestroy_v2(CUevent event) {
   FAKE_ENTER("cuEventDestroy_v2");
   if (!state().events.erase(event)) return kInvalidHandle;
+  state().event_context.erase(event);
   delete reinterpret_cast<char*>(event);
   return CUDA_SUCCESS;
 }
@@ -440,6 +500,9 @@ CUresult cuEventDestroy_v2(CUevent event) {
 CUresult cuEventRecord(CUevent event, CUstream stream) {
   FAKE_ENTER("cuEventRecord");
   if (!state().events.count(event) || !valid_stream(stream)) return kInvalidHandle;
+  // The event and the stream must be of one context; a default stream is the calling thread's context's.
+  CUcontext stream_ctx = reinterpret_cast<uintptr_t>(stream) <= 2 ? tl_current : state().streams[stream];
+  if (state().event_context[event] != stream_ctx) return kInvalidHandle;
   state().events[event] = now_ms();
   return CUDA_SUCCESS;
 }
@@ -478,6 +541,7 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned num_op
     delete m;
     return kInvalidPtx;
   }
+  for (auto& [name, f] : m->functions) f.context = tl_current;
   *module = reinterpret_cast<CUmodule>(m);
   state().modules.insert(m);
   return CUDA_SUCCESS;
@@ -505,6 +569,7 @@ CUresult cuModuleLoadData(CUmodule* module, const void* image) {
     delete m;
     return kInvalidImage;
   }
+  for (auto& [name, f] : m->functions) f.context = tl_current;
   *module = reinterpret_cast<CUmodule>(m);
   state().modules.insert(m);
   return CUDA_SUCCESS;
@@ -604,6 +669,10 @@ CUresult record_launch(CUfunction function, unsigned gx, unsigned gy, unsigned g
                        unsigned bz, unsigned shared, CUstream stream, void** params) {
   auto* f = reinterpret_cast<FakeFunction*>(function);
   if (!valid_stream(stream)) return kInvalidValue;
+  // The kernel runs in the calling thread's context: its module must have been loaded there, and its stream
+  // made there.
+  if (f->context != tl_current) return kInvalidContext;
+  if (reinterpret_cast<uintptr_t>(stream) > 2 && state().streams[stream] != tl_current) return kInvalidHandle;
   if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0) return kInvalidValue;
   if (uint64_t(bx) * by * bz > 1024 || bz > 64) return kInvalidValue;
   int max_dynamic = f->max_dynamic_shared > 48 * 1024 ? f->max_dynamic_shared : 48 * 1024;
@@ -625,6 +694,7 @@ CUresult record_launch(CUfunction function, unsigned gx, unsigned gy, unsigned g
   l.bytes.resize(total);
   for (size_t i = 0; i < n; ++i) std::memcpy(l.bytes.data() + l.offsets[i], params[i], f->param_sizes[i]);
   state().launches++;
+  state().launches_by_context[tl_current]++;
   return CUDA_SUCCESS;
 }
 
@@ -668,6 +738,27 @@ long fakecuda_calls(const char* function) {
   std::lock_guard<std::mutex> lock(state().mutex);
   auto it = state().counters.find(function);
   return it == state().counters.end() ? 0 : it->second;
+}
+
+/// Launches so far on device `device` (in its context).
+long fakecuda_launches_on(int device) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  auto it = state().launches_by_context.find(fake_context(device));
+  return it == state().launches_by_context.end() ? 0 : it->second;
+}
+
+/// cuCtxSynchronize calls so far with device `device`'s context current.
+long fakecuda_synchronizes_on(int device) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  auto it = state().syncs_by_context.find(fake_context(device));
+  return it == state().syncs_by_context.end() ? 0 : it->second;
+}
+
+/// The device whose memory holds address `ptr` (anywhere inside a live allocation), -1 if none does.
+int fakecuda_pointer_device(unsigned long long ptr) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  CUcontext ctx = context_of_range(ptr, 1);
+  return ctx ? device_of_context(ctx) : -1;
 }
 
 /// Number of live device allocations and their total bytes.
