@@ -35,6 +35,7 @@ void set_error_from_current_exception() {
     PyObject_SetAttrString(err, "function", pyb::str(e.function()).ptr());
     PyObject_SetAttrString(err, "code", pyb::int_(e.code()).ptr());
     PyObject_SetAttrString(err, "name", pyb::str(e.error_name()).ptr());
+    PyObject_SetAttrString(err, "recoverable", e.recoverable() ? Py_True : Py_False);
     PyErr_SetObject(cls, err);
     Py_DECREF(err);
   } catch (const rt::LaunchError& e) {
