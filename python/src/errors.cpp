@@ -100,6 +100,8 @@ void warn_performance(const char* message) {
     throw pyb::error_already_set();
 }
 
+PyObject* launch_error_class() { return or_default(g_launch_error, PyExc_ValueError); }
+
 void strip_traceback() {
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
