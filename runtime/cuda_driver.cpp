@@ -25,13 +25,14 @@ constexpr int kStickyErrors[] = {
     718,  // CUDA_ERROR_INVALID_PC
     719,  // CUDA_ERROR_LAUNCH_FAILED
 };
-// The device is gone for this process: the driver shut down, the GPU fell off the bus or was reset, or it
-// is held by another process in exclusive mode.
+// The device is gone for this process: the driver shut down, or the GPU fell off the bus or was reset.
 constexpr int kLostDeviceErrors[] = {
     4,    // CUDA_ERROR_DEINITIALIZED
-    46,   // CUDA_ERROR_DEVICE_UNAVAILABLE
     100,  // CUDA_ERROR_NO_DEVICE
 };
+// CUDA_ERROR_DEVICE_UNAVAILABLE: the device is busy (held by another process in exclusive mode, or in
+// prohibited compute mode) or lost; a later call may succeed once it is free, so it is not fatal.
+constexpr int kDeviceUnavailable = 46;
 
 template <size_t N>
 bool contains(const int (&codes)[N], int code) {
@@ -49,8 +50,11 @@ std::string message(const std::string& function, int code, const std::string& na
     m += ". This error is sticky: the CUDA context is now unusable and every later CUDA call in this process "
          "fails with it; restart the process to use the GPU again";
   } else if (contains(kLostDeviceErrors, code)) {
-    m += ". The GPU can no longer be used by this process (it was lost or reset, is held by another process, "
-         "or the driver shut down); restart the process once it is back (gpujit.select_device('cpu') runs "
+    m += ". The GPU can no longer be used by this process (it was lost or reset, or the driver shut down); "
+         "restart the process once it is back (gpujit.select_device('cpu') runs kernels on the CPU meanwhile)";
+  } else if (code == kDeviceUnavailable) {
+    m += ". The GPU is busy or gone: another process may hold it in exclusive mode, or it was lost; a later "
+         "call works once it is free, a lost GPU needs the process restarted (gpujit.select_device('cpu') runs "
          "kernels on the CPU meanwhile)";
   }
   return m;

@@ -37,7 +37,8 @@ class DriverError : public std::runtime_error {
   /// The driver's text for the error, "out of memory".
   const std::string& text() const { return text_; }
   const std::string& context() const { return context_; }
-  /// False when CUDA refuses all later work in this process: a sticky error or a lost device.
+  /// False when CUDA refuses all later work in this process: a sticky error or a lost device
+  /// (CUDA_ERROR_NO_DEVICE, CUDA_ERROR_DEINITIALIZED); CUDA_ERROR_DEVICE_UNAVAILABLE may pass.
   bool recoverable() const { return recoverable(code_); }
   static bool recoverable(int code);
   /// Whether `code` is an error raised inside a kernel that leaves the context unusable (sticky).
