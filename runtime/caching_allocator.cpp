@@ -36,16 +36,18 @@ CachingAllocator::Block CachingAllocator::allocate(size_t bytes, void* stream) {
     if (e.code() != cuda::CUDA_ERROR_OUT_OF_MEMORY) throw;
     uint64_t cached = stats_.bytes_cached;
     if (cached == 0) {
-      throw e.with_context(fmt::format("{} bytes are in use by live arrays and none are cached", stats_.bytes_in_use));
+      throw e.with_context(
+          fmt::format("{} bytes are in use by live arrays and none are cached", stats_.bytes_in_use));
     }
     release_cached();
     try {
       ptr = device_.allocate(size);
     } catch (const DriverError& again) {
       if (again.code() != cuda::CUDA_ERROR_OUT_OF_MEMORY) throw;
-      throw again.with_context(fmt::format("retried after giving the {} cached bytes back to the driver; {} bytes are "
-                                           "in use by live arrays",
-                                           cached, stats_.bytes_in_use));
+      throw again.with_context(
+          fmt::format("retried after giving the {} cached bytes back to the driver; {} bytes are "
+                      "in use by live arrays",
+                      cached, stats_.bytes_in_use));
     }
   }
   stats_.backend_allocations++;

@@ -117,7 +117,7 @@ constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream m
   X(cuEventElapsedTime, "cuEventElapsedTime", (float* ms, CUevent start, CUevent end))                      \
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                               \
     (CUmodule * module, const void* image, unsigned num_options, CUjit_option* options, void** values))     \
-  X(cuModuleUnload, "cuModuleUnload", (CUmodule module))                                                   \
+  X(cuModuleUnload, "cuModuleUnload", (CUmodule module))                                                    \
   X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * function, CUmodule module, const char* name)) \
   X(cuModuleGetGlobal, "cuModuleGetGlobal_v2",                                                              \
     (CUdeviceptr * dptr, size_t * bytes, CUmodule module, const char* name))                                \
@@ -128,7 +128,7 @@ constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream m
      unsigned shared_bytes, CUstream stream, void** params, void** extra))                                  \
   X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel",                                                 \
     (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,            \
-     unsigned shared_bytes, CUstream stream, void** params))                                                  \
+     unsigned shared_bytes, CUstream stream, void** params))                                                \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",             \
     (int* blocks, CUfunction f, int block_threads, size_t dynamic_shared_bytes))
 

@@ -136,21 +136,27 @@ void CudaDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes
   if (!bytes) return;
   bind();
   CUresult r = driver_.cuMemcpyHtoDAsync(dst, src, bytes, as_stream(stream));
-  if (r != CUDA_SUCCESS) driver_.throw_error(r, "cuMemcpyHtoDAsync", fmt::format("copying {} bytes from the host to {}", bytes, props_.name));
+  if (r != CUDA_SUCCESS)
+    driver_.throw_error(r, "cuMemcpyHtoDAsync",
+                        fmt::format("copying {} bytes from the host to {}", bytes, props_.name));
 }
 
 void CudaDevice::copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
   if (!bytes) return;
   bind();
   CUresult r = driver_.cuMemcpyDtoHAsync(dst, src, bytes, as_stream(stream));
-  if (r != CUDA_SUCCESS) driver_.throw_error(r, "cuMemcpyDtoHAsync", fmt::format("copying {} bytes from {} to the host", bytes, props_.name));
+  if (r != CUDA_SUCCESS)
+    driver_.throw_error(r, "cuMemcpyDtoHAsync",
+                        fmt::format("copying {} bytes from {} to the host", bytes, props_.name));
 }
 
 void CudaDevice::copy_on_device(rt::DevicePtr dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
   if (!bytes) return;
   bind();
   CUresult r = driver_.cuMemcpyDtoDAsync(dst, src, bytes, as_stream(stream));
-  if (r != CUDA_SUCCESS) driver_.throw_error(r, "cuMemcpyDtoDAsync", fmt::format("copying {} bytes within {}", bytes, props_.name));
+  if (r != CUDA_SUCCESS)
+    driver_.throw_error(r, "cuMemcpyDtoDAsync",
+                        fmt::format("copying {} bytes within {}", bytes, props_.name));
 }
 
 void CudaDevice::fill_bytes(rt::DevicePtr dst, uint8_t value, size_t bytes, rt::StreamHandle stream) {
@@ -170,7 +176,8 @@ rt::StreamHandle CudaDevice::create_stream() {
   CUstream s = nullptr;
   bind();
   CUresult r = driver_.cuStreamCreate(&s, CU_STREAM_DEFAULT);
-  if (r != CUDA_SUCCESS) driver_.throw_error(r, "cuStreamCreate", fmt::format("creating a stream on {}", props_.name));
+  if (r != CUDA_SUCCESS)
+    driver_.throw_error(r, "cuStreamCreate", fmt::format("creating a stream on {}", props_.name));
   return s;
 }
 
@@ -228,7 +235,8 @@ float CudaDevice::elapsed_ms(rt::EventHandle start, rt::EventHandle end) {
 void CudaDevice::synchronize() {
   bind();  // cuCtxSynchronize waits for the calling thread's current context: make it this device's
   CUresult r = driver_.cuCtxSynchronize();
-  if (r != CUDA_SUCCESS) driver_.throw_error(r, "cuCtxSynchronize", fmt::format("synchronizing {}", props_.name));
+  if (r != CUDA_SUCCESS)
+    driver_.throw_error(r, "cuCtxSynchronize", fmt::format("synchronizing {}", props_.name));
 }
 
 void CudaDevice::configure_compile(CompileOptions& options) const {
@@ -259,8 +267,8 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
     kernel->module = nullptr;
     // The JIT's log says which PTX line it rejected; without it the error is hard to act on.
     driver_.throw_error(r, "cuModuleLoadData",
-                        fmt::format("loading kernel '{}' for {}{}{}", name, props_.name, error_log[0] ? ": " : "",
-                                    error_log));
+                        fmt::format("loading kernel '{}' for {}{}{}", name, props_.name,
+                                    error_log[0] ? ": " : "", error_log));
   }
   try {
     GPUJIT_CU(driver_, cuModuleGetFunction, &kernel->function, kernel->module, result.entry_name.c_str());
@@ -272,7 +280,8 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
     kernel->cooperative = result.uses_grid_sync;
     if (result.ptx.find(kDeviceErrorSymbol) != std::string::npos) {
       size_t bytes = 0;
-      GPUJIT_CU(driver_, cuModuleGetGlobal, &kernel->error_record, &bytes, kernel->module, kDeviceErrorSymbol);
+      GPUJIT_CU(driver_, cuModuleGetGlobal, &kernel->error_record, &bytes, kernel->module,
+                kDeviceErrorSymbol);
     }
   } catch (const rt::DriverError& e) {
     throw e.with_context(fmt::format("loading kernel '{}' for {}", name, props_.name));
@@ -306,18 +315,14 @@ void raise_recorded_error(CudaDriver& driver, const CudaKernel& k, CUstream stre
                                                  &record[kErrThread], &record[kErrBlock]));
 }
 
-}  // namespace
-
-namespace {
-
 /// What a failed launch was doing, for its error.
-[[noreturn]] void throw_launch_error(CudaDriver& driver, CUresult r, const char* function, const CudaKernel& k,
-                                     const rt::LaunchConfig& c) {
-  driver.throw_error(r, function,
-                     fmt::format("launching kernel '{}' with grid ({}, {}, {}), block ({}, {}, {}) and {} bytes of "
-                                 "dynamic shared memory",
-                                 k.name, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
-                                 c.shared_bytes));
+[[noreturn]] void throw_launch_error(CudaDriver& driver, CUresult r, const char* function,
+                                     const CudaKernel& k, const rt::LaunchConfig& c) {
+  driver.throw_error(
+      r, function,
+      fmt::format("launching kernel '{}' with grid ({}, {}, {}), block ({}, {}, {}) and {} bytes of "
+                  "dynamic shared memory",
+                  k.name, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, c.shared_bytes));
 }
 
 }  // namespace
@@ -340,8 +345,8 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
                                                    config.shared_bytes, as_stream(config.stream), params);
     if (r != CUDA_SUCCESS) throw_launch_error(driver_, r, "cuLaunchCooperativeKernel", k, config);
   } else {
-    CUresult r = driver_.cuLaunchKernel(k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x,
-                                        config.block.y, config.block.z, config.shared_bytes,
+    CUresult r = driver_.cuLaunchKernel(k.function, config.grid.x, config.grid.y, config.grid.z,
+                                        config.block.x, config.block.y, config.block.z, config.shared_bytes,
                                         as_stream(config.stream), params, nullptr);
     if (r != CUDA_SUCCESS) throw_launch_error(driver_, r, "cuLaunchKernel", k, config);
   }

@@ -50,11 +50,13 @@ std::string message(const std::string& function, int code, const std::string& na
     m += ". This error is sticky: the CUDA context is now unusable and every later CUDA call in this process "
          "fails with it; restart the process to use the GPU again";
   } else if (contains(kLostDeviceErrors, code)) {
-    m += ". The GPU can no longer be used by this process (it was lost or reset, or the driver shut down); "
-         "restart the process once it is back (gpujit.select_device('cpu') runs kernels on the CPU meanwhile)";
+    m +=
+        ". The GPU can no longer be used by this process (it was lost or reset, or the driver shut down); "
+        "restart the process once it is back (gpujit.select_device('cpu') runs kernels on the CPU meanwhile)";
   } else if (code == kDeviceUnavailable) {
     m += ". The GPU is busy or gone: another process may hold it in exclusive mode, or it was lost; a later "
-         "call works once it is free, a lost GPU needs the process restarted (gpujit.select_device('cpu') runs "
+         "call works once it is free, a lost GPU needs the process restarted (gpujit.select_device('cpu') "
+         "runs "
          "kernels on the CPU meanwhile)";
   }
   return m;
@@ -62,7 +64,8 @@ std::string message(const std::string& function, int code, const std::string& na
 
 }  // namespace
 
-DriverError::DriverError(std::string function, int code, std::string name, std::string text, std::string context)
+DriverError::DriverError(std::string function, int code, std::string name, std::string text,
+                         std::string context)
     : std::runtime_error(message(function, code, name, text, context)),
       function_(std::move(function)),
       code_(code),
@@ -153,9 +156,10 @@ void CudaDriver::throw_error(CUresult result, const char* function, const std::s
     // A kernel's fault surfaces at a later call: name the kernel most likely to have caused it.
     std::lock_guard<std::mutex> lock(launch_mutex_);
     if (!last_kernel_name_.empty()) {
-      where += fmt::format("{}the error comes from a kernel that ran earlier, most likely the last one launched, "
-                           "'{}' (a kernel's fault is reported by the next call that waits for the GPU)",
-                           where.empty() ? "" : "; ", last_kernel_name_);
+      where += fmt::format(
+          "{}the error comes from a kernel that ran earlier, most likely the last one launched, "
+          "'{}' (a kernel's fault is reported by the next call that waits for the GPU)",
+          where.empty() ? "" : "; ", last_kernel_name_);
     }
   }
   throw rt::DriverError(function, result, error_name(result), text, where);

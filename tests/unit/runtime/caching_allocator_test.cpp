@@ -163,7 +163,8 @@ TEST(CachingAllocator, OutOfMemoryAfterTheRetrySaysWhatWasTried) {
     ADD_FAILURE() << "the second out-of-memory is reported";
   } catch (const DriverError& e) {
     EXPECT_EQ(e.code(), cuda::CUDA_ERROR_OUT_OF_MEMORY);
-    EXPECT_NE(std::string(e.what()).find("retried after giving the 4096 cached bytes back"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("retried after giving the 4096 cached bytes back"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_EQ(a.stats().bytes_cached, 0u);

@@ -77,8 +77,8 @@ struct Launch {
 struct Fault {
   std::string function;  // an entry point's exported name, or "*" for all
   CUresult code = 0;
-  long after = 0;        // matching calls still let through
-  long times = 1;        // failures left; -1: every later call
+  long after = 0;  // matching calls still let through
+  long times = 1;  // failures left; -1: every later call
 };
 
 struct State {
@@ -93,8 +93,8 @@ struct State {
   Launch last;
   long launches = 0;
   std::vector<Fault> faults;
-  bool faulty = false;         // any of the fault fields below or `faults` set: the slow path of enter()
-  CUresult async_armed = 0;    // fakecuda_fail_async: the next launch plants this
+  bool faulty = false;       // any of the fault fields below or `faults` set: the slow path of enter()
+  CUresult async_armed = 0;  // fakecuda_fail_async: the next launch plants this
   bool async_sticky = false;
   CUresult async_pending = 0;  // planted by a launch; returned by the next synchronizing call
   CUresult sticky = 0;         // returned by every call
@@ -102,9 +102,7 @@ struct State {
   void* last_global = nullptr;  // the memory of the last global cuModuleGetGlobal found
 };
 
-void update_faulty(State& s) {
-  s.faulty = !s.faults.empty() || s.async_armed || s.async_pending || s.sticky;
-}
+void update_faulty(State& s) { s.faulty = !s.faults.empty() || s.async_armed || s.async_pending || s.sticky; }
 
 // FAKECUDA_FAIL="function:code[:after[:times]],...".
 void parse_fault_env(State& s) {
@@ -158,9 +156,10 @@ bool never_fails(const char* function) {
 
 // Where an error inside a kernel surfaces: a call that waits for the GPU or the next launch.
 bool synchronizing(const char* function) {
-  static const char* const kCalls[] = {"cuCtxSynchronize",     "cuStreamSynchronize", "cuEventSynchronize",
-                                       "cuStreamQuery",        "cuEventQuery",        "cuMemcpyDtoHAsync_v2",
-                                       "cuLaunchKernel",       "cuLaunchCooperativeKernel", "cuMemFree_v2"};
+  static const char* const kCalls[] = {
+      "cuCtxSynchronize", "cuStreamSynchronize",  "cuEventSynchronize", "cuStreamQuery",
+      "cuEventQuery",     "cuMemcpyDtoHAsync_v2", "cuLaunchKernel",     "cuLaunchCooperativeKernel",
+      "cuMemFree_v2"};
   for (const char* c : kCalls) {
     if (!std::strcmp(c, function)) return true;
   }
@@ -283,15 +282,26 @@ CUresult cuDriverGetVersion(int* version) {
 }
 
 CUresult cuGetErrorName(CUresult error, const char** name) {
-  static const std::map<CUresult, const char*> names = {
-      {0, "CUDA_SUCCESS"}, {1, "CUDA_ERROR_INVALID_VALUE"}, {2, "CUDA_ERROR_OUT_OF_MEMORY"},
-      {3, "CUDA_ERROR_NOT_INITIALIZED"}, {4, "CUDA_ERROR_DEINITIALIZED"},
-      {46, "CUDA_ERROR_DEVICE_UNAVAILABLE"}, {100, "CUDA_ERROR_NO_DEVICE"}, {101, "CUDA_ERROR_INVALID_DEVICE"},
-      {200, "CUDA_ERROR_INVALID_IMAGE"}, {201, "CUDA_ERROR_INVALID_CONTEXT"}, {218, "CUDA_ERROR_INVALID_PTX"},
-      {400, "CUDA_ERROR_INVALID_HANDLE"}, {500, "CUDA_ERROR_NOT_FOUND"}, {600, "CUDA_ERROR_NOT_READY"},
-      {700, "CUDA_ERROR_ILLEGAL_ADDRESS"}, {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
-      {702, "CUDA_ERROR_LAUNCH_TIMEOUT"}, {715, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
-      {719, "CUDA_ERROR_LAUNCH_FAILED"}, {999, "CUDA_ERROR_UNKNOWN"}};
+  static const std::map<CUresult, const char*> names = {{0, "CUDA_SUCCESS"},
+                                                        {1, "CUDA_ERROR_INVALID_VALUE"},
+                                                        {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+                                                        {3, "CUDA_ERROR_NOT_INITIALIZED"},
+                                                        {4, "CUDA_ERROR_DEINITIALIZED"},
+                                                        {46, "CUDA_ERROR_DEVICE_UNAVAILABLE"},
+                                                        {100, "CUDA_ERROR_NO_DEVICE"},
+                                                        {101, "CUDA_ERROR_INVALID_DEVICE"},
+                                                        {200, "CUDA_ERROR_INVALID_IMAGE"},
+                                                        {201, "CUDA_ERROR_INVALID_CONTEXT"},
+                                                        {218, "CUDA_ERROR_INVALID_PTX"},
+                                                        {400, "CUDA_ERROR_INVALID_HANDLE"},
+                                                        {500, "CUDA_ERROR_NOT_FOUND"},
+                                                        {600, "CUDA_ERROR_NOT_READY"},
+                                                        {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+                                                        {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+                                                        {702, "CUDA_ERROR_LAUNCH_TIMEOUT"},
+                                                        {715, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
+                                                        {719, "CUDA_ERROR_LAUNCH_FAILED"},
+                                                        {999, "CUDA_ERROR_UNKNOWN"}};
   auto it = names.find(error);
   if (it == names.end()) return kInvalidValue;
   *name = it->second;
@@ -301,15 +311,26 @@ CUresult cuGetErrorName(CUresult error, const char** name) {
 CUresult cuGetErrorString(CUresult error, const char** text) {
   // The real driver's texts (CUDA 13).
   static const std::map<CUresult, const char*> texts = {
-      {0, "no error"}, {1, "invalid argument"}, {2, "out of memory"}, {3, "initialization error"},
-      {4, "driver shutting down"}, {46, "CUDA-capable device(s) is/are busy or unavailable"},
-      {100, "no CUDA-capable device is detected"}, {101, "invalid device ordinal"},
-      {200, "device kernel image is invalid"}, {201, "invalid device context"},
-      {218, "a PTX JIT compilation failed"}, {400, "invalid resource handle"}, {500, "named symbol not found"},
-      {600, "device not ready"}, {700, "an illegal memory access was encountered"},
+      {0, "no error"},
+      {1, "invalid argument"},
+      {2, "out of memory"},
+      {3, "initialization error"},
+      {4, "driver shutting down"},
+      {46, "CUDA-capable device(s) is/are busy or unavailable"},
+      {100, "no CUDA-capable device is detected"},
+      {101, "invalid device ordinal"},
+      {200, "device kernel image is invalid"},
+      {201, "invalid device context"},
+      {218, "a PTX JIT compilation failed"},
+      {400, "invalid resource handle"},
+      {500, "named symbol not found"},
+      {600, "device not ready"},
+      {700, "an illegal memory access was encountered"},
       {701, "too many resources requested for launch"},
-      {702, "the launch timed out and was terminated"}, {715, "an illegal instruction was encountered"},
-      {719, "unspecified launch failure"}, {999, "unknown error"}};
+      {702, "the launch timed out and was terminated"},
+      {715, "an illegal instruction was encountered"},
+      {719, "unspecified launch failure"},
+      {999, "unknown error"}};
   auto it = texts.find(error);
   if (it == texts.end()) return kInvalidValue;
   *text = it->second;
@@ -745,7 +766,9 @@ void fakecuda_fail_times(const char* function, int code, long after, long times)
 }
 
 /// Makes `function` return `code` on its call after `after` more successful calls.
-void fakecuda_fail(const char* function, int code, int after) { fakecuda_fail_times(function, code, after, 1); }
+void fakecuda_fail(const char* function, int code, int after) {
+  fakecuda_fail_times(function, code, after, 1);
+}
 
 /// The next launch succeeds; the next synchronizing call after it returns `code` (and, with `sticky`, every
 /// call after that).
