@@ -1,6 +1,10 @@
 // The caching allocator's free lists (see caching_allocator.h).
 #include "runtime/caching_allocator.h"
 
+#include <exception>
+
+#include <fmt/format.h>
+
 #include "runtime/cuda_api.h"
 #include "runtime/device.h"
 #include "runtime/runtime_error.h"
@@ -29,9 +33,22 @@ CachingAllocator::Block CachingAllocator::allocate(size_t bytes, void* stream) {
   try {
     ptr = device_.allocate(size);
   } catch (const DriverError& e) {
-    if (e.code() != cuda::CUDA_ERROR_OUT_OF_MEMORY || cache_.empty()) throw;
+    if (e.code() != cuda::CUDA_ERROR_OUT_OF_MEMORY) throw;
+    uint64_t cached = stats_.bytes_cached;
+    if (cached == 0) {
+      throw e.with_context(
+          fmt::format("{} bytes are in use by live arrays and none are cached", stats_.bytes_in_use));
+    }
     release_cached();
-    ptr = device_.allocate(size);
+    try {
+      ptr = device_.allocate(size);
+    } catch (const DriverError& again) {
+      if (again.code() != cuda::CUDA_ERROR_OUT_OF_MEMORY) throw;
+      throw again.with_context(
+          fmt::format("retried after giving the {} cached bytes back to the driver; {} bytes are "
+                      "in use by live arrays",
+                      cached, stats_.bytes_in_use));
+    }
   }
   stats_.backend_allocations++;
   stats_.bytes_in_use += size;
@@ -48,9 +65,25 @@ void CachingAllocator::free(const Block& block) {
 void CachingAllocator::release_cached() {
   if (cache_.empty()) return;
   device_.synchronize();
-  for (auto& [key, ptr] : cache_) device_.deallocate(ptr);
-  cache_.clear();
-  stats_.bytes_cached = 0;
+  // A block leaves the cache before its free is tried, so a failing free (the device lost, a sticky error)
+  // neither frees a block twice later nor stops the others from being freed; the first failure is rethrown.
+  std::exception_ptr first_failure;
+  while (!cache_.empty()) {
+    auto it = cache_.begin();
+    uint64_t ptr = it->second;
+    stats_.bytes_cached -= it->first.second;
+    cache_.erase(it);
+    try {
+      device_.deallocate(ptr);
+    } catch (const DriverError& e) {
+      if (!first_failure) {
+        first_failure = std::make_exception_ptr(e.with_context("giving the allocator's cached blocks back"));
+      }
+    } catch (const std::exception&) {
+      if (!first_failure) first_failure = std::current_exception();
+    }
+  }
+  if (first_failure) std::rethrow_exception(first_failure);
 }
 
 void CachingAllocator::forget_stream(void* stream) {

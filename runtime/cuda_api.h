@@ -135,6 +135,7 @@ constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream m
      CUjit_option* options, void** values))                                                                 \
   X(cuLinkComplete, "cuLinkComplete", (CUlinkState state, void** cubin, size_t* size))                      \
   X(cuLinkDestroy, "cuLinkDestroy", (CUlinkState state))                                                    \
+  X(cuModuleUnload, "cuModuleUnload", (CUmodule module))                                                    \
   X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * function, CUmodule module, const char* name)) \
   X(cuModuleGetGlobal, "cuModuleGetGlobal_v2",                                                              \
     (CUdeviceptr * dptr, size_t * bytes, CUmodule module, const char* name))                                \
@@ -145,7 +146,7 @@ constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream m
      unsigned shared_bytes, CUstream stream, void** params, void** extra))                                  \
   X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel",                                                 \
     (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,            \
-     unsigned shared_bytes, CUstream stream, void** params))                                                  \
+     unsigned shared_bytes, CUstream stream, void** params))                                                \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",             \
     (int* blocks, CUfunction f, int block_threads, size_t dynamic_shared_bytes))
 

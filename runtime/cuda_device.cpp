@@ -63,7 +63,11 @@ std::string arch_for_compute_capability(int major, int minor) {
 CudaDevice::CudaDevice(CudaDriver& driver, int ordinal) : rt::Device({}), driver_(driver) {
   GPUJIT_CU(driver_, cuDeviceGet, &device_, ordinal);
   props_ = read_properties(driver_, device_, ordinal);
-  GPUJIT_CU(driver_, cuDevicePrimaryCtxRetain, &context_, device_);
+  CUresult r = driver_.cuDevicePrimaryCtxRetain(&context_, device_);
+  if (r != CUDA_SUCCESS) {
+    driver_.throw_error(r, "cuDevicePrimaryCtxRetain",
+                        fmt::format("creating the context of CUDA device {} ({})", ordinal, props_.name));
+  }
 }
 
 // A CUDA context is current per thread, and a thread starts with none: every call that works in a context
@@ -81,7 +85,10 @@ rt::DevicePtr CudaDevice::allocate(size_t bytes) {
   if (bytes == 0) return 0;
   bind();
   CUdeviceptr ptr = 0;
-  GPUJIT_CU(driver_, cuMemAlloc, &ptr, bytes);
+  CUresult r = driver_.cuMemAlloc(&ptr, bytes);
+  if (r != CUDA_SUCCESS) {
+    driver_.throw_error(r, "cuMemAlloc", fmt::format("allocating {} bytes on {}", bytes, props_.name));
+  }
   return ptr;
 }
 
@@ -128,19 +135,28 @@ void CudaDevice::deallocate_pinned(void* ptr) {
 void CudaDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) {
   if (!bytes) return;
   bind();
-  GPUJIT_CU(driver_, cuMemcpyHtoDAsync, dst, src, bytes, as_stream(stream));
+  CUresult r = driver_.cuMemcpyHtoDAsync(dst, src, bytes, as_stream(stream));
+  if (r != CUDA_SUCCESS)
+    driver_.throw_error(r, "cuMemcpyHtoDAsync",
+                        fmt::format("copying {} bytes from the host to {}", bytes, props_.name));
 }
 
 void CudaDevice::copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
   if (!bytes) return;
   bind();
-  GPUJIT_CU(driver_, cuMemcpyDtoHAsync, dst, src, bytes, as_stream(stream));
+  CUresult r = driver_.cuMemcpyDtoHAsync(dst, src, bytes, as_stream(stream));
+  if (r != CUDA_SUCCESS)
+    driver_.throw_error(r, "cuMemcpyDtoHAsync",
+                        fmt::format("copying {} bytes from {} to the host", bytes, props_.name));
 }
 
 void CudaDevice::copy_on_device(rt::DevicePtr dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
   if (!bytes) return;
   bind();
-  GPUJIT_CU(driver_, cuMemcpyDtoDAsync, dst, src, bytes, as_stream(stream));
+  CUresult r = driver_.cuMemcpyDtoDAsync(dst, src, bytes, as_stream(stream));
+  if (r != CUDA_SUCCESS)
+    driver_.throw_error(r, "cuMemcpyDtoDAsync",
+                        fmt::format("copying {} bytes within {}", bytes, props_.name));
 }
 
 void CudaDevice::fill_bytes(rt::DevicePtr dst, uint8_t value, size_t bytes, rt::StreamHandle stream) {
@@ -185,7 +201,9 @@ std::pair<size_t, size_t> CudaDevice::memory_info() {
 rt::StreamHandle CudaDevice::create_stream() {
   CUstream s = nullptr;
   bind();
-  GPUJIT_CU(driver_, cuStreamCreate, &s, CU_STREAM_DEFAULT);
+  CUresult r = driver_.cuStreamCreate(&s, CU_STREAM_DEFAULT);
+  if (r != CUDA_SUCCESS)
+    driver_.throw_error(r, "cuStreamCreate", fmt::format("creating a stream on {}", props_.name));
   return s;
 }
 
@@ -244,7 +262,9 @@ float CudaDevice::elapsed_ms(rt::EventHandle start, rt::EventHandle end) {
 
 void CudaDevice::synchronize() {
   bind();  // cuCtxSynchronize waits for the calling thread's current context: make it this device's
-  GPUJIT_CU(driver_, cuCtxSynchronize);
+  CUresult r = driver_.cuCtxSynchronize();
+  if (r != CUDA_SUCCESS)
+    driver_.throw_error(r, "cuCtxSynchronize", fmt::format("synchronizing {}", props_.name));
 }
 
 void CudaDevice::configure_compile(CompileOptions& options) const {
@@ -252,40 +272,53 @@ void CudaDevice::configure_compile(CompileOptions& options) const {
 }
 
 void CudaDevice::throw_load_error(CUresult r, const char* function, const std::string& name, const char* log) {
-  try {
-    driver_.throw_error(r, function);
-  } catch (const rt::DriverError& e) {
-    // The JIT's log says which PTX line it rejected; without it the error is hard to act on.
-    throw rt::DriverError(e.function(), e.code(), e.error_name(),
-                          fmt::format("{}; loading kernel '{}' for {}{}{}", e.what(), name, props_.name,
-                                      log[0] ? ": " : "", log));
-  }
-  throw std::logic_error("throw_error returned");
+  // The JIT's log says which PTX line it rejected; without it the error is hard to act on.
+  driver_.throw_error(r, function,
+                      fmt::format("loading kernel '{}' for {}{}{}", name, props_.name, log[0] ? ": " : "", log));
 }
 
 void CudaDevice::finish_load(CudaKernel& kernel, const CompileResult& result) {
-  GPUJIT_CU(driver_, cuModuleGetFunction, &kernel.function, kernel.module, result.entry_name.c_str());
-  int value = 0;
-  GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel.function);
-  kernel.max_threads_per_block = value;
-  GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel.function);
-  kernel.static_shared_bytes = uint32_t(value);
-  kernel.cooperative = result.uses_grid_sync;
-  if (result.ptx.find(kDeviceErrorSymbol) != std::string::npos) {
-    size_t bytes = 0;
-    GPUJIT_CU(driver_, cuModuleGetGlobal, &kernel.error_record, &bytes, kernel.module, kDeviceErrorSymbol);
+  try {
+    GPUJIT_CU(driver_, cuModuleGetFunction, &kernel.function, kernel.module, result.entry_name.c_str());
+    int value = 0;
+    GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel.function);
+    kernel.max_threads_per_block = value;
+    GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel.function);
+    kernel.static_shared_bytes = uint32_t(value);
+    kernel.cooperative = result.uses_grid_sync;
+    if (result.ptx.find(kDeviceErrorSymbol) != std::string::npos) {
+      size_t bytes = 0;
+      GPUJIT_CU(driver_, cuModuleGetGlobal, &kernel.error_record, &bytes, kernel.module, kDeviceErrorSymbol);
+    }
+  } catch (const rt::DriverError& e) {
+    throw e.with_context(fmt::format("loading kernel '{}' for {}", kernel.name, props_.name));
+  }
+}
+
+CudaKernel::~CudaKernel() {
+  CudaDriver& driver = device.driver();
+  driver.forget_kernel(this);
+  if (!module) return;
+  try {
+    device.bind_context();
+    driver.cuModuleUnload(module);
+  } catch (const std::exception&) {
   }
 }
 
 std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& result, const std::string& name) {
   bind();
-  auto kernel = std::make_shared<CudaKernel>();
+  // Owns the module from here on: a failure below unloads it with the kernel.
+  auto kernel = std::make_shared<CudaKernel>(*this);
   kernel->name = name;
   char error_log[8192] = {};
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* values[] = {error_log, reinterpret_cast<void*>(uintptr_t(sizeof(error_log) - 1))};
   CUresult r = driver_.cuModuleLoadDataEx(&kernel->module, result.ptx.c_str(), 2, options, values);
-  if (r != CUDA_SUCCESS) throw_load_error(r, "cuModuleLoadData", name, error_log);
+  if (r != CUDA_SUCCESS) {
+    kernel->module = nullptr;
+    throw_load_error(r, "cuModuleLoadData", name, error_log);
+  }
   finish_load(*kernel, result);
   return kernel;
 }
@@ -320,9 +353,13 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel_keeping_code(const Com
   if (r != CUDA_SUCCESS) throw_load_error(r, "cuLinkComplete", name, error_log);
   // The cubin belongs to the link state, which is destroyed on return: keep a copy.
   code->assign(static_cast<const char*>(cubin), size);
-  auto kernel = std::make_shared<CudaKernel>();
+  auto kernel = std::make_shared<CudaKernel>(*this);  // owns the module: a failure below unloads it
   kernel->name = name;
-  GPUJIT_CU(driver_, cuModuleLoadData, &kernel->module, code->data());
+  r = driver_.cuModuleLoadData(&kernel->module, code->data());
+  if (r != CUDA_SUCCESS) {
+    kernel->module = nullptr;
+    throw_load_error(r, "cuModuleLoadData", name, "");
+  }
   finish_load(*kernel, result);
   return kernel;
 }
@@ -330,11 +367,14 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel_keeping_code(const Com
 std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel_code(const CompileResult& result, const std::string& code,
                                                                const std::string& name) {
   bind();
-  auto kernel = std::make_shared<CudaKernel>();
+  auto kernel = std::make_shared<CudaKernel>(*this);
   kernel->name = name;
   // A cubin this driver refuses (CUDA_ERROR_INVALID_IMAGE, NO_BINARY_FOR_GPU...) is the caller's cue to load
   // the PTX instead; the tag should have kept such a file away, so this is a rare path.
-  if (driver_.cuModuleLoadData(&kernel->module, code.data()) != CUDA_SUCCESS) return nullptr;
+  if (driver_.cuModuleLoadData(&kernel->module, code.data()) != CUDA_SUCCESS) {
+    kernel->module = nullptr;
+    return nullptr;
+  }
   finish_load(*kernel, result);
   return kernel;
 }
@@ -365,6 +405,16 @@ void raise_recorded_error(CudaDriver& driver, const CudaKernel& k, CUstream stre
                                                  &record[kErrThread], &record[kErrBlock]));
 }
 
+/// What a failed launch was doing, for its error.
+[[noreturn]] void throw_launch_error(CudaDriver& driver, CUresult r, const char* function,
+                                     const CudaKernel& k, const rt::LaunchConfig& c) {
+  driver.throw_error(
+      r, function,
+      fmt::format("launching kernel '{}' with grid ({}, {}, {}), block ({}, {}, {}) and {} bytes of "
+                  "dynamic shared memory",
+                  k.name, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, c.shared_bytes));
+}
+
 }  // namespace
 
 void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) {
@@ -375,20 +425,25 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
   if (config.shared_bytes > k.shared_optin &&
       config.shared_bytes + k.static_shared_bytes > props_.max_shared_per_block) {
     // More than 48 KiB of shared memory needs the kernel's opt-in, once per size increase.
-    GPUJIT_CU(driver_, cuFuncSetAttribute, k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-              int(config.shared_bytes));
+    CUresult r = driver_.cuFuncSetAttribute(k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            int(config.shared_bytes));
+    if (r != CUDA_SUCCESS) throw_launch_error(driver_, r, "cuFuncSetAttribute", k, config);
     k.shared_optin = config.shared_bytes;
   }
   if (k.cooperative) {
     // cg.this_grid().sync() needs every block resident; the driver refuses a grid too large for that
     // (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) instead of letting it hang.
-    GPUJIT_CU(driver_, cuLaunchCooperativeKernel, k.function, config.grid.x, config.grid.y, config.grid.z,
-              config.block.x, config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream),
-              params);
+    CUresult r = driver_.cuLaunchCooperativeKernel(k.function, config.grid.x, config.grid.y, config.grid.z,
+                                                   config.block.x, config.block.y, config.block.z,
+                                                   config.shared_bytes, as_stream(config.stream), params);
+    if (r != CUDA_SUCCESS) throw_launch_error(driver_, r, "cuLaunchCooperativeKernel", k, config);
   } else {
-    GPUJIT_CU(driver_, cuLaunchKernel, k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x,
-              config.block.y, config.block.z, config.shared_bytes, as_stream(config.stream), params, nullptr);
+    CUresult r = driver_.cuLaunchKernel(k.function, config.grid.x, config.grid.y, config.grid.z,
+                                        config.block.x, config.block.y, config.block.z, config.shared_bytes,
+                                        as_stream(config.stream), params, nullptr);
+    if (r != CUDA_SUCCESS) throw_launch_error(driver_, r, "cuLaunchKernel", k, config);
   }
+  driver_.note_launch(&k, k.name);
   // A kernel with checks or a raise is synchronous, as numba-cuda's debug kernels are: its errors raise here.
   if (k.error_record) raise_recorded_error(driver_, k, as_stream(config.stream));
 }

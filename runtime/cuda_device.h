@@ -5,8 +5,12 @@
 // loaded with cuModuleLoadData, which JIT-compiles it for the device (for a kernel cached on disk: linked
 // with cuLink* into a cubin, which the cache keeps and a later process loads without the JIT); the PTX is compiled for the device's own
 // architecture, capped at the newest one LLVM's NVPTX backend knows (the driver runs older PTX on newer GPUs).
-// Module and function handles are never unloaded: a kernel lives as long as the process. A kernel is loaded
-// once per device (a module in each device's context), and launched on the device it was loaded on.
+// A kernel is loaded once per device (a module in each device's context), and launched on the device it was
+// loaded on. A kernel's module is unloaded when the kernel is destroyed (its dispatcher is), and at once when
+// loading it fails after cuModuleLoadData succeeded, so a failure leaks no module.
+//
+// Driver failures throw rt::DriverError naming the call and what gpujit was doing (the bytes allocated or
+// copied, the kernel and launch configuration); see docs/reliability.md for what each one looks like.
 #pragma once
 
 #include <memory>
@@ -19,10 +23,17 @@
 namespace gpujit::cuda {
 
 class CudaDriver;
+class CudaDevice;
 
 /// A kernel function loaded on one CUDA device.
 class CudaKernel final : public rt::LoadedKernel {
  public:
+  explicit CudaKernel(CudaDevice& device) : device(device) {}
+  /// Unloads the module; a failure is ignored (a destructor cannot report it, and the driver frees the
+  /// module with its context anyway).
+  ~CudaKernel() override;
+
+  CudaDevice& device;
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   /// Dynamic shared memory the function was opted in for beyond the default 48 KiB (raised at launch).
@@ -79,6 +90,9 @@ class CudaDevice final : public rt::Device {
                                        uint32_t dynamic_shared) override;
 
   CUcontext context() const { return context_; }
+  CudaDriver& driver() const { return driver_; }
+  /// Binds the context to the calling thread if another one is current there (public for ~CudaKernel).
+  void bind_context() { bind(); }
 
  private:
   /// Binds the context to the calling thread if another one is current there.

@@ -11,11 +11,75 @@
 
 namespace gpujit::rt {
 
-DriverError::DriverError(std::string function, int code, std::string name, std::string text)
-    : std::runtime_error(fmt::format("{} failed: {} ({})", function, name, text)),
+namespace {
+
+// The CUDA errors after which "the process must be terminated and relaunched" (the driver API's words): a
+// kernel faulted, and the context is unusable, every later call failing with the same error.
+constexpr int kStickyErrors[] = {
+    700,  // CUDA_ERROR_ILLEGAL_ADDRESS
+    702,  // CUDA_ERROR_LAUNCH_TIMEOUT
+    714,  // CUDA_ERROR_HARDWARE_STACK_ERROR
+    715,  // CUDA_ERROR_ILLEGAL_INSTRUCTION
+    716,  // CUDA_ERROR_MISALIGNED_ADDRESS
+    717,  // CUDA_ERROR_INVALID_ADDRESS_SPACE
+    718,  // CUDA_ERROR_INVALID_PC
+    719,  // CUDA_ERROR_LAUNCH_FAILED
+};
+// The device is gone for this process: the driver shut down, or the GPU fell off the bus or was reset.
+constexpr int kLostDeviceErrors[] = {
+    4,    // CUDA_ERROR_DEINITIALIZED
+    100,  // CUDA_ERROR_NO_DEVICE
+};
+// CUDA_ERROR_DEVICE_UNAVAILABLE: the device is busy (held by another process in exclusive mode, or in
+// prohibited compute mode) or lost; a later call may succeed once it is free, so it is not fatal.
+constexpr int kDeviceUnavailable = 46;
+
+template <size_t N>
+bool contains(const int (&codes)[N], int code) {
+  for (int c : codes) {
+    if (c == code) return true;
+  }
+  return false;
+}
+
+std::string message(const std::string& function, int code, const std::string& name, const std::string& text,
+                    const std::string& context) {
+  std::string m = fmt::format("{} failed: {} ({})", function, name, text);
+  if (!context.empty()) m += "; " + context;
+  if (contains(kStickyErrors, code)) {
+    m += ". This error is sticky: the CUDA context is now unusable and every later CUDA call in this process "
+         "fails with it; restart the process to use the GPU again";
+  } else if (contains(kLostDeviceErrors, code)) {
+    m +=
+        ". The GPU can no longer be used by this process (it was lost or reset, or the driver shut down); "
+        "restart the process once it is back (gpujit.select_device('cpu') runs kernels on the CPU meanwhile)";
+  } else if (code == kDeviceUnavailable) {
+    m += ". The GPU is busy or gone: another process may hold it in exclusive mode, or it was lost; a later "
+         "call works once it is free, a lost GPU needs the process restarted (gpujit.select_device('cpu') "
+         "runs "
+         "kernels on the CPU meanwhile)";
+  }
+  return m;
+}
+
+}  // namespace
+
+DriverError::DriverError(std::string function, int code, std::string name, std::string text,
+                         std::string context)
+    : std::runtime_error(message(function, code, name, text, context)),
       function_(std::move(function)),
       code_(code),
-      name_(std::move(name)) {}
+      name_(std::move(name)),
+      text_(std::move(text)),
+      context_(std::move(context)) {}
+
+bool DriverError::recoverable(int code) { return !sticky(code) && !contains(kLostDeviceErrors, code); }
+
+bool DriverError::sticky(int code) { return contains(kStickyErrors, code); }
+
+DriverError DriverError::with_context(const std::string& more) const {
+  return DriverError(function_, code_, name_, text_, context_.empty() ? more : context_ + "; " + more);
+}
 
 }  // namespace gpujit::rt
 
@@ -46,7 +110,9 @@ std::string CudaDriver::load() {
   CUresult r = cuInit(0);
   if (r != CUDA_SUCCESS) {
     // cuInit fails this way on machines with the driver library but no usable GPU.
-    return fmt::format("no CUDA driver found: cuInit failed with {} in {}", error_name(r), path_);
+    const char* text = nullptr;
+    if (cuGetErrorString(r, &text) != CUDA_SUCCESS || !text) text = "unknown error";
+    return fmt::format("no CUDA driver found: cuInit failed with {} ({}) in {}", error_name(r), text, path_);
   }
   check(cuDriverGetVersion(&version_), "cuDriverGetVersion");
   return {};
@@ -82,10 +148,32 @@ std::string CudaDriver::error_name(CUresult result) const {
   return fmt::format("CUDA_ERROR_{}", result);
 }
 
-void CudaDriver::throw_error(CUresult result, const char* function) const {
+void CudaDriver::throw_error(CUresult result, const char* function, const std::string& context) const {
   const char* text = nullptr;
   if (!cuGetErrorString || cuGetErrorString(result, &text) != CUDA_SUCCESS || !text) text = "unknown error";
-  throw rt::DriverError(function, result, error_name(result), text);
+  std::string where = context;
+  if (rt::DriverError::sticky(result)) {
+    // A kernel's fault surfaces at a later call: name the kernel most likely to have caused it.
+    std::lock_guard<std::mutex> lock(launch_mutex_);
+    if (!last_kernel_name_.empty()) {
+      where += fmt::format(
+          "{}the error comes from a kernel that ran earlier, most likely the last one launched, "
+          "'{}' (a kernel's fault is reported by the next call that waits for the GPU)",
+          where.empty() ? "" : "; ", last_kernel_name_);
+    }
+  }
+  throw rt::DriverError(function, result, error_name(result), text, where);
+}
+
+void CudaDriver::note_launch_slow(const void* kernel, const std::string& name) {
+  std::lock_guard<std::mutex> lock(launch_mutex_);
+  last_kernel_.store(kernel, std::memory_order_relaxed);
+  last_kernel_name_ = name;
+}
+
+void CudaDriver::forget_kernel(const void* kernel) {
+  const void* expected = kernel;
+  last_kernel_.compare_exchange_strong(expected, nullptr, std::memory_order_relaxed);
 }
 
 }  // namespace gpujit::cuda

@@ -10,6 +10,8 @@
 // error (cuGetErrorName/cuGetErrorString).
 #pragma once
 
+#include <atomic>
+#include <mutex>
 #include <string>
 
 #include "runtime/cuda_api.h"
@@ -32,7 +34,16 @@ class CudaDriver {
   void check(CUresult result, const char* function) const {
     if (result != CUDA_SUCCESS) throw_error(result, function);
   }
-  [[noreturn]] void throw_error(CUresult result, const char* function) const;
+  /// Throws DriverError; `context` says what gpujit was doing. A sticky error (a kernel's fault) also names
+  /// the last kernel launched, since it surfaces at a later call.
+  [[noreturn]] void throw_error(CUresult result, const char* function, const std::string& context = {}) const;
+  /// Records the kernel a launch ran, for the message of a later sticky error: one relaxed load and compare
+  /// per launch, a copy of the name only when the kernel changes.
+  void note_launch(const void* kernel, const std::string& name) {
+    if (last_kernel_.load(std::memory_order_relaxed) != kernel) note_launch_slow(kernel, name);
+  }
+  /// Called when a kernel is destroyed, so that another one at its address is not mistaken for it.
+  void forget_kernel(const void* kernel);
   /// "CUDA_ERROR_OUT_OF_MEMORY", or "CUDA_ERROR_<code>" if the driver does not know it.
   std::string error_name(CUresult result) const;
 
@@ -50,9 +61,14 @@ class CudaDriver {
   /// Opens the library and resolves every entry; returns "" or the reason it failed.
   std::string load();
 
+  void note_launch_slow(const void* kernel, const std::string& name);
+
   void* handle_ = nullptr;
   std::string path_;
   int version_ = 0;
+  std::atomic<const void*> last_kernel_{nullptr};
+  mutable std::mutex launch_mutex_;  // guards last_kernel_name_
+  std::string last_kernel_name_;
 };
 
 }  // namespace gpujit::cuda

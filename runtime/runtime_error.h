@@ -3,7 +3,10 @@
 // - NoDriverError: there is no CUDA driver on this machine (or GPUJIT_CUDA_DRIVER names a file that will not
 //   load). Compiling still works; only running needs a driver.
 // - DriverError: a driver call returned an error; the message names the function, the CUDA error's name and
-//   its text, e.g. "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
+//   its text, e.g. "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)", then what gpujit was doing
+//   ("; allocating 4096 bytes on NVIDIA H100", "; launching kernel 'k' with ...") and, for an error CUDA
+//   does not recover from (a sticky error such as CUDA_ERROR_ILLEGAL_ADDRESS, a lost device), that the
+//   process must restart to use the GPU again (recoverable() is false).
 // - LaunchError: a launch the runtime refuses before calling the driver (a zero or oversized grid or block,
 //   too much shared memory) or an argument it cannot pass. The message names the kernel and the limit.
 // - KernelIndexError: a kernel compiled with debug=True indexed an array out of bounds; the message names
@@ -24,17 +27,31 @@ class NoDriverError : public std::runtime_error {
 
 class DriverError : public std::runtime_error {
  public:
-  DriverError(std::string function, int code, std::string name, std::string text);
+  /// `context` says what gpujit was doing ("allocating 4096 bytes on ..."); may be empty.
+  DriverError(std::string function, int code, std::string name, std::string text, std::string context = {});
 
   const std::string& function() const { return function_; }
   int code() const { return code_; }
   /// The CUDA error's name, "CUDA_ERROR_OUT_OF_MEMORY".
   const std::string& error_name() const { return name_; }
+  /// The driver's text for the error, "out of memory".
+  const std::string& text() const { return text_; }
+  const std::string& context() const { return context_; }
+  /// False when CUDA refuses all later work in this process: a sticky error or a lost device
+  /// (CUDA_ERROR_NO_DEVICE, CUDA_ERROR_DEINITIALIZED); CUDA_ERROR_DEVICE_UNAVAILABLE may pass.
+  bool recoverable() const { return recoverable(code_); }
+  static bool recoverable(int code);
+  /// Whether `code` is an error raised inside a kernel that leaves the context unusable (sticky).
+  static bool sticky(int code);
+  /// The same error with `more` appended to its context.
+  DriverError with_context(const std::string& more) const;
 
  private:
   std::string function_;
   int code_;
   std::string name_;
+  std::string text_;
+  std::string context_;
 };
 
 class LaunchError : public std::invalid_argument {

@@ -33,11 +33,17 @@ class CudaSupportError(CudaError):
 
 
 class CudaAPIError(CudaError):
-    """A CUDA driver call failed; `.function`, `.code` and `.name` say which and how."""
+    """A CUDA driver call failed; `.function`, `.code` and `.name` say which and how.
+
+    `.recoverable` is False after an error CUDA does not recover from in this process: a sticky error raised
+    inside a kernel (CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED, ...) or a lost device; every later
+    CUDA call fails too, and the message says to restart the process.
+    """
 
     function = None
     code = None
     name = None
+    recoverable = True
 
 
 class LaunchError(ValueError):

@@ -296,6 +296,23 @@ std::optional<std::array<int, 3>> rate(const rt::ArgCode* args, size_t n, const 
   return rating;
 }
 
+/// For the error of a launch no explicit signature fits: ", where argument 'a' (position 1) is int64[::1],
+/// not float32[::1]" for the first argument that does not convert to `sig`'s parameter (slow path only).
+std::string first_misfit(const DispatcherState& st, const rt::ArgCode* codes, size_t n,
+                         const std::vector<rt::ArgCode>& sig) {
+  std::vector<Type> args = rt::types_of_key(codes, n), params = rt::types_of_key(sig.data(), sig.size());
+  if (args.size() != params.size() || args.size() != st.param_names.size()) return "";
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == params[i]) continue;
+    bool fits = params[i].is_pointer() ? args[i].is_integer() : argument_rank(args[i], params[i]).has_value();
+    if (!fits) {
+      return ", where argument '" + st.param_names[i] + "' (position " + std::to_string(i + 1) + ") is " +
+             args[i].str() + ", not " + params[i].str();
+    }
+  }
+  return "";
+}
+
 /// Finds or makes the kernel for a launch whose argument types missed the cache. Sets *targets to the
 /// signature the arguments must be converted to (explicit signatures), else leaves it null. Of several
 /// explicit signatures the arguments fit, the best rated is taken; two rated best alike are ambiguous.
@@ -328,7 +345,7 @@ rt::LoadedKernel* specialize(PyObject* self, rt::Device& device, const rt::ArgCo
     return load_key(self, *best, device);
   }
   std::string sigs;
-  for (const auto& sig : st.signatures) sigs += "\n  " + describe_key(sig);
+  for (const auto& sig : st.signatures) sigs += "\n  " + describe_key(sig) + first_misfit(st, codes, n, sig);
   // numba's wording first (users search for it), then which kernel and what it does accept.
   throw pyb::type_error("No matching definition for argument type(s) " + args.substr(1, args.size() - 2) +
                         " of kernel '" + st.name + "'; its signatures are:" + sigs);
@@ -374,6 +391,18 @@ void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args,
   launch_prepared(dispatcher, spec, args, nargs);
 }
 
+/// The TypeError for a launch with `nargs` arguments; the end is what Python's inspect.Signature.bind (and so
+/// numba-cuda) says.
+pyb::type_error wrong_argument_count(const DispatcherState& st, size_t nargs) {
+  size_t n = st.param_names.size();
+  std::string m = "kernel '" + st.name + "' takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
+                  " but " + std::to_string(nargs) + (nargs == 1 ? " was" : " were") + " given: ";
+  if (nargs < n) return pyb::type_error(m + "missing a required argument: '" + st.param_names[nargs] + "'");
+  m += "too many positional arguments (its parameters are ";
+  for (size_t i = 0; i < n; ++i) m += (i ? ", " : "") + st.param_names[i];
+  return pyb::type_error(m + (n ? ")" : "none)"));
+}
+
 void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
   DispatcherState& st = state_of(dispatcher);
   if (st.device) {
@@ -383,11 +412,7 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
                                             .c_str());
     throw pyb::error_already_set();
   }
-  if (nargs != st.param_names.size()) {
-    throw pyb::type_error("kernel '" + st.name + "' takes " + std::to_string(st.param_names.size()) + " argument" +
-                          (st.param_names.size() == 1 ? "" : "s") + " but " + std::to_string(nargs) +
-                          (nargs == 1 ? " was" : " were") + " given");
-  }
+  if (nargs != st.param_names.size()) throw wrong_argument_count(st, nargs);
   rt::Device& device = rt::Runtime::get().current_device();
   // The launcher (kernel[grid, block, stream]) may have been made while another device was current.
   if (spec.stream && &spec.stream->device() != &device) {
@@ -663,6 +688,13 @@ PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
     Py_XSETREF(d->last_key, key);
     Py_XSETREF(d->last_launcher, reinterpret_cast<PyObject*>(l));
     return reinterpret_cast<PyObject*>(l);
+  } catch (const rt::LaunchError& e) {
+    // numba's wording first, then the kernel.
+    PyErr_SetString(launch_error_class(), (e.what() + (" (kernel '" + d->state->name + "')")).c_str());
+    return nullptr;
+  } catch (const pyb::type_error& e) {
+    PyErr_SetString(PyExc_TypeError, (e.what() + (" (kernel '" + d->state->name + "')")).c_str());
+    return nullptr;
   } catch (...) {
     set_error_from_current_exception();
     return nullptr;

@@ -35,6 +35,7 @@ void set_error_from_current_exception() {
     PyObject_SetAttrString(err, "function", pyb::str(e.function()).ptr());
     PyObject_SetAttrString(err, "code", pyb::int_(e.code()).ptr());
     PyObject_SetAttrString(err, "name", pyb::str(e.error_name()).ptr());
+    PyObject_SetAttrString(err, "recoverable", e.recoverable() ? Py_True : Py_False);
     PyErr_SetObject(cls, err);
     Py_DECREF(err);
   } catch (const rt::LaunchError& e) {
@@ -98,6 +99,8 @@ void warn_performance(const char* message) {
   if (PyErr_WarnEx(or_default(g_performance_warning, PyExc_UserWarning), message, 1) < 0)
     throw pyb::error_already_set();
 }
+
+PyObject* launch_error_class() { return or_default(g_launch_error, PyExc_ValueError); }
 
 void strip_traceback() {
   PyObject *type, *value, *tb;

@@ -38,6 +38,8 @@ extern LaunchWarnings g_launch_warnings;
 /// warnings filters apply and the default filter shows it once per call site; throws pyb::error_already_set
 /// when a filter turns it into an error.
 void warn_performance(const char* message);
+/// gpujit.LaunchError (ValueError until the package registers it).
+PyObject* launch_error_class();
 /// Drops the traceback of the pending Python error so it reads as raised from the caller's frame.
 void strip_traceback();
 

@@ -88,6 +88,11 @@ class FakeDriver:
         self.lib.fakecuda_live_allocations.restype = ctypes.c_long
         self.lib.fakecuda_live_allocations.argtypes = [ctypes.POINTER(ctypes.c_longlong)]
         self.lib.fakecuda_last_global.restype = ctypes.c_void_p
+        self.lib.fakecuda_fail_times.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_long, ctypes.c_long]
+        self.lib.fakecuda_fail_async.argtypes = [ctypes.c_int, ctypes.c_int]
+        self.lib.fakecuda_sticky.argtypes = [ctypes.c_int]
+        self.lib.fakecuda_live.restype = ctypes.c_long
+        self.lib.fakecuda_live.argtypes = [ctypes.c_char_p]
 
     def last_global(self):
         """Address of the memory of the last global the runtime looked up (cuModuleGetGlobal)."""
@@ -96,8 +101,25 @@ class FakeDriver:
     def calls(self, function):
         return self.lib.fakecuda_calls(function.encode())
 
-    def fail(self, function, code, after=0):
-        self.lib.fakecuda_fail(function.encode(), code, after)
+    def fail(self, function, code, after=0, times=1):
+        """`function` ("*": every entry point) returns `code` on `times` calls (-1: all) after `after` more."""
+        self.lib.fakecuda_fail_times(function.encode(), code, after, times)
+
+    def fail_async(self, code, sticky=True):
+        """The next launch succeeds; the next call that waits for the GPU returns `code` (and, if sticky,
+        every later call)."""
+        self.lib.fakecuda_fail_async(code, int(sticky))
+
+    def sticky(self, code):
+        """Every call from now on returns `code`: a device that disappeared."""
+        self.lib.fakecuda_sticky(code)
+
+    def reset_faults(self):
+        self.lib.fakecuda_reset_faults()
+
+    def live(self, kind):
+        """Live driver objects: "allocations", "pinned", "streams", "events" or "modules"."""
+        return self.lib.fakecuda_live(kind.encode())
 
     def last_launch(self):
         """(kernel entry, grid, block, shared bytes, stream handle, [parameter bytes])."""
@@ -146,4 +168,6 @@ def cpu_backend():
 def fake(cuda):
     if FAKE_LIB is None:
         pytest.skip("a real CUDA driver is in use; GPUJIT_TEST_FAKE_DRIVER=1 runs these against the fake driver")
-    return FakeDriver(FAKE_LIB)
+    driver = FakeDriver(FAKE_LIB)
+    yield driver
+    driver.reset_faults()  # a fault a test planted but did not trigger must not fail the next test

@@ -86,12 +86,12 @@ def test_launch_configuration_errors_come_before_any_device_use():
     with pytest.raises(gpu.LaunchError, match="grid dimension y is 65536"):
         kernel[(1, 65536), 1]
     with pytest.raises(gpu.LaunchError, match=r"^griddim must be a sequence of 1, 2 or 3 integers, got \[1, 1, 1, 1\] "
-                                              r"\(grid must have 1 to 3 dimensions, got 4\)$"):
+                                              r"\(grid must have 1 to 3 dimensions, got 4\) \(kernel 'kernel'\)$"):
         kernel[(1, 1, 1, 1), 1]
     with pytest.raises(TypeError, match="launch configuration must be"):
         kernel[1]
     with pytest.raises(TypeError, match=r"^blockdim must be a sequence of integers, got \[1.5\] \(block must be an int "
-                                        r"or a tuple of up to 3 ints\)$"):
+                                        r"or a tuple of up to 3 ints\) \(kernel 'kernel'\)$"):
         kernel[1, 1.5]
     with pytest.raises(TypeError, match=r"^griddim must be a sequence of integers, got \[1, 'a'\]"):
         kernel[(1, "a"), 1]

@@ -179,7 +179,8 @@ def test_explicit_signatures_convert_scalars(fake):
     assert k._stats["compiled"] == 1
     # numba's wording first, then the kernel and the signatures it has.
     with pytest.raises(TypeError, match=r"^No matching definition for argument type\(s\) float64\[::1\], float64, "
-                                        r"int64 of kernel 'k'; its signatures are:\n  \(float32\[::1\], float32, int32\)$"):
+                                        r"int64 of kernel 'k'; its signatures are:\n  \(float32\[::1\], float32, int32\), "
+                                        r"where argument 'a' \(position 1\) is float64\[::1\], not float32\[::1\]$"):
         k[1, 1](gpu.device_array(3), 2.5, 3)
 
 

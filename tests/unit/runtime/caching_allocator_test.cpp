@@ -19,8 +19,8 @@ class CountingDevice final : public Device {
   BackendKind backend() const override { return BackendKind::Host; }
   void activate() override {}
   DevicePtr allocate(size_t bytes) override {
-    if (fail_next_) {
-      fail_next_ = false;
+    if (fail_allocations_ > 0) {
+      --fail_allocations_;
       throw DriverError("cuMemAlloc", cuda::CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory");
     }
     ++allocations;
@@ -28,7 +28,13 @@ class CountingDevice final : public Device {
     live.insert(next_);
     return next_;
   }
-  void deallocate(DevicePtr ptr) override { live.erase(ptr); }
+  void deallocate(DevicePtr ptr) override {
+    if (fail_frees_ > 0) {
+      --fail_frees_;
+      throw DriverError("cuMemFree", 1, "CUDA_ERROR_INVALID_VALUE", "invalid argument");
+    }
+    live.erase(ptr);
+  }
   void* allocate_pinned(size_t) override { return nullptr; }
   void deallocate_pinned(void*) override {}
   void* allocate_managed(size_t) override { return nullptr; }
@@ -56,7 +62,9 @@ class CountingDevice final : public Device {
   void launch(const LoadedKernel&, const LaunchConfig&, void**) override {}
   uint64_t max_cooperative_grid_blocks(const LoadedKernel&, uint32_t, uint32_t) override { return 0; }
 
-  void fail_next_allocation() { fail_next_ = true; }
+  void fail_next_allocation() { fail_allocations_ = 1; }
+  void fail_allocations(int n) { fail_allocations_ = n; }
+  void fail_frees(int n) { fail_frees_ = n; }
 
   int allocations = 0;
   int stream_syncs = 0;
@@ -65,7 +73,8 @@ class CountingDevice final : public Device {
 
  private:
   DevicePtr next_ = 0;
-  bool fail_next_ = false;
+  int fail_allocations_ = 0;
+  int fail_frees_ = 0;
 };
 
 void* const kStreamA = reinterpret_cast<void*>(0xA);
@@ -142,6 +151,48 @@ TEST(CachingAllocator, OutOfMemoryWithAnEmptyCacheIsReported) {
   CountingDevice dev;
   dev.fail_next_allocation();
   EXPECT_THROW(dev.allocator().allocate(512, nullptr), DriverError);
+}
+
+TEST(CachingAllocator, OutOfMemoryAfterTheRetrySaysWhatWasTried) {
+  CountingDevice dev;
+  CachingAllocator& a = dev.allocator();
+  a.free(a.allocate(4096, nullptr));
+  dev.fail_allocations(2);
+  try {
+    a.allocate(1 << 20, nullptr);
+    ADD_FAILURE() << "the second out-of-memory is reported";
+  } catch (const DriverError& e) {
+    EXPECT_EQ(e.code(), cuda::CUDA_ERROR_OUT_OF_MEMORY);
+    EXPECT_NE(std::string(e.what()).find("retried after giving the 4096 cached bytes back"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(a.stats().bytes_cached, 0u);
+  EXPECT_TRUE(dev.live.empty());
+}
+
+TEST(CachingAllocator, AFailingFreeStillEmptiesTheCache) {
+  CountingDevice dev;
+  CachingAllocator& a = dev.allocator();
+  auto b1 = a.allocate(1000, nullptr), b2 = a.allocate(5000, nullptr), b3 = a.allocate(20000, nullptr);
+  a.free(b1);
+  a.free(b2);
+  a.free(b3);
+  ASSERT_EQ(dev.live.size(), 3u);
+  dev.fail_frees(1);
+  try {
+    a.release_cached();
+    ADD_FAILURE() << "the failing free is reported";
+  } catch (const DriverError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuMemFree failed"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("giving the allocator's cached blocks back"), std::string::npos)
+        << e.what();
+  }
+  // The other two were freed, and no block stays cached to be freed twice by a later release.
+  EXPECT_EQ(dev.live.size(), 1u);
+  EXPECT_EQ(a.stats().bytes_cached, 0u);
+  a.release_cached();
+  EXPECT_EQ(dev.live.size(), 1u);
 }
 
 TEST(CachingAllocator, ForgetStreamMovesItsBlocksToTheDefaultStream) {

@@ -14,6 +14,21 @@
 // cuMemcpyPeer checks that each pointer lies in memory of the context named for it. fakecuda_launches_on and
 // fakecuda_pointer_device tell tests which device a launch or an allocation went to.
 //
+// Fault injection: any entry point can be made to fail on demand, as a real driver fails.
+// - fakecuda_fail_times(function, code, after, times): `function` ("*" for every entry point) lets `after`
+//   calls through, then returns `code` on the next `times` calls (-1: on every later call).
+// - fakecuda_fail_async(code, sticky): the next launch succeeds, but the next synchronizing call after it
+//   (a synchronize, a query, a copy to the host, the next launch) returns `code`, as an error inside a
+//   kernel surfaces on a GPU. With `sticky`, every call after that returns it too, as CUDA's sticky errors
+//   (CUDA_ERROR_ILLEGAL_ADDRESS, ..._LAUNCH_FAILED) leave the context unusable.
+// - fakecuda_sticky(code): every call from now on returns `code` (a device that disappeared).
+// - fakecuda_reset_faults() clears all of them. cuGetErrorName/String, cuDriverGetVersion and
+//   cuCtxGetCurrent/SetCurrent never fail this way (the real ones do not report sticky errors either).
+// - FAKECUDA_FAIL="function:code[:after[:times]],..." plants faults from the environment before the first
+//   call, for failures in cuInit and context creation that a test must see in a fresh process.
+// fakecuda_live(kind) counts live allocations, pinned buffers, streams, events and modules, so a test can
+// assert that a failure leaked nothing.
+//
 // Configuration by environment: FAKECUDA_DEVICES (device count, default 1), FAKECUDA_CC ("9.0"),
 // FAKECUDA_MAX_THREADS (each kernel's max threads per block, default 1024), FAKECUDA_DRIVER_VERSION
 // (cuDriverGetVersion, default 13000), FAKECUDA_PEER_ACCESS (what cuDeviceCanAccessPeer says for two
@@ -78,6 +93,14 @@ struct Launch {
   std::vector<size_t> offsets;       // where each parameter starts in `bytes`; one extra at the end
 };
 
+// A planted failure (see the file comment).
+struct Fault {
+  std::string function;  // an entry point's exported name, or "*" for all
+  CUresult code = 0;
+  long after = 0;  // matching calls still let through
+  long times = 1;  // failures left; -1: every later call
+};
+
 struct State {
   std::mutex mutex;
   bool initialized = false;
@@ -94,15 +117,50 @@ struct State {
   std::set<void*> links;
   Launch last;
   long launches = 0;
-  std::string fail_function;
-  CUresult fail_code = 0;
-  int fail_after = 0;
+  std::vector<Fault> faults;
+  bool faulty = false;       // any of the fault fields below or `faults` set: the slow path of enter()
+  CUresult async_armed = 0;  // fakecuda_fail_async: the next launch plants this
+  bool async_sticky = false;
+  CUresult async_pending = 0;  // planted by a launch; returned by the next synchronizing call
+  CUresult sticky = 0;         // returned by every call
   int devices = 1;
   void* last_global = nullptr;  // the memory of the last global cuModuleGetGlobal found
 };
 
+void update_faulty(State& s) { s.faulty = !s.faults.empty() || s.async_armed || s.async_pending || s.sticky; }
+
+// FAKECUDA_FAIL="function:code[:after[:times]],...".
+void parse_fault_env(State& s) {
+  const char* env = std::getenv("FAKECUDA_FAIL");
+  if (!env || !*env) return;
+  std::string all = env;
+  size_t start = 0;
+  while (start < all.size()) {
+    size_t end = all.find(',', start);
+    if (end == std::string::npos) end = all.size();
+    std::string item = all.substr(start, end - start);
+    start = end + 1;
+    Fault f;
+    size_t colon = item.find(':');
+    if (colon == std::string::npos) continue;
+    f.function = item.substr(0, colon);
+    long fields[3] = {0, 0, 1};
+    int n = std::sscanf(item.c_str() + colon + 1, "%ld:%ld:%ld", &fields[0], &fields[1], &fields[2]);
+    if (n < 1) continue;
+    f.code = CUresult(fields[0]);
+    f.after = fields[1];
+    f.times = fields[2];
+    s.faults.push_back(f);
+  }
+  update_faulty(s);
+}
+
 State& state() {
-  static State* s = new State();
+  static State* s = [] {
+    auto* st = new State();
+    parse_fault_env(*st);
+    return st;
+  }();
   return *s;
 }
 
@@ -115,17 +173,59 @@ double now_ms() {
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
-// Counts a call and reports whether a planted failure should be returned instead.
+// Calls that never report planted errors: the real ones do not report sticky errors either.
+bool never_fails(const char* function) {
+  return !std::strcmp(function, "cuDriverGetVersion") || !std::strcmp(function, "cuCtxGetCurrent") ||
+         !std::strcmp(function, "cuCtxSetCurrent");
+}
+
+// Where an error inside a kernel surfaces: a call that waits for the GPU or the next launch.
+bool synchronizing(const char* function) {
+  static const char* const kCalls[] = {
+      "cuCtxSynchronize", "cuStreamSynchronize",  "cuEventSynchronize", "cuStreamQuery",
+      "cuEventQuery",     "cuMemcpyDtoHAsync_v2", "cuLaunchKernel",     "cuLaunchCooperativeKernel",
+      "cuMemFree_v2"};
+  for (const char* c : kCalls) {
+    if (!std::strcmp(c, function)) return true;
+  }
+  return false;
+}
+
+// The planted failure `function` returns now, or 0.
+CUresult planted_failure(State& s, const char* function) {
+  if (never_fails(function)) return CUDA_SUCCESS;
+  if (s.sticky) return s.sticky;
+  if (s.async_pending && synchronizing(function)) {
+    CUresult code = s.async_pending;
+    s.async_pending = 0;
+    if (s.async_sticky) s.sticky = code;
+    update_faulty(s);
+    return code;
+  }
+  for (size_t i = 0; i < s.faults.size(); ++i) {
+    Fault& f = s.faults[i];
+    if (f.function != "*" && f.function != function) continue;
+    if (f.after > 0) {
+      --f.after;
+      continue;
+    }
+    CUresult code = f.code;
+    if (f.times > 0 && --f.times == 0) {
+      s.faults.erase(s.faults.begin() + long(i));
+      update_faulty(s);
+    }
+    return code;
+  }
+  return CUDA_SUCCESS;
+}
+
+// Counts a call and reports whether a planted failure should be returned instead. One branch when no fault
+// is planted, so benchmarks on the fake driver still measure gpujit's launch path.
 CUresult enter(const char* function, long* counter) {
   State& s = state();
   ++*counter;
-  if (!s.fail_function.empty() && s.fail_function == function) {
-    if (s.fail_after-- <= 0) {
-      s.fail_function.clear();
-      return s.fail_code;
-    }
-  }
-  return CUDA_SUCCESS;
+  if (!s.faulty) return CUDA_SUCCESS;
+  return planted_failure(s, function);
 }
 
 #define FAKE_ENTER(name)                                                   \
@@ -218,12 +318,26 @@ CUresult cuDriverGetVersion(int* version) {
 }
 
 CUresult cuGetErrorName(CUresult error, const char** name) {
-  static const std::map<CUresult, const char*> names = {
-      {0, "CUDA_SUCCESS"}, {1, "CUDA_ERROR_INVALID_VALUE"}, {2, "CUDA_ERROR_OUT_OF_MEMORY"},
-      {3, "CUDA_ERROR_NOT_INITIALIZED"}, {101, "CUDA_ERROR_INVALID_DEVICE"}, {201, "CUDA_ERROR_INVALID_CONTEXT"},
-      {218, "CUDA_ERROR_INVALID_PTX"},
-      {400, "CUDA_ERROR_INVALID_HANDLE"}, {500, "CUDA_ERROR_NOT_FOUND"}, {600, "CUDA_ERROR_NOT_READY"},
-      {700, "CUDA_ERROR_ILLEGAL_ADDRESS"}, {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"}};
+  static const std::map<CUresult, const char*> names = {{0, "CUDA_SUCCESS"},
+                                                        {1, "CUDA_ERROR_INVALID_VALUE"},
+                                                        {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+                                                        {3, "CUDA_ERROR_NOT_INITIALIZED"},
+                                                        {4, "CUDA_ERROR_DEINITIALIZED"},
+                                                        {46, "CUDA_ERROR_DEVICE_UNAVAILABLE"},
+                                                        {100, "CUDA_ERROR_NO_DEVICE"},
+                                                        {101, "CUDA_ERROR_INVALID_DEVICE"},
+                                                        {200, "CUDA_ERROR_INVALID_IMAGE"},
+                                                        {201, "CUDA_ERROR_INVALID_CONTEXT"},
+                                                        {218, "CUDA_ERROR_INVALID_PTX"},
+                                                        {400, "CUDA_ERROR_INVALID_HANDLE"},
+                                                        {500, "CUDA_ERROR_NOT_FOUND"},
+                                                        {600, "CUDA_ERROR_NOT_READY"},
+                                                        {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+                                                        {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+                                                        {702, "CUDA_ERROR_LAUNCH_TIMEOUT"},
+                                                        {715, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
+                                                        {719, "CUDA_ERROR_LAUNCH_FAILED"},
+                                                        {999, "CUDA_ERROR_UNKNOWN"}};
   auto it = names.find(error);
   if (it == names.end()) return kInvalidValue;
   *name = it->second;
@@ -231,11 +345,28 @@ CUresult cuGetErrorName(CUresult error, const char** name) {
 }
 
 CUresult cuGetErrorString(CUresult error, const char** text) {
+  // The real driver's texts (CUDA 13).
   static const std::map<CUresult, const char*> texts = {
-      {0, "no error"}, {1, "invalid argument"}, {2, "out of memory"}, {3, "initialization error"},
-      {101, "invalid device ordinal"}, {201, "invalid device context"}, {218, "a PTX JIT compilation failed"}, {400, "invalid resource handle"},
-      {500, "named symbol not found"}, {600, "device not ready"}, {700, "an illegal memory access was encountered"},
-      {701, "too many resources requested for launch"}};
+      {0, "no error"},
+      {1, "invalid argument"},
+      {2, "out of memory"},
+      {3, "initialization error"},
+      {4, "driver shutting down"},
+      {46, "CUDA-capable device(s) is/are busy or unavailable"},
+      {100, "no CUDA-capable device is detected"},
+      {101, "invalid device ordinal"},
+      {200, "device kernel image is invalid"},
+      {201, "invalid device context"},
+      {218, "a PTX JIT compilation failed"},
+      {400, "invalid resource handle"},
+      {500, "named symbol not found"},
+      {600, "device not ready"},
+      {700, "an illegal memory access was encountered"},
+      {701, "too many resources requested for launch"},
+      {702, "the launch timed out and was terminated"},
+      {715, "an illegal instruction was encountered"},
+      {719, "unspecified launch failure"},
+      {999, "unknown error"}};
   auto it = texts.find(error);
   if (it == texts.end()) return kInvalidValue;
   *text = it->second;
@@ -614,6 +745,20 @@ CUresult cuLinkDestroy(CUlinkState link) {
   return CUDA_SUCCESS;
 }
 
+CUresult cuModuleUnload(CUmodule module) {
+  FAKE_ENTER("cuModuleUnload");
+  FAKE_NEEDS_CONTEXT();
+  auto* m = reinterpret_cast<FakeModule*>(module);
+  if (!state().modules.erase(m)) return kInvalidHandle;
+  if (state().last_global) {
+    for (auto& [name, memory] : m->globals) {
+      if (memory.data() == state().last_global) state().last_global = nullptr;
+    }
+  }
+  delete m;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
   FAKE_ENTER("cuModuleGetFunction");
   if (!state().modules.count(module)) return kInvalidHandle;
@@ -698,20 +843,30 @@ CUresult record_launch(CUfunction function, unsigned gx, unsigned gy, unsigned g
   return CUDA_SUCCESS;
 }
 
+/// After a successful launch, plants the error fakecuda_fail_async armed (the state's mutex held).
+CUresult arm_async_error(CUresult launched) {
+  State& s = state();
+  if (launched == CUDA_SUCCESS && s.async_armed) {
+    s.async_pending = s.async_armed;
+    s.async_armed = 0;
+  }
+  return launched;
+}
+
 }  // namespace
 
 CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
   FAKE_ENTER("cuLaunchKernel");
   if (extra != nullptr) return kInvalidValue;
-  return record_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params);
+  return arm_async_error(record_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params));
 }
 
 /// A cooperative launch is recorded as a plain one (the fake driver runs nothing) and counted on its own.
 CUresult cuLaunchCooperativeKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                    unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params) {
   FAKE_ENTER("cuLaunchCooperativeKernel");
-  return record_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params);
+  return arm_async_error(record_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params));
 }
 
 /// Occupancy as a device of 64K registers and 2048 threads per multiprocessor would give a kernel of 16
@@ -770,12 +925,55 @@ long fakecuda_live_allocations(long long* bytes) {
   return long(state().allocations.size());
 }
 
+/// Makes `function` ("*": every entry point) return `code` on `times` calls (-1: every call) after letting
+/// `after` more calls through.
+void fakecuda_fail_times(const char* function, int code, long after, long times) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().faults.push_back(Fault{function, CUresult(code), after, times});
+  update_faulty(state());
+}
+
 /// Makes `function` return `code` on its call after `after` more successful calls.
 void fakecuda_fail(const char* function, int code, int after) {
+  fakecuda_fail_times(function, code, after, 1);
+}
+
+/// The next launch succeeds; the next synchronizing call after it returns `code` (and, with `sticky`, every
+/// call after that).
+void fakecuda_fail_async(int code, int sticky) {
   std::lock_guard<std::mutex> lock(state().mutex);
-  state().fail_function = function;
-  state().fail_code = code;
-  state().fail_after = after;
+  state().async_armed = CUresult(code);
+  state().async_sticky = sticky != 0;
+  update_faulty(state());
+}
+
+/// Every call from now on returns `code` (0: none).
+void fakecuda_sticky(int code) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().sticky = CUresult(code);
+  update_faulty(state());
+}
+
+/// Clears every planted failure.
+void fakecuda_reset_faults() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  State& s = state();
+  s.faults.clear();
+  s.async_armed = s.async_pending = s.sticky = 0;
+  update_faulty(s);
+}
+
+/// Live driver objects of a kind: "allocations", "pinned", "streams", "events" or "modules"; -1 if unknown.
+long fakecuda_live(const char* kind) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  State& s = state();
+  std::string k = kind;
+  if (k == "allocations") return long(s.allocations.size());
+  if (k == "pinned") return long(s.pinned.size());
+  if (k == "streams") return long(s.streams.size());
+  if (k == "events") return long(s.events.size());
+  if (k == "modules") return long(s.modules.size());
+  return -1;
 }
 
 /// Launches so far.
