@@ -29,7 +29,9 @@ std::string core_library_path() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<const void*>(&collect_system_info), &info) == 0 || info.dli_fname == nullptr)
     return {};
-  return info.dli_fname;
+  llvm::SmallString<256> real;
+  if (llvm::sys::fs::real_path(info.dli_fname, real)) return info.dli_fname;  // an error_code: keep it as is
+  return std::string(real);
 }
 
 /// The CUDA devices the driver sees, by its device queries alone (no context is created).
