@@ -25,13 +25,19 @@
 namespace gpujit {
 namespace {
 
+/// `path` with symbolic links and `..` resolved (the loader reports the core library through its rpath, as
+/// in bin/../lib/); `path` itself if that fails.
+std::string resolved(const std::string& path) {
+  llvm::SmallString<256> real;
+  if (path.empty() || llvm::sys::fs::real_path(path, real)) return path;
+  return std::string(real);
+}
+
 std::string core_library_path() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<const void*>(&collect_system_info), &info) == 0 || info.dli_fname == nullptr)
     return {};
-  llvm::SmallString<256> real;
-  if (llvm::sys::fs::real_path(info.dli_fname, real)) return info.dli_fname;  // an error_code: keep it as is
-  return std::string(real);
+  return resolved(info.dli_fname);
 }
 
 /// The CUDA devices the driver sees, by its device queries alone (no context is created).
@@ -89,7 +95,7 @@ SystemInfo collect_system_info() {
   info.gpujit_version = GPUJIT_VERSION;
   info.llvm_version = LLVM_VERSION_STRING;
   info.core_library = core_library_path();
-  info.libdevice = find_libdevice(&info.libdevice_searched);
+  info.libdevice = resolved(find_libdevice(&info.libdevice_searched));
 
   info.driver_loaded = cuda::CudaDriver::available();
   if (info.driver_loaded) {

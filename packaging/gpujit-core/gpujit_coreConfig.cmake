@@ -6,6 +6,7 @@ if(NOT TARGET gpujit::core)
   set_target_properties(gpujit::core PROPERTIES
     IMPORTED_LOCATION "${_gpujit_core_root}/lib/libgpujit_core.so"
     INTERFACE_INCLUDE_DIRECTORIES "${_gpujit_core_root}/include"
+    INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY=1
     INTERFACE_COMPILE_FEATURES cxx_std_20)
 endif()
 set(gpujit_core_LIBRARY_DIR "${_gpujit_core_root}/lib")

@@ -46,6 +46,7 @@ def test_cpu_backend_and_cache_size(tmp_path):
     assert info["backend"] == "cpu" and info["backend_reason"] == "GPUJIT_DEVICE=cpu chooses it"
     assert Path(info["core_library"]).name == "libgpujit_core.so" and Path(info["core_library"]).is_file()
     assert info["libdevice"] is not None and Path(info["libdevice"]).name == "libdevice.10.bc"
+    assert ".." not in Path(info["libdevice"]).parts and ".." not in Path(info["core_library"]).parts
     assert (info["cache_directory"], info["cache_files"], info["cache_bytes"]) == (str(cache), 2, 1024)
     assert f"{cache}: 2 files, 1.0 KiB" in info["text"]
     assert "__pycache__" not in info["text"]  # GPUJIT_CACHE_DIR holds every kernel
