@@ -1,4 +1,5 @@
-// The `gpujit` command-line tool: compiles one kernel of a Python file to PTX, or shows any earlier stage.
+// The `gpujit` command-line tool: compiles one kernel of a Python file to PTX, or shows any earlier stage
+// (`gpujit ptx`); `gpujit info` reports the installation (runtime/system_info.h).
 //
 // The tool is a thin shell over compile() (compiler/compiler.h): it reads the file, picks the kernel, parses
 // the signature with parse_signature() and prints the artifact of the stage asked for. It never runs Python.
@@ -21,6 +22,7 @@
 
 #include "compiler/compiler.h"
 #include "ir/globals.h"
+#include "runtime/system_info.h"
 
 #ifndef GPUJIT_VERSION
 #define GPUJIT_VERSION "unknown"
@@ -302,8 +304,9 @@ int main_impl(int argc, char** argv) {
                        std::string("gpujit ") + GPUJIT_VERSION + " (LLVM " + GPUJIT_LLVM_VERSION + ")");
   app.require_subcommand(1);
   app.footer(
-      "Run 'gpujit ptx --help' for the options of the ptx command.\n\nExample:\n"
-      "  gpujit ptx examples/vector_add.py --sig 'void(float32[::1], float32[::1], float32[::1])'\n");
+      "Run 'gpujit ptx --help' for the options of the ptx command.\n\nExamples:\n"
+      "  gpujit ptx examples/vector_add.py --sig 'void(float32[::1], float32[::1], float32[::1])'\n"
+      "  gpujit info\n");
 
   PtxOptions opts;
   CLI::App* ptx =
@@ -357,6 +360,9 @@ int main_impl(int argc, char** argv) {
       ->capture_default_str();
   ptx->add_option("-o,--output", opts.output, "Write the output to this file instead of stdout");
   ptx->footer(kPtxFooter);
+  CLI::App* info = app.add_subcommand(
+      "info", "Show the versions, libdevice, the CUDA driver and devices, the backend a launch would use "
+              "and the kernel cache.");
 
   try {
     app.parse(argc, argv);
@@ -367,6 +373,10 @@ int main_impl(int argc, char** argv) {
   opts.emit = stages.at(emit);
 
   try {
+    if (info->parsed()) {
+      std::cout << render_system_info(collect_system_info(toolchain()));
+      return kExitOk;
+    }
     return run_ptx(opts);
   } catch (const UsageError& e) {
     std::cerr << "gpujit: error: " << e.message << "\n";

@@ -105,4 +105,12 @@ struct CompileResult {
   double ms_parse = 0, ms_sema = 0, ms_lower = 0, ms_optimize = 0, ms_ptx = 0;
 };
 
+/// What compiles are made with, for reports such as `gpujit info`: filled by the compile driver's toolchain()
+/// (compiler/compiler.h), read by the runtime's collect_system_info(), which may not include LLVM's headers.
+struct Toolchain {
+  std::string llvm_version;
+  std::string libdevice;           // where libdevice was found; empty when it was not
+  std::string libdevice_searched;  // where it was looked for
+};
+
 }  // namespace gpujit

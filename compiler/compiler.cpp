@@ -17,7 +17,10 @@
 #include <cctype>
 #include <chrono>
 
+#include <llvm/Config/llvm-config.h>
+
 #include "codegen/codegen.h"
+#include "codegen/libdevice.h"
 #include "codegen/lowering.h"
 #include "frontend/ast_dump.h"
 #include "frontend/lexer.h"
@@ -109,6 +112,13 @@ CompileResult compile_host(CompileRequest request) {
 std::shared_ptr<const Module> parse_source(const std::string& filename, const std::string& text,
                                            unsigned first_line) {
   return parse_module(std::make_shared<const SourceFile>(filename, text, first_line));
+}
+
+Toolchain toolchain() {
+  Toolchain t;
+  t.llvm_version = LLVM_VERSION_STRING;
+  t.libdevice = find_libdevice(&t.libdevice_searched);
+  return t;
 }
 
 }  // namespace gpujit

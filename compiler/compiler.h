@@ -43,6 +43,9 @@ GPUJIT_API CompileResult compile(const CompileRequest& request);
 /// versions and the core library's build). The keep_* options are not part of it.
 GPUJIT_API std::string cache_key(const CompileRequest& request);
 
+/// LLVM's version and where libdevice is (the compiler's part of `gpujit info`).
+GPUJIT_API Toolchain toolchain();
+
 /// Compiles one kernel for the host: compile() with options.target set to TargetKind::Host. On success
 /// result.host is set and result.ptx is empty; user errors are in result.diagnostics as for PTX.
 GPUJIT_API CompileResult compile_host(CompileRequest request);

@@ -117,6 +117,16 @@ def is_bfloat16_supported():
     return tuple(get_current_device().compute_capability) >= (8, 0)
 
 
+def info():
+    """What `gpujit info` reports, as a dict: gpujit_version, llvm_version, core_library, libdevice (None when
+    not found), driver (None when the CUDA driver does not load, with driver_error saying why),
+    driver_version (13000 for CUDA 13.0), devices (dicts of id, name, compute_capability, total_memory),
+    backend ('cuda' or 'cpu': what a launch would use now) with backend_reason, cache_directory, cache_files,
+    cache_bytes, and text (the report as the command prints it). It loads the CUDA driver but creates no
+    context and does not choose the backend."""
+    return _core._system_info()
+
+
 def detect():
     """Prints the devices found, as numba's cuda.detect(); returns True if there is at least one."""
     try:

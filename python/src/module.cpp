@@ -11,6 +11,7 @@
 #include "arguments.h"
 #include "compiler/warm_up.h"
 #include "arrays.h"
+#include "runtime/system_info.h"
 #include "dispatcher.h"
 #include "dtypes.h"
 #include "errors.h"
@@ -208,6 +209,34 @@ PYBIND11_MODULE(_core, m) {
         "Starts the compiler's one-time initialisation on a background thread (compiler/warm_up.h).");
   m.def("_wait_warm_up", &wait_warm_up, pyb::call_guard<pyb::gil_scoped_release>(),
         "Waits for the warm-up thread (at exit, so that no compile runs while the process ends).");
+  m.def("_system_info", [] {
+    gpujit::SystemInfo info = gpujit::collect_system_info(toolchain());
+    pyb::dict d;
+    d["gpujit_version"] = info.gpujit_version;
+    d["llvm_version"] = info.llvm_version;
+    d["core_library"] = info.core_library;
+    d["libdevice"] = info.libdevice.empty() ? pyb::object(pyb::none()) : pyb::str(info.libdevice);
+    d["driver"] = info.driver_loaded ? pyb::object(pyb::str(info.driver_path)) : pyb::object(pyb::none());
+    d["driver_version"] = info.driver_version;
+    d["driver_error"] = info.driver_error;
+    pyb::list devices;
+    for (const auto& dev : info.devices) {
+      pyb::dict e;
+      e["id"] = dev.ordinal;
+      e["name"] = dev.name;
+      e["compute_capability"] = pyb::make_tuple(dev.cc_major, dev.cc_minor);
+      e["total_memory"] = dev.total_memory;
+      devices.append(e);
+    }
+    d["devices"] = devices;
+    d["backend"] = info.backend;
+    d["backend_reason"] = info.backend_reason;
+    d["cache_directory"] = info.cache_directory.empty() ? pyb::object(pyb::none()) : pyb::str(info.cache_directory);
+    d["cache_files"] = info.cache_files;
+    d["cache_bytes"] = info.cache_bytes;
+    d["text"] = gpujit::render_system_info(info);
+    return d;
+  }, "What `gpujit info` reports (runtime/system_info.h), as a dict; 'text' is the report as printed.");
   m.def("_driver_loaded", [] { return cuda::CudaDriver::load_attempted(); },
         "Whether this process has tried to load the CUDA driver yet (tests check imports do not).");
   m.def("_set_backend", [](const std::string& name) { rt::Runtime::get().set_backend(name); },
