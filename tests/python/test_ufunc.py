@@ -448,4 +448,7 @@ def test_cache_true_keeps_the_generated_kernels_ptx_on_disk(tmp_path, monkeypatc
         (kernel,) = add._kernels.values()
         kernel.inspect_ptx()
         assert sum(getattr(kernel.stats, "cache_" + expected).values()) == 1
-    assert [p.name.endswith(".gpujit") for p in tmp_path.iterdir()] == [True]
+    # One PTX entry; on a GPU, also the device code the driver made of it (a .gpujitbin beside it).
+    names = [p.name for p in tmp_path.iterdir()]
+    assert len([n for n in names if n.endswith(".gpujit")]) == 1
+    assert all(n.endswith((".gpujit", ".gpujitbin")) for n in names)
