@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "codegen/compiler.h"  // globals_from_module (defined in ir/globals.cpp)
 #include "frontend/diagnostics.h"
 #include "frontend/parser.h"
 #include "frontend/source.h"
