@@ -172,7 +172,11 @@ llvm::Value* FunctionLowering::float_floor_div_mod(llvm::Value* a, llvm::Value* 
   llvm::Value* mod = call_math("__nv_fmodf", "__nv_fmod", k, {a, b});
   llvm::Value* mod_nonzero = b_.CreateFCmpUNE(mod, zero);
   // The remainder takes the divisor's sign: move it by one divisor when their signs differ.
-  llvm::Value* signs_differ = b_.CreateXor(b_.CreateFCmpOLT(b, zero), b_.CreateFCmpOLT(mod, zero));
+  // One statement per instruction: as arguments of one call their order would be the C++ compiler's (g++
+  // and clang++ emitted them in opposite orders; the clang-built sanitizer build's FileCheck run showed it).
+  llvm::Value* mod_negative = b_.CreateFCmpOLT(mod, zero);
+  llvm::Value* b_negative = b_.CreateFCmpOLT(b, zero);
+  llvm::Value* signs_differ = b_.CreateXor(b_negative, mod_negative);
   llvm::Value* adjust = b_.CreateAnd(mod_nonzero, signs_differ);
   if (want_mod) {
     llvm::Value* moved = b_.CreateSelect(adjust, b_.CreateFAdd(mod, b), mod);

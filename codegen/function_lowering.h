@@ -201,8 +201,9 @@ class FunctionLowering {
   llvm::Value* call_math(const std::string& f32_name, const std::string& f64_name, ScalarKind k,
                          llvm::ArrayRef<llvm::Value*> args);
 
-  /// A parameter attribute: the `bits`-wide value lies in [lo, hi).
-  llvm::Attribute range_attribute(int64_t lo, int64_t hi, unsigned bits);
+  /// A parameter attribute: the `bits`-wide value, read as unsigned, lies in [lo, hi); hi may be 2**(bits-1),
+  /// which is no signed `bits`-wide value (an index32 extent's bound).
+  llvm::Attribute range_attribute(uint64_t lo, uint64_t hi, unsigned bits);
 
   // --- arrays (array_access.cpp)
   ArrayParts unpack_array(llvm::Value* array, unsigned ndim);

@@ -348,10 +348,12 @@ void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Typ
 
 }  // namespace
 
-llvm::Attribute FunctionLowering::range_attribute(int64_t lo, int64_t hi, unsigned bits) {
+// The bounds are unsigned: as signed 32-bit values, index32's bound 2**31 made APInt assert in builds with
+// LLVM's assertions on (found by fuzz_compile) and relied on its silent truncation in the others.
+llvm::Attribute FunctionLowering::range_attribute(uint64_t lo, uint64_t hi, unsigned bits) {
   return llvm::Attribute::get(m_.ctx(), llvm::Attribute::Range,
-                              llvm::ConstantRange(llvm::APInt(bits, uint64_t(lo), true),
-                                                  llvm::APInt(bits, uint64_t(hi), true)));
+                              llvm::ConstantRange(llvm::APInt(bits, lo, /*isSigned=*/false),
+                                                  llvm::APInt(bits, hi, /*isSigned=*/false)));
 }
 
 void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
@@ -381,10 +383,10 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
       for (unsigned i = 0; i < t.ndim; ++i) {
         llvm::Argument* shape = take(".shape" + std::to_string(i));
         if (t.index32) {
-          shape->addAttr(range_attribute(0, int64_t{1} << 31, 32));
+          shape->addAttr(range_attribute(0, uint64_t{1} << 31, 32));
           parts.shape.push_back(b_.CreateZExt(shape, b_.getInt64Ty(), "", /*IsNonNeg=*/true));
         } else {
-          shape->addAttr(range_attribute(0, int64_t{1} << 62, 64));
+          shape->addAttr(range_attribute(0, uint64_t{1} << 62, 64));
           parts.shape.push_back(shape);
         }
       }

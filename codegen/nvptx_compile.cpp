@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
@@ -19,6 +20,22 @@ using Clock = std::chrono::steady_clock;
 
 /// The most registers a PTX thread can have, and so the largest useful `.maxnreg`.
 constexpr int kMaxRegisters = 255;
+
+/// PTX symbols are ASCII, but Python identifiers are Unicode (`def größe(a)`), and a kernel's, device
+/// function's or captured array's symbol carries its Python name: LLVM's PTX printer stops the process on any
+/// other byte (found by fuzz_compile). Every byte of a defined symbol outside [A-Za-z0-9_$.] becomes _xHH
+/// ('.' is LLVM's own, and the NVPTX backend renames it); setName() keeps the names unique.
+void make_ptx_symbol_names(llvm::Module& module) {
+  auto allowed = [](char c) { return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.'; };
+  for (llvm::GlobalValue& g : module.global_values()) {
+    if (g.isDeclaration() || llvm::all_of(g.getName(), allowed)) continue;
+    std::string name;
+    for (char c : g.getName()) {
+      name += allowed(c) ? std::string(1, c) : "_x" + llvm::utohexstr(static_cast<unsigned char>(c), true, 2);
+    }
+    g.setName(name);
+  }
+}
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -54,6 +71,8 @@ void compile_typed_for_nvptx(const TypedProgram& program, const GlobalEnv& globa
   result.params = lowered.params;
   result.entry_name = lowered.kernel->getName().str();
   if (result.diagnostics.has_errors()) return;
+  make_ptx_symbol_names(*lowered.module);
+  result.entry_name = lowered.kernel->getName().str();
   if (options.keep_llvm) result.lowered_llvm_ir = print_module(*lowered.module, /*inline_attributes=*/true);
   if (options.entry == EntryKind::Kernel) {
     result.max_threads = options.max_threads;

@@ -19,6 +19,10 @@ namespace gpujit {
 namespace {
 
 constexpr int kMaxNesting = 200;  // nested expressions; CPython's limit on nested parentheses
+// Operators and trailers applied in a row (a + b + ..., a[i][j]..., f(x)(y)...) and elif clauses: each one
+// puts the tree built so far one level deeper, and every later stage walks the tree recursively, so a long enough chain would
+// overflow the stack in analysis, lowering or the AST's destructor.
+constexpr int kMaxChain = 1000;
 
 // Thrown after a syntax error has been reported; caught at statement level.
 struct SyntaxFailure {};
@@ -123,6 +127,27 @@ class Parser {
     Parser& p_;
   };
 
+  // Counts the operators and trailers of the chains being parsed (kMaxChain); one per loop of them.
+  class ChainGuard {
+   public:
+    explicit ChainGuard(Parser& p) : p_(p) {}
+    ~ChainGuard() { p_.chain_ -= added_; }
+    void deepen(SourceRange where) {
+      if (p_.chain_ >= kMaxChain) {
+        p_.fail(where, fmt::format("too long a chain: more than {} operators, calls, subscripts, attributes or "
+                                   "elif clauses in a row; split it over several statements", kMaxChain));
+      }
+      ++p_.chain_;
+      ++added_;
+    }
+    ChainGuard(const ChainGuard&) = delete;
+    ChainGuard& operator=(const ChainGuard&) = delete;
+
+   private:
+    Parser& p_;
+    int added_ = 0;
+  };
+
   // Token access. toks_ always ends with EndOfFile, and advance() never moves past it.
   const Token& peek(size_t ahead = 0) const { return toks_[std::min(pos_ + ahead, toks_.size() - 1)]; }
   bool at(TokenKind k) const { return peek().kind == k; }
@@ -213,6 +238,7 @@ class Parser {
   std::vector<Token> toks_;
   size_t pos_ = 0;
   int depth_ = 0;
+  int chain_ = 0;
   Diagnostics discard_;            // errors in host code nobody compiles
   Diagnostics* diags_ = &discard_;  // where syntax errors go now
   int loops_ = 0;                   // for loops made into range() loops, for unique temporary names
@@ -732,7 +758,9 @@ StmtPtr Parser::parse_if() {
   expect(TokenKind::Colon, fmt::format("after the '{}' condition", keyword.text));
   Block body = parse_block(fmt::format("'{}' statement", keyword.text), keyword);
   Block orelse;
+  ChainGuard chain(*this);  // each elif is an IfStmt in the else block of the one before
   if (at(TokenKind::KwElif)) {
+    chain.deepen(peek().range);
     orelse.push_back(parse_if());
   } else {
     orelse = parse_else_clause();
@@ -986,12 +1014,14 @@ ExprPtr Parser::parse_binary(int level) {
   if (level == kBinaryLevels) return parse_factor();
   size_t start = pos_;
   ExprPtr lhs = parse_binary(level + 1);
+  ChainGuard chain(*this);
   for (;;) {
     if (level == kBinaryLevels - 1 && at(TokenKind::At)) {
       fail(peek().range, "the matrix multiplication operator '@' is not supported in kernels");
     }
     BinOpKind op;
     if (!binary_op(level, peek().kind, &op)) return lhs;
+    chain.deepen(peek().range);
     const Token& op_token = advance();
     ExprPtr rhs = parse_binary(level + 1);
     auto node = std::make_unique<BinOpExpr>(span_from(start), op, std::move(lhs), std::move(rhs));
@@ -1032,7 +1062,9 @@ ExprPtr Parser::parse_power() {
 ExprPtr Parser::parse_primary() {
   size_t start = pos_;
   ExprPtr e = parse_atom();
+  ChainGuard chain(*this);
   for (;;) {
+    if (at(TokenKind::LParen) || at(TokenKind::LBracket) || at(TokenKind::Dot)) chain.deepen(peek().range);
     if (at(TokenKind::LParen)) {
       e = parse_call(std::move(e), start);
     } else if (at(TokenKind::LBracket)) {

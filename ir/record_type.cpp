@@ -75,9 +75,17 @@ const RecordType* intern_record(std::vector<RecordField> fields, uint64_t size, 
     for (int64_t d : f.shape) {
       if (d <= 0) return fail(fmt::format("record field '{}' has an empty sub-array shape", f.name));
     }
-    if (f.offset + f.size() > size)
-      return fail(fmt::format("record field '{}' ends at byte {}, past the itemsize {}", f.name,
-                              f.offset + f.size(), size));
+    // Overflow-checked: the extents come from signature strings too (found by fuzz_sema).
+    uint64_t end = element_size(f.type);
+    for (int64_t d : f.shape) {
+      if (__builtin_mul_overflow(end, uint64_t(d), &end)) end = UINT64_MAX;
+    }
+    if (__builtin_add_overflow(end, f.offset, &end)) end = UINT64_MAX;
+    if (end > size) {
+      return fail(end == UINT64_MAX ? fmt::format("record field '{}' is too large", f.name)
+                                    : fmt::format("record field '{}' ends at byte {}, past the itemsize {}",
+                                                  f.name, end, size));
+    }
     for (size_t j = 0; j < i; ++j) {
       if (fields[j].name == f.name) return fail(fmt::format("record field '{}' appears twice", f.name));
     }

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cctype>
+#include <charconv>
 
 namespace gpujit {
 
@@ -99,9 +100,26 @@ std::string suggest_scalar(std::string_view name) {
 // A recursive-descent reader over a type string. `pos_` is a byte offset; columns in messages are 1-based.
 class TypeReader {
  public:
+  static constexpr int kMaxTypeNesting = 32;
+  /// Record offsets, sizes and sub-array extents: NumPy's itemsize is a C int.
+  static constexpr uint64_t kMaxRecordBytes = 0x7FFFFFFF;
+  static constexpr std::string_view kRecordTooLarge = "record offsets, sizes and extents are at most 2147483647";
+
   explicit TypeReader(std::string_view text) : text_(text) {}
 
   Type read_type() {
+    // Tuples and records nest by recursion here: a bound keeps a pathological string from overflowing the
+    // stack (found by fuzz_sema).
+    if (depth_ >= kMaxTypeNesting) {
+      return fail(pos_, fmt::format("types nested more than {} deep are not supported", kMaxTypeNesting));
+    }
+    ++depth_;
+    Type t = read_type_at_depth();
+    --depth_;
+    return t;
+  }
+
+  Type read_type_at_depth() {
     skip_space();
     if (peek() == '(') return read_paren_tuple();
     size_t start = pos_;
@@ -139,6 +157,18 @@ class TypeReader {
   void advance() { ++pos_; }
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+
+  /// The decimal digits at [start, pos_) as a number, or nullopt after reporting `too_large` when it is
+  /// above `max` (or above 2**64, where std::stoull would throw).
+  std::optional<uint64_t> digits_value(size_t start, uint64_t max, std::string_view too_large) {
+    uint64_t value = 0;
+    auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, value);
+    if (ec != std::errc() || end != text_.data() + pos_ || value > max) {
+      fail(start, std::string(too_large));
+      return std::nullopt;
+    }
+    return value;
   }
 
   Type fail(size_t at, std::string message) {
@@ -196,7 +226,9 @@ class TypeReader {
           size_t nstart = pos_;
           while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
           if (nstart == pos_) return fail(nstart, "expected a sub-array extent");
-          f.shape.push_back(std::stoll(std::string(text_.substr(nstart, pos_ - nstart))));
+          std::optional<uint64_t> extent = digits_value(nstart, kMaxRecordBytes, kRecordTooLarge);
+          if (!extent) return Type::invalid();
+          f.shape.push_back(static_cast<int64_t>(*extent));
           skip_space();
           if (peek() == ',') ++pos_;
         }
@@ -247,7 +279,7 @@ class TypeReader {
       fail(start, fmt::format("expected a number, found {}", describe_here()));
       return 0;
     }
-    return std::stoull(std::string(text_.substr(start, pos_ - start)));
+    return digits_value(start, kMaxRecordBytes, kRecordTooLarge).value_or(0);
   }
 
   Type read_array_dims(const Type& element) {
@@ -310,10 +342,10 @@ class TypeReader {
     size_t start = pos_;
     while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
     if (start == pos_) return fail(pos_, fmt::format("expected a tuple length, found {}", describe_here()));
-    int count = std::stoi(std::string(text_.substr(start, pos_ - start)));
-    if (count > 64) return fail(start, "tuples have at most 64 elements");
+    std::optional<uint64_t> count = digits_value(start, 64, "tuples have at most 64 elements");
+    if (!count) return Type::invalid();
     if (!expect(')')) return Type::invalid();
-    return Type::tuple_of(std::vector<Type>(static_cast<size_t>(count), elt));
+    return Type::tuple_of(std::vector<Type>(static_cast<size_t>(*count), elt));
   }
 
   Type read_tuple_call() {
@@ -369,7 +401,9 @@ class TypeReader {
     size_t nstart = pos_;
     while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
     if (nstart == pos_ || peek() != 'd') return fail(nstart, "expected the number of dimensions like '2d'");
-    unsigned ndim = static_cast<unsigned>(std::stoi(std::string(text_.substr(nstart, pos_ - nstart))));
+    std::optional<uint64_t> ndim64 = digits_value(nstart, 32, "arrays have between 1 and 32 dimensions");
+    if (!ndim64) return Type::invalid();
+    unsigned ndim = static_cast<unsigned>(*ndim64);
     ++pos_;
     if (!expect(',')) return Type::invalid();
     skip_space();
@@ -386,6 +420,7 @@ class TypeReader {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;  // read_type() calls in progress
   std::string error_;
 };
 

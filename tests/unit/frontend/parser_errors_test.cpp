@@ -247,6 +247,30 @@ TEST(ParserErrors, DeepNestingIsAnErrorNotACrash) {
   EXPECT_EQ(parse(power + "\n")->functions[0]->errors.error_count(), 1u);
 }
 
+TEST(ParserErrors, LongChainsAreAnErrorNotACrash) {
+  // A chain of operators or trailers builds a tree as deep as it is long, with no nesting to count; found by
+  // fuzz_parse (20,000 terms overflowed the stack). 1000 operators parse; the 1001st is reported.
+  auto sum = [](size_t ops) {
+    std::string s = "def k(a):\n    x = a";
+    for (size_t i = 0; i < ops; ++i) s += "+a";
+    return s + "\n";
+  };
+  EXPECT_EQ(all_errors(*parse(sum(1000))), std::vector<std::string>{});
+  const std::string too_long =
+      "too long a chain: more than 1000 operators, calls, subscripts, attributes or elif clauses in a row; "
+      "split it over several statements";
+  EXPECT_EQ(all_errors(*parse(sum(1001))), std::vector<std::string>{"2:2010: " + too_long});
+  EXPECT_EQ(all_errors(*parse(sum(20000))), std::vector<std::string>{"2:2010: " + too_long});
+  for (const char* trailer : {"[0]", "(a)", ".b"}) {
+    std::string source = "def k(a):\n    x = a";
+    for (int i = 0; i < 20000; ++i) source += trailer;
+    EXPECT_EQ(parse(source + "\n")->functions[0]->errors.error_count(), 1u) << trailer;
+  }
+  std::string elifs = "def k(a):\n    if a:\n        pass\n";
+  for (int i = 0; i < 20000; ++i) elifs += "    elif a:\n        pass\n";
+  EXPECT_EQ(parse(elifs)->functions[0]->errors.error_count(), 1u);
+}
+
 TEST(ParserErrors, TooManyIndentationLevels) {
   std::string source = "def k(a):\n";
   for (int i = 1; i <= 120; ++i) source += std::string(static_cast<size_t>(i), ' ') + "if a:\n";

@@ -131,6 +131,28 @@ TEST(ParseType, ErrorsNameTheProblemAndColumn) {
   EXPECT_EQ(parse_error(""), "invalid type '': expected a type, found end of text (column 1)");
 }
 
+// Found by fuzz_sema: numbers past the range of std::stoi/stoull threw out of the parser, a huge sub-array
+// extent wrapped the record's size check around, and deeply nested tuples overflowed the stack.
+TEST(ParseType, HugeNumbersAndDeepNestingAreErrors) {
+  EXPECT_EQ(parse_error("UniTuple(int64, 99999999999999999999999)"),
+            "invalid type 'UniTuple(int64, 99999999999999999999999)': tuples have at most 64 elements (column 17)");
+  EXPECT_EQ(parse_error("UniTuple(int64, 65)"), "invalid type 'UniTuple(int64, 65)': tuples have at most 64 elements "
+                                                "(column 17)");
+  EXPECT_EQ(parse_error("array(float32, 4294967297d, C)"),
+            "invalid type 'array(float32, 4294967297d, C)': arrays have between 1 and 32 dimensions (column 16)");
+  const std::string big_offset = "Record(a[type=int64;offset=99999999999999999999];8;False)";
+  EXPECT_EQ(parse_error(big_offset), "invalid type '" + big_offset +
+                                         "': record offsets, sizes and extents are at most 2147483647 (column 28)");
+  const std::string wrapping = "Record(a[type=nestedarray(int64, (2147483647, 2147483647, 2147483647));offset=0];8;False)";
+  EXPECT_EQ(parse_error(wrapping), "invalid type '" + wrapping + "': record field 'a' is too large (column 84)");
+  std::string deep = "int64";
+  for (int i = 0; i < 2000; ++i) deep = "(" + deep + ",)";
+  EXPECT_NE(parse_error(deep).find("types nested more than 32 deep are not supported"), std::string::npos);
+  std::string ok = "int64";
+  for (int i = 0; i < 31; ++i) ok = "UniTuple(" + ok + ", 1)";
+  EXPECT_TRUE(parse_ok(ok).is_tuple());
+}
+
 TEST(ParseSignature, WithAndWithoutReturnType) {
   std::string err;
   std::optional<Signature> s = parse_signature("void(float32[:], float32)", &err);
