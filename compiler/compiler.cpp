@@ -40,22 +40,6 @@ bool is_ptx_identifier(const std::string& name) {
   return (name[0] == '_' || name[0] == '$' || name[0] == '%') && name.size() > 1;
 }
 
-/// PTX symbols are ASCII, but Python identifiers are Unicode (`def größe(a)`), and a kernel's, device
-/// function's or captured array's symbol carries its Python name: LLVM's PTX printer stops the process on any
-/// other byte (found by fuzz_compile). Every byte of a defined symbol outside [A-Za-z0-9_$.] becomes _xHH
-/// ('.' is LLVM's own, and the NVPTX backend renames it); setName() keeps the names unique.
-void make_ptx_symbol_names(llvm::Module& module) {
-  auto allowed = [](char c) { return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.'; };
-  for (llvm::GlobalValue& g : module.global_values()) {
-    if (g.isDeclaration() || llvm::all_of(g.getName(), allowed)) continue;
-    std::string name;
-    for (char c : g.getName()) {
-      name += allowed(c) ? std::string(1, c) : "_x" + llvm::utohexstr(static_cast<unsigned char>(c), true, 2);
-    }
-    g.setName(name);
-  }
-}
-
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
