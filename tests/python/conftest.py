@@ -171,3 +171,13 @@ def fake(cuda):
     driver = FakeDriver(FAKE_LIB)
     yield driver
     driver.reset_faults()  # a fault a test planted but did not trigger must not fail the next test
+
+
+def cuda_device_here():
+    """Whether this process's CUDA driver (the real one, or the fake one set up above) sees a device."""
+    import gpujit
+
+    try:
+        return gpujit._core.driver_info().get("cuda_driver") is not None
+    except Exception:
+        return False

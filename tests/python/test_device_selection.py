@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import gpujit as gpu
+from conftest import cuda_device_here
 
 CHILD = textwrap.dedent("""
     import numpy as np
@@ -45,13 +46,6 @@ def run_child(tmp_path, **env_vars):
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
 
-
-def cuda_device_here():
-    """Whether this process's CUDA driver (the real one, or conftest's fake) sees a device."""
-    try:
-        return gpu._core.driver_info().get("cuda_driver") is not None
-    except Exception:
-        return False
 
 
 def test_gpujit_device_cpu_forces_the_cpu_backend_even_with_a_cuda_device(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import gpujit as gpu
-from conftest import FAKE_LIB
+from conftest import FAKE_LIB, cuda_device_here
 
 HELPERS = """
 import gpujit as gpu
@@ -98,12 +98,6 @@ if lib is not None:
 print(json.dumps(out))
 """
 
-
-def cuda_device_here():
-    try:
-        return gpu._core.driver_info().get("cuda_driver") is not None
-    except Exception:
-        return False
 
 
 class Project:

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import gpujit as gpu
+from conftest import cuda_device_here
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -150,13 +151,6 @@ print(json.dumps({"hits": sum(s.cache_hits.values()), "misses": sum(s.cache_miss
                   "path": s.cache_path, "ptx": hashlib.sha256(ptx.encode()).hexdigest()}))
 """
 
-
-def cuda_device_here():
-    """Whether this process's CUDA driver (the real one, or conftest's fake) sees a device."""
-    try:
-        return gpu._core.driver_info().get("cuda_driver") is not None
-    except Exception:
-        return False
 
 
 class Project:
