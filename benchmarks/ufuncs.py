@@ -425,18 +425,56 @@ def print_rows(rows, peer_names):
               + f"  [{check}]" + (f"  ({r['note']})" if r.get("note") else ""))
 
 
+# gpu.reduce's launch settings (python/gpujit/reduction.py) tried one after another in one process, each
+# next to cp.sum timed right after it: (threads per block, blocks per multiprocessor, 16-byte vectors per step).
+# The first rows are the ones reduction.py's comment quotes; the last is its element-wise kernel, reached
+# through a view that starts one element in (not 16-byte aligned).
+SWEEP = [(256, 4, 2), (256, 6, 2), (256, 8, 2), (256, 4, 4), (256, 6, 4), (512, 3, 2), (128, 12, 2)]
+
+
+def reduce_sweep(sizes, reps):
+    from gpujit import reduction
+
+    x = np.random.default_rng(0).random(sizes["reduce"], dtype=np.float32)
+    d, res = gpu.to_device(x), gpu.device_array(1, np.float32)
+    mine, cupy = gpujit_peer(), cupy_peer()
+    c = cupy.to_device(x)
+    saved = reduction._THREADS, reduction._BLOCKS_PER_SM, reduction._VECTORS_PER_STEP
+    gb = x.nbytes / 1e9
+    print(f"gpu.reduce settings, sum of {x.size} float32 with the result on the device, in GB/s")
+    print(f"{'threads':>7} {'blocks/SM':>9} {'vectors/step':>12} {'gpujit':>8} {'cp.sum':>8} {'ratio':>6}")
+    try:
+        # The sweep's rows, then the settings in use on the element-wise kernel (the view d[1:]).
+        for (threads, per_sm, vectors), array in [(row, d) for row in SWEEP] + [(saved, d[1:])]:
+            reduction._THREADS, reduction._BLOCKS_PER_SM, reduction._VECTORS_PER_STEP = threads, per_sm, vectors
+            total = gpu.reduce(lambda a, b: a + b)  # a new object: its kernels are generated again
+            ours = mine.gpu_seconds(lambda: total(array, res=res), reps)
+            theirs = cupy.gpu_seconds(lambda: cupy.module.sum(c), reps)
+            kind = "elementwise" if array is not d else str(vectors)
+            print(f"{threads:>7} {per_sm:>9} {kind:>12} {gb / ours:8.1f} {gb / theirs:8.1f} {theirs / ours:6.3f}")
+    finally:
+        reduction._THREADS, reduction._BLOCKS_PER_SM, reduction._VECTORS_PER_STEP = saved
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write every figure here as JSON")
     ap.add_argument("--quick", action="store_true", help="smaller problems (a smoke test, not a measurement)")
     ap.add_argument("--reps", type=int, default=20, help="calls per timed round")
     ap.add_argument("--calls", type=int, default=5000, help="asynchronous calls per round of the per-call cost")
+    ap.add_argument("--reduce-sweep", action="store_true",
+                    help="only gpu.reduce's launch settings against cp.sum (how reduction.py's were chosen; GPU)")
     args = ap.parse_args()
 
     device = gpu.get_current_device()
     backend = device.backend
     sizes = problem_sizes(backend, args.quick)
     reps, calls = (args.reps, args.calls) if backend == "cuda" else (3, 200)
+    if args.reduce_sweep:
+        if backend != "cuda":
+            sys.exit("--reduce-sweep compares against CuPy and needs a GPU")
+        reduce_sweep(sizes, reps)
+        return
     peers = [gpujit_peer()]
     if backend == "cuda":
         for make in (numba_peer, cupy_peer):
