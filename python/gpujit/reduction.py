@@ -36,11 +36,13 @@ _THREADS = 256  # threads per block
 # Blocks per multiprocessor: all of them resident at once, so the grid runs in one wave with no tail (6 blocks
 # of 256 threads fit while a kernel takes at most 40 registers per thread, as these do on sm_80/sm_90). Each
 # thread keeps 32 bytes of loads in flight per step (two 16-byte vectors, or 32 bytes of single elements):
-# 48 KiB per multiprocessor, enough to cover the memory latency at full bandwidth. A one-off sweep on an
-# H100 (2^26 float32, these constants patched between runs in one process, cp.sum at 2,912-2,927 GB/s in
-# the same run) gave, for the vector fold with 256 threads, 4 blocks per SM 2,906 GB/s, 6: 2,935, 8: 2,909;
-# four vectors per step instead of two: 2,876 (4 blocks) and 2,856 (6); 512 threads, 3 blocks: 2,952. The
-# scalar fold, 6 blocks: 2,886. benchmarks/ufuncs.py measures the setting in use against cp.sum.
+# 48 KiB per multiprocessor, enough to cover the memory latency at full bandwidth. `benchmarks/ufuncs.py
+# --reduce-sweep` times these settings against cp.sum. Two sweeps on H100s (2^26 float32, result on the
+# device; the first by a one-off script doing the same, the second by that command)
+# put the vector fold with 256 threads and 6 blocks per SM at 1.005 and 0.986 of cp.sum, 4 and 8
+# blocks within 1% of it, four vectors per step 1-3% lower, 512 threads x 3 blocks at 1.008 and 1.000; the
+# element-wise fold at 0.99 and 0.91. The differences between the settings are of the order of the
+# run-to-run noise.
 _BLOCKS_PER_SM = 6
 _KERNEL = '''\
 def {name}(arr, out, partials, counter, init, use_init):
