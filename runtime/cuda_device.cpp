@@ -7,7 +7,6 @@
 
 #include "runtime/cuda_driver.h"
 #include "codegen/device_error.h"
-#include "runtime/runtime.h"
 #include "runtime/runtime_error.h"
 
 namespace gpujit::cuda {
@@ -297,7 +296,6 @@ void CudaDevice::finish_load(CudaKernel& kernel, const CompileResult& result) {
 }
 
 CudaKernel::~CudaKernel() {
-  if (rt::process_exiting()) return;  // the driver frees the module with the process (runtime/runtime.h)
   CudaDriver& driver = device.driver();
   driver.forget_kernel(this);
   if (!module) return;

@@ -2,7 +2,6 @@
 // between devices through the host of device.h.
 #include "runtime/runtime.h"
 
-#include <atomic>
 #include <cstdlib>
 #include <vector>
 #include <stdexcept>
@@ -16,14 +15,6 @@
 #include "runtime/runtime_error.h"
 
 namespace gpujit::rt {
-
-namespace {
-std::atomic<bool> g_process_exiting{false};
-}  // namespace
-
-void mark_process_exiting() { g_process_exiting.store(true, std::memory_order_relaxed); }
-bool process_exiting() { return g_process_exiting.load(std::memory_order_relaxed); }
-
 
 thread_local Device* Runtime::tl_current_ = nullptr;
 thread_local uint64_t Runtime::tl_generation_ = 0;

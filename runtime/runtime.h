@@ -24,13 +24,6 @@
 
 namespace gpujit::rt {
 
-/// Marks the process as shutting down (the Python package calls it from atexit, before the interpreter
-/// tears its objects down). From then on, destructors of driver objects do not call the driver: other
-/// libraries in the process (PyTorch, CuPy) may have torn their CUDA state down already, and the driver frees
-/// everything with the process anyway.
-void mark_process_exiting();
-bool process_exiting();
-
 class Runtime {
  public:
   using BackendFactory = std::function<std::unique_ptr<Backend>()>;

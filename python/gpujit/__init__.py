@@ -37,9 +37,6 @@ def _start_warm_up():
     import atexit
     import os
 
-    # Registered first, so it runs last: after it, kernels collected at shutdown leave their modules to the
-    # driver instead of unloading them while other libraries tear CUDA down (runtime/runtime.h).
-    atexit.register(_core._process_exiting)
     if os.environ.get("GPUJIT_WARM_UP", "1") != "0":
         _core._start_warm_up()
         atexit.register(_core._wait_warm_up)

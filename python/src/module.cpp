@@ -237,8 +237,6 @@ PYBIND11_MODULE(_core, m) {
     d["text"] = gpujit::render_system_info(info);
     return d;
   }, "What `gpujit info` reports (runtime/system_info.h), as a dict; 'text' is the report as printed.");
-  m.def("_process_exiting", &rt::mark_process_exiting,
-        "Called at exit: kernels collected from now on leave their modules to the driver (runtime/runtime.h).");
   m.def("_driver_loaded", [] { return cuda::CudaDriver::load_attempted(); },
         "Whether this process has tried to load the CUDA driver yet (tests check imports do not).");
   m.def("_set_backend", [](const std::string& name) { rt::Runtime::get().set_backend(name); },
