@@ -124,7 +124,9 @@ void register_errors(pyb::module_& m) {
       [](bool low_occupancy, bool implicit_copy) { g_launch_warnings = {low_occupancy, implicit_copy}; },
       pyb::arg("low_occupancy"), pyb::arg("implicit_copy"));
   m.def("_launch_warnings", [] { return pyb::make_tuple(g_launch_warnings.low_occupancy, g_launch_warnings.implicit_copy); });
-  pyb::register_exception_translator([](std::exception_ptr p) {
+  // Module-local: pybind11 shares its global translators with every module built against the same ABI
+  // (PyTorch's among them), and this one must not turn their std::out_of_range into our errors.
+  pyb::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const rt::NoDriverError&) {
