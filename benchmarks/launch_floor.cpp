@@ -2,6 +2,12 @@
 // shapes of benchmarks/launch_overhead.py. Built by that script with the CUDA toolkit's cuda.h and run on the
 // GPU machine; prints a JSON object of microseconds per launch (best of 3 rounds of 20,000 asynchronous
 // launches followed by one synchronize).
+//
+// Built with -DGPUJIT_FLOOR_LIBRARY -shared instead, it is a library the benchmark loads into its own
+// process (ctypes): gpujit_floor_init() loads the same kernels into the device's primary context, the one
+// gpujit launches in, and gpujit_floor_round_us(shape, launches) times one round of the same loop. Rounds of
+// the floor and of gpujit then alternate in one process, where the driver's drift between processes (up to
+// a microsecond per launch on the GPU machines) cannot tell them apart.
 #include <cuda.h>
 
 #include <chrono>
@@ -32,7 +38,7 @@ std::string entry(const std::string& name, int arrays, int scalars) {
   return s + ") { ret; }\n";
 }
 
-double per_launch_us(CUfunction f, void** params) {
+[[maybe_unused]] double per_launch_us(CUfunction f, void** params) {
   constexpr int kLaunches = 20000;
   check(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr), "cuLaunchKernel");
   check(cuCtxSynchronize(), "cuCtxSynchronize");
@@ -47,38 +53,73 @@ double per_launch_us(CUfunction f, void** params) {
   return best;
 }
 
+struct Shape {
+  const char* name;
+  int arrays, scalars;
+};
+constexpr int kShapes = 6;
+constexpr Shape kShapeList[kShapes] = {{"0 args", 0, 0},     {"1 array", 1, 0},    {"3 arrays", 3, 0},
+                                       {"16 arrays", 16, 0}, {"16 scalars", 0, 16}, {"256 scalars", 0, 256}};
+
+// The kernels of every shape in the primary context of device 0 (made current), with their parameters.
+struct Floor {
+  CUfunction functions[kShapes];
+  std::vector<void*> params[kShapes];
+  CUdeviceptr buf = 0;
+  float one = 1.0f;
+
+  Floor() {
+    check(cuInit(0), "cuInit");
+    CUdevice dev;
+    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    CUcontext ctx;
+    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    std::string ptx = ".version 8.0\n.target sm_75\n.address_size 64\n";
+    for (int i = 0; i < kShapes; ++i) ptx += entry("k" + std::to_string(i), kShapeList[i].arrays, kShapeList[i].scalars);
+    CUmodule module;
+    check(cuModuleLoadData(&module, ptx.c_str()), "cuModuleLoadData");
+    check(cuMemAlloc(&buf, 4096), "cuMemAlloc");
+    for (int i = 0; i < kShapes; ++i) {
+      check(cuModuleGetFunction(&functions[i], module, ("k" + std::to_string(i)).c_str()), "cuModuleGetFunction");
+      for (int a = 0; a < kShapeList[i].arrays; ++a) params[i].push_back(&buf);
+      for (int s = 0; s < kShapeList[i].scalars; ++s) params[i].push_back(&one);
+    }
+  }
+  void** args(int i) { return params[i].empty() ? nullptr : params[i].data(); }
+};
+
 }  // namespace
 
+#ifdef GPUJIT_FLOOR_LIBRARY
+namespace {
+Floor* g_floor = nullptr;
+}
+
+extern "C" int gpujit_floor_init() {
+  if (!g_floor) g_floor = new Floor();  // kept to the end of the process, as the context is
+  return kShapes;
+}
+
+// One round: `launches` asynchronous launches of shape `shape`'s kernel and one synchronize, in microseconds
+// per launch.
+extern "C" double gpujit_floor_round_us(int shape, int launches) {
+  if (!g_floor || shape < 0 || shape >= kShapes || launches <= 0) return -1.0;
+  CUfunction f = g_floor->functions[shape];
+  void** params = g_floor->args(shape);
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < launches; ++i) cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr);
+  check(cuCtxSynchronize(), "cuCtxSynchronize");
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / launches;
+}
+#else
 int main() {
-  check(cuInit(0), "cuInit");
-  CUdevice dev;
-  check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-  CUcontext ctx;
-  check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
-
-  struct Shape {
-    const char* name;
-    int arrays, scalars;
-  } shapes[] = {{"0 args", 0, 0}, {"1 array", 1, 0}, {"3 arrays", 3, 0},
-                {"16 arrays", 16, 0}, {"16 scalars", 0, 16}, {"256 scalars", 0, 256}};
-  std::string ptx = ".version 8.0\n.target sm_75\n.address_size 64\n";
-  for (int i = 0; i < 6; ++i) ptx += entry("k" + std::to_string(i), shapes[i].arrays, shapes[i].scalars);
-  CUmodule module;
-  check(cuModuleLoadData(&module, ptx.c_str()), "cuModuleLoadData");
-
-  CUdeviceptr buf;
-  check(cuMemAlloc(&buf, 4096), "cuMemAlloc");
-  float one = 1.0f;
+  Floor floor;
   std::printf("{");
-  for (int i = 0; i < 6; ++i) {
-    CUfunction f;
-    check(cuModuleGetFunction(&f, module, ("k" + std::to_string(i)).c_str()), "cuModuleGetFunction");
-    std::vector<void*> params;
-    for (int a = 0; a < shapes[i].arrays; ++a) params.push_back(&buf);
-    for (int s = 0; s < shapes[i].scalars; ++s) params.push_back(&one);
-    std::printf("%s\"%s\": %.3f", i ? ", " : "", shapes[i].name, per_launch_us(f, params.empty() ? nullptr : params.data()));
+  for (int i = 0; i < kShapes; ++i) {
+    std::printf("%s\"%s\": %.3f", i ? ", " : "", kShapeList[i].name, per_launch_us(floor.functions[i], floor.args(i)));
   }
   std::printf("}\n");
   return 0;
 }
+#endif

@@ -349,6 +349,35 @@ bool cupy_view(PyObject* a, rt::ArrayView* out) {
   return !PyErr_Occurred() || (PyErr_Clear(), false);
 }
 
+/// The library's own calls of one read, with their results dropped: what fast_foreign_view() asks PyTorch or
+/// CuPy for on a launch (the exchange API's function; CuPy's getters; for older PyTorch the cache check's
+/// _version, data_ptr() and dtype), without anything gpujit does with the answers.
+bool library_calls_only(PyObject* obj, const ForeignType& k) {
+  auto drop = [](PyObject* o) {
+    if (!o) return false;
+    Py_DECREF(o);
+    return true;
+  };
+  switch (k.library) {
+    case Library::Exchange: {
+      DLTensor t{};
+      return k.exchange->dltensor_from_py_object_no_sync(obj, &t) == 0 || (PyErr_Clear(), false);
+    }
+    case Library::Torch:
+      return drop(g_version.get(obj)) && drop(g_data_ptr.call(obj)) && drop(g_dtype.get(obj));
+    case Library::CuPy: {
+      Object data = steal(g_cupy_data.get(obj));
+      bool ok = drop(g_cupy_dtype.get(obj)) && data && drop(g_cupy_ptr.get(data.ptr())) && drop(g_cupy_shape.get(obj));
+      if (ok && !cupy_c_contiguous(obj)) ok = drop(g_cupy_strides.get(obj));
+      if (!ok) PyErr_Clear();
+      return ok;
+    }
+    case Library::Other:
+      return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 TensorCacheCounts tensor_cache_counts() { return g_counts; }
@@ -364,6 +393,10 @@ const ForeignType* known_fast_foreign_type(PyTypeObject* type) {
     if (k.type == type) return k.library != Library::Other ? &k : nullptr;
   }
   return nullptr;
+}
+
+bool foreign_library_calls(PyObject* obj, const ForeignType* known) {
+  return library_calls_only(obj, known ? *known : known_type_of(obj));
 }
 
 bool fast_foreign_view(PyObject* obj, rt::ArrayView* out, const ForeignType* known) {

@@ -25,6 +25,11 @@ const ForeignType* known_fast_foreign_type(PyTypeObject* type);
 /// `known`, if given, is known_fast_foreign_type(Py_TYPE(obj)), which spares a second search.
 bool fast_foreign_view(PyObject* obj, rt::ArrayView* out, const ForeignType* known = nullptr);
 
+/// Only the library's own calls that fast_foreign_view() makes for `obj`, their results dropped; false if
+/// `obj` has no fast path (or a call failed). For benchmarks: it separates the library's part of a read
+/// from gpujit's. `known` as for fast_foreign_view().
+bool foreign_library_calls(PyObject* obj, const ForeignType* known = nullptr);
+
 /// How PyTorch tensors were read so far: {"hits": from the tensor cache, "misses": read in full,
 /// "uncacheable": read in full because the tensor has no `_version` or takes no weak reference}.
 struct TensorCacheCounts {

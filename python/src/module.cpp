@@ -266,6 +266,27 @@ PYBIND11_MODULE(_core, m) {
     return n ? took.count() / double(n) : 0.0;
   }, pyb::arg("args"), pyb::arg("n"),
         "Nanoseconds per launch that classifying `args` takes (python/src/arguments.cpp), for benchmarks.");
+  m.def("_library_read_ns", [](pyb::tuple args, size_t n) {
+    // The foreign libraries' own part of _argument_read_ns: only the calls into PyTorch or CuPy that reading
+    // `args` makes (foreign_arrays.h), results dropped. What _argument_read_ns takes beyond it is gpujit's.
+    size_t count = size_t(args.size());
+    PyObject* const* items = count ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr;
+    std::vector<const ForeignType*> types(count);
+    for (size_t i = 0; i < count; ++i) {
+      if (!foreign_library_calls(items[i]) || !(types[i] = known_fast_foreign_type(Py_TYPE(items[i])))) {
+        throw pyb::type_error("_library_read_ns: argument " + std::to_string(i) +
+                              " is not a CUDA tensor or array with a fast path (PyTorch, CuPy)");
+      }
+    }
+    auto start = std::chrono::steady_clock::now();
+    for (size_t r = 0; r < n; ++r) {
+      for (size_t i = 0; i < count; ++i) foreign_library_calls(items[i], types[i]);
+    }
+    std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
+    return n ? took.count() / double(n) : 0.0;
+  }, pyb::arg("args"), pyb::arg("n"),
+        "Nanoseconds per launch that the libraries' own calls take when gpujit reads the foreign arrays "
+        "`args` (PyTorch tensors, CuPy arrays), for benchmarks.");
   m.def("_use_exchange_api", &use_exchange_api, pyb::arg("enabled"),
         "Whether tensors are read through DLPack's C exchange API where their type offers it (default True); "
         "False reads them through their attributes, for benchmarks comparing the two.");

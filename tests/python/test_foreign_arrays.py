@@ -407,3 +407,14 @@ def test_argument_read_ns_times_the_classification_of_arguments(fake):
     assert isinstance(ns, float) and ns > 0
     with pytest.raises(TypeError, match=r"argument 'arg' \(position 2\) has unsupported type 'object'"):
         gpu._core._argument_read_ns((d, object()), 10)
+
+
+def test_library_read_ns_makes_only_the_librarys_own_calls(fake):
+    Tensor = _exchange_tensor_type()
+    d = gpu.to_device(np.zeros(16, np.float32))
+    t = Tensor(d)
+    ns = gpu._core._library_read_ns((t, t), 50)
+    assert isinstance(ns, float) and ns > 0
+    assert Tensor.calls == 2 + 2 * 50  # the check that both have a fast path, then 50 rounds of both
+    with pytest.raises(TypeError, match="argument 1 is not a CUDA tensor or array with a fast path"):
+        gpu._core._library_read_ns((t, d), 10)  # our own arrays involve no library
