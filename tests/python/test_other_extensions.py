@@ -1,4 +1,4 @@
-"""gpujit in one process with other pybind11 extensions (PyTorch's is one).
+"""gpujit in one process with other C++ extensions (PyTorch's is one).
 
 pybind11 modules built with the same compiler, standard library and pybind11 ABI share one set of
 "internals", global exception translators included. A translator gpujit registered globally once turned
@@ -61,3 +61,19 @@ def test_gpujits_own_out_of_range_is_still_a_value_error():
     # as numba-cuda does.
     with pytest.raises(ValueError):
         gpu.select_device(10_000)
+
+
+def test_the_binding_exports_its_module_init_alone():
+    # libstdc++ gives std:: inline functions default visibility, so without python/src/exports.map the
+    # binding exported its copies of them, and libstdc++.so bound its own calls to those copies when the
+    # binding loaded it first: `import gpujit, torch` aborted in PyTorch's import on the GPU machine.
+    import shutil
+
+    import gpujit._core as core
+
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("binutils' nm is not installed")
+    out = subprocess.run([nm, "-D", "--defined-only", core.__file__], capture_output=True, text=True, check=True)
+    exported = {line.split()[-1] for line in out.stdout.splitlines() if line.strip()}
+    assert exported == {"PyInit__core"}
