@@ -151,6 +151,11 @@ FiberStack::~FiberStack() {
   if (base_ != nullptr) munmap(base_, mapped_);
 }
 
+bool FiberStack::in_guard(const void* address) const {
+  auto a = reinterpret_cast<uintptr_t>(address), b = reinterpret_cast<uintptr_t>(base_);
+  return a >= b && a < b + (mapped_ - size_);
+}
+
 void* fiber_prepare(const FiberStack& stack, void (*fn)(void*), void* arg) {
   auto* top = static_cast<uintptr_t*>(stack.top());
 #if defined(GPUJIT_FIBER_X86_64)
