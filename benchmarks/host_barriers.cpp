@@ -1,5 +1,5 @@
 // The CPU backend's executor without the JIT: how long a barrier (a fiber switch per thread) and an empty
-// launch (waking the worker pool) take. The kernels are C++ functions with the entry signature generated code
+// launch take, and a launch that wakes every pool thread. The kernels are C++ functions with the entry signature generated code
 // has (runtime/host_abi.h), so the figures measure the executor alone and the program builds anywhere the
 // executor does (scripts/test-aarch64 builds it for AArch64 too).
 //
@@ -120,6 +120,20 @@ int main(int argc, char** argv) {
       for (int i = 0; i < n; ++i) ex.launch(l);
     });
     std::printf("empty_launch %.2f us (one block of one thread)\n", s / n * 1e6);
+  }
+
+  // Pool launches: one empty block per OS thread, so every pool thread is woken and waited for; the figure is
+  // the pool's hand-off cost per launch (what a short kernel pays besides its work).
+  {
+    gpujit::HostLaunch l;
+    l.entry = empty_kernel;
+    l.kernel_name = "empty_kernel";
+    l.grid[0] = ex.num_threads();
+    const int n = quick ? 200 : 2000;
+    double s = best_of(runs, [&] {
+      for (int i = 0; i < n; ++i) ex.launch(l);
+    });
+    std::printf("pool_launch %.2f us (%u blocks of one thread, one per OS thread)\n", s / n * 1e6, ex.num_threads());
   }
 
   // Many small blocks without barriers: 4096 blocks of 64 threads.
