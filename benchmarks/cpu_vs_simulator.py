@@ -143,11 +143,26 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per kernel and runner (median)")
     parser.add_argument("--large", action="store_true", help="also time gpujit alone at larger sizes")
+    parser.add_argument("--no-simulator", action="store_true",
+                        help="time gpujit alone at the small sizes (to compare two gpujit builds quickly)")
+    parser.add_argument("--sum-size", type=int, default=16384,
+                        help="with --no-simulator: float32 elements of the block sum (1<<22 makes it barrier-bound: "
+                             "16384 blocks of 256 fibers, 9 barriers each)")
     args = parser.parse_args()
 
-    from numba import cuda as numba_cuda
-
     import gpujit
+
+    if args.no_simulator:
+        ours = load_kernels(gpujit, "gpujit")
+        for name, make, _, _ in cases(n_vec=16384, n_sum=args.sum_size, n_mat=64):
+            run, check = make(ours, gpujit)
+            run()
+            t = median_time(run, args.repeat)
+            check()
+            print(f"{name:45} {t * 1e6:11.1f} us")
+        return
+
+    from numba import cuda as numba_cuda
 
     device = gpujit.get_current_device()
     if device.name != "cpu":

@@ -2,9 +2,9 @@
 // TypedProgram::functions), the per-function driver (inference to a fixpoint, then the checking pass) and
 // statements. Expressions are in sema_expr.cpp, calls and builtins in sema_call.cpp.
 #include "ir/sema.h"
-#include "ir/fnv1a.h"
 
 #include <fmt/format.h>
+#include <llvm/Support/xxhash.h>
 
 #include <algorithm>
 
@@ -33,11 +33,12 @@ bool contains_type(const Type& t, const Type& inner) {
 constexpr size_t kMaxNestedSpecializations = 8;
 
 // A PTX identifier unique per function and argument types: the file, line and name tell functions apart,
-// the signature tells specializations apart.
+// the signature tells specializations apart. The hash is LLVM's XXH3-64 (a narrow exception to the layers:
+// scripts/check-layers), stable across processes and builds as std::hash is not.
 std::string mangle(const FunctionDef& def, const Signature& sig) {
   std::string key =
       fmt::format("{}:{}:{}:{}", def.file ? def.file->name() : "", def.range.begin.line, def.name, sig.key());
-  return fmt::format("_gpujit_{}_{:016x}", def.name, fnv1a(key));
+  return fmt::format("_gpujit_{}_{:016x}", def.name, llvm::xxh3_64bits(llvm::StringRef(key)));
 }
 
 std::string types_str(const std::vector<Type>& types) {

@@ -24,20 +24,24 @@
 #include "runtime/host_executor.h"
 
 #include <fmt/format.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <csetjmp>
 #include <cstdlib>
 #include <mutex>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "runtime/host_fiber.h"
+#include "runtime/host_guard.h"
 #include "runtime/host_warp.h"
 #include "runtime/runtime_error.h"
 
@@ -70,6 +74,7 @@ constexpr std::string_view kRaisePrefix = "\x1eraise\n";
 struct HostBlockState {
   void* scheduler_sp = nullptr;  // where the last fiber of a pass switches to
   Fiber* fibers = nullptr;       // the block's threads, when they run as fibers
+  uint32_t current = 0;          // the fiber running now (for a fault's report)
   uint32_t threads = 0;          // threads in the block
   uint32_t live = 0;             // fibers that have not returned
   int32_t arrived_true = 0;      // nonzero predicates at the barrier being filled
@@ -92,6 +97,7 @@ void pass_on(Fiber* fiber) {
   for (uint32_t j = fiber->index + 1; j < block->threads; ++j) {
     Fiber& next = block->fibers[j];
     if (next.state == FiberState::Running) {
+      block->current = j;
       fiber_switch(&fiber->sp, next.sp);
       return;
     }
@@ -191,7 +197,12 @@ struct Worker {
   std::vector<std::unique_ptr<FiberStack>> stacks;
   std::vector<Fiber> fibers;
   HostBlockState block;
+  // While `busy`, the worker runs blocks on `thread`, which a cancelled launch kicks (host_guard.h).
+  std::atomic<bool> busy{false};
+  pthread_t thread{};
 };
+
+std::atomic<bool (*)()> g_interrupt_check{nullptr};
 
 size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
@@ -209,19 +220,22 @@ unsigned threads_from_environment() {
 
 struct HostExecutor::Impl {
   unsigned num_threads = 1;
-  std::vector<std::unique_ptr<Worker>> workers;  // [0] is the launching thread's
+  std::vector<std::unique_ptr<Worker>> workers;  // [0] is the launching thread's, [i] the pool's thread i-1
   std::vector<std::thread> threads;
 
   std::mutex launch_mutex;  // one launch at a time
 
-  std::mutex mutex;  // guards generation, pending, stop
+  std::mutex mutex;  // guards generation, helpers, pending, stop
   std::condition_variable start_cv, done_cv;
   uint64_t generation = 0;
+  unsigned helpers = 0;  // pool threads taking part in the launch in progress: workers[1..helpers]
   unsigned pending = 0;
   bool stop = false;
+  std::atomic<bool> cancelled{false};  // the launching thread's interrupt check asked to stop
 
   // The launch in progress.
   const HostLaunch* job = nullptr;
+  std::string kernel_name;  // job's, for after it ended
   uint64_t total_blocks = 0;
   std::atomic<uint64_t> next_block{0};
   std::atomic<bool> failed{false};
@@ -231,9 +245,19 @@ struct HostExecutor::Impl {
   HostGridBarrier* grid = nullptr;  // uses_grid_sync launches: every block runs at once
 
 
+  /// A pool thread: waits for each launch (one broadcast of start_cv), runs blocks, reports with finished().
   void worker_loop(unsigned index);
+  /// Runs blocks on the calling thread with `worker` until none is left or the launch failed.
   void run_blocks(Worker& worker);
   void run_block(Worker& worker, uint64_t linear_block);
+  /// Runs the block under the thread's guard; a fault or kick lands here and fails the launch.
+  void run_block_guarded(Worker& worker, HostThreadContext& ctx);
+  void report_escape(Worker& worker, const HostThreadContext& ctx, const HostGuard& guard);
+  /// Called by a worker when it is done with the launch.
+  void finished();
+  /// Waits until every worker of the launch has finished, calling the interrupt check now and then; once
+  /// it asks to stop, cancels the launch and kicks the workers still in a kernel.
+  void wait_for_workers(const std::vector<Worker*>& taking_part);
   void run_block_loop(Worker& worker, HostThreadContext& ctx);
   void run_block_fibers(Worker& worker, const HostThreadContext& proto);
   void run_cooperative(uint64_t total_blocks);
@@ -257,6 +281,9 @@ void HostExecutor::Impl::fail_index(std::string message) {
 }
 
 void HostExecutor::Impl::throw_if_failed() {
+  if (cancelled.load(std::memory_order_acquire)) {
+    throw HostInterrupted(fmt::format("kernel '{}' was interrupted", kernel_name));
+  }
   if (!failed.load(std::memory_order_acquire)) return;
   if (index_error.rfind(kRaisePrefix, 0) == 0) throw rt::KernelRaise(index_error.substr(kRaisePrefix.size()));
   if (!index_error.empty()) throw rt::KernelIndexError(index_error);
@@ -270,23 +297,56 @@ void HostExecutor::Impl::fail(std::string message) {
   if (grid != nullptr) grid->abort();  // blocks waiting at a grid sync stop too
 }
 
+void HostExecutor::Impl::finished() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (--pending == 0) done_cv.notify_all();
+}
+
 void HostExecutor::Impl::worker_loop(unsigned index) {
   uint64_t seen = 0;
   for (;;) {
     std::unique_lock<std::mutex> lock(mutex);
-    start_cv.wait(lock, [&] { return stop || generation != seen; });
+    // A launch of fewer blocks than threads wakes the pool but wants only some of it: the others skip it.
+    start_cv.wait(lock, [&] { return stop || (generation != seen && index <= helpers); });
     if (stop) return;
     seen = generation;
     lock.unlock();
     run_blocks(*workers[index]);
-    lock.lock();
-    if (--pending == 0) done_cv.notify_one();
+    finished();
+  }
+}
+
+void HostExecutor::Impl::wait_for_workers(const std::vector<Worker*>& taking_part) {
+  using namespace std::chrono_literals;
+  std::unique_lock<std::mutex> lock(mutex);
+  auto interval = 20ms;
+  bool stopping = false;
+  while (!done_cv.wait_for(lock, interval, [&] { return pending == 0; })) {
+    if (!stopping) {
+      // Cancelled by the SIGINT hook (host_guard.h), or now by the interrupt check.
+      bool stop = cancelled.load(std::memory_order_acquire);
+      if (!stop) {
+        if (bool (*check)() = g_interrupt_check.load(std::memory_order_acquire)) {
+          lock.unlock();
+          stop = check();
+          lock.lock();
+        }
+      }
+      if (!stop) continue;
+      stopping = true;
+      cancelled.store(true, std::memory_order_release);
+      fail("interrupted");  // releases blocks waiting at a grid sync
+      interval = 100ms;  // workers between blocks stop by themselves; those in a kernel get kicked
+    }
+    for (Worker* w : taking_part) {
+      if (w->busy.load(std::memory_order_acquire)) host_guard_kick(w->thread);
+    }
   }
 }
 
 void HostExecutor::Impl::run_blocks(Worker& worker) {
   try {
-    while (!failed.load(std::memory_order_acquire)) {
+    while (!failed.load(std::memory_order_acquire) && !cancelled.load(std::memory_order_relaxed)) {
       uint64_t b = next_block.fetch_add(1, std::memory_order_relaxed);
       if (b >= total_blocks) break;
       run_block(worker, b);
@@ -297,6 +357,8 @@ void HostExecutor::Impl::run_blocks(Worker& worker) {
 }
 
 void HostExecutor::Impl::run_block(Worker& worker, uint64_t linear_block) {
+  worker.thread = pthread_self();
+  worker.busy.store(true, std::memory_order_release);
   const HostLaunch& l = *job;
   HostThreadContext ctx{};
   for (int d = 0; d < 3; ++d) {
@@ -316,15 +378,58 @@ void HostExecutor::Impl::run_block(Worker& worker, uint64_t linear_block) {
   worker.block = HostBlockState{};
   worker.block.threads = l.block[0] * l.block[1] * l.block[2];
   worker.block.grid = grid;
-  if ((l.uses_barrier || l.uses_grid_sync) && worker.block.threads > 1) {
-    run_block_fibers(worker, ctx);
-  } else {
-    run_block_loop(worker, ctx);
-  }
+  run_block_guarded(worker, ctx);
+  worker.busy.store(false, std::memory_order_release);
   // Before departing: blocks waiting at a grid sync must see this failure, not a block that left early.
   if (!worker.block.index_error.empty()) fail_index(std::move(worker.block.index_error));
   if (grid != nullptr) grid->depart();
   if (worker.block.grid_failed) wait_failed(ctx);
+}
+
+void HostExecutor::Impl::run_block_guarded(Worker& worker, HostThreadContext& ctx) {
+  HostGuard& guard = host_guard();
+  guard.cancelled = &cancelled;
+  if (sigsetjmp(guard.escape, 0) != 0) {
+    report_escape(worker, ctx, guard);
+    return;
+  }
+  guard.armed = 1;
+  if ((job->uses_barrier || job->uses_grid_sync) && worker.block.threads > 1) {
+    run_block_fibers(worker, ctx);
+  } else {
+    run_block_loop(worker, ctx);
+  }
+  guard.armed = 0;
+}
+
+void HostExecutor::Impl::report_escape(Worker& worker, const HostThreadContext& ctx, const HostGuard& guard) {
+  const HostLaunch& l = *job;
+  if (guard.signal == kHostKickSignal) return;  // the launch was cancelled: that is its error
+  HostBlockState& block = worker.block;
+  // Which thread: the running fiber, or the plain loop's thread (unknown when the generated block entry runs
+  // the whole block's loop itself).
+  std::string thread;
+  const FiberStack* stack = nullptr;
+  if (block.fibers != nullptr) {
+    const HostThreadContext& c = block.fibers[block.current].ctx;
+    thread = fmt::format("thread ({}, {}, {}) of ", c.tid[0], c.tid[1], c.tid[2]);
+    stack = worker.stacks[block.current].get();
+  } else if (l.block_entry == nullptr || l.uses_barrier) {
+    thread = fmt::format("thread ({}, {}, {}) of ", ctx.tid[0], ctx.tid[1], ctx.tid[2]);
+  }
+  std::string where = fmt::format("{}block ({}, {}, {})", thread, ctx.ctaid[0], ctx.ctaid[1], ctx.ctaid[2]);
+  if (guard.stack_overflow || (stack != nullptr && stack->in_guard(guard.address))) {
+    fail(fmt::format(
+        "kernel '{}' overflowed its stack in {} on the cpu backend: recursion too deep, or local arrays too "
+        "large ({})",
+        l.kernel_name, where,
+        stack != nullptr ? fmt::format("a kernel with barriers runs each thread on a {} KiB stack",
+                                       kHostFiberStackBytes / 1024)
+                         : std::string("the worker thread's stack")));
+    return;
+  }
+  fail(fmt::format("kernel '{}' crashed in {} on the cpu backend: {} at address {}", l.kernel_name, where,
+                   host_signal_name(guard.signal), guard.address));
 }
 
 bool HostExecutor::Impl::wait_for_grid(const HostThreadContext& proto) {
@@ -342,24 +447,43 @@ void HostExecutor::Impl::wait_failed(const HostThreadContext& proto) {
 }
 
 void HostExecutor::Impl::run_cooperative(uint64_t total_blocks) {
-  // One OS thread (and Worker) per block, the launching thread running block 0, so that every block is
-  // resident at a grid sync as on a GPU with a cooperative launch.
+  // One OS thread (and Worker) per block, so that every block is resident at a grid sync as on a GPU with a
+  // cooperative launch; the launching thread waits as for any launch.
   std::vector<std::unique_ptr<Worker>> extra;
+  std::vector<Worker*> taking_part;
   std::vector<std::thread> threads;
+  HostLaunchWatch watch(&cancelled);
   auto run_one = [this](Worker& worker, uint64_t b) {
     try {
       run_block(worker, b);
     } catch (const std::exception& e) {
+      worker.busy.store(false, std::memory_order_release);
       fail(fmt::format("kernel '{}' failed on the cpu backend: {}", job->kernel_name, e.what()));
       if (grid != nullptr) grid->depart();
     }
+    finished();
   };
-  for (uint64_t b = 1; b < total_blocks; ++b) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    pending = static_cast<unsigned>(total_blocks);
+  }
+  for (uint64_t b = 0; b < total_blocks; ++b) {
     extra.push_back(std::make_unique<Worker>());
     Worker* w = extra.back().get();
-    threads.emplace_back([=] { run_one(*w, b); });
+    taking_part.push_back(w);
+    try {
+      threads.emplace_back([=] { run_one(*w, b); });
+    } catch (const std::system_error& e) {
+      // Blocks that never start: the grid cannot pass its syncs, so the started ones are released.
+      fail(fmt::format("kernel '{}': cannot start a thread for block {} of a cooperative launch: {}",
+                       job->kernel_name, b, e.what()));
+      std::lock_guard<std::mutex> lock(mutex);
+      pending -= static_cast<unsigned>(total_blocks - b);
+      if (pending == 0) done_cv.notify_all();
+      break;
+    }
   }
-  run_one(*workers[0], 0);
+  wait_for_workers(taking_part);
   for (std::thread& t : threads) t.join();
 }
 
@@ -440,12 +564,15 @@ void HostExecutor::Impl::run_block_fibers(Worker& worker, const HostThreadContex
     // One pass: the fibers that can run, in index order, each passing on to the next (pass_on).
     for (uint32_t i = 0; i < n; ++i) {
       if (fibers[i].state == FiberState::Running) {
+        block.current = i;
         fiber_switch(&block.scheduler_sp, fibers[i].sp);
         break;
       }
     }
-    // A failed bounds check ended a fiber's turn for good: the block stops, its other fibers abandoned.
+    // A failed bounds check ended a fiber's turn for good: the block stops, its other fibers abandoned. So
+    // does a cancelled launch, at the end of a pass: a kernel looping around a barrier stops without a kick.
     if (!block.index_error.empty()) return;
+    if (cancelled.load(std::memory_order_relaxed)) return;
     if (block.live == 0) return;
     // No fiber is running now. Warp barriers first: they may free lanes that go on to the block barrier.
     if (release_warp_barriers(fibers, n)) continue;
@@ -513,6 +640,8 @@ HostExecutor::~HostExecutor() {
   for (std::thread& t : impl_->threads) t.join();
 }
 
+void set_host_interrupt_check(bool (*check)()) { g_interrupt_check.store(check, std::memory_order_release); }
+
 HostExecutor& HostExecutor::instance() {
   // Never destroyed: worker threads must not be joined during static destruction, when a launch from
   // another static destructor could still arrive. A child process made by fork() (Python's multiprocessing)
@@ -567,11 +696,13 @@ void HostExecutor::launch(const HostLaunch& launch) {
   std::lock_guard<std::mutex> launch_lock(impl_->launch_mutex);
   Impl& s = *impl_;
   s.job = &launch;
+  s.kernel_name = launch.kernel_name;
   s.total_blocks = total_blocks;
   s.next_block.store(0, std::memory_order_relaxed);
   s.failed.store(false, std::memory_order_relaxed);
   s.error.clear();
   s.index_error.clear();
+  s.cancelled.store(false, std::memory_order_relaxed);
   if (launch.uses_grid_sync) {
     HostGridBarrier grid(total_blocks);
     s.grid = &grid;
@@ -581,20 +712,23 @@ void HostExecutor::launch(const HostLaunch& launch) {
     s.throw_if_failed();
     return;
   }
-  bool use_pool = !s.threads.empty() && total_blocks > 1;
-  if (use_pool) {
+  // The launching thread runs blocks too (a small grid costs no thread hand-off), then waits for the pool's
+  // threads, checking for Ctrl-C; a Ctrl-C while it runs a kernel reaches it through the SIGINT hook.
+  HostLaunchWatch watch(&s.cancelled);
+  unsigned helpers = static_cast<unsigned>(std::min<uint64_t>(s.num_threads, total_blocks) - 1);
+  std::vector<Worker*> taking_part;
+  for (unsigned i = 1; i <= helpers; ++i) taking_part.push_back(s.workers[i].get());
+  if (helpers > 0) {
     {
       std::lock_guard<std::mutex> lock(s.mutex);
-      s.pending = static_cast<unsigned>(s.threads.size());
+      s.helpers = helpers;
+      s.pending = helpers;
       ++s.generation;
     }
     s.start_cv.notify_all();
   }
   s.run_blocks(*s.workers[0]);
-  if (use_pool) {
-    std::unique_lock<std::mutex> lock(s.mutex);
-    s.done_cv.wait(lock, [&] { return s.pending == 0; });
-  }
+  if (helpers > 0) s.wait_for_workers(taking_part);
   s.job = nullptr;
   s.throw_if_failed();
 }

@@ -1,7 +1,9 @@
 // The host executor: runs a kernel's grid on the CPU.
 //
-// Blocks are spread over a pool of OS threads (the launching thread works too) that take block indices from an
-// atomic counter. Within a block, a kernel without barriers runs its threads one after the other in a plain
+// Blocks are spread over a pool of OS threads (our own: one condition variable broadcast per launch; LLVM's
+// ThreadPool measured slower, docs/reliability.md) and the launching thread, which take block indices from an
+// atomic counter; Ctrl-C cancels a launch, and a fault in a kernel fails it instead of ending the process
+// (host_guard.h). Within a block, a kernel without barriers runs its threads one after the other in a plain
 // loop (threadIdx.x fastest): the generated block entry's own loop when the compile provides one, else a
 // call of the thread entry per thread. A kernel that uses syncthreads() runs each thread as a fiber (host_fiber.h) on
 // the worker's OS thread; a barrier switches back to the block's scheduler, which resumes every fiber once all
@@ -28,6 +30,20 @@ class HostExecutionError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// A launch stopped because the interrupt check (set_host_interrupt_check) asked to: Ctrl-C in Python.
+class HostInterrupted : public HostExecutionError {
+ public:
+  using HostExecutionError::HostExecutionError;
+};
+
+/// Sets the function the launching thread calls every 20 ms while it waits for the pool (it has run out of
+/// blocks, or the launch is cooperative); once it returns true the launch is cancelled: no block starts any
+/// more, the threads still in a kernel are kicked out of it (runtime/host_guard.h), and launch() throws
+/// HostInterrupted. The Python binding installs one that runs Python's signal handlers (PyErr_CheckSignals).
+/// Null (the default) checks nothing. A SIGINT cancels a launch the same way, also while the launching thread
+/// runs a kernel (HostLaunchWatch).
+void set_host_interrupt_check(bool (*check)());
 
 /// Everything one launch needs. `params` must stay valid until launch() returns.
 struct HostLaunch {

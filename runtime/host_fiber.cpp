@@ -17,7 +17,37 @@
 #include <cstdlib>
 #include <new>
 
-#if defined(__x86_64__) && defined(__ELF__)
+#ifdef GPUJIT_BOOST_FIBERS
+// Boost.Context's jump_fcontext behind the same API, for comparing the two (the GPUJIT_BOOST_FIBERS build
+// option, off by default; docs/reliability.md has the figures). jump_fcontext hands the resumed side the
+// suspended side's context and a pointer: the switcher passes its save_sp and the resumed side stores the
+// context there. A fresh fiber finds its function and argument at a fixed offset from its first context.
+#include <boost/context/detail/fcontext.hpp>
+namespace {
+namespace fctx = boost::context::detail;
+struct SwitchFrom {
+  void** save_sp;
+  void* resume_sp;
+};
+struct FreshFiber {
+  void (*fn)(void*);
+  void* arg;
+};
+std::atomic<std::ptrdiff_t> g_fresh_offset{0};  // from a fresh fiber's context to its FreshFiber
+void boost_fiber_start(fctx::transfer_t t) {
+  auto* from = static_cast<SwitchFrom*>(t.data);
+  *from->save_sp = t.fctx;
+  auto* fresh = reinterpret_cast<FreshFiber*>(static_cast<char*>(from->resume_sp) + g_fresh_offset.load());
+  fresh->fn(fresh->arg);
+  std::abort();  // a fiber's entry never returns
+}
+}  // namespace
+extern "C" void gpujit_fiber_switch(void** save_sp, void* resume_sp) {
+  SwitchFrom from{save_sp, resume_sp};
+  fctx::transfer_t t = fctx::jump_fcontext(resume_sp, &from);
+  *static_cast<SwitchFrom*>(t.data)->save_sp = t.fctx;
+}
+#elif defined(__x86_64__) && defined(__ELF__)
 #define GPUJIT_FIBER_X86_64 1
 // Saved frame, from the stack pointer up: r15 r14 r13 r12 rbx rbp, then the return address.
 asm(R"(
@@ -116,7 +146,7 @@ extern "C" void gpujit_fiber_trampoline();
 namespace gpujit {
 
 bool host_fibers_supported() {
-#if defined(GPUJIT_FIBER_X86_64) || defined(GPUJIT_FIBER_AARCH64)
+#if defined(GPUJIT_FIBER_X86_64) || defined(GPUJIT_FIBER_AARCH64) || defined(GPUJIT_BOOST_FIBERS)
   return true;
 #else
   return false;
@@ -151,9 +181,21 @@ FiberStack::~FiberStack() {
   if (base_ != nullptr) munmap(base_, mapped_);
 }
 
+bool FiberStack::in_guard(const void* address) const {
+  auto a = reinterpret_cast<uintptr_t>(address), b = reinterpret_cast<uintptr_t>(base_);
+  return a >= b && a < b + (mapped_ - size_);
+}
+
 void* fiber_prepare(const FiberStack& stack, void (*fn)(void*), void* arg) {
   auto* top = static_cast<uintptr_t*>(stack.top());
-#if defined(GPUJIT_FIBER_X86_64)
+#if defined(GPUJIT_BOOST_FIBERS)
+  auto* fresh = reinterpret_cast<FreshFiber*>(top - 4);  // 32 bytes below the top: sp stays 16-byte aligned
+  fresh->fn = fn;
+  fresh->arg = arg;
+  void* ctx = fctx::make_fcontext(fresh, stack.size() - 64, boost_fiber_start);
+  g_fresh_offset.store(reinterpret_cast<char*>(fresh) - static_cast<char*>(ctx));  // the same for every stack
+  return ctx;
+#elif defined(GPUJIT_FIBER_X86_64)
   // Return address at top-8, so the trampoline starts with a 16-byte aligned stack and its call leaves the
   // callee the alignment the SysV ABI promises. Below it rbp, rbx, r12 (arg), r13 (fn), r14, r15.
   uintptr_t* sp = top - 7;

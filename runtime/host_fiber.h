@@ -31,6 +31,8 @@ class FiberStack {
   /// The highest usable address, 16-byte aligned (stacks grow down).
   void* top() const { return top_; }
   size_t size() const { return size_; }
+  /// Whether `address` is in the guard page: a fault there is this stack's overflow (host_guard.h).
+  bool in_guard(const void* address) const;
 
  private:
   void* base_ = nullptr;  // start of the mapping, the guard page

@@ -540,13 +540,18 @@ void** Arguments::pack(const rt::ArgCode* targets) {
 
 void Arguments::finish(rt::Device& device, rt::StreamHandle stream) {
   if (copies_.empty() && record_copies_.empty()) return;
-  for (RecordCopy& c : record_copies_) {
-    if (c.write_back) device.copy_to_host(c.host, c.device->ptr(), c.size, stream);
-  }
-  for (HostCopy& c : copies_) {
-    if (c.write_back) device.copy_to_host(c.buffer->buffer().buf, c.device->ptr(), size_t(c.buffer->buffer().len), stream);
-  }
-  device.synchronize_stream(stream);
+  size_t bytes = 0;
+  for (HostCopy& c : copies_) bytes += c.write_back ? size_t(c.buffer->buffer().len) : 0;
+  // Waits for the kernel on a CUDA device: other Python threads run meanwhile.
+  blocking_call(device, bytes, [&] {
+    for (RecordCopy& c : record_copies_) {
+      if (c.write_back) device.copy_to_host(c.host, c.device->ptr(), c.size, stream);
+    }
+    for (HostCopy& c : copies_) {
+      if (c.write_back) device.copy_to_host(c.buffer->buffer().buf, c.device->ptr(), size_t(c.buffer->buffer().len), stream);
+    }
+    device.synchronize_stream(stream);
+  });
   for (HostCopy& c : copies_) {
     if (c.write_back && c.contiguous) numpy().attr("copyto")(pybind11::handle(c.original), c.contiguous);
   }

@@ -285,8 +285,10 @@ pyb::object host_to_device(PyObject* host, std::shared_ptr<rt::Stream> stream) {
   hv = buf.view();
   std::vector<int64_t> shape(hv.shape, hv.shape + hv.ndim);
   PyDeviceArray a = allocate_array(shape, ElementType{hv.dtype, hv.record}, !hv.is_c_contiguous() && hv.is_f_contiguous(), stream);
-  a.view.device->copy_to_device(a.view.data, buf.buffer().buf, size_t(a.view.nbytes()), handle_of(stream));
-  if (!stream) a.view.device->synchronize_stream(nullptr);  // the host buffer may change right after we return
+  blocking_call(*a.view.device, size_t(a.view.nbytes()), [&] {
+    a.view.device->copy_to_device(a.view.data, buf.buffer().buf, size_t(a.view.nbytes()), handle_of(stream));
+    if (!stream) a.view.device->synchronize_stream(nullptr);  // the host buffer may change right after we return
+  });
   return wrap_device_array(std::move(a.view), std::move(stream));
 }
 
@@ -309,8 +311,10 @@ pyb::object device_to_host(const PyDeviceArray& array, pyb::handle into, const s
   }
   bool same_layout = (c && hv.is_c_contiguous()) || (f && hv.is_f_contiguous());
   if (same_layout) {
-    device.copy_to_host(dst.buffer().buf, v.data, size_t(v.nbytes()), handle_of(stream));
-    if (!stream) device.synchronize_stream(nullptr);
+    blocking_call(device, size_t(v.nbytes()), [&] {
+      device.copy_to_host(dst.buffer().buf, v.data, size_t(v.nbytes()), handle_of(stream));
+      if (!stream) device.synchronize_stream(nullptr);
+    });
     return out;
   }
   // A strided device array (or a differently laid-out target): bring the bytes it spans over and let NumPy
@@ -320,9 +324,11 @@ pyb::object device_to_host(const PyDeviceArray& array, pyb::handle into, const s
   pyb::object raw = numpy().attr("empty")(hi - lo, numpy_dtype(ScalarKind::UInt8));
   {
     HostBuffer rb(raw.ptr(), true);
-    device.copy_to_host(rb.buffer().buf, rt::DevicePtr(int64_t(v.data) + lo), size_t(hi - lo), handle_of(stream));
+    blocking_call(device, size_t(hi - lo), [&] {
+      device.copy_to_host(rb.buffer().buf, rt::DevicePtr(int64_t(v.data) + lo), size_t(hi - lo), handle_of(stream));
+      device.synchronize_stream(handle_of(stream));
+    });
   }
-  device.synchronize_stream(handle_of(stream));
   numpy().attr("copyto")(out, host_window(v, raw, lo));
   return out;
 }
@@ -352,8 +358,10 @@ static void copy_into_device(PyDeviceArray& dst, pyb::handle src, const std::sha
                            " bytes, the device array " + std::to_string(v.nbytes()));
   }
   if (!v.is_c_contiguous()) throw pyb::value_error("copy_to_device: the device array is not contiguous");
-  device.copy_to_device(v.data, buf.buffer().buf, size_t(v.nbytes()), handle_of(stream));
-  if (!stream) device.synchronize_stream(nullptr);
+  blocking_call(device, size_t(v.nbytes()), [&] {
+    device.copy_to_device(v.data, buf.buffer().buf, size_t(v.nbytes()), handle_of(stream));
+    if (!stream) device.synchronize_stream(nullptr);
+  });
 }
 
 /// Applies a basic index (ints, slices, Ellipsis, in a tuple or alone) to a view.

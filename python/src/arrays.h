@@ -107,6 +107,20 @@ pyb::object wrap_device_array(rt::ArrayView view, std::shared_ptr<rt::Stream> st
 
 /// Copies a host buffer into a new device array on the current device.
 pyb::object host_to_device(PyObject* host, std::shared_ptr<rt::Stream> stream);
+
+/// Runs `f`, a blocking copy or wait of about `bytes` on `device`, with the GIL released where that pays:
+/// always on a CUDA device (the driver waits there for the device's earlier work), on the cpu backend only
+/// for a large memcpy (releasing and taking back the GIL costs more than a small copy). f must not touch a
+/// Python object.
+template <class F>
+void blocking_call(const rt::Device& device, size_t bytes, F&& f) {
+  if (device.backend() != rt::BackendKind::Cuda && bytes < (size_t(1) << 20)) {
+    f();
+    return;
+  }
+  pyb::gil_scoped_release release;
+  f();
+}
 /// Copies the device array into a new NumPy array, or into `into` if given; waits for the copy when the
 /// stream is the default one.
 pyb::object device_to_host(const PyDeviceArray& array, pyb::handle into, const std::shared_ptr<rt::Stream>& stream);

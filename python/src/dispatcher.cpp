@@ -22,6 +22,7 @@
 #include "ir/type_rules.h"
 #include "kernel_source.h"
 #include "runtime/disk_cache.h"
+#include "runtime/host_executor.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/runtime_error.h"
 #include "runtime/runtime.h"
@@ -235,6 +236,11 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
   }
   if (disk && why == rt::DiskCache::Miss::Damaged) warn_damaged(entry);
   if (!result->ok) raise_compile_error(result->diagnostics);
+  if (plain) {
+    // Another thread may have compiled the same specialization while this one ran without the GIL: keep
+    // the first result, so the cache holds one entry and its warnings are issued once.
+    if (auto cached = st.cache.find_compiled(key, target_key(req.options))) return cached;
+  }
   if (!hit) issue_compile_warnings(result->diagnostics);  // a disk-cache hit was warned about when compiled
   std::string mismatch = rt::check_param_layout(*result);
   if (!mismatch.empty()) throw InternalError("kernel '" + st.name + "': " + mismatch);
@@ -262,6 +268,8 @@ rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, 
   DiskEntry disk;
   auto result = compile_key(self, key, &device, {}, &disk);
   timer.compiled();
+  // compile_key releases the GIL: another thread may have loaded this specialization meanwhile.
+  if (rt::LoadedKernel* k = st.cache.find(key.data(), key.size(), &device)) return k;
   std::string tag = disk.cache ? device.machine_code_tag() : std::string();
   bool code_hit = false;
   std::shared_ptr<rt::LoadedKernel> kernel =
@@ -428,7 +436,28 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
   if (!kernel) kernel = specialize(dispatcher, device, a.codes(), a.code_count(), &targets);
   rt::validate_launch(spec.config, device.properties(), *kernel);
   void** params = a.pack(targets);
-  device.launch(*kernel, spec.config, params);
+  if (device.backend() == rt::BackendKind::Host) {
+    // The cpu backend runs the whole grid before it returns: other Python threads run meanwhile. Nothing
+    // below touches a Python object (params points into this thread's Arguments), and Ctrl-C reaches the
+    // launch through the interrupt check (install_interrupt_check), which takes the GIL to run the handlers.
+    bool interrupted = false;
+    {
+      pyb::gil_scoped_release release;
+      try {
+        device.launch(*kernel, spec.config, params);
+      } catch (const HostInterrupted&) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      // The interrupt check raised KeyboardInterrupt already, or the SIGINT hook cancelled the launch and
+      // Python's handler has yet to run.
+      if (!PyErr_Occurred() && PyErr_CheckSignals() == 0) PyErr_SetNone(PyExc_KeyboardInterrupt);
+      throw pyb::error_already_set();
+    }
+  } else {
+    device.launch(*kernel, spec.config, params);
+  }
   a.finish(device, spec.config.stream);
 }
 

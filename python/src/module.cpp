@@ -19,6 +19,7 @@
 #include "ir/builtins.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_spec.h"
+#include "runtime/host_executor.h"
 #include "runtime/runtime.h"
 #include "runtime/xoroshiro128p.h"
 
@@ -90,6 +91,22 @@ struct ManagedBuffer {
   }
 };
 
+/// The cpu backend's interrupt check (runtime/host_executor.h): runs Python's signal handlers, so Ctrl-C
+/// during a launch raises KeyboardInterrupt in the launching thread once the launch has stopped. Called
+/// without the GIL by a thread that released it; returns true when a handler raised (the error stays set for
+/// that thread). While the interpreter shuts down it checks nothing.
+bool python_interrupted() {
+#if PY_VERSION_HEX >= 0x030D0000
+  if (!Py_IsInitialized() || Py_IsFinalizing()) return false;
+#else
+  if (!Py_IsInitialized() || _Py_IsFinalizing()) return false;
+#endif
+  PyGILState_STATE gil = PyGILState_Ensure();
+  bool raised = PyErr_CheckSignals() != 0;
+  PyGILState_Release(gil);
+  return raised;
+}
+
 }  // namespace
 
 }  // namespace gpujit::py
@@ -102,6 +119,7 @@ PYBIND11_MODULE(_core, m) {
   register_errors(m);
   register_arrays(m);
   register_dispatcher(m);
+  set_host_interrupt_check(&python_interrupted);
 
   pyb::class_<PyDevice>(m, "Device")
       .def_property_readonly("id", [](const PyDevice& d) { return d.device->ordinal(); })

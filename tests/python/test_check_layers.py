@@ -64,6 +64,18 @@ def test_upward_include_is_named_with_file_line_and_rule(tmp_path, source, inclu
     assert rule in out
 
 
+def test_xxhash_is_the_one_llvm_header_ir_sources_may_include(tmp_path):
+    write(tmp_path, {"ir/sema.cpp": "#include <llvm/Support/xxhash.h>\n"})
+    rc, out = run(tmp_path)
+    assert rc == 0, out
+    # Not from a header of ir/ (it would pass LLVM on to every includer), and no other LLVM header.
+    write(tmp_path, {"ir/sema.h": "#pragma once\n#include <llvm/Support/xxhash.h>\n",
+                     "ir/types.cpp": "#include <llvm/ADT/StringRef.h>\n"})
+    rc, out = run(tmp_path)
+    assert rc == 1
+    assert "ir/sema.h:2:" in out and "ir/types.cpp:1:" in out and "ir/sema.cpp" not in out
+
+
 def test_relative_include_counts_where_it_lands(tmp_path):
     write(tmp_path, {
         "runtime/device.h": "#pragma once\n",
