@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -121,9 +122,10 @@ std::string CudaDriver::load() {
 CudaDriver& CudaDriver::get() {
   std::call_once(g_once, [] {
     g_attempted = true;
-    auto* driver = new CudaDriver();
+    std::unique_ptr<CudaDriver> driver(new CudaDriver());
     g_error = driver->load();
-    if (g_error.empty()) g_driver = driver;
+    // A driver that loaded is kept for good (see g_driver); one that did not is freed here.
+    if (g_error.empty()) g_driver = driver.release();
   });
   if (!g_driver) throw rt::NoDriverError(g_error);
   return *g_driver;

@@ -55,7 +55,7 @@ enum class FiberState : uint8_t { Running, AtBarrier, AtWarpBarrier, AtGridBarri
 /// to the barrier entry points is the fiber's address.
 struct Fiber {
   HostThreadContext ctx;
-  void* sp = nullptr;
+  FiberContext context;
   FiberState state = FiberState::Running;
   uint32_t index = 0;  // linear thread index in the block
   HostWarpLane warp;   // AtWarpBarrier: the operation (syncwarp or HostWarpOp), its mask and operands
@@ -72,7 +72,7 @@ constexpr std::string_view kRaisePrefix = "\x1eraise\n";
 
 /// Barrier bookkeeping of the block a worker is running. Touched only by that worker's OS thread.
 struct HostBlockState {
-  void* scheduler_sp = nullptr;  // where the last fiber of a pass switches to
+  FiberContext scheduler;        // where the last fiber of a pass switches to
   Fiber* fibers = nullptr;       // the block's threads, when they run as fibers
   uint32_t current = 0;          // the fiber running now (for a fault's report)
   uint32_t threads = 0;          // threads in the block
@@ -91,18 +91,20 @@ namespace {
 
 /// Ends `fiber`'s turn in the pass: switches straight to the next fiber of the block that can run, or back
 /// to the scheduler after the last one. Going fiber to fiber takes one switch per thread and barrier where
-/// a round trip through the scheduler would take two.
-void pass_on(Fiber* fiber) {
+/// a round trip through the scheduler would take two. After a fiber's last turn (`exiting`) it is not resumed.
+void pass_on(Fiber* fiber, bool exiting = false) {
   HostBlockState* block = fiber->ctx.block;
+  FiberContext* to = &block->scheduler;
   for (uint32_t j = fiber->index + 1; j < block->threads; ++j) {
     Fiber& next = block->fibers[j];
     if (next.state == FiberState::Running) {
       block->current = j;
-      fiber_switch(&fiber->sp, next.sp);
-      return;
+      to = &next.context;
+      break;
     }
   }
-  fiber_switch(&fiber->sp, block->scheduler_sp);
+  if (exiting) fiber_exit(fiber->context, *to);
+  fiber_switch(fiber->context, *to);
 }
 
 [[noreturn]] void fiber_main(void* arg) {
@@ -110,7 +112,7 @@ void pass_on(Fiber* fiber) {
   fiber->entry(fiber->params, &fiber->ctx);
   fiber->state = FiberState::Done;
   --fiber->ctx.block->live;
-  pass_on(fiber);
+  pass_on(fiber, /*exiting=*/true);
   __builtin_unreachable();
 }
 
@@ -556,7 +558,7 @@ void HostExecutor::Impl::run_block_fibers(Worker& worker, const HostThreadContex
         f.entry = l.entry;
         f.params = l.params;
         f.state = FiberState::Running;
-        f.sp = fiber_prepare(*worker.stacks[linear], fiber_main, &f);
+        fiber_prepare(f.context, *worker.stacks[linear], fiber_main, &f);
       }
     }
   }
@@ -565,7 +567,7 @@ void HostExecutor::Impl::run_block_fibers(Worker& worker, const HostThreadContex
     for (uint32_t i = 0; i < n; ++i) {
       if (fibers[i].state == FiberState::Running) {
         block.current = i;
-        fiber_switch(&block.scheduler_sp, fibers[i].sp);
+        fiber_switch(block.scheduler, fibers[i].context);
         break;
       }
     }
@@ -739,8 +741,7 @@ void HostExecutor::launch(const HostLaunch& launch) {
     // Back to the block's scheduler for good; it sees the error and abandons the block's fibers.
     auto* fiber = reinterpret_cast<Fiber*>(ctx);
     fiber->state = FiberState::Done;
-    fiber_switch(&fiber->sp, block->scheduler_sp);
-    __builtin_unreachable();
+    fiber_exit(fiber->context, block->scheduler);
   }
   if (block->escape == nullptr) std::abort();  // not run by the executor: nowhere to go
   std::longjmp(*block->escape, 1);

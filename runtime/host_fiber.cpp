@@ -5,6 +5,15 @@
 // had been suspended inside gpujit_fiber_switch: its saved registers carry fn and arg, and its return address
 // is a trampoline that moves arg into the first argument register and calls fn with an aligned stack. Only
 // ELF targets are handled (the symbols carry no underscore prefix).
+//
+// Sanitized builds tell the sanitizers about every switch, as they cannot see one made in assembly. ASan
+// (__sanitizer_start/finish_switch_fiber): which stack is about to run and its bounds, so that its stack
+// bookkeeping (reports, __asan_handle_no_return, the fake stack that catches use after return) follows the
+// running context; each context keeps its own fake stack while suspended. Instrumented frames that never
+// return (a fiber's last ones, or an abandoned fiber's) leave their redzones poisoned, so a stack is unpoisoned
+// above the last context's stack pointer before it is reused. TSan (__tsan_switch_to_fiber): which of its
+// fibers runs now, so that its shadow call stack and happens-before state follow the switch; a fresh TSan fiber
+// is made each time a stack is prepared, so that frames left behind by the last context do not accumulate.
 #include "runtime/host_fiber.h"
 
 #include <sys/mman.h>
@@ -16,6 +25,33 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GPUJIT_FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GPUJIT_FIBER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define GPUJIT_FIBER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GPUJIT_FIBER_TSAN 1
+#endif
+#endif
+#if defined(GPUJIT_FIBER_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(GPUJIT_FIBER_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
+
+/// The stack switch, in assembly: saves the running context, stores its stack pointer in *save_sp, and
+/// resumes the context whose stack pointer is `resume_sp`. Returns when some other context switches back to the
+/// stack pointer stored in *save_sp.
+extern "C" void gpujit_fiber_switch(void** save_sp, void* resume_sp);
 
 #ifdef GPUJIT_BOOST_FIBERS
 // Boost.Context's jump_fcontext behind the same API, for comparing the two (the GPUJIT_BOOST_FIBERS build
@@ -178,6 +214,9 @@ FiberStack::FiberStack(size_t size) {
 }
 
 FiberStack::~FiberStack() {
+#if defined(GPUJIT_FIBER_TSAN)
+  if (tsan_fiber_ != nullptr) __tsan_destroy_fiber(tsan_fiber_);
+#endif
   if (base_ != nullptr) munmap(base_, mapped_);
 }
 
@@ -186,7 +225,57 @@ bool FiberStack::in_guard(const void* address) const {
   return a >= b && a < b + (mapped_ - size_);
 }
 
-void* fiber_prepare(const FiberStack& stack, void (*fn)(void*), void* arg) {
+void* FiberStack::bottom() const { return static_cast<uint8_t*>(base_) + (mapped_ - size_); }
+
+namespace {
+
+#if defined(GPUJIT_FIBER_ASAN)
+/// The context that switched away last on this OS thread: the resumed side records the stack bounds ASan
+/// reports for it (an OS thread's own stack is learned that way, the first time it switches to a fiber).
+thread_local FiberContext* t_switched_from = nullptr;
+#endif
+
+/// Completes a switch on the resumed side (sanitized builds): hands ASan the resumed context's fake stack.
+void finish_switch(void* fake_stack) {
+#if defined(GPUJIT_FIBER_ASAN)
+  const void* bottom = nullptr;
+  size_t size = 0;
+  __sanitizer_finish_switch_fiber(fake_stack, &bottom, &size);
+  if (t_switched_from != nullptr) {
+    t_switched_from->stack_bottom = bottom;
+    t_switched_from->stack_size = size;
+  }
+#else
+  (void)fake_stack;
+#endif
+}
+
+void switch_context(FiberContext& from, FiberContext& to, [[maybe_unused]] bool exiting) {
+#if defined(GPUJIT_FIBER_ASAN)
+  // An exiting context's fake stack is freed; a suspended one keeps its own until it is resumed.
+  __sanitizer_start_switch_fiber(exiting ? nullptr : &from.fake_stack, to.stack_bottom, to.stack_size);
+#endif
+#if defined(GPUJIT_FIBER_TSAN)
+  from.tsan_fiber = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(to.tsan_fiber, 0);
+#endif
+#if defined(GPUJIT_FIBER_ASAN)
+  t_switched_from = &from;
+#endif
+  gpujit_fiber_switch(&from.sp, to.sp);
+  finish_switch(from.fake_stack);
+}
+
+/// Where a prepared fiber starts (through the trampoline): completes the switch, then runs the entry.
+[[noreturn]] void fiber_start(void* arg) {
+  finish_switch(nullptr);
+  auto* fiber = static_cast<FiberContext*>(arg);
+  fiber->entry(fiber->arg);
+  std::fputs("gpujit: a fiber's entry function returned\n", stderr);
+  std::abort();
+}
+
+void* prepared_stack_pointer(const FiberStack& stack, void (*fn)(void*), void* arg) {
   auto* top = static_cast<uintptr_t*>(stack.top());
 #if defined(GPUJIT_BOOST_FIBERS)
   auto* fresh = reinterpret_cast<FreshFiber*>(top - 4);  // 32 bytes below the top: sp stays 16-byte aligned
@@ -220,6 +309,39 @@ void* fiber_prepare(const FiberStack& stack, void (*fn)(void*), void* arg) {
   (void)arg;
   return nullptr;
 #endif
+}
+
+}  // namespace
+
+void fiber_switch(FiberContext& from, FiberContext& to) { switch_context(from, to, false); }
+
+void fiber_exit(FiberContext& from, FiberContext& to) {
+  switch_context(from, to, true);
+  std::fputs("gpujit: an exited fiber was resumed\n", stderr);
+  std::abort();
+}
+
+void fiber_prepare(FiberContext& fiber, FiberStack& stack, void (*entry)(void*), void* arg) {
+  auto* low = static_cast<uint8_t*>(stack.bottom());
+  auto* high = static_cast<uint8_t*>(stack.end());
+#if defined(GPUJIT_FIBER_ASAN)
+  // The last context on this stack (when it was this one) used it above its stack pointer; any other, or none,
+  // may have used all of it.
+  auto* used = static_cast<uint8_t*>(fiber.sp);
+  if (fiber.stack_bottom != low || used < low || used >= high) used = low;
+  __asan_unpoison_memory_region(used, static_cast<size_t>(high - used));
+#endif
+#if defined(GPUJIT_FIBER_TSAN)
+  if (stack.tsan_fiber_ != nullptr) __tsan_destroy_fiber(stack.tsan_fiber_);
+  stack.tsan_fiber_ = __tsan_create_fiber(0);
+#endif
+  fiber.entry = entry;
+  fiber.arg = arg;
+  fiber.stack_bottom = low;
+  fiber.stack_size = static_cast<size_t>(high - low);
+  fiber.fake_stack = nullptr;
+  fiber.tsan_fiber = stack.tsan_fiber_;
+  fiber.sp = prepared_stack_pointer(stack, fiber_start, &fiber);
 }
 
 }  // namespace gpujit

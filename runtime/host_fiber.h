@@ -19,6 +19,8 @@ namespace gpujit {
 /// Whether this build has a stack switch for the host architecture (x86-64 and AArch64 do).
 bool host_fibers_supported();
 
+struct FiberContext;
+
 /// A fiber's stack: anonymous memory reserved up front and committed by the OS page by page as it is touched,
 /// with an inaccessible guard page below it so an overflow faults instead of corrupting a neighbour.
 class FiberStack {
@@ -31,27 +33,45 @@ class FiberStack {
   /// The highest usable address, 16-byte aligned (stacks grow down).
   void* top() const { return top_; }
   size_t size() const { return size_; }
+  /// The lowest usable address, just above the guard page, and the end of the mapping.
+  void* bottom() const;
+  void* end() const { return static_cast<char*>(base_) + mapped_; }
   /// Whether `address` is in the guard page: a fault there is this stack's overflow (host_guard.h).
   bool in_guard(const void* address) const;
 
  private:
+  friend void fiber_prepare(FiberContext& fiber, FiberStack& stack, void (*entry)(void*), void* arg);
+
   void* base_ = nullptr;  // start of the mapping, the guard page
   size_t mapped_ = 0;
   size_t size_ = 0;
   void* top_ = nullptr;
+  void* tsan_fiber_ = nullptr;  // TSan's fiber for the context last prepared on this stack (TSan builds)
 };
 
-/// Prepares `stack` so that the first fiber_switch() to the returned stack pointer calls fn(arg) on it.
-/// fn must never return.
-void* fiber_prepare(const FiberStack& stack, void (*fn)(void*), void* arg);
+/// A context a fiber_switch() can suspend and resume: a fiber, or the OS thread's own context (the scheduler
+/// that runs fibers), which needs no preparation.
+struct FiberContext {
+  void* sp = nullptr;              // the stack pointer it was suspended at (or prepared with)
+  void (*entry)(void*) = nullptr;  // a prepared fiber's entry function and its argument
+  void* arg = nullptr;
+  // What sanitized builds tell ASan and TSan about the context (see host_fiber.cpp); unused otherwise.
+  const void* stack_bottom = nullptr;  // the usable stack: a fiber's from its FiberStack, an OS thread's
+  size_t stack_size = 0;               // as ASan reported it the last time the context was switched away from
+  void* fake_stack = nullptr;          // ASan's fake stack (use-after-return frames) while suspended
+  void* tsan_fiber = nullptr;          // TSan's handle for the context
+};
 
-}  // namespace gpujit
+/// Makes `fiber` a fresh context on `stack`: the first fiber_switch() to it calls entry(arg) there. entry must
+/// never return; it ends with fiber_exit(). The stack may be reused for a new fiber once its last one has
+/// exited or been abandoned.
+void fiber_prepare(FiberContext& fiber, FiberStack& stack, void (*entry)(void*), void* arg);
 
-/// The stack switch, in assembly (host_fiber.cpp): saves the running context, stores its stack pointer in
-/// *save_sp, and resumes the context whose stack pointer is `resume_sp`. Returns when some other context
-/// switches back to the stack pointer stored in *save_sp.
-extern "C" void gpujit_fiber_switch(void** save_sp, void* resume_sp);
+/// Suspends the running context into `from` and resumes `to`. Returns when some context switches to `from`.
+void fiber_switch(FiberContext& from, FiberContext& to);
 
-namespace gpujit {
-inline void fiber_switch(void** save_sp, void* resume_sp) { gpujit_fiber_switch(save_sp, resume_sp); }
+/// The last switch away from the running fiber `from`: it is never resumed (under ASan its fake stack is
+/// freed).
+[[noreturn]] void fiber_exit(FiberContext& from, FiberContext& to);
+
 }  // namespace gpujit

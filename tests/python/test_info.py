@@ -30,7 +30,10 @@ def info_in_child(**env_changes):
 
 
 def cli_tool():
-    """The `gpujit` executable of this interpreter's environment, if there is one."""
+    """The `gpujit` executable of this interpreter's environment, if there is one; GPUJIT_TEST_CLI names another
+    (scripts/sanitize: the sanitized build's)."""
+    if os.environ.get("GPUJIT_TEST_CLI"):
+        return os.environ["GPUJIT_TEST_CLI"]
     here = Path(sys.executable).parent / "gpujit"
     return str(here) if here.exists() else shutil.which("gpujit")
 
