@@ -75,7 +75,9 @@ def _block(lines):
     then getblock decides, as it does for tabs and multi-line headers."""
     base = _indent(lines[0])
     i = 0
-    while i < len(lines) and lines[i].lstrip().startswith("@") and _indent(lines[i]) == base:
+    # Decorators, and the blank and comment lines Python allows among them and before the def.
+    while i < len(lines) and (not lines[i].strip() or lines[i].lstrip().startswith("#")
+                              or (lines[i].lstrip().startswith("@") and _indent(lines[i]) == base)):
         i += 1
     if i >= len(lines) or _indent(lines[i]) != base or not lines[i].lstrip().startswith(("def ", "async def ")):
         return _getblock(lines)
@@ -144,6 +146,18 @@ keep_exec_sources()
 
 def _file_lines(pyfunc):
     """(every line of the file that defines pyfunc, None), or (None, why not)."""
+    import linecache
+
+    # A function of a file on disk: its lines straight from linecache, as inspect.findsource reads them.
+    # findsource's first call costs about half a millisecond of a disk-cache hit (inspect.getmodule indexes
+    # every loaded module, and a regular expression is compiled), so it is left the other cases.
+    code = pyfunc.__code__
+    filename = code.co_filename
+    if filename[:1] != "<" and filename not in _registered and os.path.isfile(filename):
+        linecache.checkcache(filename)
+        lines = linecache.getlines(filename, getattr(pyfunc, "__globals__", None))
+        if len(lines) >= code.co_firstlineno > 0:
+            return lines, None
     import inspect
 
     try:

@@ -388,7 +388,12 @@ BLOCKS = [
     "def k(a):\n\ta[0] = 1\nt = 1\n",
     "async def k(a):\n    pass\nu = 1\n",
     "def k(a):\n    if a[0]:\n        a[0] = 1\n    else:\n        a[0] = 2\n# a comment at column 0\nv = 1\n",
+    "@gpu.jit(cache=True)\n\ndef k(a):\n    a[0] = 1\nv = 1\n",
+    "@gpu.jit\n# the kernel\n@other\n\ndef k(a):\n    a[0] = 1\n\nv = 1\n",
 ]
+
+# The plain defs: found without the tokenizer (whose first use costs about 2 ms of a disk-cache hit).
+FAST_BLOCKS = [BLOCKS[i] for i in (0, 1, 7, 12, 13)]
 
 
 @pytest.mark.parametrize("text", BLOCKS)
@@ -399,3 +404,14 @@ def test_the_fast_block_finder_agrees_with_inspect(text):
 
     lines = text.splitlines(keepends=True)
     assert _source._block(lines) == inspect.getblock(lines)
+
+
+@pytest.mark.parametrize("text", FAST_BLOCKS)
+def test_plain_defs_are_cut_without_the_tokenizer(text, monkeypatch):
+    from gpujit import _source
+
+    def no_tokenizer(lines):
+        raise AssertionError("fell back to inspect.getblock")
+
+    monkeypatch.setattr(_source, "_getblock", no_tokenizer)
+    assert _source._block(text.splitlines(keepends=True))
