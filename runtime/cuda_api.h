@@ -38,6 +38,11 @@ using CUlinkState = CUlinkState_st*;
 enum CUjitInputType : int { CU_JIT_INPUT_PTX = 1 };
 
 constexpr CUresult CUDA_SUCCESS = 0;
+
+// cuLaunchKernel's `extra`: the parameters as one buffer laid out as the kernel declares them.
+inline void* const CU_LAUNCH_PARAM_END = reinterpret_cast<void*>(0x00);
+inline void* const CU_LAUNCH_PARAM_BUFFER_POINTER = reinterpret_cast<void*>(0x01);
+inline void* const CU_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void*>(0x02);
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 

@@ -2,10 +2,12 @@
 #include "runtime/cuda_device.h"
 
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "runtime/cuda_driver.h"
+#include "runtime/kernel_args.h"
 #include "codegen/device_error.h"
 #include "runtime/runtime_error.h"
 
@@ -286,6 +288,14 @@ void CudaDevice::finish_load(CudaKernel& kernel, const CompileResult& result) {
     GPUJIT_CU(driver_, cuFuncGetAttribute, &value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel.function);
     kernel.static_shared_bytes = uint32_t(value);
     kernel.cooperative = result.uses_grid_sync;
+    // The driver copies kernelParams one parameter at a time and a buffer at once: 0.77 us less per launch
+    // of 256 doubles on an H100, 0.16 us for 48 8-byte parameters (benchmarks/launch_param_forms.cpp). A
+    // cooperative launch takes kernelParams only.
+    std::vector<unsigned> sizes;
+    for (const ParamLayout& p : result.params) rt::append_param_sizes(p.type, &sizes);
+    size_t end = 0;
+    for (unsigned size : sizes) end = ((end + size - 1) & ~size_t(size - 1)) + size;
+    kernel.param_bytes = kernel.cooperative ? 0 : end;
     if (result.ptx.find(kDeviceErrorSymbol) != std::string::npos) {
       size_t bytes = 0;
       GPUJIT_CU(driver_, cuModuleGetGlobal, &kernel.error_record, &bytes, kernel.module, kDeviceErrorSymbol);
@@ -417,7 +427,8 @@ void raise_recorded_error(CudaDriver& driver, const CudaKernel& k, CUstream stre
 
 }  // namespace
 
-void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) {
+void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params,
+                        const rt::ParamBuffer* packed) {
   auto& k = static_cast<const CudaKernel&>(kernel);
   // The thread's current context may be another device's since this one was selected: a copy of another
   // device's array binds that device's (and so may another library). The kernel's module lives here.
@@ -437,6 +448,14 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
                                                    config.block.x, config.block.y, config.block.z,
                                                    config.shared_bytes, as_stream(config.stream), params);
     if (r != CUDA_SUCCESS) throw_launch_error(driver_, r, "cuLaunchCooperativeKernel", k, config);
+  } else if (packed && k.param_bytes && packed->size_bytes() == k.param_bytes) {
+    size_t bytes = k.param_bytes;
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, const_cast<void*>(packed->data()), CU_LAUNCH_PARAM_BUFFER_SIZE,
+                     &bytes, CU_LAUNCH_PARAM_END};
+    CUresult r = driver_.cuLaunchKernel(k.function, config.grid.x, config.grid.y, config.grid.z,
+                                        config.block.x, config.block.y, config.block.z, config.shared_bytes,
+                                        as_stream(config.stream), nullptr, extra);
+    if (r != CUDA_SUCCESS) throw_launch_error(driver_, r, "cuLaunchKernel", k, config);
   } else {
     CUresult r = driver_.cuLaunchKernel(k.function, config.grid.x, config.grid.y, config.grid.z,
                                         config.block.x, config.block.y, config.block.z, config.shared_bytes,

@@ -40,6 +40,9 @@ class CudaKernel final : public rt::LoadedKernel {
   mutable uint32_t shared_optin = 0;
   /// The error record of a kernel with bounds checks or a raise (codegen/device_error.h); 0: none.
   CUdeviceptr error_record = 0;
+  /// The size of its parameters laid out as PTX declares them (each aligned to its size), which a launch
+  /// passes to the driver as one buffer; 0 when it has none, or for a cooperative launch (kernelParams only).
+  size_t param_bytes = 0;
 };
 
 class CudaDevice final : public rt::Device {
@@ -85,7 +88,8 @@ class CudaDevice final : public rt::Device {
                                                              std::string* code) override;
   std::shared_ptr<rt::LoadedKernel> load_kernel_code(const CompileResult& result, const std::string& code,
                                                      const std::string& name) override;
-  void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;
+  void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params,
+              const rt::ParamBuffer* packed) override;
   uint64_t max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
                                        uint32_t dynamic_shared) override;
 

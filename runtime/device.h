@@ -26,6 +26,8 @@
 
 namespace gpujit::rt {
 
+class ParamBuffer;  // runtime/kernel_args.h
+
 using DevicePtr = uint64_t;
 using StreamHandle = void*;
 using EventHandle = void*;
@@ -160,9 +162,11 @@ class Device {
                                                          const std::string& name) {
     return nullptr;
   }
-  /// Launches; `params` is cuLaunchKernel's kernelParams (one pointer per flattened parameter). The config
-  /// must have passed validate_launch() for this kernel.
-  virtual void launch(const LoadedKernel& kernel, const LaunchConfig& config, void** params) = 0;
+  /// Launches; `params` is cuLaunchKernel's kernelParams (one pointer per flattened parameter). `packed`, when
+  /// not null, is the ParamBuffer `params` points into, laid out as the kernel's parameters, which a backend
+  /// may pass whole instead. The config must have passed validate_launch() for this kernel.
+  virtual void launch(const LoadedKernel& kernel, const LaunchConfig& config, void** params,
+                      const ParamBuffer* packed) = 0;
   /// The most blocks of `block_threads` threads (and `dynamic_shared` bytes of dynamic shared memory each)
   /// that can be resident at once, which bounds the grid of a cooperative launch (numba's
   /// max_cooperative_grid_blocks): CUDA's occupancy per multiprocessor times the multiprocessors; on the host

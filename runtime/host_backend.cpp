@@ -138,7 +138,8 @@ uint64_t HostDevice::max_cooperative_grid_blocks(const rt::LoadedKernel&, uint32
   return std::min<uint64_t>(kHostMaxCooperativeBlocks, kHostMaxCooperativeThreads / block_threads);
 }
 
-void HostDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) {
+void HostDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params,
+                        const rt::ParamBuffer* /*packed*/) {
   const HostCode& code = *static_cast<const HostKernel&>(kernel).code;
   HostLaunch l;
   l.entry = code.entry;

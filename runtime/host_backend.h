@@ -66,7 +66,8 @@ class HostDevice final : public rt::Device {
   /// Runs the whole grid before returning. A kernel that deadlocks at a barrier throws HostExecutionError
   /// (a std::runtime_error) naming the kernel and the block; one compiled with debug=True that indexes out of
   /// bounds throws rt::KernelIndexError.
-  void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;
+  void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params,
+              const rt::ParamBuffer* packed) override;
   /// kHostMaxCooperativeBlocks, fewer for blocks large enough to reach kHostMaxCooperativeThreads.
   uint64_t max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
                                        uint32_t dynamic_shared) override;

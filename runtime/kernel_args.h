@@ -2,8 +2,7 @@
 //
 // The launch path classifies each argument once and, in the same pass, writes its flattened parameters (the
 // ABI of DESIGN.md, as codegen/lowering.cpp flattens them: an array is its data pointer, ndim int64 shapes
-// and ndim int64 byte strides, int32 ones for an index32 array, which the driver reads as the low half of
-// their 8-byte slots; bool is one byte; complex is two parameters, real then imaginary; a tuple is its
+// and ndim int64 byte strides, int32 ones for an index32 array; bool is one byte; complex is two parameters, real then imaginary; a tuple is its
 // elements in order). Because every argument is passed as exactly the type it is specialized on, the bytes
 // written do not depend on which specialization is chosen, so classification, packing and the
 // specialization key are one pass; check_param_layout() verifies once per compile that codegen flattened the
@@ -57,6 +56,8 @@ inline ArgCode without_index32(ArgCode code) {
   if ((code & 3u) == 2u) return ArgCode(code & ~(1u << 11));
   return is_record_code(code) ? ArgCode(code & ~(1u << 3)) : code;
 }
+/// Whether an array code has the index32 bit: its shapes and strides are 4-byte parameters.
+inline bool is_index32_code(ArgCode code) { return code != without_index32(code); }
 /// Largest element count a tuple header can hold.
 constexpr unsigned kMaxTupleSize = 0x3FFF;
 /// The header code of a tuple of `count` elements (at most kMaxTupleSize); its elements' codes follow it.
@@ -78,45 +79,100 @@ void append_param_sizes(const Type& t, std::vector<unsigned>* sizes);
 /// Checks that the compiler laid out each parameter as the launch path packs it; returns "" or a message.
 std::string check_param_layout(const CompileResult& result);
 
-/// Parameter values for one launch, and cuLaunchKernel's array of pointers to them. Reused across launches:
-/// begin() keeps the storage. Each parameter gets its own 8-byte slot (none is wider: a complex value is two
-/// parameters); narrower values are zero-extended in their slot.
+/// Parameter values for one launch, laid out as a kernel declares its parameters (each at an offset aligned
+/// to its size, as PTX's parameter space has them: the buffer cuLaunchKernel takes through `extra`), and
+/// cuLaunchKernel's array of pointers to them (kernelParams). Reused across launches: begin() keeps the
+/// storage. Sizes are 1, 2, 4 or 8 bytes (a complex value is two parameters).
 class ParamBuffer {
  public:
   /// Starts a launch with room for at least `max_params` parameters.
   void begin(size_t max_params) {
-    if (slots_.size() < max_params) grow(max_params);
+    if (pointers_.size() < max_params) grow(max_params);
     count_ = 0;
+    end_ = 0;
   }
-  /// Appends a parameter; room must have been made (begin(), reserve_more()).
-  void push_u64(uint64_t v) { slots_[count_++] = v; }
-  /// A scalar of `size` bytes (at most 8).
+  /// Appends an 8-byte parameter; room must have been made (begin(), reserve_more()).
+  void push_u64(uint64_t v) {
+    size_t at = (end_ + 7) & ~size_t(7);
+    std::memcpy(base() + at, &v, 8);
+    pointers_[count_++] = base() + at;
+    end_ = at + 8;
+  }
+  /// A 4-byte parameter (an index32 array's extent or stride, as two's complement).
+  void push_u32(uint32_t v) {
+    size_t at = (end_ + 3) & ~size_t(3);
+    std::memcpy(base() + at, &v, 4);
+    pointers_[count_++] = base() + at;
+    end_ = at + 4;
+  }
+  /// A parameter of `size` bytes (1, 2, 4 or 8).
   void push_bytes(const void* bytes, unsigned size) {
-    uint64_t v = 0;
-    std::memcpy(&v, bytes, size);
-    push_u64(v);
+    size_t at = (end_ + size - 1) & ~size_t(size - 1);
+    std::memcpy(base() + at, bytes, size);
+    pointers_[count_++] = base() + at;
+    end_ = at + size;
   }
   /// Room left for parameters without reallocation.
-  size_t capacity_left() const { return slots_.size() - count_; }
+  size_t capacity_left() const { return pointers_.size() - count_; }
   void reserve_more(size_t n) {
     if (capacity_left() < n) grow(count_ + n);
   }
 
-  size_t count() const { return count_; }
-  void** pointers() { return pointers_.data(); }
-  const uint64_t* slots() const { return slots_.data(); }
+  /// Writes a launch's parameters faster than the push calls, its cursor kept out of memory the values are
+  /// written to: `ParamBuffer::Writer w = buffer.start(max_params); w.u64(...)...; buffer.finish(w);`.
+  class Writer {
+   public:
+    void u64(uint64_t v) { put(&v, 8); }
+    void u32(uint32_t v) { put(&v, 4); }
+    /// A value of `size` bytes (1, 2, 4 or 8).
+    void bytes(const void* value, unsigned size) { put(value, size); }
 
- private:
-  /// The pointer to each slot is set here, once per growth, rather than by every push.
-  void grow(size_t n) {
-    slots_.resize(n);
-    pointers_.resize(n);
-    for (size_t i = 0; i < n; ++i) pointers_[i] = &slots_[i];
+   private:
+    friend class ParamBuffer;
+    Writer(unsigned char* base, void** pointers) : base_(base), pointers_(pointers) {}
+    void put(const void* value, unsigned size) {
+      size_t at = (end_ + size - 1) & ~size_t(size - 1);
+      std::memcpy(base_ + at, value, size);
+      pointers_[count_++] = base_ + at;
+      end_ = at + size;
+    }
+    unsigned char* base_;
+    void** pointers_;
+    size_t count_ = 0, end_ = 0;
+  };
+  /// Starts a launch of at most `max_params` parameters, written through the Writer (then finish()).
+  Writer start(size_t max_params) {
+    begin(max_params);
+    return Writer(base(), pointers_.data());
+  }
+  void finish(const Writer& w) {
+    count_ = w.count_;
+    end_ = w.end_;
   }
 
-  std::vector<uint64_t> slots_;
+  size_t count() const { return count_; }
+  void** pointers() { return pointers_.data(); }
+  /// The parameters as one buffer, and its size in bytes (the end of the last parameter).
+  const void* data() const { return words_.data(); }
+  size_t size_bytes() const { return end_; }
+
+ private:
+  unsigned char* base() { return reinterpret_cast<unsigned char*>(words_.data()); }
+  /// Room for `n` parameters of up to 8 bytes each, wherever their alignment puts them; the pointers made
+  /// so far follow the values if they move.
+  void grow(size_t n) {
+    unsigned char* old = base();
+    words_.resize(n);
+    pointers_.resize(n);
+    for (size_t i = 0; i < count_; ++i) {
+      pointers_[i] = base() + (static_cast<unsigned char*>(pointers_[i]) - old);
+    }
+  }
+
+  std::vector<uint64_t> words_;  // the values, 8-byte aligned
   std::vector<void*> pointers_;
   size_t count_ = 0;
+  size_t end_ = 0;  // bytes used
 };
 
 }  // namespace gpujit::rt

@@ -490,34 +490,42 @@ void Arguments::record_scalar(PyObject* obj, rt::Device& device, const std::shar
 
 void** Arguments::pack(const rt::ArgCode* targets) {
   size_t n = count_;
-  params_.begin(n);
+  size_t most = 0;  // parameters, at most: an array's 1 + 2 * ndim, a scalar's 1 or 2 (complex)
+  for (size_t i = 0; i < n; ++i) most += values_[i].array ? 1 + 2 * size_t(values_[i].array->ndim) : 2;
+  rt::ParamBuffer::Writer w = params_.start(most);
   for (size_t i = 0; i < n; ++i) {
     if (rt::is_tuple_code(codes_[i])) continue;  // its elements follow
     const Value& v = values_[i];
     if (v.array) {
       const rt::ArrayView& a = *v.array;
-      params_.reserve_more(1 + 2 * size_t(a.ndim));
-      params_.push_u64(a.data);
-      for (int d = 0; d < a.ndim; ++d) params_.push_u64(uint64_t(a.shape[d]));
-      for (int d = 0; d < a.ndim; ++d) params_.push_u64(uint64_t(a.strides[d]));
+      w.u64(a.data);
+      if (rt::is_index32_code(codes_[i])) {  // the code says the extents and strides fit
+        for (int d = 0; d < a.ndim; ++d) w.u32(uint32_t(a.shape[d]));
+        for (int d = 0; d < a.ndim; ++d) w.u32(uint32_t(a.strides[d]));
+      } else {
+        for (int d = 0; d < a.ndim; ++d) w.u64(uint64_t(a.shape[d]));
+        for (int d = 0; d < a.ndim; ++d) w.u64(uint64_t(a.strides[d]));
+      }
       continue;
     }
     if (rt::is_record_code(codes_[i])) {  // a record scalar: the address of its copy
       uint64_t address;
       std::memcpy(&address, v.bytes, 8);
-      params_.reserve_more(1);
-      params_.push_u64(address);
+      w.u64(address);
       continue;
     }
     ScalarKind from = kind_of(codes_[i]);
     // A pointer parameter (numba's CPointer) takes an integer argument as the address, all 64 bits of it.
     ScalarKind to = !targets ? from : rt::is_pointer_code(targets[i]) ? ScalarKind::UInt64 : kind_of(targets[i]);
     if (to == from && from != ScalarKind::Complex64 && from != ScalarKind::Complex128) {
-      // The common case: one parameter, its bytes as classification stored them, zero-extended to 8.
-      uint64_t slot;
-      std::memcpy(&slot, v.bytes, 8);
-      params_.reserve_more(1);
-      params_.push_u64(slot);
+      // The common case: one parameter, its bytes as classification stored them (a Python float or int: 8).
+      if (from == ScalarKind::Float64 || from == ScalarKind::Int64) {
+        uint64_t value;
+        std::memcpy(&value, v.bytes, 8);
+        w.u64(value);
+      } else {
+        w.bytes(v.bytes, scalar_size(from));
+      }
       continue;
     }
     const unsigned char* bytes = v.bytes;
@@ -526,15 +534,15 @@ void** Arguments::pack(const rt::ArgCode* targets) {
       write_scalar(read_scalar(v.bytes, from), to, converted);
       bytes = converted;
     }
-    params_.reserve_more(2);
     if (is_complex(to)) {
       unsigned half = scalar_size(to) / 2;
-      params_.push_bytes(bytes, half);
-      params_.push_bytes(bytes + half, half);
+      w.bytes(bytes, half);
+      w.bytes(bytes + half, half);
     } else {
-      params_.push_bytes(bytes, scalar_size(to));
+      w.bytes(bytes, scalar_size(to));
     }
   }
+  params_.finish(w);
   return params_.pointers();
 }
 

@@ -47,6 +47,8 @@ class Arguments {
   /// Packs every argument; `targets` (may be null, else aligned with codes()) gives the types scalars are
   /// converted to.
   void** pack(const rt::ArgCode* targets);
+  /// The buffer pack() filled (Device::launch's `packed`).
+  const rt::ParamBuffer* packed() const { return &params_; }
   /// After the launch: copies NumPy arguments back and waits for that; releases temporaries.
   void finish(rt::Device& device, rt::StreamHandle stream);
   /// Whether a NumPy array was copied to the device for this launch.

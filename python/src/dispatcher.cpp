@@ -444,7 +444,7 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
     {
       pyb::gil_scoped_release release;
       try {
-        device.launch(*kernel, spec.config, params);
+        device.launch(*kernel, spec.config, params, a.packed());
       } catch (const HostInterrupted&) {
         interrupted = true;
       }
@@ -456,7 +456,7 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
       throw pyb::error_already_set();
     }
   } else {
-    device.launch(*kernel, spec.config, params);
+    device.launch(*kernel, spec.config, params, a.packed());
   }
   a.finish(device, spec.config.stream);
 }

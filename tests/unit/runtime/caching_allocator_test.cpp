@@ -59,7 +59,7 @@ class CountingDevice final : public Device {
   void synchronize() override { ++device_syncs; }
   void configure_compile(CompileOptions&) const override {}
   std::shared_ptr<LoadedKernel> load_kernel(const CompileResult&, const std::string&) override { return nullptr; }
-  void launch(const LoadedKernel&, const LaunchConfig&, void**) override {}
+  void launch(const LoadedKernel&, const LaunchConfig&, void**, const ParamBuffer*) override {}
   uint64_t max_cooperative_grid_blocks(const LoadedKernel&, uint32_t, uint32_t) override { return 0; }
 
   void fail_next_allocation() { fail_allocations_ = 1; }

@@ -18,6 +18,7 @@ using FakeCalls = long (*)(const char*);
 using FakeFail = void (*)(const char*, int, int);
 using FakeLastLaunch = int (*)(char*, int, unsigned*, unsigned*, unsigned*, void**);
 using FakeLastParam = int (*)(int, void*, int);
+using FakeLastBuffered = int (*)();
 }
 
 #include <dlfcn.h>
@@ -189,7 +190,7 @@ TEST(CudaDevice, LoadsPtxAndLaunchesWithPackedParameters) {
   config.grid = {3, 2, 1};
   config.block = {128, 1, 1};
   validate_launch(config, d.properties(), *kernel);
-  d.launch(*kernel, config, params.pointers());
+  d.launch(*kernel, config, params.pointers(), &params);
 
   char name[32];
   unsigned grid[3], block[3], shared;
@@ -209,6 +210,100 @@ TEST(CudaDevice, LoadsPtxAndLaunchesWithPackedParameters) {
   unsigned char b = 0;
   EXPECT_EQ(param(4, &b, 1), 1);
   EXPECT_EQ(b, 1);
+  EXPECT_EQ(fake<FakeLastBuffered>("fakecuda_last_launch_buffered")(), 0);
+}
+
+TEST(CudaDevice, EightByteParametersGoToTheDriverAsOneBuffer) {
+  // A 1-d float64 array, a float64 and an int64: five 8-byte parameters, which the ParamBuffer lays out as
+  // the kernel does; the driver copies them at once (cuLaunchKernel's `extra`).
+  Device& d = Runtime::get().current_device();
+  CompileResult r = compiled(R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k8(.param .u64 a, .param .u64 a_shape0, .param .u64 a_stride0, .param .f64 x, .param .u64 n)
+{
+  ret;
+}
+)", "k8");
+  r.params = {{Type::array_of(ScalarKind::Float64, 1, Layout::C), 0, 3},
+              {Type::scalar_of(ScalarKind::Float64), 3, 1},
+              {Type::scalar_of(ScalarKind::Int64), 4, 1}};
+  auto kernel = d.load_kernel(r, "k8");
+  ParamBuffer params;
+  params.begin(5);
+  params.push_u64(0x2000);
+  params.push_u64(7);
+  params.push_u64(8);
+  double x = -1.5;
+  params.push_bytes(&x, 8);
+  params.push_u64(uint64_t(-3));
+  LaunchConfig config;
+  validate_launch(config, d.properties(), *kernel);
+  auto buffered = fake<FakeLastBuffered>("fakecuda_last_launch_buffered");
+  auto param = fake<FakeLastParam>("fakecuda_last_param");
+  d.launch(*kernel, config, params.pointers(), &params);
+  EXPECT_EQ(buffered(), 1);
+  uint64_t u = 0;
+  EXPECT_EQ(param(0, &u, 8), 8);
+  EXPECT_EQ(u, 0x2000u);
+  EXPECT_EQ(param(2, &u, 8), 8);
+  EXPECT_EQ(u, 8u);
+  double got = 0;
+  EXPECT_EQ(param(3, &got, 8), 8);
+  EXPECT_EQ(got, -1.5);
+  EXPECT_EQ(param(4, &u, 8), 8);
+  EXPECT_EQ(int64_t(u), -3);
+  // Without the buffer (a caller's own array of pointers), kernelParams as before.
+  d.launch(*kernel, config, params.pointers(), nullptr);
+  EXPECT_EQ(buffered(), 0);
+  EXPECT_EQ(param(3, &got, 8), 8);
+  EXPECT_EQ(got, -1.5);
+}
+
+TEST(CudaDevice, NarrowParametersAreAlignedInTheBuffer) {
+  // An index32 1-d array (8, 4, 4 bytes), a bool (1) and a float64, which starts at 24, not 17.
+  Device& d = Runtime::get().current_device();
+  CompileResult r = compiled(R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry kn(.param .u64 a, .param .u32 a_shape0, .param .u32 a_stride0, .param .u8 flag, .param .f64 x)
+{
+  ret;
+}
+)", "kn");
+  r.params = {{Type::array_of(ScalarKind::Float32, 1, Layout::C, /*index32=*/true), 0, 3},
+              {Type::scalar_of(ScalarKind::Bool), 3, 1},
+              {Type::scalar_of(ScalarKind::Float64), 4, 1}};
+  auto kernel = d.load_kernel(r, "kn");
+  ParamBuffer params;
+  params.begin(5);
+  params.push_u64(0x3000);
+  params.push_u32(12);
+  params.push_u32(uint32_t(-4));
+  bool flag = true;
+  params.push_bytes(&flag, 1);
+  double x = 6.25;
+  params.push_bytes(&x, 8);
+  EXPECT_EQ(params.size_bytes(), 32u);
+  EXPECT_EQ(static_cast<unsigned char*>(params.pointers()[4]) - static_cast<const unsigned char*>(params.data()), 24);
+  LaunchConfig config;
+  validate_launch(config, d.properties(), *kernel);
+  d.launch(*kernel, config, params.pointers(), &params);
+  EXPECT_EQ(fake<FakeLastBuffered>("fakecuda_last_launch_buffered")(), 1);
+  auto param = fake<FakeLastParam>("fakecuda_last_param");
+  int32_t i = 0;
+  EXPECT_EQ(param(1, &i, 4), 4);
+  EXPECT_EQ(i, 12);
+  EXPECT_EQ(param(2, &i, 4), 4);
+  EXPECT_EQ(i, -4);
+  unsigned char b = 0;
+  EXPECT_EQ(param(3, &b, 1), 1);
+  EXPECT_EQ(b, 1);
+  double got = 0;
+  EXPECT_EQ(param(4, &got, 8), 8);
+  EXPECT_EQ(got, 6.25);
 }
 
 TEST(CudaDevice, ARejectedModuleShowsTheJitLog) {
@@ -273,8 +368,8 @@ TEST(CudaDevice, LargeDynamicSharedMemoryIsOptedInOnce) {
   params.begin(5);
   for (int i = 0; i < 5; ++i) params.push_u64(0);
   validate_launch(config, d.properties(), *kernel);
-  d.launch(*kernel, config, params.pointers());
-  d.launch(*kernel, config, params.pointers());
+  d.launch(*kernel, config, params.pointers(), &params);
+  d.launch(*kernel, config, params.pointers(), &params);
   EXPECT_EQ(calls("cuFuncSetAttribute") - sets, 1);
 }
 
@@ -340,9 +435,9 @@ TEST(CudaDevice, EachDeviceLaunchesInItsOwnContextAndCopiesGoPeerToPeer) {
   void* params[] = {&a, &shape, &stride, &x, &flag};
   LaunchConfig config;
   d1.fill_bytes(on_1.ptr(), 0, sizeof(in), nullptr);  // device 1's context again
-  EXPECT_NO_THROW(d0.launch(*k0, config, params));    // the launch binds device 0's
+  EXPECT_NO_THROW(d0.launch(*k0, config, params, nullptr));    // the launch binds device 0's
   // A kernel loaded on device 0 is not device 1's: the driver refuses it there.
-  EXPECT_THROW(d1.launch(*k0, config, params), DriverError);
+  EXPECT_THROW(d1.launch(*k0, config, params, nullptr), DriverError);
   // make_current switches the calling thread's device, whatever it was.
   EXPECT_EQ(&Runtime::get().make_current(d1), &d1);
   EXPECT_EQ(&Runtime::get().current_device(), &d1);

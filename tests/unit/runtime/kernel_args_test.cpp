@@ -126,8 +126,16 @@ TEST(ParamBuffer, PointsAtEachValueAndGrows) {
   EXPECT_EQ(*static_cast<uint64_t*>(p.pointers()[0]), 7u);
   EXPECT_EQ(*static_cast<float*>(p.pointers()[1]), 1.5f);
   EXPECT_EQ(*static_cast<uint64_t*>(p.pointers()[4]), 102u);
+  // Laid out as a kernel's parameters: the float at 8, the next 8-byte value aligned up to 16.
+  auto offset = [&](int i) {
+    return static_cast<unsigned char*>(p.pointers()[i]) - static_cast<const unsigned char*>(p.data());
+  };
+  EXPECT_EQ(offset(1), 8);
+  EXPECT_EQ(offset(2), 16);
+  EXPECT_EQ(p.size_bytes(), 40u);
   p.begin(1);
   EXPECT_EQ(p.count(), 0u);
+  EXPECT_EQ(p.size_bytes(), 0u);
 }
 
 TEST(KernelCache, FindsByKeyAndDevice) {

@@ -91,6 +91,7 @@ struct Launch {
   void* stream;
   std::vector<unsigned char> bytes;  // every parameter's bytes, back to back
   std::vector<size_t> offsets;       // where each parameter starts in `bytes`; one extra at the end
+  bool buffer = false;               // the parameters came as one buffer (`extra`), not kernelParams
 };
 
 // A planted failure (see the file comment).
@@ -811,7 +812,7 @@ namespace {
 
 /// Checks and records a launch (the state's mutex held).
 CUresult record_launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                       unsigned bz, unsigned shared, CUstream stream, void** params) {
+                       unsigned bz, unsigned shared, CUstream stream, void** params, void** extra = nullptr) {
   auto* f = reinterpret_cast<FakeFunction*>(function);
   if (!valid_stream(stream)) return kInvalidValue;
   // The kernel runs in the calling thread's context: its module must have been loaded there, and its stream
@@ -822,7 +823,28 @@ CUresult record_launch(CUfunction function, unsigned gx, unsigned gy, unsigned g
   if (uint64_t(bx) * by * bz > 1024 || bz > 64) return kInvalidValue;
   int max_dynamic = f->max_dynamic_shared > 48 * 1024 ? f->max_dynamic_shared : 48 * 1024;
   if (shared + f->shared_bytes > unsigned(max_dynamic)) return 701;
-  if (!f->param_sizes.empty() && params == nullptr) return kInvalidValue;
+  // `extra`, as the driver reads it: {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE,
+  // &size, CU_LAUNCH_PARAM_END}, the buffer laid out as the kernel declares its parameters (each at an
+  // offset aligned to its size) and the size exactly theirs; never together with kernelParams.
+  const unsigned char* buffer = nullptr;
+  if (extra != nullptr) {
+    const size_t* buffer_size = nullptr;
+    for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+        buffer = static_cast<const unsigned char*>(extra[i + 1]);
+      } else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) {
+        buffer_size = static_cast<const size_t*>(extra[i + 1]);
+      } else {
+        return kInvalidValue;
+      }
+    }
+    if (params != nullptr || buffer == nullptr || buffer_size == nullptr) return kInvalidValue;
+    size_t end = 0;
+    for (unsigned size : f->param_sizes) end = ((end + size - 1) & ~size_t(size - 1)) + size;  // sizes: 1, 2, 4, 8
+    if (*buffer_size != end) return kInvalidValue;
+  } else if (!f->param_sizes.empty() && params == nullptr) {
+    return kInvalidValue;
+  }
   Launch& l = state().last;
   l.function = f->name;
   unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
@@ -837,7 +859,14 @@ CUresult record_launch(CUfunction function, unsigned gx, unsigned gy, unsigned g
   }
   l.offsets[n] = total;
   l.bytes.resize(total);
-  for (size_t i = 0; i < n; ++i) std::memcpy(l.bytes.data() + l.offsets[i], params[i], f->param_sizes[i]);
+  l.buffer = buffer != nullptr;
+  size_t at = 0;  // in the buffer
+  for (size_t i = 0; i < n; ++i) {
+    unsigned size = f->param_sizes[i];
+    at = (at + size - 1) & ~size_t(size - 1);
+    std::memcpy(l.bytes.data() + l.offsets[i], buffer ? buffer + at : params[i], size);
+    at += size;
+  }
   state().launches++;
   state().launches_by_context[tl_current]++;
   return CUDA_SUCCESS;
@@ -858,8 +887,7 @@ CUresult arm_async_error(CUresult launched) {
 CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
   FAKE_ENTER("cuLaunchKernel");
-  if (extra != nullptr) return kInvalidValue;
-  return arm_async_error(record_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params));
+  return arm_async_error(record_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params, extra));
 }
 
 /// A cooperative launch is recorded as a plain one (the fake driver runs nothing) and counted on its own.
@@ -997,6 +1025,13 @@ int fakecuda_last_launch(char* name, int name_len, unsigned* grid, unsigned* blo
   if (shared) *shared = l.shared;
   if (stream) *stream = l.stream;
   return int(l.offsets.size() - 1);
+}
+
+/// How the last launch passed its parameters: 1 as one buffer (cuLaunchKernel's `extra`), 0 as kernelParams,
+/// -1 when there was none.
+int fakecuda_last_launch_buffered() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().launches == 0 ? -1 : int(state().last.buffer);
 }
 
 /// Copies parameter `index` of the last launch into `out` (at most `cap` bytes); returns its size or -1.
