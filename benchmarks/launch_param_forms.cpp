@@ -3,7 +3,8 @@
 // (CU_LAUNCH_PARAM_BUFFER_POINTER: one buffer laid out as the kernel's parameters, copied whole), for the
 // shapes gpujit's launches have. A 1-d array is three 8-byte parameters in gpujit (data, shape, stride), so
 // 16 arrays are 48 of them where CUDA C passes 16 pointers; a Python float is an 8-byte double where the
-// floor of benchmarks/launch_floor.cpp passes 4-byte floats.
+// floor of benchmarks/launch_floor.cpp passes 4-byte floats. The last row asks cuCtxGetCurrent before each
+// launch of the first kernel, as gpujit's launch does to find whether its context is the thread's.
 //
 //   g++ -O2 -std=c++17 benchmarks/launch_param_forms.cpp -I$CUDA_HOME/include -L$CUDA_HOME/lib64/stubs -lcuda
 //   ./a.out        (on a GPU machine; prints microseconds per launch, best of 5 interleaved rounds)
@@ -88,11 +89,25 @@ int main() {
     check(cuCtxSynchronize(), "cuCtxSynchronize");
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / launches;
   };
+  auto with_context_query_us = [&](int launches) {
+    auto start = std::chrono::steady_clock::now();
+    for (int l = 0; l < launches; ++l) {
+      CUcontext current = nullptr;
+      check(cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+      if (current != ctx) check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+      check(cuLaunchKernel(functions[0], 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr), "cuLaunchKernel");
+    }
+    check(cuCtxSynchronize(), "cuCtxSynchronize");
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / launches;
+  };
   std::vector<double> best(kFormCount, 1e30);
+  double best_query = 1e30;
   for (int i = 0; i < kFormCount; ++i) round_us(i, 1000);  // warm up
   for (int r = 0; r < 5; ++r) {
     for (int i = 0; i < kFormCount; ++i) best[i] = std::min(best[i], round_us(i, 20000));
+    best_query = std::min(best_query, with_context_query_us(20000));
   }
   for (int i = 0; i < kFormCount; ++i) std::printf("%-52s %7.3f us\n", kForms[i].name, best[i]);
+  std::printf("%-52s %7.3f us\n", "0 params, cuCtxGetCurrent before each launch", best_query);
   return 0;
 }
