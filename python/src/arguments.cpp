@@ -490,16 +490,19 @@ void Arguments::record_scalar(PyObject* obj, rt::Device& device, const std::shar
 
 void** Arguments::pack(const rt::ArgCode* targets) {
   size_t n = count_;
+  // Locals, not members: the writer's byte stores could alias *this, and the loop would reload them.
+  const rt::ArgCode* codes = codes_.data();
+  const Value* values = values_.data();
   size_t most = 0;  // parameters, at most: an array's 1 + 2 * ndim, a scalar's 1 or 2 (complex)
-  for (size_t i = 0; i < n; ++i) most += values_[i].array ? 1 + 2 * size_t(values_[i].array->ndim) : 2;
+  for (size_t i = 0; i < n; ++i) most += values[i].array ? 1 + 2 * size_t(values[i].array->ndim) : 2;
   rt::ParamBuffer::Writer w = params_.start(most);
   for (size_t i = 0; i < n; ++i) {
-    if (rt::is_tuple_code(codes_[i])) continue;  // its elements follow
-    const Value& v = values_[i];
+    if (rt::is_tuple_code(codes[i])) continue;  // its elements follow
+    const Value& v = values[i];
     if (v.array) {
       const rt::ArrayView& a = *v.array;
       w.u64(a.data);
-      if (rt::is_index32_code(codes_[i])) {  // the code says the extents and strides fit
+      if (rt::is_index32_code(codes[i])) {  // the code says the extents and strides fit
         for (int d = 0; d < a.ndim; ++d) w.u32(uint32_t(a.shape[d]));
         for (int d = 0; d < a.ndim; ++d) w.u32(uint32_t(a.strides[d]));
       } else {
@@ -508,13 +511,13 @@ void** Arguments::pack(const rt::ArgCode* targets) {
       }
       continue;
     }
-    if (rt::is_record_code(codes_[i])) {  // a record scalar: the address of its copy
+    if (rt::is_record_code(codes[i])) {  // a record scalar: the address of its copy
       uint64_t address;
       std::memcpy(&address, v.bytes, 8);
       w.u64(address);
       continue;
     }
-    ScalarKind from = kind_of(codes_[i]);
+    ScalarKind from = kind_of(codes[i]);
     // A pointer parameter (numba's CPointer) takes an integer argument as the address, all 64 bits of it.
     ScalarKind to = !targets ? from : rt::is_pointer_code(targets[i]) ? ScalarKind::UInt64 : kind_of(targets[i]);
     if (to == from && from != ScalarKind::Complex64 && from != ScalarKind::Complex128) {
