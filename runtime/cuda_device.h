@@ -88,6 +88,9 @@ class CudaDevice final : public rt::Device {
   void launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) override;
   uint64_t max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
                                        uint32_t dynamic_shared) override;
+  std::unique_ptr<rt::Capture> begin_capture(rt::StreamHandle stream) override;
+  std::unique_ptr<rt::Graph> end_capture(rt::Capture& capture) override;
+  void abort_capture(rt::Capture& capture) noexcept override;
 
   CUcontext context() const { return context_; }
   CudaDriver& driver() const { return driver_; }
