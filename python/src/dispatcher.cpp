@@ -19,6 +19,7 @@
 #include "arguments.h"
 #include "arrays.h"
 #include "errors.h"
+#include "graphs.h"
 #include "ir/type_rules.h"
 #include "kernel_source.h"
 #include "runtime/disk_cache.h"
@@ -435,6 +436,8 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
   rt::LoadedKernel* kernel = st.cache.find(a.codes(), a.code_count(), &device);
   if (!kernel) kernel = specialize(dispatcher, device, a.codes(), a.code_count(), &targets);
   rt::validate_launch(spec.config, device.properties(), *kernel);
+  // A launch a graph captures: the graph keeps its arguments, whose memory its replays use.
+  if (rt::Capture* c = rt::capture_of(&device, spec.config.stream)) keep_captured_arguments(*c, args, nargs);
   void** params = a.pack(targets);
   if (device.backend() == rt::BackendKind::Host) {
     // The cpu backend runs the whole grid before it returns: other Python threads run meanwhile. Nothing
