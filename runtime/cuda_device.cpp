@@ -456,7 +456,8 @@ void raise_recorded_error(CudaDriver& driver, const CudaKernel& k, CUstream stre
 void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params) {
   auto& k = static_cast<const CudaKernel&>(kernel);
   CUstream stream = as_stream(config.stream);
-  if (rt::Capture* c = rt::capture_of(this, config.stream)) {
+  rt::Capture* c = rt::capture_of(this, config.stream);
+  if (c) {
     if (k.error_record) {
       throw rt::CaptureError(fmt::format(
           "kernel '{}' cannot be captured into a graph: it checks bounds or raises (debug=True, or a raise "
@@ -465,7 +466,6 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
           k.name));
     }
     stream = as_stream(c->route(config.stream));
-    ++c->kernels;
   }
   // The thread's current context may be another device's since this one was selected: a copy of another
   // device's array binds that device's (and so may another library). The kernel's module lives here.
@@ -492,6 +492,10 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
     if (r != CUDA_SUCCESS) throw_launch_error(driver_, r, "cuLaunchKernel", k, config);
   }
   driver_.note_launch(&k, k.name);
+  if (c) {
+    ++c->kernels;
+    return;
+  }
   // A kernel with checks or a raise is synchronous, as numba-cuda's debug kernels are: its errors raise here.
   if (k.error_record) raise_recorded_error(driver_, k, as_stream(config.stream));
 }

@@ -9,6 +9,10 @@
 // loaded on. A kernel's module is unloaded when the kernel is destroyed (its dispatcher is), and at once when
 // loading it fails after cuModuleLoadData succeeded, so a failure leaks no module.
 //
+// Graphs (runtime/graph.h) are CUDA stream capture in thread-local mode: while a thread captures, its
+// launches, copies, fills and event records on the default stream go to the capture's stream, and a launch of
+// a kernel with an error record (which would wait for it) is refused with rt::CaptureError.
+//
 // Driver failures throw rt::DriverError naming the call and what gpujit was doing (the bytes allocated or
 // copied, the kernel and launch configuration); see docs/reliability.md for what each one looks like.
 #pragma once
