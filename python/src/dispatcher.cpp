@@ -427,6 +427,10 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
   if (spec.stream && &spec.stream->device() != &device) {
     check_stream_device(*spec.stream, device, ("the launch of kernel '" + st.name + "'").c_str());
   }
+  // A launch a graph captures: the graph keeps its arguments, whose memory its replays use. Here, before
+  // the arguments are read, `args` is not kept live past that loop (which cost the loop a register).
+  if (rt::Capture* c = rt::capture_of(&device, spec.config.stream)) [[unlikely]]
+    keep_captured_arguments(*c, args, nargs);
   ArgumentScope scope(nargs);
   Arguments& a = scope.get();
   for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);
@@ -436,8 +440,6 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
   rt::LoadedKernel* kernel = st.cache.find(a.codes(), a.code_count(), &device);
   if (!kernel) kernel = specialize(dispatcher, device, a.codes(), a.code_count(), &targets);
   rt::validate_launch(spec.config, device.properties(), *kernel);
-  // A launch a graph captures: the graph keeps its arguments, whose memory its replays use.
-  if (rt::Capture* c = rt::capture_of(&device, spec.config.stream)) keep_captured_arguments(*c, args, nargs);
   void** params = a.pack(targets);
   if (device.backend() == rt::BackendKind::Host) {
     // The cpu backend runs the whole grid before it returns: other Python threads run meanwhile. Nothing

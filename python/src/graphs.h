@@ -22,7 +22,8 @@ namespace gpujit::py {
 namespace pyb = pybind11;
 
 /// Called by the launch path for a launch that `capture` takes: keeps its arguments alive with the graph.
-void keep_captured_arguments(rt::Capture& capture, PyObject* const* args, size_t nargs);
+/// Out of line and cold: the launch path's own code stays as it was without graphs (LTO had inlined it there).
+[[gnu::cold, gnu::noinline]] void keep_captured_arguments(rt::Capture& capture, PyObject* const* args, size_t nargs);
 
 void register_graphs(pyb::module_& m);
 
