@@ -515,9 +515,7 @@ uint64_t CudaDevice::max_cooperative_grid_blocks(const rt::LoadedKernel& kernel,
 
 namespace {
 
-struct CudaCapture final : rt::Capture {
-  bool owns_stream = false;  // made by begin_capture for a capture of the default stream
-};
+struct CudaCapture final : rt::Capture {};
 
 class CudaGraph final : public rt::Graph {
  public:
@@ -564,7 +562,7 @@ CUresult finish_capture(CudaDriver& d, CudaCapture& c, CUgraph* graph) {
     CUgraph again = nullptr;
     if (d.cuStreamEndCapture(as_stream(c.stream), &again) == CUDA_SUCCESS && again) d.cuGraphDestroy(again);
   }
-  if (c.owns_stream) d.cuStreamDestroy(as_stream(c.stream));
+  c.own_stream.reset();
   c.stream = nullptr;
   return r;
 }
@@ -583,13 +581,12 @@ std::unique_ptr<rt::Capture> CudaDevice::begin_capture(rt::StreamHandle stream) 
     CUresult r = driver_.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
     if (r != CUDA_SUCCESS)
       driver_.throw_error(r, "cuStreamCreate", fmt::format("creating the capture stream of a graph on {}", props_.name));
+    c->own_stream = rt::Stream::adopt(*this, s);
     stream = s;
-    c->owns_stream = true;
   }
   c->stream = stream;
   CUresult r = driver_.cuStreamBeginCapture(as_stream(stream), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
   if (r != CUDA_SUCCESS) {
-    if (c->owns_stream) driver_.cuStreamDestroy(as_stream(stream));
     driver_.throw_error(r, "cuStreamBeginCapture", fmt::format("starting the capture of a graph on {}", props_.name));
   }
   rt::set_thread_capture(c.get());

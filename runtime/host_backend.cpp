@@ -44,7 +44,6 @@ struct HostNode {
 };
 
 struct HostCapture final : rt::Capture {
-  bool owns_stream = false;
   std::vector<HostNode> nodes;
 };
 
@@ -269,8 +268,9 @@ std::unique_ptr<rt::Capture> HostDevice::begin_capture(rt::StreamHandle stream) 
   auto c = std::make_unique<HostCapture>();
   c->device = this;
   if (!stream) {
-    stream = create_stream();  // a distinct handle, so that the graph's stream is not the default one
-    c->owns_stream = true;
+    // A distinct handle, so that the graph's stream is not the default one.
+    c->own_stream = rt::Stream::adopt(*this, create_stream());
+    stream = c->own_stream->handle();
   }
   c->stream = stream;
   rt::set_thread_capture(c.get());
@@ -286,8 +286,7 @@ std::unique_ptr<rt::Graph> HostDevice::end_capture(rt::Capture& capture) {
 void HostDevice::abort_capture(rt::Capture& capture) noexcept {
   auto& c = static_cast<HostCapture&>(capture);
   rt::set_thread_capture(nullptr);
-  if (c.owns_stream) destroy_stream(c.stream);
-  c.owns_stream = false;
+  c.own_stream.reset();
   c.stream = nullptr;
 }
 

@@ -41,7 +41,6 @@ void enter(PyGraph& g) {
     throw rt::CaptureError(
         "a gpu.graph() object captures once; make a new one with gpu.graph() for another capture");
   }
-  rt::Runtime::get().current_device();  // the device the capture is made on must be the current one
   if (&rt::Runtime::get().current_device() != g.device) {
     throw rt::CaptureError("the graph was made for " + device_label(*g.device) +
                            ", which is not the current device now");
@@ -143,7 +142,7 @@ void register_graphs(pyb::module_& m) {
           "stream",
           [](const PyGraph& g) -> pyb::object {
             // During the capture: the stream being captured (a copy on it is captured, with no synchronize).
-            if (g.capture) return pyb::cast(PyStream{rt::Stream::borrow(*g.device, g.capture->stream)});
+            if (g.capture && g.capture->own_stream) return pyb::cast(PyStream{g.capture->own_stream});
             return pyb::cast(PyStream{g.stream ? g.stream : rt::Stream::borrow(*g.device, nullptr)});
           },
           "The stream captured: during the capture, the one that work passing stream=g.stream goes to.")

@@ -262,6 +262,18 @@ def test_fake_copies_are_captured(fake):
     np.testing.assert_array_equal(dst.copy_to_host(), np.arange(8))
 
 
+def test_fake_capture_stream_held_outlives_the_capture_as_a_plain_stream(fake):
+    a = gpu.to_device(np.zeros(8, np.float32))
+    with gpu.graph() as g:
+        s = g.stream
+        add[1, 32, s](a, 1.0)
+    assert g.kernel_count == 1
+    launched = fake.launch_count()
+    add[1, 32, s](a, 1.0)  # a live stream, no longer captured: launched at once
+    assert fake.launch_count() == launched + 1 and fake.last_launch()[4] == s.handle
+    s.synchronize()
+
+
 def test_fake_exception_inside_leaves_nothing_behind(fake):
     a = gpu.to_device(np.zeros(8, np.float32))
     objects, streams, launched = graph_objects(fake), fake.live("streams"), fake.launch_count()
@@ -347,11 +359,12 @@ def test_fake_failing_graph_launch_names_the_call(fake):
     g.launch()
 
 
-def test_fake_debug_kernels_are_refused(fake):
-    @gpu.jit(debug=True, opt=False)
-    def checked(a):
-        a[0] = 1.0
+@gpu.jit(debug=True, opt=False)
+def checked(a):
+    a[0] = 1.0
 
+
+def test_fake_debug_kernels_are_refused(fake):
     a = gpu.to_device(np.zeros(8, np.float32))
     with pytest.raises(gpu.CaptureError, match="checks bounds or raises"):
         with gpu.graph():
