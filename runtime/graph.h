@@ -66,7 +66,7 @@ struct Capture {
   /// The stream made for a capture of the default stream: destroyed once the capture has ended and nobody
   /// else holds it (the Python binding hands it out as the graph's stream).
   std::shared_ptr<Stream> own_stream;
-  size_t kernels = 0;             // launches captured so far
+  size_t kernels = 0;  // launches captured so far
   /// For the layer that began the capture (the Python binding keeps its graph object here).
   void* owner = nullptr;
 
