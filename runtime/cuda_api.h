@@ -33,6 +33,12 @@ using CUstream = CUstream_st*;
 using CUevent = CUevent_st*;
 struct CUlinkState_st;
 using CUlinkState = CUlinkState_st*;
+struct CUgraph_st;
+struct CUgraphExec_st;
+struct CUgraphNode_st;
+using CUgraph = CUgraph_st*;
+using CUgraphExec = CUgraphExec_st*;
+using CUgraphNode = CUgraphNode_st*;
 
 // CUjitInputType: what cuLinkAddData is given.
 enum CUjitInputType : int { CU_JIT_INPUT_PTX = 1 };
@@ -83,9 +89,17 @@ enum CUjit_option : int {
 constexpr unsigned CU_EVENT_DEFAULT = 0;
 constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
 constexpr unsigned CU_STREAM_DEFAULT = 0;
+constexpr unsigned CU_STREAM_NON_BLOCKING = 1;  // does not synchronize with the legacy default stream
 constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 1;
 constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
 constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream may use the memory
+
+// CUstreamCaptureMode: which calls a stream capture forbids while it lasts (graph.h says which we use).
+enum CUstreamCaptureMode : int {
+  CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+  CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+  CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+};
 
 // X(member name, exported symbol, parameter list). Keep in sync with the fake driver.
 #define GPUJIT_CUDA_FUNCTIONS(X)                                                                            \
@@ -153,6 +167,15 @@ constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream m
     (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,            \
      unsigned shared_bytes, CUstream stream, void** params))                                                \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",             \
-    (int* blocks, CUfunction f, int block_threads, size_t dynamic_shared_bytes))
+    (int* blocks, CUfunction f, int block_threads, size_t dynamic_shared_bytes))                            \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", (CUstream stream, CUstreamCaptureMode mode))           \
+  X(cuStreamEndCapture, "cuStreamEndCapture", (CUstream stream, CUgraph * graph))                           \
+  X(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode", (CUstreamCaptureMode * mode))   \
+  X(cuGraphGetNodes, "cuGraphGetNodes", (CUgraph graph, CUgraphNode * nodes, size_t * count))               \
+  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags",                                                      \
+    (CUgraphExec * exec, CUgraph graph, unsigned long long flags))                                          \
+  X(cuGraphLaunch, "cuGraphLaunch", (CUgraphExec exec, CUstream stream))                                    \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", (CUgraphExec exec))                                           \
+  X(cuGraphDestroy, "cuGraphDestroy", (CUgraph graph))
 
 }  // namespace gpujit::cuda

@@ -9,6 +9,7 @@
 #include "runtime/cuda_driver.h"
 #include "runtime/kernel_args.h"
 #include "codegen/device_error.h"
+#include "runtime/graph.h"
 #include "runtime/runtime_error.h"
 
 namespace gpujit::cuda {
@@ -16,6 +17,36 @@ namespace {
 
 CUstream as_stream(rt::StreamHandle s) { return static_cast<CUstream>(s); }
 CUevent as_event(rt::EventHandle e) { return static_cast<CUevent>(e); }
+
+/// The stream that work of `device` addressed to `s` goes to: the capture stream when the calling thread
+/// captures a graph of this device and `s` is the default stream (graph.h), else `s`.
+CUstream routed(const rt::Device* device, rt::StreamHandle s) {
+  rt::Capture* c = rt::active_capture();
+  return as_stream(c && c->device == device ? c->route(s) : s);
+}
+
+/// While the calling thread captures, allocating or freeing device memory is "potentially unsafe" to CUDA
+/// (it is not captured), and thread-local capture mode refuses it. gpujit's allocations are made when the
+/// graph is captured and kept by the graph's arguments, as PyTorch's allocator does under capture: relax the
+/// mode around them.
+class RelaxedCaptureMode {
+ public:
+  explicit RelaxedCaptureMode(CudaDriver& driver) : driver_(driver) {
+    if (!rt::active_capture()) return;
+    mode_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+    active_ = driver_.cuThreadExchangeStreamCaptureMode(&mode_) == CUDA_SUCCESS;
+  }
+  ~RelaxedCaptureMode() {
+    if (active_) driver_.cuThreadExchangeStreamCaptureMode(&mode_);
+  }
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  CudaDriver& driver_;
+  CUstreamCaptureMode mode_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+  bool active_ = false;
+};
 
 rt::DeviceProperties read_properties(CudaDriver& d, CUdevice dev, int ordinal) {
   rt::DeviceProperties p;
@@ -86,6 +117,7 @@ void CudaDevice::activate() { bind(); }
 rt::DevicePtr CudaDevice::allocate(size_t bytes) {
   if (bytes == 0) return 0;
   bind();
+  RelaxedCaptureMode relaxed(driver_);
   CUdeviceptr ptr = 0;
   CUresult r = driver_.cuMemAlloc(&ptr, bytes);
   if (r != CUDA_SUCCESS) {
@@ -97,6 +129,7 @@ rt::DevicePtr CudaDevice::allocate(size_t bytes) {
 void CudaDevice::deallocate(rt::DevicePtr ptr) {
   if (!ptr) return;
   bind();
+  RelaxedCaptureMode relaxed(driver_);
   GPUJIT_CU(driver_, cuMemFree, ptr);
 }
 
@@ -137,7 +170,7 @@ void CudaDevice::deallocate_pinned(void* ptr) {
 void CudaDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) {
   if (!bytes) return;
   bind();
-  CUresult r = driver_.cuMemcpyHtoDAsync(dst, src, bytes, as_stream(stream));
+  CUresult r = driver_.cuMemcpyHtoDAsync(dst, src, bytes, routed(this, stream));
   if (r != CUDA_SUCCESS)
     driver_.throw_error(r, "cuMemcpyHtoDAsync",
                         fmt::format("copying {} bytes from the host to {}", bytes, props_.name));
@@ -146,7 +179,7 @@ void CudaDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes
 void CudaDevice::copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
   if (!bytes) return;
   bind();
-  CUresult r = driver_.cuMemcpyDtoHAsync(dst, src, bytes, as_stream(stream));
+  CUresult r = driver_.cuMemcpyDtoHAsync(dst, src, bytes, routed(this, stream));
   if (r != CUDA_SUCCESS)
     driver_.throw_error(r, "cuMemcpyDtoHAsync",
                         fmt::format("copying {} bytes from {} to the host", bytes, props_.name));
@@ -155,7 +188,7 @@ void CudaDevice::copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::St
 void CudaDevice::copy_on_device(rt::DevicePtr dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
   if (!bytes) return;
   bind();
-  CUresult r = driver_.cuMemcpyDtoDAsync(dst, src, bytes, as_stream(stream));
+  CUresult r = driver_.cuMemcpyDtoDAsync(dst, src, bytes, routed(this, stream));
   if (r != CUDA_SUCCESS)
     driver_.throw_error(r, "cuMemcpyDtoDAsync",
                         fmt::format("copying {} bytes within {}", bytes, props_.name));
@@ -164,7 +197,7 @@ void CudaDevice::copy_on_device(rt::DevicePtr dst, rt::DevicePtr src, size_t byt
 void CudaDevice::fill_bytes(rt::DevicePtr dst, uint8_t value, size_t bytes, rt::StreamHandle stream) {
   if (!bytes) return;
   bind();
-  GPUJIT_CU(driver_, cuMemsetD8Async, dst, value, bytes, as_stream(stream));
+  GPUJIT_CU(driver_, cuMemsetD8Async, dst, value, bytes, routed(this, stream));
 }
 
 // Between two CUDA devices the driver copies directly (over NVLink or PCIe where peer access is possible) or
@@ -214,10 +247,12 @@ void CudaDevice::destroy_stream(rt::StreamHandle stream) {
 }
 
 void CudaDevice::synchronize_stream(rt::StreamHandle stream) {
+  rt::check_not_capturing(this, stream, false, "synchronizing a captured stream");
   GPUJIT_CU(driver_, cuStreamSynchronize, as_stream(stream));
 }
 
 bool CudaDevice::query_stream(rt::StreamHandle stream) {
+  rt::check_not_capturing(this, stream, false, "querying a captured stream");
   CUresult r = driver_.cuStreamQuery(as_stream(stream));
   if (r == CUDA_ERROR_NOT_READY) return false;
   driver_.check(r, "cuStreamQuery");
@@ -237,7 +272,7 @@ void CudaDevice::destroy_event(rt::EventHandle event) {
 
 void CudaDevice::record_event(rt::EventHandle event, rt::StreamHandle stream) {
   bind();  // a default stream is the current context's: this device's
-  GPUJIT_CU(driver_, cuEventRecord, as_event(event), as_stream(stream));
+  GPUJIT_CU(driver_, cuEventRecord, as_event(event), routed(this, stream));
 }
 
 void CudaDevice::synchronize_event(rt::EventHandle event) {
@@ -253,7 +288,7 @@ bool CudaDevice::query_event(rt::EventHandle event) {
 
 void CudaDevice::stream_wait_event(rt::StreamHandle stream, rt::EventHandle event) {
   bind();
-  GPUJIT_CU(driver_, cuStreamWaitEvent, as_stream(stream), as_event(event), 0);
+  GPUJIT_CU(driver_, cuStreamWaitEvent, routed(this, stream), as_event(event), 0);
 }
 
 float CudaDevice::elapsed_ms(rt::EventHandle start, rt::EventHandle end) {
@@ -263,6 +298,7 @@ float CudaDevice::elapsed_ms(rt::EventHandle start, rt::EventHandle end) {
 }
 
 void CudaDevice::synchronize() {
+  rt::check_not_capturing(this, nullptr, true, "synchronizing the device");
   bind();  // cuCtxSynchronize waits for the calling thread's current context: make it this device's
   CUresult r = driver_.cuCtxSynchronize();
   if (r != CUDA_SUCCESS)
@@ -430,6 +466,18 @@ void raise_recorded_error(CudaDriver& driver, const CudaKernel& k, CUstream stre
 void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params,
                         const rt::ParamBuffer* packed) {
   auto& k = static_cast<const CudaKernel&>(kernel);
+  CUstream stream = as_stream(config.stream);
+  rt::Capture* c = rt::capture_of(this, config.stream);
+  if (c) {
+    if (k.error_record) {
+      throw rt::CaptureError(fmt::format(
+          "kernel '{}' cannot be captured into a graph: it checks bounds or raises (debug=True, or a raise "
+          "statement), and such a launch waits for the kernel to read its error record back, which a graph "
+          "cannot do; capture it compiled without debug and raise",
+          k.name));
+    }
+    stream = as_stream(c->route(config.stream));
+  }
   // The thread's current context may be another device's since this one was selected: a copy of another
   // device's array binds that device's (and so may another library). The kernel's module lives here.
   bind();
@@ -446,7 +494,7 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
     // (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) instead of letting it hang.
     CUresult r = driver_.cuLaunchCooperativeKernel(k.function, config.grid.x, config.grid.y, config.grid.z,
                                                    config.block.x, config.block.y, config.block.z,
-                                                   config.shared_bytes, as_stream(config.stream), params);
+                                                   config.shared_bytes, stream, params);
     if (r != CUDA_SUCCESS) throw_launch_error(driver_, r, "cuLaunchCooperativeKernel", k, config);
   } else if (packed && k.param_bytes && packed->size_bytes() == k.param_bytes) {
     size_t bytes = k.param_bytes;
@@ -454,15 +502,19 @@ void CudaDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
                      &bytes, CU_LAUNCH_PARAM_END};
     CUresult r = driver_.cuLaunchKernel(k.function, config.grid.x, config.grid.y, config.grid.z,
                                         config.block.x, config.block.y, config.block.z, config.shared_bytes,
-                                        as_stream(config.stream), nullptr, extra);
+                                        stream, nullptr, extra);
     if (r != CUDA_SUCCESS) throw_launch_error(driver_, r, "cuLaunchKernel", k, config);
   } else {
     CUresult r = driver_.cuLaunchKernel(k.function, config.grid.x, config.grid.y, config.grid.z,
                                         config.block.x, config.block.y, config.block.z, config.shared_bytes,
-                                        as_stream(config.stream), params, nullptr);
+                                        stream, params, nullptr);
     if (r != CUDA_SUCCESS) throw_launch_error(driver_, r, "cuLaunchKernel", k, config);
   }
   driver_.note_launch(&k, k.name);
+  if (c) {
+    ++c->kernels;
+    return;
+  }
   // A kernel with checks or a raise is synchronous, as numba-cuda's debug kernels are: its errors raise here.
   if (k.error_record) raise_recorded_error(driver_, k, as_stream(config.stream));
 }
@@ -475,6 +527,126 @@ uint64_t CudaDevice::max_cooperative_grid_blocks(const rt::LoadedKernel& kernel,
   GPUJIT_CU(driver_, cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, k.function, int(block_threads),
             size_t(dynamic_shared));
   return uint64_t(per_sm) * uint64_t(props_.multiprocessors);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Graphs: stream capture in thread-local mode (runtime/graph.h).
+
+namespace {
+
+struct CudaCapture final : rt::Capture {};
+
+class CudaGraph final : public rt::Graph {
+ public:
+  CudaGraph(CudaDevice& device, CUgraphExec exec, size_t kernels, size_t nodes)
+      : rt::Graph(device, kernels, nodes), cuda_(device), exec_(exec) {}
+  /// Frees the executable graph; a failure is ignored, as a destructor cannot report it.
+  ~CudaGraph() override {
+    try {
+      cuda_.bind_context();
+      cuda_.driver().cuGraphExecDestroy(exec_);
+    } catch (const std::exception&) {
+    }
+  }
+
+  void launch(rt::StreamHandle stream) override {
+    CudaDriver& d = cuda_.driver();
+    // A replay inside another capture is captured as well (a child graph node).
+    if (rt::Capture* c = rt::capture_of(&cuda_, stream)) {
+      stream = c->route(stream);
+      c->kernels += kernel_count();
+    }
+    cuda_.bind_context();
+    CUresult r = d.cuGraphLaunch(exec_, as_stream(stream));
+    if (r != CUDA_SUCCESS) {
+      d.throw_error(r, "cuGraphLaunch",
+                    fmt::format("launching a graph of {} kernels on {}", kernel_count(), cuda_.properties().name));
+    }
+  }
+
+ private:
+  CudaDevice& cuda_;
+  CUgraphExec exec_;
+};
+
+/// Ends the capture of `c` on the driver's side, giving its graph (null if none), and destroys a stream
+/// made for it. Never throws; returns the driver's result of cuStreamEndCapture.
+CUresult finish_capture(CudaDriver& d, CudaCapture& c, CUgraph* graph) {
+  rt::set_thread_capture(nullptr);
+  *graph = nullptr;
+  CUresult r = d.cuStreamEndCapture(as_stream(c.stream), graph);
+  if (r != CUDA_SUCCESS) {
+    // Most failures end the capture (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED does); where one did not, a
+    // second call ends it, so that the stream is usable again. Where it had ended, this one fails harmlessly.
+    CUgraph again = nullptr;
+    if (d.cuStreamEndCapture(as_stream(c.stream), &again) == CUDA_SUCCESS && again) d.cuGraphDestroy(again);
+  }
+  c.own_stream.reset();
+  c.stream = nullptr;
+  return r;
+}
+
+}  // namespace
+
+std::unique_ptr<rt::Capture> CudaDevice::begin_capture(rt::StreamHandle stream) {
+  rt::require_no_capture();
+  bind();
+  auto c = std::make_unique<CudaCapture>();
+  c->device = this;
+  if (!stream) {
+    // CUDA cannot capture the legacy default stream: the capture gets a stream of its own, non-blocking so
+    // that the thread's work on other streams and the legacy one (which is not captured) does not join it.
+    CUstream s = nullptr;
+    CUresult r = driver_.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+    if (r != CUDA_SUCCESS)
+      driver_.throw_error(r, "cuStreamCreate", fmt::format("creating the capture stream of a graph on {}", props_.name));
+    c->own_stream = rt::Stream::adopt(*this, s);
+    stream = s;
+  }
+  c->stream = stream;
+  CUresult r = driver_.cuStreamBeginCapture(as_stream(stream), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  if (r != CUDA_SUCCESS) {
+    driver_.throw_error(r, "cuStreamBeginCapture", fmt::format("starting the capture of a graph on {}", props_.name));
+  }
+  rt::set_thread_capture(c.get());
+  return c;
+}
+
+std::unique_ptr<rt::Graph> CudaDevice::end_capture(rt::Capture& capture) {
+  auto& c = static_cast<CudaCapture&>(capture);
+  bind();
+  size_t kernels = c.kernels;
+  CUgraph graph = nullptr;
+  CUresult r = finish_capture(driver_, c, &graph);
+  if (r != CUDA_SUCCESS) {
+    if (graph) driver_.cuGraphDestroy(graph);
+    driver_.throw_error(r, "cuStreamEndCapture", fmt::format("ending the capture of a graph on {}", props_.name));
+  }
+  // The executable graph is independent of the graph it was made from, which is freed here.
+  struct DestroyGraph {
+    CudaDriver& d;
+    CUgraph g;
+    ~DestroyGraph() { d.cuGraphDestroy(g); }
+  } destroy{driver_, graph};
+  size_t nodes = 0;
+  GPUJIT_CU(driver_, cuGraphGetNodes, graph, nullptr, &nodes);
+  CUgraphExec exec = nullptr;
+  r = driver_.cuGraphInstantiate(&exec, graph, 0);
+  if (r != CUDA_SUCCESS) {
+    driver_.throw_error(r, "cuGraphInstantiate",
+                        fmt::format("instantiating a graph of {} kernels ({} nodes) on {}", kernels, nodes, props_.name));
+  }
+  return std::make_unique<CudaGraph>(*this, exec, kernels, nodes);
+}
+
+void CudaDevice::abort_capture(rt::Capture& capture) noexcept {
+  try {
+    bind();
+  } catch (const std::exception&) {
+  }
+  CUgraph graph = nullptr;
+  finish_capture(driver_, static_cast<CudaCapture&>(capture), &graph);
+  if (graph) driver_.cuGraphDestroy(graph);
 }
 
 int CudaBackend::device_count() {

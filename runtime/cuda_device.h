@@ -9,6 +9,10 @@
 // loaded on. A kernel's module is unloaded when the kernel is destroyed (its dispatcher is), and at once when
 // loading it fails after cuModuleLoadData succeeded, so a failure leaks no module.
 //
+// Graphs (runtime/graph.h) are CUDA stream capture in thread-local mode: while a thread captures, its
+// launches, copies, fills and event records on the default stream go to the capture's stream, and a launch of
+// a kernel with an error record (which would wait for it) is refused with rt::CaptureError.
+//
 // Driver failures throw rt::DriverError naming the call and what gpujit was doing (the bytes allocated or
 // copied, the kernel and launch configuration); see docs/reliability.md for what each one looks like.
 #pragma once
@@ -92,6 +96,9 @@ class CudaDevice final : public rt::Device {
               const rt::ParamBuffer* packed) override;
   uint64_t max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
                                        uint32_t dynamic_shared) override;
+  std::unique_ptr<rt::Capture> begin_capture(rt::StreamHandle stream) override;
+  std::unique_ptr<rt::Graph> end_capture(rt::Capture& capture) override;
+  void abort_capture(rt::Capture& capture) noexcept override;
 
   CUcontext context() const { return context_; }
   CudaDriver& driver() const { return driver_; }

@@ -27,6 +27,8 @@
 namespace gpujit::rt {
 
 class ParamBuffer;  // runtime/kernel_args.h
+class Graph;
+struct Capture;
 
 using DevicePtr = uint64_t;
 using StreamHandle = void*;
@@ -167,6 +169,17 @@ class Device {
   /// may pass whole instead. The config must have passed validate_launch() for this kernel.
   virtual void launch(const LoadedKernel& kernel, const LaunchConfig& config, void** params,
                       const ParamBuffer* packed) = 0;
+  // Graphs (runtime/graph.h).
+  /// Starts capturing the calling thread's work on `stream` into a graph; null: on a stream made for the
+  /// capture. Either way the thread's work on the default stream is captured too. The caller owns the
+  /// capture and hands it to end_capture() or abort_capture() on the same thread. Throws CaptureError if
+  /// the thread already captures, or (this default) if the backend has no graphs.
+  virtual std::unique_ptr<Capture> begin_capture(StreamHandle stream);
+  /// Ends the capture and instantiates what it recorded. The capture has ended even when this throws.
+  virtual std::unique_ptr<Graph> end_capture(Capture& capture);
+  /// Ends the capture and drops what it recorded (after an error in the captured code); never throws.
+  virtual void abort_capture(Capture& capture) noexcept;
+
   /// The most blocks of `block_threads` threads (and `dynamic_shared` bytes of dynamic shared memory each)
   /// that can be resident at once, which bounds the grid of a cooperative launch (numba's
   /// max_cooperative_grid_blocks): CUDA's occupancy per multiprocessor times the multiprocessors; on the host

@@ -8,10 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "codegen/host_jit.h"
+#include "runtime/graph.h"
 #include "runtime/host_executor.h"
 #include "runtime/runtime_error.h"
 
@@ -29,6 +31,74 @@ struct HostStream {};
 struct HostEvent {
   std::chrono::steady_clock::time_point recorded;
 };
+
+/// One operation of a host graph: a launch (kernel set), else a copy (memmove; src set) or a fill.
+struct HostNode {
+  std::shared_ptr<const HostKernel> kernel;
+  rt::LaunchConfig config;
+  std::vector<uint64_t> params;  // the launch's parameter slots, as they were at capture
+  rt::DevicePtr dst = 0, src = 0;
+  size_t bytes = 0;
+  uint8_t value = 0;
+  bool copy = false;
+};
+
+struct HostCapture final : rt::Capture {
+  std::vector<HostNode> nodes;
+};
+
+class HostGraph final : public rt::Graph {
+ public:
+  HostGraph(HostDevice& device, std::vector<HostNode> nodes, size_t kernels)
+      : rt::Graph(device, kernels, nodes.size()), host_(device), nodes_(std::move(nodes)) {
+    for (HostNode& n : nodes_) {
+      std::vector<void*> pointers(n.params.size());
+      for (size_t i = 0; i < pointers.size(); ++i) pointers[i] = &n.params[i];
+      pointers_.push_back(std::move(pointers));
+    }
+  }
+
+  /// Runs every node in order on the calling thread, through the device, so that a replay inside another
+  /// capture is recorded there. Parameters are read, never written, so threads may replay one graph at once.
+  void launch(rt::StreamHandle stream) override {
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      const HostNode& n = nodes_[i];
+      if (n.kernel) {
+        rt::LaunchConfig config = n.config;
+        config.stream = stream;
+        host_.launch(*n.kernel, config, pointers_[i].data(), nullptr);
+      } else if (n.copy) {
+        host_.copy_on_device(n.dst, n.src, n.bytes, stream);
+      } else {
+        host_.fill_bytes(n.dst, n.value, n.bytes, stream);
+      }
+    }
+  }
+
+ private:
+  HostDevice& host_;
+  std::vector<HostNode> nodes_;
+  std::vector<std::vector<void*>> pointers_;  // kernelParams of each launch node
+};
+
+/// The capture that records work of `device` on `stream`, or null.
+HostCapture* recording(const rt::Device* device, rt::StreamHandle stream) {
+  return static_cast<HostCapture*>(rt::capture_of(device, stream));
+}
+
+/// Records a copy (memmove of raw addresses: on this backend device and host memory are one space).
+bool record_copy(const rt::Device* device, rt::StreamHandle stream, rt::DevicePtr dst, rt::DevicePtr src,
+                 size_t bytes) {
+  HostCapture* c = recording(device, stream);
+  if (!c) return false;
+  HostNode n;
+  n.copy = true;
+  n.dst = dst;
+  n.src = src;
+  n.bytes = bytes;
+  c->nodes.push_back(std::move(n));
+  return true;
+}
 
 rt::DeviceProperties host_properties() {
   rt::DeviceProperties p;
@@ -71,22 +141,45 @@ void HostDevice::deallocate_pinned(void* ptr) { std::free(ptr); }
 
 rt::DevicePtr HostDevice::mapped_pointer(void* host) { return rt::DevicePtr(reinterpret_cast<uintptr_t>(host)); }
 
-void HostDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle) {
-  if (bytes != 0) std::memcpy(as_pointer(dst), src, bytes);
+void HostDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) {
+  if (bytes == 0 || record_copy(this, stream, dst, reinterpret_cast<uintptr_t>(src), bytes)) return;
+  std::memcpy(as_pointer(dst), src, bytes);
 }
 
-void HostDevice::copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle) {
-  if (bytes != 0) std::memcpy(dst, as_pointer(src), bytes);
+void HostDevice::copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
+  if (bytes == 0 || record_copy(this, stream, reinterpret_cast<uintptr_t>(dst), src, bytes)) return;
+  std::memcpy(dst, as_pointer(src), bytes);
 }
 
-void HostDevice::copy_on_device(rt::DevicePtr dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle) {
+void HostDevice::copy_on_device(rt::DevicePtr dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
   // memmove: views of one buffer may overlap.
-  if (bytes != 0) std::memmove(as_pointer(dst), as_pointer(src), bytes);
+  if (bytes == 0 || record_copy(this, stream, dst, src, bytes)) return;
+  std::memmove(as_pointer(dst), as_pointer(src), bytes);
 }
 
-void HostDevice::fill_bytes(rt::DevicePtr dst, uint8_t value, size_t bytes, rt::StreamHandle) {
-  if (bytes != 0) std::memset(as_pointer(dst), value, bytes);
+void HostDevice::fill_bytes(rt::DevicePtr dst, uint8_t value, size_t bytes, rt::StreamHandle stream) {
+  if (bytes == 0) return;
+  if (HostCapture* c = recording(this, stream)) {
+    HostNode n;
+    n.dst = dst;
+    n.bytes = bytes;
+    n.value = value;
+    c->nodes.push_back(std::move(n));
+    return;
+  }
+  std::memset(as_pointer(dst), value, bytes);
 }
+
+void HostDevice::synchronize_stream(rt::StreamHandle stream) {
+  rt::check_not_capturing(this, stream, false, "synchronizing a captured stream");
+}
+
+bool HostDevice::query_stream(rt::StreamHandle stream) {
+  rt::check_not_capturing(this, stream, false, "querying a captured stream");
+  return true;
+}
+
+void HostDevice::synchronize() { rt::check_not_capturing(this, nullptr, true, "synchronizing the device"); }
 
 std::pair<size_t, size_t> HostDevice::memory_info() {
   long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -130,6 +223,7 @@ std::shared_ptr<rt::LoadedKernel> HostDevice::load_kernel(const CompileResult& r
     kernel->max_threads_per_block = result.max_threads;  // launch_bounds, as the driver enforces .maxntid
   kernel->static_shared_bytes = uint32_t(result.host->static_shared_bytes);
   kernel->cooperative = result.uses_grid_sync;
+  for (const ParamLayout& p : result.params) kernel->param_count = std::max<size_t>(kernel->param_count, p.first + p.count);
   return kernel;
 }
 
@@ -140,6 +234,19 @@ uint64_t HostDevice::max_cooperative_grid_blocks(const rt::LoadedKernel&, uint32
 
 void HostDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& config, void** params,
                         const rt::ParamBuffer* /*packed*/) {
+  if (HostCapture* c = recording(this, config.stream)) {
+    auto& k = static_cast<const HostKernel&>(kernel);
+    HostNode n;
+    n.kernel = std::make_shared<const HostKernel>(k);  // keeps the code loaded for the graph's life
+    n.config = config;
+    n.params.resize(k.param_count);
+    // Eight bytes of each, a narrower value in the low bytes of its slot: a ParamBuffer (the launch path's)
+    // always has them to read, its capacity 8 bytes a parameter.
+    for (size_t i = 0; i < k.param_count; ++i) std::memcpy(&n.params[i], params[i], 8);
+    c->nodes.push_back(std::move(n));
+    ++c->kernels;
+    return;
+  }
   const HostCode& code = *static_cast<const HostKernel&>(kernel).code;
   HostLaunch l;
   l.entry = code.entry;
@@ -157,6 +264,33 @@ void HostDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
   l.uses_barrier = code.uses_barrier;
   l.uses_grid_sync = kernel.cooperative;
   HostExecutor::instance().launch(l);
+}
+
+std::unique_ptr<rt::Capture> HostDevice::begin_capture(rt::StreamHandle stream) {
+  rt::require_no_capture();
+  auto c = std::make_unique<HostCapture>();
+  c->device = this;
+  if (!stream) {
+    // A distinct handle, so that the graph's stream is not the default one.
+    c->own_stream = rt::Stream::adopt(*this, create_stream());
+    stream = c->own_stream->handle();
+  }
+  c->stream = stream;
+  rt::set_thread_capture(c.get());
+  return c;
+}
+
+std::unique_ptr<rt::Graph> HostDevice::end_capture(rt::Capture& capture) {
+  auto& c = static_cast<HostCapture&>(capture);
+  abort_capture(c);  // ends the capture; the nodes stay
+  return std::make_unique<HostGraph>(*this, std::move(c.nodes), c.kernels);
+}
+
+void HostDevice::abort_capture(rt::Capture& capture) noexcept {
+  auto& c = static_cast<HostCapture&>(capture);
+  rt::set_thread_capture(nullptr);
+  c.own_stream.reset();
+  c.stream = nullptr;
 }
 
 rt::Device& HostBackend::device(int ordinal) {

@@ -6,6 +6,10 @@
 // runs synchronously on the launching thread and the executor's pool: a launch returns when the grid is done.
 // Streams and events therefore need no ordering of their own; they are distinct handles so that the code
 // above can create, record and destroy them as on CUDA, and timing events read a steady clock.
+//
+// Graphs (runtime/graph.h): while the calling thread captures, a launch, copy or fill of a captured stream is
+// recorded instead of run (a launch keeps its kernel, a copy of its parameter slots and its configuration),
+// and the graph's launch() runs them in order on the launching thread.
 #pragma once
 
 #include <memory>
@@ -23,6 +27,8 @@ namespace gpujit::host {
 class HostKernel final : public rt::LoadedKernel {
  public:
   std::shared_ptr<const HostCode> code;
+  /// Flattened parameters (each an 8-byte slot of kernelParams): what a graph copies of a launch.
+  size_t param_count = 0;
 };
 
 class HostDevice final : public rt::Device {
@@ -47,8 +53,9 @@ class HostDevice final : public rt::Device {
 
   rt::StreamHandle create_stream() override;
   void destroy_stream(rt::StreamHandle stream) override;
-  void synchronize_stream(rt::StreamHandle) override {}
-  bool query_stream(rt::StreamHandle) override { return true; }
+  /// Nothing to wait for; throws CaptureError while the calling thread captures the stream (graph.h).
+  void synchronize_stream(rt::StreamHandle stream) override;
+  bool query_stream(rt::StreamHandle stream) override;
   rt::EventHandle create_event(bool timing) override;
   void destroy_event(rt::EventHandle event) override;
   void record_event(rt::EventHandle event, rt::StreamHandle stream) override;
@@ -56,7 +63,7 @@ class HostDevice final : public rt::Device {
   bool query_event(rt::EventHandle) override { return true; }
   void stream_wait_event(rt::StreamHandle, rt::EventHandle) override {}
   float elapsed_ms(rt::EventHandle start, rt::EventHandle end) override;
-  void synchronize() override {}
+  void synchronize() override;
 
   /// Sets options.target to TargetKind::Host.
   void configure_compile(CompileOptions& options) const override;
@@ -71,6 +78,9 @@ class HostDevice final : public rt::Device {
   /// kHostMaxCooperativeBlocks, fewer for blocks large enough to reach kHostMaxCooperativeThreads.
   uint64_t max_cooperative_grid_blocks(const rt::LoadedKernel& kernel, uint32_t block_threads,
                                        uint32_t dynamic_shared) override;
+  std::unique_ptr<rt::Capture> begin_capture(rt::StreamHandle stream) override;
+  std::unique_ptr<rt::Graph> end_capture(rt::Capture& capture) override;
+  void abort_capture(rt::Capture& capture) noexcept override;
 };
 
 class HostBackend final : public rt::Backend {

@@ -10,6 +10,10 @@ std::shared_ptr<Stream> Stream::create(Device& device) {
   return std::shared_ptr<Stream>(new Stream(device, device.create_stream(), true));
 }
 
+std::shared_ptr<Stream> Stream::adopt(Device& device, StreamHandle handle) {
+  return std::shared_ptr<Stream>(new Stream(device, handle, true));
+}
+
 std::shared_ptr<Stream> Stream::borrow(Device& device, StreamHandle handle) {
   return std::shared_ptr<Stream>(new Stream(device, handle, false));
 }

@@ -16,6 +16,8 @@ class Stream {
  public:
   /// A new stream on `device`, destroyed with this object.
   static std::shared_ptr<Stream> create(Device& device);
+  /// Takes ownership of a handle `device` made (a graph's capture stream): destroyed with this object.
+  static std::shared_ptr<Stream> adopt(Device& device, StreamHandle handle);
   /// A stream handle owned elsewhere (null: the device's default stream); never destroyed here.
   static std::shared_ptr<Stream> borrow(Device& device, StreamHandle handle);
   ~Stream();

@@ -21,12 +21,13 @@ from ._dispatcher import Dispatcher, jit
 from ._signature import SignatureDict as _SignatureDict
 from ._kernel_api import build as _build_kernel_api
 from ._types import ArrayType, DType, Signature, make_dtypes as _make_dtypes, void
-from .errors import (CacheWarning, CompileError, CudaAPIError, CudaError, CudaSupportError, InvalidConfigWarning,
-                     LaunchError, PerformanceWarning)
+from .errors import (CacheWarning, CaptureError, CompileError, CudaAPIError, CudaError, CudaSupportError,
+                     InvalidConfigWarning, LaunchError, PerformanceWarning)
 
 __version__ = "0.1.0"
 
 _core._set_error_classes(CompileError, CudaSupportError, CudaAPIError, LaunchError)
+_core._set_capture_error_class(CaptureError)
 _core._set_warning_class(PerformanceWarning)
 _core._set_signature_dict(_SignatureDict.from_texts)
 
@@ -80,6 +81,8 @@ legacy_default_stream = _core.legacy_default_stream
 per_thread_default_stream = _core.per_thread_default_stream
 external_stream = _core.external_stream
 event = _core.event
+graph = _core.graph  # `with gpu.graph() as g:` captures launches; g.launch() replays them (docs/graphs.md)
+Graph = _core.Graph
 event_elapsed_time = _core.event_elapsed_time
 synchronize = _core.synchronize
 select_device = _core.select_device

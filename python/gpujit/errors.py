@@ -50,6 +50,11 @@ class LaunchError(ValueError):
     """A launch configuration the device cannot run, refused before any driver call."""
 
 
+class CaptureError(RuntimeError):
+    """Work that a graph capture (`with gpu.graph():`) cannot take: a synchronize, a nested capture, a NumPy
+    argument, a debug kernel. Raised before the driver is called, so the capture ends cleanly."""
+
+
 class PerformanceWarning(UserWarning):
     """Correct code that is likely slower than meant; issued at the kernel's file and line when it compiles."""
 

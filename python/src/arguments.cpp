@@ -11,6 +11,7 @@
 #include "dtypes.h"
 #include "foreign_arrays.h"
 #include "runtime/device_array.h"
+#include "runtime/graph.h"
 #include "ir/bfloat16.h"
 
 namespace gpujit::py {
@@ -442,8 +443,23 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   throw pybind11::type_error(describe(kernel, param, i) + " of type '" + name + "' cannot be passed: " + why);
 }
 
+namespace {
+
+/// A host argument is copied to a temporary device buffer around the launch and back after it: a graph would
+/// replay the launch on a buffer freed long before, and the copy back waits for the kernel.
+void refuse_in_capture(const rt::Device& device, const std::shared_ptr<rt::Stream>& stream, const char* what) {
+  if (!rt::capture_of(&device, stream ? stream->handle() : nullptr)) return;
+  throw rt::CaptureError(std::string(what) +
+                         " cannot be an argument of a launch captured into a graph: the launch would copy it to a "
+                         "temporary device buffer and back, which a replay cannot repeat; pass device arrays "
+                         "(gpu.to_device before the `with gpu.graph()` block)");
+}
+
+}  // namespace
+
 void Arguments::host_array(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream,
                            bool copy_in, bool copy_back) {
+  refuse_in_capture(device, stream, "a NumPy (host) array");
   HostCopy copy;
   copy.original = obj;
   copy.buffer = std::make_unique<HostBuffer>(obj);
@@ -467,6 +483,7 @@ void Arguments::host_array(PyObject* obj, rt::Device& device, const std::shared_
 }
 
 void Arguments::record_scalar(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
+  refuse_in_capture(device, stream, "a NumPy record scalar");
   pybind11::handle h(obj);
   const RecordType* record = record_from_numpy(h.attr("dtype"));
   if (!record) throw pybind11::type_error("a NumPy void scalar without fields cannot be passed to a kernel");

@@ -19,6 +19,7 @@
 #include "arguments.h"
 #include "arrays.h"
 #include "errors.h"
+#include "graphs.h"
 #include "ir/type_rules.h"
 #include "kernel_source.h"
 #include "runtime/disk_cache.h"
@@ -426,6 +427,10 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
   if (spec.stream && &spec.stream->device() != &device) {
     check_stream_device(*spec.stream, device, ("the launch of kernel '" + st.name + "'").c_str());
   }
+  // A launch a graph captures: the graph keeps its arguments, whose memory its replays use. Here, before
+  // the arguments are read, `args` is not kept live past that loop (which cost the loop a register).
+  if (rt::Capture* c = rt::capture_of(&device, spec.config.stream)) [[unlikely]]
+    keep_captured_arguments(*c, args, nargs);
   ArgumentScope scope(nargs);
   Arguments& a = scope.get();
   for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "runtime/graph.h"
 #include "runtime/runtime_error.h"
 
 namespace gpujit::py {
@@ -13,6 +14,7 @@ PyObject* g_compile_error = nullptr;
 PyObject* g_support_error = nullptr;
 PyObject* g_api_error = nullptr;
 PyObject* g_launch_error = nullptr;
+PyObject* g_capture_error = nullptr;
 PyObject* g_performance_warning = nullptr;
 
 PyObject* or_default(PyObject* cls, PyObject* fallback) { return cls ? cls : fallback; }
@@ -40,6 +42,8 @@ void set_error_from_current_exception() {
     Py_DECREF(err);
   } catch (const rt::LaunchError& e) {
     PyErr_SetString(or_default(g_launch_error, PyExc_ValueError), e.what());
+  } catch (const rt::CaptureError& e) {
+    PyErr_SetString(or_default(g_capture_error, PyExc_RuntimeError), e.what());
   } catch (const rt::KernelIndexError& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
   } catch (const rt::KernelRaise& e) {
@@ -118,6 +122,7 @@ void register_errors(pyb::module_& m) {
     g_api_error = api.release().ptr();
     g_launch_error = launch.release().ptr();
   });
+  m.def("_set_capture_error_class", [](pyb::object capture) { g_capture_error = capture.release().ptr(); });
   m.def("_set_warning_class", [](pyb::object performance) { g_performance_warning = performance.release().ptr(); });
   m.def(
       "_set_launch_warnings",
@@ -136,6 +141,8 @@ void register_errors(pyb::module_& m) {
     } catch (const rt::LaunchError&) {
       set_error_from_current_exception();
     } catch (const rt::KernelIndexError&) {
+      set_error_from_current_exception();
+    } catch (const rt::CaptureError&) {
       set_error_from_current_exception();
     } catch (const rt::KernelRaise&) {
       set_error_from_current_exception();

@@ -3,7 +3,7 @@
 // The exception classes live in the Python package (gpujit/errors.py) and are handed to the module at
 // import (_core._set_error_classes). Runtime errors map as: rt::NoDriverError -> gpujit.CudaSupportError,
 // rt::DriverError -> gpujit.CudaAPIError (with .function, .code, .name), rt::LaunchError ->
-// gpujit.LaunchError (a ValueError), rt::KernelIndexError (debug=True bounds checks) -> IndexError,
+// gpujit.LaunchError (a ValueError), rt::CaptureError -> gpujit.CaptureError (a RuntimeError), rt::KernelIndexError (debug=True bounds checks) -> IndexError,
 // std::invalid_argument/out_of_range -> ValueError, InternalError ->
 // RuntimeError naming it a gpujit bug. A compile's diagnostics become gpujit.CompileError with .filename,
 // .lineno, .col of the first error and the rendered clang-style text as its message. Errors are raised from

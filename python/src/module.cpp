@@ -13,6 +13,7 @@
 #include "arrays.h"
 #include "runtime/system_info.h"
 #include "dispatcher.h"
+#include "graphs.h"
 #include "dtypes.h"
 #include "errors.h"
 #include "foreign_arrays.h"
@@ -119,6 +120,7 @@ PYBIND11_MODULE(_core, m) {
   register_errors(m);
   register_arrays(m);
   register_dispatcher(m);
+  register_graphs(m);
   set_host_interrupt_check(&python_interrupted);
 
   pyb::class_<PyDevice>(m, "Device")

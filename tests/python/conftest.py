@@ -93,6 +93,7 @@ class FakeDriver:
         self.lib.fakecuda_sticky.argtypes = [ctypes.c_int]
         self.lib.fakecuda_live.restype = ctypes.c_long
         self.lib.fakecuda_live.argtypes = [ctypes.c_char_p]
+        self.lib.fakecuda_launch_count.restype = ctypes.c_long
 
     def last_global(self):
         """Address of the memory of the last global the runtime looked up (cuModuleGetGlobal)."""
@@ -118,8 +119,13 @@ class FakeDriver:
         self.lib.fakecuda_reset_faults()
 
     def live(self, kind):
-        """Live driver objects: "allocations", "pinned", "streams", "events" or "modules"."""
+        """Live driver objects: "allocations", "pinned", "streams", "events", "modules", "graphs",
+        "graph_execs" or "captures"."""
         return self.lib.fakecuda_live(kind.encode())
+
+    def launch_count(self):
+        """Launches the fake ran (recorded): a captured launch counts when its graph is launched, not before."""
+        return self.lib.fakecuda_launch_count()
 
     def last_launch(self):
         """(kernel entry, grid, block, shared bytes, stream handle, [parameter bytes])."""

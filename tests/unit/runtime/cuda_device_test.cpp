@@ -9,6 +9,7 @@
 
 #include "runtime/cuda_driver.h"
 #include "runtime/device_array.h"
+#include "runtime/graph.h"
 #include "runtime/kernel_args.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
@@ -19,6 +20,8 @@ using FakeFail = void (*)(const char*, int, int);
 using FakeLastLaunch = int (*)(char*, int, unsigned*, unsigned*, unsigned*, void**);
 using FakeLastParam = int (*)(int, void*, int);
 using FakeLastBuffered = int (*)();
+using FakeCount = long (*)();
+using FakeLive = long (*)(const char*);
 }
 
 #include <dlfcn.h>
@@ -304,6 +307,66 @@ TEST(CudaDevice, NarrowParametersAreAlignedInTheBuffer) {
   double got = 0;
   EXPECT_EQ(param(4, &got, 8), 8);
   EXPECT_EQ(got, 6.25);
+}
+
+// A graph: the launches of the capture reach the driver's capture, not its queue; each replay launches them
+// with the parameters as they were at capture; the capture's own stream and the graph are freed.
+TEST(CudaDevice, GraphReplaysTheLaunchesOfItsCaptureWithTheirParameters) {
+  Device& d = Runtime::get().current_device();
+  auto kernel = d.load_kernel(compiled(kPtx, "k"), "k");
+  auto launches = fake<FakeCount>("fakecuda_launch_count");
+  auto live = fake<FakeLive>("fakecuda_live");
+  long streams = live("streams"), before = launches();
+  ParamBuffer params;
+  params.begin(5);
+  for (uint64_t v : {uint64_t(0x1000), uint64_t(10), uint64_t(4)}) params.push_u64(v);
+  double x = 2.5;
+  params.push_bytes(&x, 8);
+  params.push_u64(1);
+  LaunchConfig config;
+  config.grid = {2, 1, 1};
+  config.block = {64, 1, 1};
+
+  std::unique_ptr<Capture> capture = d.begin_capture(nullptr);
+  EXPECT_EQ(active_capture(), capture.get());
+  EXPECT_EQ(live("streams"), streams + 1);
+  d.launch(*kernel, config, params.pointers(), &params);
+  d.launch(*kernel, config, params.pointers(), &params);
+  EXPECT_THROW(d.synchronize(), CaptureError);
+  EXPECT_THROW(d.begin_capture(nullptr), CaptureError);
+  std::unique_ptr<Graph> graph = d.end_capture(*capture);
+  EXPECT_EQ(active_capture(), nullptr);
+  EXPECT_EQ(launches(), before);
+  EXPECT_EQ(graph->kernel_count(), 2u);
+  EXPECT_EQ(graph->node_count(), 2u);
+  EXPECT_EQ(live("streams"), streams);
+  EXPECT_EQ(live("graphs"), 0);
+  EXPECT_EQ(live("graph_execs"), 1);
+
+  x = 7.0;  // the capture read the parameters already
+  params.begin(5);
+  graph->launch(nullptr);
+  graph->launch(nullptr);
+  EXPECT_EQ(launches(), before + 4);
+  double got = 0;
+  EXPECT_EQ(fake<FakeLastParam>("fakecuda_last_param")(3, &got, 8), 8);
+  EXPECT_EQ(got, 2.5);
+  graph.reset();
+  EXPECT_EQ(live("graph_execs"), 0);
+  d.synchronize();
+}
+
+TEST(CudaDevice, AnAbortedCaptureLeavesNothing) {
+  Device& d = Runtime::get().current_device();
+  auto live = fake<FakeLive>("fakecuda_live");
+  long streams = live("streams");
+  std::unique_ptr<Capture> capture = d.begin_capture(nullptr);
+  d.fill_bytes(0x1000, 0, 16, nullptr);  // captured, not done: the address is never written
+  d.abort_capture(*capture);
+  EXPECT_EQ(active_capture(), nullptr);
+  EXPECT_EQ(live("streams"), streams);
+  EXPECT_EQ(live("captures"), 0);
+  EXPECT_EQ(live("graphs"), 0);
 }
 
 TEST(CudaDevice, ARejectedModuleShowsTheJitLog) {

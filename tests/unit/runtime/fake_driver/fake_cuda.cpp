@@ -34,12 +34,22 @@
 // (cuDriverGetVersion, default 13000), FAKECUDA_PEER_ACCESS (what cuDeviceCanAccessPeer says for two
 // distinct devices, default 1).
 //
+// Stream capture (cuStreamBeginCapture_v2 ... cuStreamEndCapture) records what is enqueued on a capturing
+// stream instead of doing it: a launch is kept with a copy of its parameter bytes, a copy or memset with its
+// addresses. cuGraphInstantiateWithFlags makes an executable graph of those nodes, and cuGraphLaunch replays
+// them on its stream, each launch recorded as a launch (fakecuda_launch_count, fakecuda_last_launch), each
+// copy done. As in CUDA, the legacy default stream cannot be captured (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED),
+// and synchronizing or querying a capturing stream (or the context) fails with that error and invalidates the
+// capture, whose cuStreamEndCapture then fails with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and ends it.
+// fakecuda_live("graphs"), ("graph_execs") and ("captures") count them.
+//
 // The linker (cuLinkCreate/cuLinkAddData/cuLinkComplete) makes a fake cubin: "FAKECUBIN <version> <cc>\n"
 // and the PTX it was given; cuModuleLoadData takes such a cubin (refusing one made for another compute
 // capability, as a real driver refuses a cubin of another architecture) or PTX.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -63,6 +73,21 @@ constexpr CUresult kInvalidImage = 200;
 constexpr CUresult kInvalidPtx = 218;
 constexpr CUresult kInvalidHandle = 400;
 constexpr CUresult kNotFound = 500;
+constexpr CUresult kIllegalState = 401;
+constexpr CUresult kCaptureUnsupported = 900;
+constexpr CUresult kCaptureInvalidated = 901;
+
+// A captured operation; replayed on the stream the graph is launched on (the state's mutex held).
+using Node = std::function<CUresult(CUstream)>;
+
+struct FakeCapture {
+  std::vector<Node> nodes;
+  bool invalidated = false;
+};
+
+struct FakeGraph {
+  std::vector<Node> nodes;
+};
 
 struct FakeFunction {
   std::string name;
@@ -116,6 +141,9 @@ struct State {
   std::map<CUcontext, long> syncs_by_context;  // cuCtxSynchronize calls
   std::set<void*> modules;
   std::set<void*> links;
+  std::map<void*, FakeCapture> captures;  // capturing stream -> what it recorded
+  std::set<void*> graphs;
+  std::set<void*> graph_execs;
   Launch last;
   long launches = 0;
   std::vector<Fault> faults;
@@ -298,6 +326,35 @@ CUcontext context_of_range(CUdeviceptr ptr, size_t n) {
   return state().allocation_context[it->first];
 }
 
+/// The capture `stream` records into, or null (the state's mutex held).
+FakeCapture* capturing(CUstream stream) {
+  auto& c = state().captures;
+  if (c.empty()) return nullptr;
+  auto it = c.find(stream);
+  return it == c.end() ? nullptr : &it->second;
+}
+
+/// Records a copy or memset on a capturing stream: true if `stream` captures (the state's mutex held).
+bool capture_node(CUstream stream, Node node) {
+  FakeCapture* c = capturing(stream);
+  if (!c) return false;
+  c->nodes.push_back(std::move(node));
+  return true;
+}
+
+/// A wait on a capturing stream (or on the context while one captures): refused, and the capture is
+/// invalidated, as CUDA does (the state's mutex held).
+CUresult refuse_wait(CUstream stream, bool whole_context) {
+  bool refused = false;
+  for (auto& [s, c] : state().captures) {
+    if (whole_context || s == stream) {
+      c.invalidated = true;
+      refused = true;
+    }
+  }
+  return refused ? kCaptureUnsupported : CUDA_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -332,12 +389,15 @@ CUresult cuGetErrorName(CUresult error, const char** name) {
                                                         {218, "CUDA_ERROR_INVALID_PTX"},
                                                         {400, "CUDA_ERROR_INVALID_HANDLE"},
                                                         {500, "CUDA_ERROR_NOT_FOUND"},
+                                                        {401, "CUDA_ERROR_ILLEGAL_STATE"},
                                                         {600, "CUDA_ERROR_NOT_READY"},
                                                         {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
                                                         {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
                                                         {702, "CUDA_ERROR_LAUNCH_TIMEOUT"},
                                                         {715, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
                                                         {719, "CUDA_ERROR_LAUNCH_FAILED"},
+                                                        {900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"},
+                                                        {901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
                                                         {999, "CUDA_ERROR_UNKNOWN"}};
   auto it = names.find(error);
   if (it == names.end()) return kInvalidValue;
@@ -361,12 +421,15 @@ CUresult cuGetErrorString(CUresult error, const char** text) {
       {218, "a PTX JIT compilation failed"},
       {400, "invalid resource handle"},
       {500, "named symbol not found"},
+      {401, "the operation cannot be performed in the present state"},
       {600, "device not ready"},
       {700, "an illegal memory access was encountered"},
       {701, "too many resources requested for launch"},
       {702, "the launch timed out and was terminated"},
       {715, "an illegal instruction was encountered"},
       {719, "unspecified launch failure"},
+      {900, "operation not permitted when stream is capturing"},
+      {901, "operation failed due to a previous error during capture"},
       {999, "unknown error"}};
   auto it = texts.find(error);
   if (it == texts.end()) return kInvalidValue;
@@ -445,6 +508,7 @@ CUresult cuCtxGetCurrent(CUcontext* ctx) {
 CUresult cuCtxSynchronize() {
   FAKE_ENTER("cuCtxSynchronize");
   FAKE_NEEDS_CONTEXT();
+  if (CUresult r = refuse_wait(nullptr, true)) return r;
   state().syncs_by_context[tl_current]++;
   return CUDA_SUCCESS;
 }
@@ -506,9 +570,14 @@ CUresult cuMemFreeHost(void* ptr) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstream) {
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstream stream) {
   FAKE_ENTER("cuMemcpyHtoDAsync_v2");
   FAKE_NEEDS_CONTEXT();
+  if (capture_node(stream, [=](CUstream) {
+        std::memcpy(reinterpret_cast<void*>(uintptr_t(dst)), src, n);
+        return CUDA_SUCCESS;
+      }))
+    return CUDA_SUCCESS;
   std::memcpy(reinterpret_cast<void*>(uintptr_t(dst)), src, n);
   return CUDA_SUCCESS;
 }
@@ -526,16 +595,26 @@ CUresult cuMemAllocManaged(CUdeviceptr* ptr, size_t bytes, unsigned) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream) {
+CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream stream) {
   FAKE_ENTER("cuMemcpyDtoHAsync_v2");
   FAKE_NEEDS_CONTEXT();
+  if (capture_node(stream, [=](CUstream) {
+        std::memcpy(dst, reinterpret_cast<const void*>(uintptr_t(src)), n);
+        return CUDA_SUCCESS;
+      }))
+    return CUDA_SUCCESS;
   std::memcpy(dst, reinterpret_cast<const void*>(uintptr_t(src)), n);
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) {
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream) {
   FAKE_ENTER("cuMemcpyDtoDAsync_v2");
   FAKE_NEEDS_CONTEXT();
+  if (capture_node(stream, [=](CUstream) {
+        std::memmove(reinterpret_cast<void*>(uintptr_t(dst)), reinterpret_cast<const void*>(uintptr_t(src)), n);
+        return CUDA_SUCCESS;
+      }))
+    return CUDA_SUCCESS;
   std::memmove(reinterpret_cast<void*>(uintptr_t(dst)), reinterpret_cast<const void*>(uintptr_t(src)), n);
   return CUDA_SUCCESS;
 }
@@ -569,16 +648,22 @@ CUresult cuDeviceCanAccessPeer(int* can, CUdevice device, CUdevice peer) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream) {
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream) {
   FAKE_ENTER("cuMemsetD8Async");
   FAKE_NEEDS_CONTEXT();
+  if (capture_node(stream, [=](CUstream) {
+        std::memset(reinterpret_cast<void*>(uintptr_t(dst)), value, n);
+        return CUDA_SUCCESS;
+      }))
+    return CUDA_SUCCESS;
   std::memset(reinterpret_cast<void*>(uintptr_t(dst)), value, n);
   return CUDA_SUCCESS;
 }
 
-CUresult cuStreamCreate(CUstream* stream, unsigned) {
+CUresult cuStreamCreate(CUstream* stream, unsigned flags) {
   FAKE_ENTER("cuStreamCreate");
   FAKE_NEEDS_CONTEXT();
+  if (flags > CU_STREAM_NON_BLOCKING) return kInvalidValue;
   *stream = reinterpret_cast<CUstream>(new char);
   state().streams[*stream] = tl_current;
   return CUDA_SUCCESS;
@@ -587,6 +672,7 @@ CUresult cuStreamCreate(CUstream* stream, unsigned) {
 CUresult cuStreamDestroy_v2(CUstream stream) {
   FAKE_ENTER("cuStreamDestroy_v2");
   if (!state().streams.erase(stream)) return kInvalidHandle;
+  state().captures.erase(stream);
   delete reinterpret_cast<char*>(stream);
   return CUDA_SUCCESS;
 }
@@ -599,11 +685,13 @@ static bool valid_stream(CUstream s) {
 
 CUresult cuStreamSynchronize(CUstream stream) {
   FAKE_ENTER("cuStreamSynchronize");
+  if (CUresult r = refuse_wait(stream, false)) return r;
   return valid_stream(stream) ? CUDA_SUCCESS : kInvalidHandle;
 }
 
 CUresult cuStreamQuery(CUstream stream) {
   FAKE_ENTER("cuStreamQuery");
+  if (CUresult r = refuse_wait(stream, false)) return r;
   return valid_stream(stream) ? CUDA_SUCCESS : kInvalidHandle;
 }
 
@@ -845,6 +933,29 @@ CUresult record_launch(CUfunction function, unsigned gx, unsigned gy, unsigned g
   } else if (!f->param_sizes.empty() && params == nullptr) {
     return kInvalidValue;
   }
+  if (FakeCapture* c = capturing(stream)) {
+    // Captured: the parameters are read now, as a real capture reads them, and launched on replay.
+    std::vector<unsigned char> bytes;
+    std::vector<void*> pointers;
+    size_t from = 0;  // in the buffer
+    for (size_t i = 0; i < f->param_sizes.size(); ++i) {
+      unsigned size = f->param_sizes[i];
+      from = (from + size - 1) & ~size_t(size - 1);
+      const auto* p = buffer ? buffer + from : static_cast<const unsigned char*>(params[i]);
+      bytes.insert(bytes.end(), p, p + size);
+      from += size;
+    }
+    c->nodes.push_back([=](CUstream replay) mutable {
+      pointers.clear();
+      size_t at = 0;
+      for (unsigned size : f->param_sizes) {
+        pointers.push_back(bytes.data() + at);
+        at += size;
+      }
+      return record_launch(function, gx, gy, gz, bx, by, bz, shared, replay, pointers.data());
+    });
+    return CUDA_SUCCESS;
+  }
   Launch& l = state().last;
   l.function = f->name;
   unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
@@ -905,6 +1016,96 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, CUfunction fun
   (void)dynamic_shared;
   if (!blocks || !function || block_threads <= 0) return kInvalidValue;
   *blocks = std::min(32, 2048 / block_threads);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode mode) {
+  FAKE_ENTER("cuStreamBeginCapture_v2");
+  FAKE_NEEDS_CONTEXT();
+  if (mode < CU_STREAM_CAPTURE_MODE_GLOBAL || mode > CU_STREAM_CAPTURE_MODE_RELAXED) return kInvalidValue;
+  if (reinterpret_cast<uintptr_t>(stream) <= 2) return kCaptureUnsupported;  // the default streams
+  if (!state().streams.count(stream)) return kInvalidHandle;
+  if (state().captures.count(stream)) return kIllegalState;
+  state().captures[stream] = FakeCapture();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamEndCapture(CUstream stream, CUgraph* graph) {
+  FAKE_ENTER("cuStreamEndCapture");
+  auto it = state().captures.find(stream);
+  if (it == state().captures.end()) return kIllegalState;
+  FakeCapture capture = std::move(it->second);
+  state().captures.erase(it);
+  *graph = nullptr;
+  if (capture.invalidated) return kCaptureInvalidated;
+  auto* g = new FakeGraph{std::move(capture.nodes)};
+  state().graphs.insert(g);
+  *graph = reinterpret_cast<CUgraph>(g);
+  return CUDA_SUCCESS;
+}
+
+thread_local CUstreamCaptureMode tl_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode* mode) {
+  FAKE_ENTER("cuThreadExchangeStreamCaptureMode");
+  std::swap(*mode, tl_capture_mode);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphGetNodes(CUgraph graph, CUgraphNode* nodes, size_t* count) {
+  FAKE_ENTER("cuGraphGetNodes");
+  if (!state().graphs.count(graph) || !count) return kInvalidValue;
+  auto* g = reinterpret_cast<FakeGraph*>(graph);
+  if (nodes) {
+    for (size_t i = 0; i < *count && i < g->nodes.size(); ++i) nodes[i] = reinterpret_cast<CUgraphNode>(&g->nodes[i]);
+  }
+  *count = g->nodes.size();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec* exec, CUgraph graph, unsigned long long flags) {
+  FAKE_ENTER("cuGraphInstantiateWithFlags");
+  if (!state().graphs.count(graph)) return kInvalidValue;
+  if (flags != 0) return kInvalidValue;
+  auto* e = new FakeGraph(*reinterpret_cast<FakeGraph*>(graph));
+  state().graph_execs.insert(e);
+  *exec = reinterpret_cast<CUgraphExec>(e);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
+  FAKE_ENTER("cuGraphLaunch");
+  FAKE_NEEDS_CONTEXT();
+  if (!state().graph_execs.count(exec) || !valid_stream(stream)) return kInvalidHandle;
+  auto* e = reinterpret_cast<FakeGraph*>(exec);
+  if (FakeCapture* c = capturing(stream)) {
+    // A graph launched into a capture becomes a node of the new graph (a child graph).
+    std::vector<Node> nodes = e->nodes;
+    c->nodes.push_back([nodes](CUstream replay) mutable {
+      for (Node& n : nodes) {
+        if (CUresult r = n(replay)) return r;
+      }
+      return CUDA_SUCCESS;
+    });
+    return CUDA_SUCCESS;
+  }
+  for (Node& n : e->nodes) {
+    if (CUresult r = n(stream)) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec exec) {
+  FAKE_ENTER("cuGraphExecDestroy");
+  if (!state().graph_execs.erase(exec)) return kInvalidValue;
+  delete reinterpret_cast<FakeGraph*>(exec);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphDestroy(CUgraph graph) {
+  FAKE_ENTER("cuGraphDestroy");
+  if (!state().graphs.erase(graph)) return kInvalidValue;
+  delete reinterpret_cast<FakeGraph*>(graph);
   return CUDA_SUCCESS;
 }
 
@@ -991,7 +1192,8 @@ void fakecuda_reset_faults() {
   update_faulty(s);
 }
 
-/// Live driver objects of a kind: "allocations", "pinned", "streams", "events" or "modules"; -1 if unknown.
+/// Live driver objects of a kind: "allocations", "pinned", "streams", "events", "modules", "graphs",
+/// "graph_execs" or "captures" (streams capturing now); -1 if unknown.
 long fakecuda_live(const char* kind) {
   std::lock_guard<std::mutex> lock(state().mutex);
   State& s = state();
@@ -1001,6 +1203,9 @@ long fakecuda_live(const char* kind) {
   if (k == "streams") return long(s.streams.size());
   if (k == "events") return long(s.events.size());
   if (k == "modules") return long(s.modules.size());
+  if (k == "graphs") return long(s.graphs.size());
+  if (k == "graph_execs") return long(s.graph_execs.size());
+  if (k == "captures") return long(s.captures.size());
   return -1;
 }
 
