@@ -1,7 +1,11 @@
 // LLVM optimization and assembly emission (see pipeline.h).
 #include "codegen/pipeline.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <map>
+#include <mutex>
+#include <optional>
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>
@@ -10,21 +14,55 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
+#include <llvm/IR/PassTimingInfo.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
+#include <llvm/Support/Timer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "frontend/diagnostics.h"
 
 namespace gpujit {
+namespace {
+
+/// GPUJIT_TIME_PASSES=1: LLVM's own per-pass timers (what `opt -time-passes` and `llc -time-passes` print)
+/// over both halves of every compile, reported on stderr after its PTX is emitted. A measurement aid: the
+/// timers are LLVM's process-wide ones, so each timed half takes a lock; a report covers one compile only
+/// when compiles run one at a time (in Python, GPUJIT_WARM_UP=0 keeps the warm-up's compile out of it).
+bool time_passes() {
+  static const bool on = [] {
+    const char* v = std::getenv("GPUJIT_TIME_PASSES");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+std::mutex& time_passes_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
 
 void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level) {
+  std::unique_lock<std::mutex> timing;
+  if (time_passes()) {
+    timing = std::unique_lock<std::mutex>(time_passes_mutex());
+    llvm::TimePassesIsEnabled = true;
+  }
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
+  llvm::PassInstrumentationCallbacks callbacks;
+  std::optional<llvm::StandardInstrumentations> instrumentations;
+  if (time_passes()) {
+    instrumentations.emplace(module.getContext(), /*DebugLogging=*/false);
+    instrumentations->registerCallbacks(callbacks, &mam);
+  }
   llvm::PipelineTuningOptions tuning;
-  llvm::PassBuilder builder(&machine, tuning);
+  llvm::PassBuilder builder(&machine, tuning, std::nullopt, time_passes() ? &callbacks : nullptr);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
@@ -42,12 +80,18 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
 }
 
 std::string emit_assembly(llvm::Module& module, llvm::TargetMachine& machine) {
+  std::unique_lock<std::mutex> timing;
+  if (time_passes()) {
+    timing = std::unique_lock<std::mutex>(time_passes_mutex());
+    llvm::TimePassesIsEnabled = true;
+  }
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
   llvm::legacy::PassManager passes;
   if (machine.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
     throw InternalError("the LLVM target cannot emit assembly");
   passes.run(module);
+  if (time_passes()) llvm::TimerGroup::printAll(llvm::errs());
   return std::string(text.str());
 }
 
