@@ -349,26 +349,30 @@ bool cupy_view(PyObject* a, rt::ArrayView* out) {
   return !PyErr_Occurred() || (PyErr_Clear(), false);
 }
 
-/// The library's own calls of one read, with their results dropped: what fast_foreign_view() asks PyTorch or
-/// CuPy for on a launch (the exchange API's function; CuPy's getters; for older PyTorch the cache check's
-/// _version, data_ptr() and dtype), without anything gpujit does with the answers.
+/// The library's own calls of one read: what fast_foreign_view() asks PyTorch or CuPy for on a launch (the
+/// exchange API's function; CuPy's getters; for older PyTorch the cache check's _version, data_ptr() and
+/// dtype), without anything gpujit does with the answers. The answers are held until the read ends and then
+/// released, as the read holds and releases them, so freeing them (CuPy's shape tuple and pointer int are
+/// new objects on every call) counts as the library's here too.
 bool library_calls_only(PyObject* obj, const ForeignType& k) {
-  auto drop = [](PyObject* o) {
-    if (!o) return false;
-    Py_DECREF(o);
-    return true;
-  };
   switch (k.library) {
     case Library::Exchange: {
       DLTensor t{};
       return k.exchange->dltensor_from_py_object_no_sync(obj, &t) == 0 || (PyErr_Clear(), false);
     }
-    case Library::Torch:
-      return drop(g_version.get(obj)) && drop(g_data_ptr.call(obj)) && drop(g_dtype.get(obj));
+    case Library::Torch: {
+      Object version = steal(g_version.get(obj));
+      Object ptr = version ? steal(g_data_ptr.call(obj)) : Object();
+      Object dtype = ptr ? steal(g_dtype.get(obj)) : Object();
+      return dtype || (PyErr_Clear(), false);
+    }
     case Library::CuPy: {
-      Object data = steal(g_cupy_data.get(obj));
-      bool ok = drop(g_cupy_dtype.get(obj)) && data && drop(g_cupy_ptr.get(data.ptr())) && drop(g_cupy_shape.get(obj));
-      if (ok && !cupy_c_contiguous(obj)) ok = drop(g_cupy_strides.get(obj));
+      Object dtype = steal(g_cupy_dtype.get(obj));
+      Object data = dtype ? steal(g_cupy_data.get(obj)) : Object();
+      Object ptr = data ? steal(g_cupy_ptr.get(data.ptr())) : Object();
+      Object shape = ptr ? steal(g_cupy_shape.get(obj)) : Object();
+      bool ok = bool(shape);
+      Object strides = ok && !cupy_c_contiguous(obj) ? steal(g_cupy_strides.get(obj)) : Object();
       if (!ok) PyErr_Clear();
       return ok;
     }
