@@ -75,6 +75,7 @@ struct HostBlockState {
   FiberContext scheduler;        // where the last fiber of a pass switches to
   Fiber* fibers = nullptr;       // the block's threads, when they run as fibers
   uint32_t current = 0;          // the fiber running now (for a fault's report)
+  bool in_fiber = false;         // a fiber runs (the scheduler switched to one and is not back yet)
   uint32_t threads = 0;          // threads in the block
   uint32_t live = 0;             // fibers that have not returned
   int32_t arrived_true = 0;      // nonzero predicates at the barrier being filled
@@ -392,6 +393,10 @@ void HostExecutor::Impl::run_block_guarded(Worker& worker, HostThreadContext& ct
   HostGuard& guard = host_guard();
   guard.cancelled = &cancelled;
   if (sigsetjmp(guard.escape, 0) != 0) {
+    if (worker.block.in_fiber) {  // the fault jumped from a fiber's stack to this thread's own
+      fiber_jumped_back(worker.block.scheduler);
+      worker.block.in_fiber = false;
+    }
     report_escape(worker, ctx, guard);
     return;
   }
@@ -567,7 +572,9 @@ void HostExecutor::Impl::run_block_fibers(Worker& worker, const HostThreadContex
     for (uint32_t i = 0; i < n; ++i) {
       if (fibers[i].state == FiberState::Running) {
         block.current = i;
+        block.in_fiber = true;
         fiber_switch(block.scheduler, fibers[i].context);
+        block.in_fiber = false;
         break;
       }
     }

@@ -16,6 +16,7 @@
 // is made each time a stack is prepared, so that frames left behind by the last context do not accumulate.
 #include "runtime/host_fiber.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -319,6 +320,26 @@ void fiber_exit(FiberContext& from, FiberContext& to) {
   switch_context(from, to, true);
   std::fputs("gpujit: an exited fiber was resumed\n", stderr);
   std::abort();
+}
+
+void fiber_jumped_back([[maybe_unused]] FiberContext& to) {
+#if defined(GPUJIT_FIBER_ASAN)
+  // Without this, ASan would still take the abandoned fiber's stack for the running one, and the next
+  // __asan_handle_no_return (a throw, a longjmp) would warn that its bounds make no sense.
+  const void* bottom = to.stack_bottom;
+  size_t size = to.stack_size;
+  pthread_attr_t attr;
+  if (bottom == nullptr && pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* b = nullptr;
+    if (pthread_attr_getstack(&attr, &b, &size) == 0) bottom = b;
+    pthread_attr_destroy(&attr);
+  }
+  __sanitizer_start_switch_fiber(nullptr, bottom, size);  // null: the fiber's fake stack is freed
+  __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+#endif
+#if defined(GPUJIT_FIBER_TSAN)
+  if (to.tsan_fiber != nullptr) __tsan_switch_to_fiber(to.tsan_fiber, 0);
+#endif
 }
 
 void fiber_prepare(FiberContext& fiber, FiberStack& stack, void (*entry)(void*), void* arg) {

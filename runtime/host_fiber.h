@@ -74,4 +74,9 @@ void fiber_switch(FiberContext& from, FiberContext& to);
 /// freed).
 [[noreturn]] void fiber_exit(FiberContext& from, FiberContext& to);
 
+/// After a jump (a fault's siglongjmp) from a fiber back onto `to`, the OS thread's own context, which
+/// fiber_switch() did not make: tells the sanitizers which stack runs now and drops the abandoned fiber's
+/// fake stack. Sanitized builds only; nothing otherwise.
+void fiber_jumped_back(FiberContext& to);
+
 }  // namespace gpujit
