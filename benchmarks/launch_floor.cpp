@@ -16,16 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "cuda_floor.h"
+
 namespace {
 
-void check(CUresult r, const char* what) {
-  if (r != CUDA_SUCCESS) {
-    const char* name = "?";
-    cuGetErrorName(r, &name);
-    std::fprintf(stderr, "%s failed: %s\n", what, name);
-    std::exit(1);
-  }
-}
+using floor_bench::check;
 
 // An empty kernel named `name` taking `arrays` pointers and `scalars` floats.
 std::string entry(const std::string& name, int arrays, int scalars) {
@@ -69,12 +64,7 @@ struct Floor {
   float one = 1.0f;
 
   Floor() {
-    check(cuInit(0), "cuInit");
-    CUdevice dev;
-    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-    CUcontext ctx;
-    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    floor_bench::primary_context();
     std::string ptx = ".version 8.0\n.target sm_75\n.address_size 64\n";
     for (int i = 0; i < kShapes; ++i) ptx += entry("k" + std::to_string(i), kShapeList[i].arrays, kShapeList[i].scalars);
     CUmodule module;

@@ -18,16 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "cuda_floor.h"
+
 namespace {
 
-void check(CUresult r, const char* what) {
-  if (r != CUDA_SUCCESS) {
-    const char* name = "?";
-    cuGetErrorName(r, &name);
-    std::fprintf(stderr, "%s failed: %s\n", what, name);
-    std::exit(1);
-  }
-}
+using floor_bench::check;
 
 struct Form {
   const char* name;
@@ -52,12 +47,7 @@ constexpr int kFormCount = sizeof(kForms) / sizeof(kForms[0]);
 }  // namespace
 
 int main() {
-  check(cuInit(0), "cuInit");
-  CUdevice dev;
-  check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-  CUcontext ctx;
-  check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  CUcontext ctx = floor_bench::primary_context();
   std::string ptx = ".version 8.0\n.target sm_75\n.address_size 64\n";
   for (int i = 0; i < kFormCount; ++i) {
     ptx += ".visible .entry k" + std::to_string(i) + "(";

@@ -15,6 +15,7 @@
 #include "codegen/host_jit.h"
 #include "runtime/graph.h"
 #include "runtime/host_executor.h"
+#include "runtime/kernel_args.h"
 #include "runtime/runtime_error.h"
 
 namespace gpujit::host {
@@ -223,7 +224,7 @@ std::shared_ptr<rt::LoadedKernel> HostDevice::load_kernel(const CompileResult& r
     kernel->max_threads_per_block = result.max_threads;  // launch_bounds, as the driver enforces .maxntid
   kernel->static_shared_bytes = uint32_t(result.host->static_shared_bytes);
   kernel->cooperative = result.uses_grid_sync;
-  for (const ParamLayout& p : result.params) kernel->param_count = std::max<size_t>(kernel->param_count, p.first + p.count);
+  for (const ParamLayout& p : result.params) rt::append_param_sizes(p.type, &kernel->param_sizes);
   return kernel;
 }
 
@@ -239,10 +240,9 @@ void HostDevice::launch(const rt::LoadedKernel& kernel, const rt::LaunchConfig& 
     HostNode n;
     n.kernel = std::make_shared<const HostKernel>(k);  // keeps the code loaded for the graph's life
     n.config = config;
-    n.params.resize(k.param_count);
-    // Eight bytes of each, a narrower value in the low bytes of its slot: a ParamBuffer (the launch path's)
-    // always has them to read, its capacity 8 bytes a parameter.
-    for (size_t i = 0; i < k.param_count; ++i) std::memcpy(&n.params[i], params[i], 8);
+    // Each parameter's own bytes, in the low bytes of a zeroed slot (the kernel reads its size, no more).
+    n.params.assign(k.param_sizes.size(), 0);
+    for (size_t i = 0; i < k.param_sizes.size(); ++i) std::memcpy(&n.params[i], params[i], k.param_sizes[i]);
     c->nodes.push_back(std::move(n));
     ++c->kernels;
     return;

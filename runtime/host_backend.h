@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "runtime/device.h"
 
@@ -27,8 +28,8 @@ namespace gpujit::host {
 class HostKernel final : public rt::LoadedKernel {
  public:
   std::shared_ptr<const HostCode> code;
-  /// Flattened parameters (each an 8-byte slot of kernelParams): what a graph copies of a launch.
-  size_t param_count = 0;
+  /// The byte size of each flattened parameter (rt::append_param_sizes): what a graph copies of a launch.
+  std::vector<unsigned> param_sizes;
 };
 
 class HostDevice final : public rt::Device {
