@@ -23,6 +23,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/function_lowering.h"
+#include "ir/index_signs.h"
 
 namespace gpujit {
 
@@ -43,14 +44,14 @@ llvm::Value* FunctionLowering::pack_array(const ArrayParts& p) {
 }
 
 llvm::Value* FunctionLowering::wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent,
-                                          unsigned bits) {
+                                          unsigned bits, bool known_non_negative) {
   if (!index_type.is_integer() && !index_type.is_bool())
     internal("array index of type '" + index_type.str() + "'");
   const bool is_signed_index = index_type.is_integer() && is_signed(index_type.scalar);
   llvm::Type* width = b_.getIntNTy(bits);
   // Narrowing keeps the low bits, which is the index itself whenever it is in bounds.
   llvm::Value* i = b_.CreateIntCast(index, width, is_signed_index);
-  if (!is_signed_index) return i;
+  if (!is_signed_index || known_non_negative) return i;
   llvm::Value* n = b_.CreateTrunc(extent, width);  // extents are i64; a no-op for 64 bits
   return b_.CreateSelect(b_.CreateICmpSLT(i, llvm::ConstantInt::get(width, 0)),
                          b_.CreateAdd(i, n, "", false, bits == 32), i);
@@ -133,7 +134,10 @@ FunctionLowering::IndexResult FunctionLowering::index_array(llvm::Value* array, 
   for (const Component& c : comps) all_ints = all_ints && !c.slice;
   if (all_ints && narrow_access(t)) {
     std::vector<llvm::Value*> idx;
-    for (unsigned k = 0; k < comps.size(); ++k) idx.push_back(wrap_index(comps[k].value, comps[k].type, a.shape[k], 32));
+    for (unsigned k = 0; k < comps.size(); ++k) {
+      bool non_negative = comps[k].expr && never_negative(fn_, *comps[k].expr);
+      idx.push_back(wrap_index(comps[k].value, comps[k].type, a.shape[k], 32, non_negative));
+    }
     return {element_pointer(a, t, idx), nullptr};
   }
   if (all_ints) {

@@ -26,6 +26,7 @@
 #include "codegen/nvptx_target.h"
 #include "codegen/device_error.h"
 #include "codegen/host_abi.h"
+#include "ir/index_signs.h"
 
 namespace gpujit {
 namespace {
@@ -57,7 +58,7 @@ llvm::Value* c_string(llvm::IRBuilder<>& b, const std::string& text, unsigned ad
 
 llvm::Value* FunctionLowering::checked_index(llvm::Value* index, const Type& index_type, llvm::Value* extent,
                                              unsigned axis, const Expr& at) {
-  llvm::Value* wrapped = wrap_index(index, index_type, extent);
+  llvm::Value* wrapped = wrap_index(index, index_type, extent, 64, never_negative(fn_, at));
   if (!m_.bounds_check()) return wrapped;
   llvm::Value* written = cast(index, index_type, Type::scalar_of(ScalarKind::Int64));
 

@@ -210,8 +210,9 @@ class FunctionLowering {
   llvm::Value* pack_array(const ArrayParts& parts);
   /// Integer index value (any integer type) to a `bits`-wide integer (64, or 32 for narrow_access()
   /// arrays, where an in-bounds index fits), wrapping negative values by `extent` (Python's a[-1]) when the
-  /// index type is signed.
-  llvm::Value* wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent, unsigned bits = 64);
+  /// index type is signed and analysis did not find the index never negative (ir/index_signs.h).
+  llvm::Value* wrap_index(llvm::Value* index, const Type& index_type, llvm::Value* extent, unsigned bits = 64,
+                          bool known_non_negative = false);
   /// wrap_index(), then, with bounds checks on, a check that the result lies in [0, extent) whose failure
   /// calls Target::index_error naming axis `axis` and the source line of `at` (codegen/bounds_check.cpp).
   llvm::Value* checked_index(llvm::Value* index, const Type& index_type, llvm::Value* extent, unsigned axis,

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "ir/const_eval.h"
+#include "ir/index_signs.h"
 #include "ir/sema_internal.h"
 
 namespace gpujit {
@@ -185,6 +186,7 @@ Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::v
     s->fn->is_kernel = is_kernel;
   } else {
     FunctionAnalyzer(*this, *s, def, args, is_kernel, statics).run();
+    s->fn->non_negative_locals = find_non_negative_locals(*s->fn);
   }
   stack_.pop_back();
   s->done = true;

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <variant>
@@ -203,6 +204,10 @@ struct TypedFunction {
 
   /// Each `raise` statement's description (ir/sema_raise.cpp): the text codegen hands the runtime when it runs.
   std::unordered_map<const Stmt*, std::string> raises;
+
+  /// The integer local variables that never hold a negative value (ir/index_signs.h): an array index made of
+  /// them gets no negative-index wrap.
+  std::set<std::string> non_negative_locals;
 
   /// Device functions this one calls, in first-call order (codegen lowers them before their callers).
   std::vector<const TypedFunction*> callees;

@@ -343,6 +343,35 @@ def test_float_atomics_with_tuple_and_negative_indices():
 
 
 @cuda.jit
+def negative_and_counted_indices(a, out, k):
+    # Indices analysis finds never negative (the grid index, a range counter, a sum of them) lose the
+    # negative-index wrap (ir/index_signs.h); those it cannot (i - k, a counter that steps down) keep it.
+    i = cuda.grid(1)
+    if i < a.size:
+        back = 0
+        for j in range(3):
+            back -= 1
+        out[i, 0] = a[i - k]
+        out[i, 1] = a[back]
+        t = 0
+        for j in range(i + 1):
+            t += j
+        out[i, 2] = a[t % a.size]
+        out[i, 3] = a[-i - 1]
+
+
+def test_negative_indices_still_wrap_where_they_can_occur():
+    a = np.arange(10, dtype=np.float64)
+    out = np.zeros((10, 4))
+    negative_and_counted_indices[1, 32](a, out, 3)
+    i = np.arange(10)
+    np.testing.assert_array_equal(out[:, 0], a[i - 3])
+    np.testing.assert_array_equal(out[:, 1], np.full(10, a[-3]))
+    np.testing.assert_array_equal(out[:, 2], a[(i * (i + 1) // 2) % 10])
+    np.testing.assert_array_equal(out[:, 3], a[-i - 1])
+
+
+@cuda.jit
 def shared_histogram(values, bins):
     hist = cuda.shared.array(8, cuda.uint32)
     t = cuda.threadIdx.x
