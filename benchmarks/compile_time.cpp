@@ -74,7 +74,7 @@ std::vector<KernelSpec> kernels_in(const std::string& path) {
 }
 
 /// Compiles one kernel from its source text, as the CLI does; throws with the diagnostics on failure.
-Timing compile_once(const KernelSpec& spec, const Signature& sig, const std::string& arch) {
+Timing compile_once(const KernelSpec& spec, const Signature& sig, const std::string& arch, bool index32) {
   auto start = std::chrono::steady_clock::now();
   std::shared_ptr<const Module> module = parse_source(spec.file, spec.text);
   auto parsed = std::chrono::steady_clock::now();
@@ -82,6 +82,10 @@ Timing compile_once(const KernelSpec& spec, const Signature& sig, const std::str
   request.module = module;
   request.kernel_name = spec.kernel;
   request.arg_types = sig.params;
+  // As a launch from Python compiles for arrays under 2 GiB (the CLI's --index32).
+  if (index32) {
+    for (Type& t : request.arg_types) t.index32 = t.is_array();
+  }
   Diagnostics diags;
   request.globals = globals_from_module(*module, diags);
   request.options.arch = arch;
@@ -129,6 +133,8 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
   app.add_option("--arch", arch, "Target architecture")->capture_default_str();
+  bool index32 = false;
+  app.add_flag("--index32", index32, "Compile for arrays under 2 GiB, as a launch from Python does");
   CLI11_PARSE(app, argc, argv);
 
   if (files.empty()) {
@@ -161,15 +167,15 @@ int run(int argc, char** argv) {
       return 2;
     }
     try {
-      Timing cold = compile_once(spec, *sig, arch);
+      Timing cold = compile_once(spec, *sig, arch, index32);
       if (first) {
         fmt::print("{:<16} {:>8.2f}   (first compile of the process: LLVM target set-up, libdevice load)\n",
                    spec.kernel, cold.total);
         first = false;
       }
-      compile_once(spec, *sig, arch);
+      compile_once(spec, *sig, arch, index32);
       std::vector<Timing> runs;
-      for (int i = 0; i < repeat; ++i) runs.push_back(compile_once(spec, *sig, arch));
+      for (int i = 0; i < repeat; ++i) runs.push_back(compile_once(spec, *sig, arch, index32));
       Timing m = median_of(runs);
       fmt::print("{:<16} {:>8.2f} | {:>7.2f} {:>7.2f} {:>7.2f} {:>8.2f} {:>10.2f} {:>7.2f}\n", spec.kernel,
                  m.total, m.parse, m.sema, m.lower, m.optimize, m.ptx, m.other);

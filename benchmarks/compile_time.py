@@ -11,7 +11,9 @@ made), and "cache_hit_black_scholes", the same with cache=True in a process afte
 disk cache (for gpujit the hit loads the cubin; "machine_code_hits" says whether it did). Every figure is
 from the call to the launch done (launch + synchronize), minus a second launch; for the two Black-Scholes
 programs the calling thread's CPU time is given too ("_cpu"), which a loaded machine's wall time hides.
-Medians of --runs processes, in ms.
+Medians of --runs processes, in ms. The first program's processes alternate, gpujit then numba-cuda, and the
+median of the per-round ratios is printed too: on a shared host the two medians can come from minutes of
+different load, a round's two processes cannot.
 
 Without a GPU, point GPUJIT_CUDA_DRIVER at the fake driver (tests/unit/runtime/fake_driver, built by the
 Python tests into build/fakecuda/libfakecuda.so) and pass --only gpujit: the figures are then the host
@@ -160,11 +162,33 @@ def medians(samples):
             for k in samples[0]}
 
 
-def run(name, runs, tmp):
-    # gpujit reads kernel source from files, so each program is a real file.
-    path = Path(tmp) / f"compile_{name}.py"
-    path.write_text(HEADERS[name] + PROGRAM.replace("BS_KERNEL\n", BS_KERNEL))
-    result = medians([run_once(path) for _ in range(runs)])
+WARM = ("cold_first_kernel", "vadd", "black_scholes", "matmul_tiled")
+
+
+def run_warm(names, runs, tmp):
+    """The first program's processes for each name in `names`, alternating (gpujit, numba, gpujit, ...), so
+    that both see the machine as it is at that moment: the GPU machines' hosts are shared, and a compile's
+    time there drifts by half over a minute. Returns each name's medians and, with two names, the median of
+    the per-round ratios of the first to the second."""
+    paths = {}
+    for name in names:
+        # gpujit reads kernel source from files, so each program is a real file.
+        paths[name] = Path(tmp) / f"compile_{name}.py"
+        paths[name].write_text(HEADERS[name] + PROGRAM.replace("BS_KERNEL\n", BS_KERNEL))
+    samples = {name: [] for name in names}
+    for _ in range(runs):
+        for name in names:
+            samples[name].append(run_once(paths[name]))
+    results = {name: medians(samples[name]) for name in names}
+    ratios = {}
+    if len(names) == 2 and not any("error" in results[n] for n in names):
+        first, second = samples[names[0]], samples[names[1]]
+        for key in WARM:
+            ratios[key] = round(statistics.median(a[key] / b[key] for a, b in zip(first, second)), 3)
+    return results, ratios
+
+
+def run(name, runs, tmp, result):
     if "error" in result:
         return result
 
@@ -193,16 +217,21 @@ def main():
     parser.add_argument("--only", choices=sorted(HEADERS), help="measure this one alone (gpujit on the fake driver)")
     args = parser.parse_args()
     results = {name: {} for name in HEADERS}
+    names = [name for name in HEADERS if args.only in (None, name)]
     with tempfile.TemporaryDirectory() as tmp:
-        for name in HEADERS:
-            if args.only in (None, name):
-                results[name] = run(name, args.runs, tmp)
+        warm, paired = run_warm(names, args.runs, tmp)
+        for name in names:
+            results[name] = run(name, args.runs, tmp, warm[name])
+    results["paired_ratios"] = paired
     print(f"{'compile + load, ms':<24} {'gpujit':>10} {'numba':>10} {'ratio':>7}")
     for key in ("cold_first_kernel", "vadd", "black_scholes", "matmul_tiled", "cold_black_scholes",
                 "cache_hit_black_scholes"):
         ours, theirs = results["gpujit"].get(key), results["numba"].get(key)
         ratio = f"{ours / theirs:.2f}" if ours and theirs else "-"
         print(f"{key:<24} {ours if ours is not None else '-':>10} {theirs if theirs is not None else '-':>10} {ratio:>7}")
+    if paired:
+        print(f"the first program's processes alternated, gpujit then numba-cuda, {args.runs} rounds; the median "
+              "of the per-round ratios: " + ", ".join(f"{k} {v:.3f}" for k, v in paired.items()))
     for key in ("cold_black_scholes_cpu", "cache_hit_black_scholes_cpu"):
         ours, theirs = results["gpujit"].get(key), results["numba"].get(key)
         print(f"{key:<24} {ours if ours is not None else '-':>10} {theirs if theirs is not None else '-':>10}"
@@ -210,7 +239,7 @@ def main():
     if "machine_code_hits" in results["gpujit"]:
         print(f"gpujit cache hit loaded the device's machine code: {results['gpujit']['machine_code_hits'] >= 1}")
     for name, r in results.items():
-        if "error" in r:
+        if name in HEADERS and "error" in r:
             print(f"{name}: {r['error']}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

@@ -7,7 +7,13 @@
 // process (ctypes): gpujit_floor_init() loads the same kernels into the device's primary context, the one
 // gpujit launches in, and gpujit_floor_round_us(shape, launches) times one round of the same loop. Rounds of
 // the floor and of gpujit then alternate in one process, where the driver's drift between processes (up to
-// a microsecond per launch on the GPU machines) cannot tell them apart.
+// a microsecond per launch on the GPU machines) cannot tell them apart. Compiled with Python's headers, the
+// library is also the extension module launch_floor (see PyInit_launch_floor below), whose launch(shape) is
+// the floor called from a Python loop.
+#ifdef GPUJIT_FLOOR_LIBRARY
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#endif
 #include <cuda.h>
 
 #include <chrono>
@@ -102,6 +108,32 @@ extern "C" double gpujit_floor_round_us(int shape, int launches) {
   check(cuCtxSynchronize(), "cuCtxSynchronize");
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / launches;
 }
+
+// The same library is also a Python extension module, launch_floor, whose launch(shape) is one bare
+// cuLaunchKernel of that shape's kernel called from Python: a Python loop of it costs what launching from a
+// Python loop costs at all (the interpreter's loop and call, and the driver's call among them), with none of
+// gpujit's work (configuration, arguments, lookup, packing).
+namespace {
+PyObject* py_launch(PyObject*, PyObject* arg) {
+  long shape = PyLong_AsLong(arg);
+  if (!g_floor || shape < 0 || shape >= kShapes) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "gpujit_floor_init() first, and a shape index");
+    return nullptr;
+  }
+  if (cuLaunchKernel(g_floor->functions[shape], 1, 1, 1, 32, 1, 1, 0, nullptr, g_floor->args(int(shape)), nullptr) !=
+      CUDA_SUCCESS) {
+    PyErr_SetString(PyExc_RuntimeError, "cuLaunchKernel failed");
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+PyMethodDef py_methods[] = {{"launch", py_launch, METH_O, "One bare cuLaunchKernel of shape `shape`."},
+                            {nullptr, nullptr, 0, nullptr}};
+PyModuleDef py_module = {PyModuleDef_HEAD_INIT, "launch_floor", nullptr, -1, py_methods};
+}  // namespace
+
+extern "C" PyObject* PyInit_launch_floor() { return PyModule_Create(&py_module); }
 #else
 int main() {
   Floor floor;
