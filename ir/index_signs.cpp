@@ -60,7 +60,7 @@ class Signs {
       }
       case ExprKind::BinOp: {
         auto& b = static_cast<const BinOpExpr&>(e);
-        return combines(b.op, *b.lhs, *b.rhs);
+        return combines(b.op, never_negative(*b.lhs), never_negative(*b.rhs));
       }
       case ExprKind::IfExp: {
         auto& i = static_cast<const IfExpExpr&>(e);
@@ -103,7 +103,7 @@ class Signs {
       case Definition::Kind::Element:
         return element_never_negative(*d.value, d.element);
       case Definition::Kind::Augmented:
-        return locals_.count(d.name) > 0 && combines_with_local(d.op, *d.value);
+        return locals_.count(d.name) > 0 && combines(d.op, true, never_negative(*d.value));
       case Definition::Kind::RangeLoop: {
         // range(stop) counts up from 0; range(start, stop[, step]) from start, upwards for a positive step.
         const std::vector<ExprPtr>& args = d.range->args;
@@ -122,7 +122,8 @@ class Signs {
   }
 
  private:
-  bool combines(BinOpKind op, const Expr& lhs, const Expr& rhs) const {
+  /// Whether `lhs op rhs` is never negative, given whether each operand is.
+  static bool combines(BinOpKind op, bool lhs, bool rhs) {
     switch (op) {
       case BinOpKind::Add:
       case BinOpKind::Mul:
@@ -132,32 +133,12 @@ class Signs {
       case BinOpKind::BitOr:
       case BinOpKind::BitXor:
       case BinOpKind::LShift:
-        return never_negative(lhs) && never_negative(rhs);
+        return lhs && rhs;
       case BinOpKind::BitAnd:
-        return never_negative(lhs) || never_negative(rhs);
+        return lhs || rhs;
       case BinOpKind::RShift:
-        return never_negative(lhs);
+        return lhs;
       default:  // Sub, and Div (a float)
-        return false;
-    }
-  }
-
-  /// `local op= rhs` where the local is assumed never negative.
-  bool combines_with_local(BinOpKind op, const Expr& rhs) const {
-    switch (op) {
-      case BinOpKind::BitAnd:
-      case BinOpKind::RShift:
-        return true;
-      case BinOpKind::Add:
-      case BinOpKind::Mul:
-      case BinOpKind::FloorDiv:
-      case BinOpKind::Mod:
-      case BinOpKind::Pow:
-      case BinOpKind::BitOr:
-      case BinOpKind::BitXor:
-      case BinOpKind::LShift:
-        return never_negative(rhs);
-      default:
         return false;
     }
   }
