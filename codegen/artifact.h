@@ -98,6 +98,9 @@ struct CompileResult {
   /// numba's inspect_llvm shows: device functions are calls unless jit(inline=...) inlined them).
   std::string lowered_llvm_ir;
   std::string ptx;
+  /// NVPTX: the kernel's libdevice functions came optimized ahead and were linked after its optimization
+  /// (a kernel without loops, codegen/libdevice.h), not linked before it.
+  bool libdevice_optimized_ahead = false;
   /// TargetKind::Host only: the JIT-loaded kernel, kept loaded while any copy of this pointer lives.
   std::shared_ptr<const HostCode> host;
   /// Wall time of each stage in milliseconds: parse (0 when the module came pre-parsed), sema, lower,

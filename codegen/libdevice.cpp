@@ -7,9 +7,17 @@
 // few microseconds each, and links them with LinkOnlyNeeded (a helper two blobs share is linked once).
 //
 // The private context and module are used under a mutex; the blobs are immutable once made and read
-// without it. A failed search is not cached: a user who sets $GPUJIT_LIBDEVICE after a first error gets it
+// without it. An optimized blob (for kernels without loops, libdevice.h) is made from the plain one in a
+// context of its own, under a lock of its own: two compiles that need the same one wait for one making,
+// and different ones are made at once. A failed search is not cached: a user who sets $GPUJIT_LIBDEVICE after a first error gets it
 // picked up on the next compile.
 #include "codegen/libdevice.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "codegen/pipeline.h"
 
 #include <dlfcn.h>
 
@@ -97,6 +105,46 @@ class Libdevice {
     return &(blobs_[name] = std::move(bitcode));
   }
 
+ /// blob(name), __nvvm_reflect answered for `machine`'s architecture and `fastmath` and O3 run over it: the
+  /// function keeps its name and external linkage, its helpers become internal (and mostly inlined).
+  const std::string* optimized(const std::string& name, llvm::TargetMachine& machine, bool fastmath,
+                               std::string* error) {
+    Optimized* entry;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      std::unique_ptr<Optimized>& slot =
+          optimized_[name + "/" + machine.getTargetCPU().str() + (fastmath ? "/fast" : "")];
+      if (!slot) slot = std::make_unique<Optimized>();
+      entry = slot.get();
+    }
+    std::lock_guard<std::mutex> lock(entry->mutex);
+    if (!entry->bitcode.empty()) return &entry->bitcode;
+    const std::string* plain = blob(name, error);
+    if (!plain) return nullptr;
+    llvm::LLVMContext context;
+    auto piece = llvm::parseBitcodeFile(llvm::MemoryBufferRef(*plain, name), context);
+    if (!piece) {
+      *error = "cannot parse libdevice's " + name + ": " + llvm::toString(piece.takeError());
+      return nullptr;
+    }
+    llvm::Module& m = **piece;
+    // As a kernel module that links the plain blob has it (NvptxTarget::init_module, finalize_module).
+    m.setTargetTriple(machine.getTargetTriple());
+    m.setDataLayout(machine.createDataLayout());
+    m.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", fastmath ? 1 : 0);
+    resolve_prec_sqrt(m, fastmath ? 0 : 1);
+    for (llvm::Function& fn : m) {
+      if (fn.isDeclaration()) continue;
+      if (fn.getName() != name) fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+      if (fastmath) fn.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+    }
+    optimize_module(m, machine, 3);
+    llvm::raw_string_ostream os(entry->bitcode);
+    llvm::WriteBitcodeToFile(m, os);
+    os.flush();
+    return &entry->bitcode;
+  }
+
  private:
   bool load(std::string* error) {
     std::string searched;
@@ -149,7 +197,14 @@ class Libdevice {
     return true;
   }
 
+  /// An optimized blob, made once (its mutex held while it is made).
+  struct Optimized {
+    std::mutex mutex;
+    std::string bitcode;  // empty until made
+  };
+
   std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<Optimized>> optimized_;  // by name/architecture[/fast]
   std::unique_ptr<llvm::MemoryBuffer> file_;
   std::unique_ptr<llvm::LLVMContext> context_;
   std::unique_ptr<llvm::Module> module_;  // lazily materialized
@@ -157,6 +212,73 @@ class Libdevice {
 };
 
 }  // namespace
+
+void resolve_prec_sqrt(llvm::Module& module, int value) {
+  llvm::Function* reflect = module.getFunction("__nvvm_reflect");
+  if (!reflect) return;
+  std::vector<llvm::CallInst*> calls;
+  for (llvm::User* u : reflect->users()) {
+    auto* call = llvm::dyn_cast<llvm::CallInst>(u);
+    if (!call || call->getCalledFunction() != reflect || call->arg_size() != 1) continue;
+    auto* var = llvm::dyn_cast<llvm::GlobalVariable>(call->getArgOperand(0)->stripPointerCasts());
+    if (!var || !var->hasInitializer()) continue;
+    auto* text = llvm::dyn_cast<llvm::ConstantDataSequential>(var->getInitializer());
+    if (text && text->isCString() && text->getAsCString() == "__CUDA_PREC_SQRT") calls.push_back(call);
+  }
+  for (llvm::CallInst* call : calls) {
+    call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), value));
+    call->eraseFromParent();
+  }
+}
+
+bool prepare_optimized_libdevice(llvm::Module& module, llvm::TargetMachine& machine, bool fastmath,
+                                 std::vector<std::unique_ptr<llvm::Module>>* pieces, std::string* error) {
+  std::vector<llvm::Function*> needed;
+  for (llvm::Function& fn : module)
+    if (fn.isDeclaration() && fn.getName().starts_with("__nv_")) needed.push_back(&fn);
+  for (llvm::Function* declaration : needed) {
+    std::string name = declaration->getName().str();
+    const std::string* blob = Libdevice::instance().optimized(name, machine, fastmath, error);
+    if (!blob) return false;
+    auto piece = llvm::parseBitcodeFile(llvm::MemoryBufferRef(*blob, name), module.getContext());
+    if (!piece) {
+      *error = "cannot parse libdevice's " + name + ": " + llvm::toString(piece.takeError());
+      return false;
+    }
+    llvm::Function* definition = (*piece)->getFunction(name);
+    if (!definition || definition->isDeclaration()) {
+      *error = "libdevice's optimized " + name + " lost its definition";
+      return false;
+    }
+    declaration->setAttributes(definition->getAttributes());
+    pieces->push_back(std::move(*piece));
+  }
+  return true;
+}
+
+bool link_optimized_libdevice(llvm::Module& module, llvm::TargetMachine& machine,
+                              std::vector<std::unique_ptr<llvm::Module>>& pieces, std::string* error) {
+  std::vector<std::string> names;
+  for (std::unique_ptr<llvm::Module>& piece : pieces) {
+    for (llvm::Function& fn : *piece)
+      if (!fn.isDeclaration()) names.push_back(fn.getName().str());
+    if (llvm::Linker::linkModules(module, std::move(piece), llvm::Linker::LinkOnlyNeeded)) {
+      *error = "linking libdevice's optimized functions failed";
+      return false;
+    }
+  }
+  pieces.clear();
+  for (const std::string& name : names) {
+    llvm::Function* fn = module.getFunction(name);
+    if (!fn || fn->isDeclaration()) continue;
+    fn->setLinkage(llvm::GlobalValue::InternalLinkage);
+    fn->removeFnAttr(llvm::Attribute::NoInline);
+    fn->addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+  // Inline them, drop them, and fold what meets across the calls' edges (a constant argument's branches).
+  run_passes(module, machine, "always-inline,globaldce,function(instcombine<no-verify-fixpoint>,simplifycfg)");
+  return true;
+}
 
 std::string find_libdevice(std::string* searched) {
   for (const std::string& c : candidates()) {

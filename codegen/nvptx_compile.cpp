@@ -1,5 +1,6 @@
 // The NVPTX back half of a compile (see codegen.h): lower an analysed program, apply the entry's launch
-// bounds and register limit, link libdevice (NvptxTarget::finalize_module), optimize and emit PTX.
+// bounds and register limit, link libdevice (NvptxTarget::finalize_module; in a kernel without loops, its
+// functions come optimized ahead and are linked after the optimization), optimize and emit PTX.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -93,6 +94,11 @@ void compile_typed_for_nvptx(const TypedProgram& program, const GlobalEnv& globa
 
   start = Clock::now();
   optimize_module(*lowered.module, target->machine(), options.opt_level);
+  result.libdevice_optimized_ahead = target->links_after_optimization();
+  if (!target->link_after_optimization(*lowered.module, &error)) {
+    result.diagnostics.error(def.file, def.name_range, error);
+    return;
+  }
   result.ms_optimize = ms_since(start);
   if (options.keep_llvm) result.llvm_ir = print_module(*lowered.module);
 

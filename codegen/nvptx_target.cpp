@@ -3,11 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include <llvm/Analysis/CFG.h>
 #include <llvm/IR/Attributes.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
@@ -332,34 +335,37 @@ llvm::Value* NvptxTarget::call_math(llvm::IRBuilder<>& b, std::string_view libde
 
 namespace {
 
-/// Answers libdevice's __nvvm_reflect("__CUDA_PREC_SQRT") with `value`. LLVM's NVVMReflect pass reads
-/// __CUDA_FTZ from a module flag and __CUDA_ARCH from the target, but knows __CUDA_PREC_SQRT only from a
-/// process-wide option, so without this every float32 libdevice function that takes a square root
-/// (hypotf, norm3df, ...) would use sqrt.approx.f32 even without fastmath; nvcc and NVVM default to the
-/// correctly rounded sqrt.rn.f32, as here.
-void resolve_prec_sqrt(llvm::Module& module, int value) {
-  llvm::Function* reflect = module.getFunction("__nvvm_reflect");
-  if (!reflect) return;
-  std::vector<llvm::CallInst*> calls;
-  for (llvm::User* u : reflect->users()) {
-    auto* call = llvm::dyn_cast<llvm::CallInst>(u);
-    if (!call || call->getCalledFunction() != reflect || call->arg_size() != 1) continue;
-    auto* var = llvm::dyn_cast<llvm::GlobalVariable>(call->getArgOperand(0)->stripPointerCasts());
-    if (!var || !var->hasInitializer()) continue;
-    auto* text = llvm::dyn_cast<llvm::ConstantDataSequential>(var->getInitializer());
-    if (text && text->isCString() && text->getAsCString() == "__CUDA_PREC_SQRT") calls.push_back(call);
+/// Whether a function of `module` has a loop (a back edge in its control flow).
+bool has_loop(llvm::Module& module) {
+  for (llvm::Function& fn : module) {
+    if (fn.isDeclaration()) continue;
+    llvm::SmallVector<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, 4> back_edges;
+    llvm::FindFunctionBackedges(fn, back_edges);
+    if (!back_edges.empty()) return true;
   }
-  for (llvm::CallInst* call : calls) {
-    call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), value));
-    call->eraseFromParent();
-  }
+  return false;
+}
+
+/// GPUJIT_LATE_LIBDEVICE=0 links libdevice before optimization in every kernel, as gpujit did before: a
+/// switch to compare the two (the kernels' tests do).
+bool late_libdevice_allowed() {
+  const char* v = std::getenv("GPUJIT_LATE_LIBDEVICE");
+  return !(v && std::string_view(v) == "0");
 }
 
 }  // namespace
 
 bool NvptxTarget::finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) {
-  if (uses_libdevice_ && !link_libdevice(module, error)) return false;
-  if (uses_libdevice_) resolve_prec_sqrt(module, fastmath_ ? 0 : 1);
+  if (uses_libdevice_) {
+    // Already optimized bodies, linked after the kernel's optimization (libdevice.h), where nothing gains by
+    // optimizing them again: a kernel without loops, at an optimizing level.
+    if (machine_->getOptLevel() != llvm::CodeGenOptLevel::None && late_libdevice_allowed() && !has_loop(module)) {
+      if (!prepare_optimized_libdevice(module, *machine_, fastmath_, &optimized_libdevice_, error)) return false;
+    } else {
+      if (!link_libdevice(module, error)) return false;
+      resolve_prec_sqrt(module, fastmath_ ? 0 : 1);
+    }
+  }
   for (llvm::Function& fn : module) {
     if (fn.isDeclaration() || &fn == &kernel) continue;
     // Device functions and linked libdevice code are private to this module: once inlined, LLVM drops them.
@@ -368,6 +374,11 @@ bool NvptxTarget::finalize_module(llvm::Module& module, llvm::Function& kernel, 
   }
   if (fastmath_) kernel.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
   return true;
+}
+
+bool NvptxTarget::link_after_optimization(llvm::Module& module, std::string* error) {
+  if (optimized_libdevice_.empty()) return true;
+  return link_optimized_libdevice(module, *machine_, optimized_libdevice_, error);
 }
 
 }  // namespace gpujit

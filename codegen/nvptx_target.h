@@ -10,6 +10,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
+
+#include <llvm/IR/Module.h>
 
 #include "codegen/target.h"
 
@@ -59,6 +62,10 @@ class NvptxTarget final : public Target {
   /// fadd or fmul, which instruction selection then fuses with their neighbours.
   llvm::Value* bfloat16_fma_rn(llvm::IRBuilder<>& b, llvm::Value* a, llvm::Value* x, llvm::Value* c) override;
   bool finalize_module(llvm::Module& module, llvm::Function& kernel, std::string* error) override;
+  /// After the module's optimization: links and inlines the optimized libdevice functions finalize_module
+  /// set aside (codegen/libdevice.h); nothing when it set none aside.
+  bool link_after_optimization(llvm::Module& module, std::string* error);
+  bool links_after_optimization() const { return !optimized_libdevice_.empty(); }
   // Warp operations and the grid barrier: codegen/nvptx_warp.cpp.
   llvm::Value* warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask, llvm::Value* value,
                             llvm::Value* lane) override;
@@ -74,6 +81,7 @@ class NvptxTarget final : public Target {
   llvm::TargetMachine* machine_;  // owned by the per-thread cache
   bool fastmath_;
   bool uses_libdevice_ = false;
+  std::vector<std::unique_ptr<llvm::Module>> optimized_libdevice_;  // see link_after_optimization
 };
 
 /// Parses "sm_80" into 80; 0 if malformed.

@@ -17,6 +17,7 @@
 #include <llvm/IR/PassTimingInfo.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
+#include <llvm/Support/Error.h>
 #include <llvm/Support/Timer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -45,7 +46,12 @@ std::mutex& time_passes_mutex() {
 
 }  // namespace
 
-void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level) {
+namespace {
+
+/// Runs the pipeline `build` makes over `module`, with LLVM's analyses for `machine` (and its passes, such
+/// as NVVMReflect) and, under GPUJIT_TIME_PASSES, its timers.
+template <typename Build>
+void run_new_pipeline(llvm::Module& module, llvm::TargetMachine& machine, Build build) {
   std::unique_lock<std::mutex> timing;
   if (time_passes()) {
     timing = std::unique_lock<std::mutex>(time_passes_mutex());
@@ -68,15 +74,30 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes = build(builder);
+  passes.run(module, mam);
+}
 
+}  // namespace
+
+void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level) {
   llvm::OptimizationLevel level = opt_level <= 0   ? llvm::OptimizationLevel::O0
                                   : opt_level == 1 ? llvm::OptimizationLevel::O1
                                   : opt_level == 2 ? llvm::OptimizationLevel::O2
                                                    : llvm::OptimizationLevel::O3;
-  llvm::ModulePassManager passes = level == llvm::OptimizationLevel::O0
-                                       ? builder.buildO0DefaultPipeline(level)
-                                       : builder.buildPerModuleDefaultPipeline(level);
-  passes.run(module, mam);
+  run_new_pipeline(module, machine, [&](llvm::PassBuilder& builder) {
+    return level == llvm::OptimizationLevel::O0 ? builder.buildO0DefaultPipeline(level)
+                                                : builder.buildPerModuleDefaultPipeline(level);
+  });
+}
+
+void run_passes(llvm::Module& module, llvm::TargetMachine& machine, const std::string& pipeline) {
+  run_new_pipeline(module, machine, [&](llvm::PassBuilder& builder) {
+    llvm::ModulePassManager passes;
+    if (llvm::Error e = builder.parsePassPipeline(passes, pipeline))
+      throw InternalError("bad LLVM pass pipeline '" + pipeline + "': " + llvm::toString(std::move(e)));
+    return passes;
+  });
 }
 
 std::string emit_assembly(llvm::Module& module, llvm::TargetMachine& machine) {

@@ -12,6 +12,7 @@
 // is timed into the result. A user error at any stage ends the compile with ok == false and the diagnostics
 // in the result; nothing here throws for user errors. The host target shares everything up to analysis.
 #include "compiler/compiler.h"
+#include "compiler/warm_up.h"
 
 #include <algorithm>
 #include <cctype>
@@ -99,6 +100,7 @@ CompileResult compile(const CompileRequest& request) {
   if (options.target == TargetKind::Host) {
     compile_typed_for_host(*program, request.globals, options, result);
   } else {
+    if (options.opt_level > 0) warm_up_arch(options.arch);  // in the background, once per architecture
     compile_typed_for_nvptx(*program, request.globals, options, result);
   }
   return result;

@@ -5,7 +5,10 @@
 
 #include <exception>
 #include <mutex>
+#include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "compiler/compiler.h"
 #include "ir/globals.h"
@@ -28,10 +31,13 @@ def gpujit_warm_up(a, b):
 )";
 
 std::mutex g_mutex;
-std::thread g_thread;
+std::vector<std::thread> g_threads;
+std::set<std::string> g_archs;  // the architectures warmed or being warmed
 bool g_started = false;
+thread_local bool t_warming_up = false;  // on a warm-up thread, whose compiles start no other warm-up
 
-void warm_up() {
+void warm_up(const std::string& arch) {
+  t_warming_up = true;
   try {
     CompileRequest request;
     request.module = parse_source("<gpujit warm-up>", kSource);
@@ -41,13 +47,10 @@ void warm_up() {
     request.arg_types = {Type::array_of(ScalarKind::Float64, 1, Layout::C),
                          Type::array_of(ScalarKind::Float32, 1, Layout::C)};
     request.options.target = TargetKind::Nvptx;
+    request.options.arch = arch;
     compile(request);  // the result is of no use; a failure here surfaces again in the user's compile
   } catch (const std::exception&) {
   }
-}
-
-void join_locked() {
-  if (g_thread.joinable()) g_thread.join();
 }
 
 }  // namespace
@@ -59,12 +62,28 @@ void start_warm_up() {
   // Before a fork, wait for the thread: the child gets only the forking thread, and any lock the warm-up
   // held would stay locked there for ever.
   pthread_atfork([] { wait_warm_up(); }, nullptr, nullptr);
-  g_thread = std::thread(warm_up);
+  const std::string arch = CompileOptions{}.arch;
+  g_archs.insert(arch);
+  g_threads.emplace_back(warm_up, arch);
+}
+
+void warm_up_arch(const std::string& arch) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (t_warming_up || !g_started || !g_archs.insert(arch).second) return;
+  g_threads.emplace_back(warm_up, arch);
 }
 
 void wait_warm_up() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  join_locked();
+  // Joined without the lock: a warm-up thread's compile may call warm_up_arch(), which takes it.
+  for (;;) {
+    std::vector<std::thread> threads;
+    {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      threads.swap(g_threads);
+    }
+    if (threads.empty()) return;
+    for (std::thread& t : threads) t.join();
+  }
 }
 
 }  // namespace gpujit

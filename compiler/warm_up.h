@@ -6,9 +6,16 @@
 // log... each a few hundred microseconds to a few milliseconds). start_warm_up() compiles one small kernel
 // that uses the common float64 math functions, on a thread of its own; a kernel that compiles meanwhile
 // shares what it has done (libdevice's cache is process-wide, behind its mutex) or waits for the piece it
-// needs, never compiles anything twice. The thread is joined before fork() (pthread_atfork: a child must not
+// needs, never compiles anything twice.
+//
+// The libdevice functions a kernel without loops links are optimized per architecture (codegen/libdevice.h),
+// and the start does not know the GPU's: the first compile for another architecture than the default
+// (sm_80), an H100's sm_90 say, starts the same warm-up for it on a thread of its own (warm_up_arch), so a
+// math kernel compiled after it finds erf, exp, log... optimized for its architecture. The thread is joined before fork() (pthread_atfork: a child must not
 // inherit a lock the warm-up holds) and by wait_warm_up(), which the Python package calls at exit.
 #pragma once
+
+#include <string>
 
 #include "compiler/compiler.h"  // GPUJIT_API
 
@@ -17,7 +24,11 @@ namespace gpujit {
 /// Starts the warm-up thread once per process; later calls do nothing.
 GPUJIT_API void start_warm_up();
 
-/// Waits for the warm-up thread, if one was started; returns at once otherwise.
+/// Starts the warm-up for `arch` on a thread of its own, once per architecture, if start_warm_up() was
+/// called (so never in a process that did not ask for the warm-up: the CLI, GPUJIT_WARM_UP=0).
+GPUJIT_API void warm_up_arch(const std::string& arch);
+
+/// Waits for the warm-up threads, if any was started; returns at once otherwise.
 GPUJIT_API void wait_warm_up();
 
 }  // namespace gpujit

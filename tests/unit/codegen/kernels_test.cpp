@@ -5,6 +5,9 @@
 #include <regex>
 #include <string>
 
+#include <algorithm>
+#include <sstream>
+
 #include "codegen_test_util.h"
 
 namespace gpujit::test {
@@ -205,6 +208,125 @@ def black_scholes(call, put, price, strike, years, rate, vol):
   options.keep_llvm = true;
   CompileResult r = compile_kernel(src, "black_scholes", sig, options);
   EXPECT_FALSE(contains(r.llvm_ir, "declare float @__nv_")) << r.llvm_ir;
+}
+
+namespace {
+
+/// The PTX instructions of `ptx` (opcode with its type suffixes), sorted: two compiles that differ only in the
+/// order of a commutative instruction's operands or of independent instructions have the same list.
+std::vector<std::string> sorted_opcodes(const std::string& ptx) {
+  std::vector<std::string> out;
+  std::istringstream lines(ptx);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '.' || line[start] == '/' || line[start] == '$' ||
+        line[start] == '{' || line[start] == '}' || line[start] == '(' || line[start] == ')' ||
+        line.find(';') == std::string::npos)
+      continue;
+    if (line[start] == '@') start = line.find(' ', start) + 1;  // a guard predicate
+    out.push_back(line.substr(start, line.find_first_of(" \t;", start) - start));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// Compiles with libdevice linked before the optimization (GPUJIT_LATE_LIBDEVICE=0), restoring the variable.
+CompileResult compile_with_libdevice_first(const std::string& src, const std::string& kernel,
+                                           const std::string& sig, CompileOptions options = {}) {
+  setenv("GPUJIT_LATE_LIBDEVICE", "0", 1);
+  CompileResult r = compile_kernel(src, kernel, sig, options);
+  unsetenv("GPUJIT_LATE_LIBDEVICE");
+  return r;
+}
+
+constexpr const char* kLoopFreeMath = R"(
+import math
+import gpujit as gpu
+
+@gpu.jit
+def bs(S, K, T, r, v, call):
+    i = gpu.grid(1)
+    if i < S.size:
+        sq = math.sqrt(T[i])
+        d1 = (math.log(S[i] / K[i]) + (r + 0.5 * v * v) * T[i]) / (v * sq)
+        d2 = d1 - v * sq
+        call[i] = S[i] * 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0))) - K[i] * math.exp(-r * T[i]) * 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
+
+@gpu.jit
+def consts(a):
+    i = gpu.grid(1)
+    if i < a.size:
+        a[i] = math.exp(2.0) * a[i] + math.erf(0.5) + math.cos(0.0)
+
+@gpu.jit
+def looped(a, out):
+    i = gpu.grid(1)
+    if i < out.size:
+        s = 0.0
+        for k in range(16):
+            s += math.exp(a[i, k])
+        out[i] = s
+)";
+constexpr const char* kBsSig = "void(float64[::1], float64[::1], float64[::1], float64, float64, float64[::1])";
+
+}  // namespace
+
+// A kernel without loops links its libdevice functions optimized ahead, after its own optimization; the
+// instructions are those of linking them first (what the SASS comparison of docs/performance.md found over
+// every example kernel), for fastmath too, and a second compile reuses the optimized functions.
+TEST(Kernels, LoopFreeKernelLinksLibdeviceOptimizedAhead) {
+  for (bool fastmath : {false, true}) {
+    CompileOptions options;
+    options.fastmath = fastmath;
+    options.arch = "sm_90";
+    CompileResult late = compile_kernel(kLoopFreeMath, "bs", kBsSig, options);
+    CompileResult first = compile_with_libdevice_first(kLoopFreeMath, "bs", kBsSig, options);
+    ASSERT_TRUE(late.ok && first.ok);
+    EXPECT_TRUE(late.libdevice_optimized_ahead);
+    EXPECT_FALSE(first.libdevice_optimized_ahead);
+    EXPECT_FALSE(contains(late.ptx, "__nv_")) << late.ptx;  // inlined and dropped
+    EXPECT_EQ(sorted_opcodes(late.ptx), sorted_opcodes(first.ptx)) << "fastmath=" << fastmath;
+    EXPECT_EQ(compile_kernel(kLoopFreeMath, "bs", kBsSig, options).ptx, late.ptx);
+    bool ok = false;
+    std::string log = run_ptxas(late.ptx, "sm_90", &ok);
+    EXPECT_TRUE(ok) << log;
+  }
+  // fastmath's flush-to-zero float32 bodies are optimized apart from the exact ones.
+  const char* f32 = R"(
+import math
+import gpujit as gpu
+
+@gpu.jit
+def f(a):
+    i = gpu.grid(1)
+    if i < a.size:
+        a[i] = math.log(a[i]) + math.sinh(a[i])
+)";
+  CompileOptions fast;
+  fast.fastmath = true;
+  CompileResult with_fast = compile_kernel(f32, "f", "void(float32[::1])", fast);
+  CompileResult exact = compile_kernel(f32, "f", "void(float32[::1])");
+  EXPECT_TRUE(with_fast.libdevice_optimized_ahead && exact.libdevice_optimized_ahead);
+  EXPECT_NE(with_fast.ptx, exact.ptx);
+  EXPECT_EQ(sorted_opcodes(exact.ptx),
+            sorted_opcodes(compile_with_libdevice_first(f32, "f", "void(float32[::1])").ptx));
+  EXPECT_EQ(sorted_opcodes(with_fast.ptx),
+            sorted_opcodes(compile_with_libdevice_first(f32, "f", "void(float32[::1])", fast).ptx));
+}
+
+// Constant arguments meet the inlined bodies as they do when libdevice is linked first (the same
+// instructions); a kernel with a loop, and an unoptimized compile, link libdevice first, as before.
+TEST(Kernels, LibdeviceOptimizedAheadFoldsConstantsAndSkipsLoops) {
+  CompileResult consts = compile_kernel(kLoopFreeMath, "consts", "void(float64[::1])");
+  EXPECT_TRUE(consts.libdevice_optimized_ahead);
+  EXPECT_EQ(sorted_opcodes(consts.ptx),
+            sorted_opcodes(compile_with_libdevice_first(kLoopFreeMath, "consts", "void(float64[::1])").ptx));
+  EXPECT_FALSE(compile_kernel(kLoopFreeMath, "looped", "void(float64[:, ::1], float64[::1])")
+                   .libdevice_optimized_ahead);
+  CompileOptions o0;
+  o0.opt_level = 0;
+  EXPECT_FALSE(compile_kernel(kLoopFreeMath, "bs", kBsSig, o0).libdevice_optimized_ahead);
 }
 
 TEST(Kernels, FloatKernelWithoutMathDoesNotLinkLibdevice) {
