@@ -9,15 +9,9 @@
 // The private context and module are used under a mutex; the blobs are immutable once made and read
 // without it. An optimized blob (for kernels without loops, libdevice.h) is made from the plain one in a
 // context of its own, under a lock of its own: two compiles that need the same one wait for one making,
-// and different ones are made at once. A failed search is not cached: a user who sets $GPUJIT_LIBDEVICE after a first error gets it
-// picked up on the next compile.
+// and different ones are made at once. A failed search is not cached: a user who sets $GPUJIT_LIBDEVICE
+// after a first error gets it picked up on the next compile.
 #include "codegen/libdevice.h"
-
-#include <llvm/IR/Constants.h>
-#include <llvm/IR/GlobalVariable.h>
-#include <llvm/Target/TargetMachine.h>
-
-#include "codegen/pipeline.h"
 
 #include <dlfcn.h>
 
@@ -30,6 +24,8 @@
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
@@ -40,8 +36,11 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
+
+#include "codegen/pipeline.h"
 
 namespace gpujit {
 namespace {
@@ -105,7 +104,7 @@ class Libdevice {
     return &(blobs_[name] = std::move(bitcode));
   }
 
- /// blob(name), __nvvm_reflect answered for `machine`'s architecture and `fastmath` and O3 run over it: the
+  /// blob(name), __nvvm_reflect answered for `machine`'s architecture and `fastmath` and O3 run over it: the
   /// function keeps its name and external linkage, its helpers become internal (and mostly inlined).
   const std::string* optimized(const std::string& name, llvm::TargetMachine& machine, bool fastmath,
                                std::string* error) {
@@ -276,7 +275,8 @@ bool link_optimized_libdevice(llvm::Module& module, llvm::TargetMachine& machine
     fn->addFnAttr(llvm::Attribute::AlwaysInline);
   }
   // Inline them, drop them, and fold what meets across the calls' edges (a constant argument's branches).
-  run_passes(module, machine, "always-inline,globaldce,function(instcombine<no-verify-fixpoint>,simplifycfg)");
+  run_passes(module, machine,
+             "always-inline,globaldce,function(instcombine<no-verify-fixpoint>,simplifycfg)");
   return true;
 }
 

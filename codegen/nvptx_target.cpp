@@ -359,8 +359,10 @@ bool NvptxTarget::finalize_module(llvm::Module& module, llvm::Function& kernel, 
   if (uses_libdevice_) {
     // Already optimized bodies, linked after the kernel's optimization (libdevice.h), where nothing gains by
     // optimizing them again: a kernel without loops, at an optimizing level.
-    if (machine_->getOptLevel() != llvm::CodeGenOptLevel::None && late_libdevice_allowed() && !has_loop(module)) {
-      if (!prepare_optimized_libdevice(module, *machine_, fastmath_, &optimized_libdevice_, error)) return false;
+    const bool optimizing = machine_->getOptLevel() != llvm::CodeGenOptLevel::None;
+    if (optimizing && late_libdevice_allowed() && !has_loop(module)) {
+      if (!prepare_optimized_libdevice(module, *machine_, fastmath_, &optimized_libdevice_, error))
+        return false;
     } else {
       if (!link_libdevice(module, error)) return false;
       resolve_prec_sqrt(module, fastmath_ ? 0 : 1);

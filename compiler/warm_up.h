@@ -6,13 +6,13 @@
 // log... each a few hundred microseconds to a few milliseconds). start_warm_up() compiles one small kernel
 // that uses the common float64 math functions, on a thread of its own; a kernel that compiles meanwhile
 // shares what it has done (libdevice's cache is process-wide, behind its mutex) or waits for the piece it
-// needs, never compiles anything twice.
+// needs, never compiles anything twice. The threads are joined before fork() (pthread_atfork: a child must
+// not inherit a lock the warm-up holds) and by wait_warm_up(), which the Python package calls at exit.
 //
 // The libdevice functions a kernel without loops links are optimized per architecture (codegen/libdevice.h),
 // and the start does not know the GPU's: the first compile for another architecture than the default
 // (sm_80), an H100's sm_90 say, starts the same warm-up for it on a thread of its own (warm_up_arch), so a
-// math kernel compiled after it finds erf, exp, log... optimized for its architecture. The thread is joined before fork() (pthread_atfork: a child must not
-// inherit a lock the warm-up holds) and by wait_warm_up(), which the Python package calls at exit.
+// math kernel compiled after it finds erf, exp, log... optimized for its architecture.
 #pragma once
 
 #include <string>
