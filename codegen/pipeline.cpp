@@ -6,13 +6,18 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <string>
+#include <string_view>
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/OptBisect.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/PassTimingInfo.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -100,7 +105,39 @@ void run_passes(llvm::Module& module, llvm::TargetMachine& machine, const std::s
   });
 }
 
+bool codegen_pass_runs(std::string_view pass, std::string_view ir, std::set<std::string>* skipped) {
+  if (pass == "nary-reassociate") {
+    skipped->insert(std::string(ir));
+    return false;
+  }
+  return !(pass == "early-cse" && skipped->erase(std::string(ir)) != 0);
+}
+
+namespace {
+
+/// Legacy passes ask their context's gate before they run (FunctionPass::skipFunction).
+class CodegenPassGate final : public llvm::OptPassGate {
+ public:
+  bool isEnabled() const override { return true; }
+  bool shouldRunPass(llvm::StringRef pass, llvm::StringRef ir) const override {
+    return codegen_pass_runs(pass, ir, &skipped_);
+  }
+
+ private:
+  mutable std::set<std::string> skipped_;
+};
+
+}  // namespace
+
 std::string emit_assembly(llvm::Module& module, llvm::TargetMachine& machine) {
+  CodegenPassGate gate;
+  llvm::OptPassGate& previous = module.getContext().getOptPassGate();
+  module.getContext().setOptPassGate(gate);
+  struct Restore {
+    llvm::LLVMContext& context;
+    llvm::OptPassGate& gate;
+    ~Restore() { context.setOptPassGate(gate); }
+  } restore{module.getContext(), previous};
   std::unique_lock<std::mutex> timing;
   if (time_passes()) {
     timing = std::unique_lock<std::mutex>(time_passes_mutex());

@@ -2,11 +2,15 @@
 //
 // Optimization runs LLVM's standard per-module pipeline through the new pass manager, with the target's
 // own passes registered into it (for NVPTX: NVVMReflect, address-space inference). Emission uses the
-// legacy pass manager, which LLVM still requires for its code generators. Both reuse the caller's
-// TargetMachine; neither keeps state between calls.
+// legacy pass manager, which LLVM still requires for its code generators (less two passes that find nothing
+// left to do: codegen_pass_runs). Both reuse the caller's TargetMachine; neither keeps state between calls.
 #pragma once
 
+#include <set>
 #include <string>
+#include <string_view>
+
+#include "codegen/artifact.h"  // GPUJIT_API
 
 namespace llvm {
 class Module;
@@ -14,6 +18,15 @@ class TargetMachine;
 }  // namespace llvm
 
 namespace gpujit {
+
+/// The rule of the pass gate emit_assembly sets on the module's context: whether the NVPTX code generator
+/// runs its legacy pass `pass` (its argument name) over the IR unit `ir` ("function (name)"). It leaves out
+/// NaryReassociate and the EarlyCSE that follows it to clean up after it; `skipped` keeps the units whose
+/// NaryReassociate was left out. By then the O3 pipeline's reassociation and GVN have found what
+/// NaryReassociate would, and ptxas finds the rest: over the 78 compiles of the example and benchmark
+/// kernels (sm_90 with --index32, sm_80, sm_90 with fastmath) the PTX is byte for byte the same without the
+/// two, which were 3-4% of a compile's instructions (benchmarks/README.md, "Libdevice optimized ahead").
+GPUJIT_API bool codegen_pass_runs(std::string_view pass, std::string_view ir, std::set<std::string>* skipped);
 
 /// Runs the O0..O3 module pipeline over `module`, in place.
 void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level);

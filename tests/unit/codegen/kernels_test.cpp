@@ -6,8 +6,10 @@
 #include <string>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
+#include "codegen/pipeline.h"
 #include "codegen_test_util.h"
 
 namespace gpujit::test {
@@ -327,6 +329,21 @@ TEST(Kernels, LibdeviceOptimizedAheadFoldsConstantsAndSkipsLoops) {
   CompileOptions o0;
   o0.opt_level = 0;
   EXPECT_FALSE(compile_kernel(kLoopFreeMath, "bs", kBsSig, o0).libdevice_optimized_ahead);
+}
+
+// The code generator's gate skips NaryReassociate and the one EarlyCSE that follows it, in each function,
+// and nothing else.
+TEST(Kernels, CodegenPassGateSkipsNaryReassociateAndItsCleanUp) {
+  std::set<std::string> skipped;
+  auto runs = [&](const char* pass, const char* fn) { return codegen_pass_runs(pass, fn, &skipped); };
+  EXPECT_TRUE(runs("early-cse", "function (k)"));  // before NaryReassociate: runs
+  EXPECT_TRUE(runs("gvn", "function (k)"));
+  EXPECT_FALSE(runs("nary-reassociate", "function (k)"));
+  EXPECT_TRUE(runs("early-cse", "function (g)"));  // another function's
+  EXPECT_FALSE(runs("early-cse", "function (k)"));
+  EXPECT_TRUE(runs("early-cse", "function (k)"));  // only the one right after it
+  EXPECT_TRUE(runs("slsr", "function (k)"));
+  EXPECT_TRUE(runs("NaryReassociatePass", "function (k)"));  // a new-PM name is not gated
 }
 
 TEST(Kernels, FloatKernelWithoutMathDoesNotLinkLibdevice) {
