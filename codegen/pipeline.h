@@ -31,11 +31,11 @@ GPUJIT_API bool codegen_pass_runs(std::string_view pass, std::string_view ir, st
 /// Runs the O0..O3 module pipeline over `module`, in place.
 void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level);
 
-/// Emits `module` as assembly text (PTX for NVPTX). Throws InternalError if the target cannot.
 /// Runs the LLVM pass pipeline `pipeline`, in `opt -passes=` syntax, over `module`; throws InternalError when
 /// it does not parse.
 void run_passes(llvm::Module& module, llvm::TargetMachine& machine, const std::string& pipeline);
 
+/// Emits `module` as assembly text (PTX for NVPTX). Throws InternalError if the target cannot.
 std::string emit_assembly(llvm::Module& module, llvm::TargetMachine& machine);
 
 /// The module as LLVM IR text. inline_attributes: each function definition's and declaration's attributes
