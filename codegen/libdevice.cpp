@@ -25,6 +25,7 @@
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
@@ -37,6 +38,7 @@
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
@@ -66,6 +68,30 @@ std::vector<std::string> candidates() {
     out.push_back(dir + "/../nvvm/libdevice");
   }
   return out;
+}
+
+/// The libdevice functions (`__nv_*`) `module` declares and does not define, by name.
+std::vector<std::string> declared_libdevice_functions(const llvm::Module& module) {
+  std::vector<std::string> names;
+  for (const llvm::Function& fn : module)
+    if (fn.isDeclaration() && fn.getName().starts_with("__nv_")) names.push_back(fn.getName().str());
+  return names;
+}
+
+/// Parses the blob of `name` into `context`. libdevice carries a generic NVPTX triple and an older data
+/// layout: the piece adopts `triple` and `layout`, so that the linker does not warn and the functions are
+/// compiled exactly like the kernel. Null with *error set if the blob does not parse.
+std::unique_ptr<llvm::Module> parse_piece(const std::string& blob, const std::string& name,
+                                          llvm::LLVMContext& context, const llvm::Triple& triple,
+                                          const llvm::DataLayout& layout, std::string* error) {
+  auto piece = llvm::parseBitcodeFile(llvm::MemoryBufferRef(blob, name), context);
+  if (!piece) {
+    *error = "cannot parse libdevice's " + name + ": " + llvm::toString(piece.takeError());
+    return nullptr;
+  }
+  (*piece)->setTargetTriple(triple);
+  (*piece)->setDataLayout(layout);
+  return std::move(*piece);
 }
 
 /// The process's libdevice: the file's bytes, the lazily parsed module in a private context, and the blobs
@@ -121,15 +147,11 @@ class Libdevice {
     const std::string* plain = blob(name, error);
     if (!plain) return nullptr;
     llvm::LLVMContext context;
-    auto piece = llvm::parseBitcodeFile(llvm::MemoryBufferRef(*plain, name), context);
-    if (!piece) {
-      *error = "cannot parse libdevice's " + name + ": " + llvm::toString(piece.takeError());
-      return nullptr;
-    }
-    llvm::Module& m = **piece;
+    std::unique_ptr<llvm::Module> piece =
+        parse_piece(*plain, name, context, machine.getTargetTriple(), machine.createDataLayout(), error);
+    if (!piece) return nullptr;
+    llvm::Module& m = *piece;
     // As a kernel module that links the plain blob has it (NvptxTarget::init_module, finalize_module).
-    m.setTargetTriple(machine.getTargetTriple());
-    m.setDataLayout(machine.createDataLayout());
     m.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", fastmath ? 1 : 0);
     resolve_prec_sqrt(m, fastmath ? 0 : 1);
     for (llvm::Function& fn : m) {
@@ -232,25 +254,19 @@ void resolve_prec_sqrt(llvm::Module& module, int value) {
 
 bool prepare_optimized_libdevice(llvm::Module& module, llvm::TargetMachine& machine, bool fastmath,
                                  std::vector<std::unique_ptr<llvm::Module>>* pieces, std::string* error) {
-  std::vector<llvm::Function*> needed;
-  for (llvm::Function& fn : module)
-    if (fn.isDeclaration() && fn.getName().starts_with("__nv_")) needed.push_back(&fn);
-  for (llvm::Function* declaration : needed) {
-    std::string name = declaration->getName().str();
+  for (const std::string& name : declared_libdevice_functions(module)) {
     const std::string* blob = Libdevice::instance().optimized(name, machine, fastmath, error);
     if (!blob) return false;
-    auto piece = llvm::parseBitcodeFile(llvm::MemoryBufferRef(*blob, name), module.getContext());
-    if (!piece) {
-      *error = "cannot parse libdevice's " + name + ": " + llvm::toString(piece.takeError());
-      return false;
-    }
-    llvm::Function* definition = (*piece)->getFunction(name);
+    std::unique_ptr<llvm::Module> piece = parse_piece(*blob, name, module.getContext(),
+                                                      module.getTargetTriple(), module.getDataLayout(), error);
+    if (!piece) return false;
+    llvm::Function* definition = piece->getFunction(name);
     if (!definition || definition->isDeclaration()) {
       *error = "libdevice's optimized " + name + " lost its definition";
       return false;
     }
-    declaration->setAttributes(definition->getAttributes());
-    pieces->push_back(std::move(*piece));
+    module.getFunction(name)->setAttributes(definition->getAttributes());
+    pieces->push_back(std::move(piece));
   }
   return true;
 }
@@ -277,8 +293,7 @@ bool link_optimized_libdevice(llvm::Module& module, llvm::TargetMachine& machine
   // Inline them and drop them. The inliner folds what a constant argument decides as it clones a body;
   // SimplifyCFG merges the blocks the calls' edges leave. InstCombine here would cost 3% of a compile for
   // the same PTX (all 78 example and benchmark compiles, and the tests' constant arguments).
-  run_passes(module, machine,
-             "always-inline,globaldce,function(simplifycfg)");
+  run_passes(module, machine, "always-inline,globaldce,function(simplifycfg)");
   return true;
 }
 
@@ -293,22 +308,13 @@ std::string find_libdevice(std::string* searched) {
 }
 
 bool link_libdevice(llvm::Module& module, std::string* error) {
-  std::vector<std::string> needed;
-  for (llvm::Function& fn : module)
-    if (fn.isDeclaration() && fn.getName().starts_with("__nv_")) needed.push_back(fn.getName().str());
-  for (const std::string& name : needed) {
+  for (const std::string& name : declared_libdevice_functions(module)) {
     const std::string* blob = Libdevice::instance().blob(name, error);
     if (!blob) return false;
-    auto piece = llvm::parseBitcodeFile(llvm::MemoryBufferRef(*blob, name), module.getContext());
-    if (!piece) {
-      *error = "cannot parse libdevice's " + name + ": " + llvm::toString(piece.takeError());
-      return false;
-    }
-    // libdevice carries a generic NVPTX triple and an older data layout; adopt ours so that the linker does
-    // not warn and the functions are compiled exactly like the kernel.
-    (*piece)->setTargetTriple(module.getTargetTriple());
-    (*piece)->setDataLayout(module.getDataLayout());
-    if (llvm::Linker::linkModules(module, std::move(*piece), llvm::Linker::LinkOnlyNeeded)) {
+    std::unique_ptr<llvm::Module> piece = parse_piece(*blob, name, module.getContext(),
+                                                      module.getTargetTriple(), module.getDataLayout(), error);
+    if (!piece) return false;
+    if (llvm::Linker::linkModules(module, std::move(piece), llvm::Linker::LinkOnlyNeeded)) {
       *error = "linking libdevice's " + name + " failed";
       return false;
     }

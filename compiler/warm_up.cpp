@@ -73,6 +73,11 @@ void warm_up_arch(const std::string& arch) {
   g_threads.emplace_back(warm_up, arch);
 }
 
+std::vector<std::string> warm_up_archs() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return {g_archs.begin(), g_archs.end()};
+}
+
 void wait_warm_up() {
   // Joined without the lock: a warm-up thread's compile may call warm_up_arch(), which takes it.
   for (;;) {

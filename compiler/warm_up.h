@@ -16,6 +16,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "compiler/compiler.h"  // GPUJIT_API
 
@@ -27,6 +28,9 @@ GPUJIT_API void start_warm_up();
 /// Starts the warm-up for `arch` on a thread of its own, once per architecture, if start_warm_up() was
 /// called (so never in a process that did not ask for the warm-up: the CLI, GPUJIT_WARM_UP=0).
 GPUJIT_API void warm_up_arch(const std::string& arch);
+
+/// The architectures a warm-up was started for so far, sorted (for tests).
+GPUJIT_API std::vector<std::string> warm_up_archs();
 
 /// Waits for the warm-up threads, if any was started; returns at once otherwise.
 GPUJIT_API void wait_warm_up();

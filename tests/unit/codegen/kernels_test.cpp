@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "codegen/pipeline.h"
+#include "compiler/warm_up.h"
 #include "codegen_test_util.h"
 
 namespace gpujit::test {
@@ -333,6 +334,27 @@ TEST(Kernels, LibdeviceOptimizedAheadFoldsConstantsAndSkipsLoops) {
 
 // The code generator's gate skips NaryReassociate and the one EarlyCSE that follows it, in each function,
 // and nothing else.
+// The first optimizing compile for an architecture starts the warm-up for it (compiler/warm_up.h), once, and
+// only in a process that started the warm-up. (Each test runs in a process of its own under ctest.)
+TEST(Kernels, FirstCompileForAnArchitectureStartsItsWarmUp) {
+  CompileOptions sm90;
+  sm90.arch = "sm_90";
+  compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
+  EXPECT_TRUE(warm_up_archs().empty());  // no start_warm_up(): as in the CLI
+  start_warm_up();
+  EXPECT_EQ(warm_up_archs(), std::vector<std::string>{CompileOptions{}.arch});
+  CompileResult first = compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
+  EXPECT_EQ(warm_up_archs(), (std::vector<std::string>{"sm_80", "sm_90"}));
+  CompileOptions unoptimized;
+  unoptimized.arch = "sm_86";
+  unoptimized.opt_level = 0;
+  compile_kernel(kLoopFreeMath, "bs", kBsSig, unoptimized);
+  EXPECT_EQ(warm_up_archs(), (std::vector<std::string>{"sm_80", "sm_90"}));
+  wait_warm_up();
+  // What the warm-up optimized for sm_90 gives the same code as what the compile optimized itself.
+  EXPECT_EQ(compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90).ptx, first.ptx);
+}
+
 TEST(Kernels, CodegenPassGateSkipsNaryReassociateAndItsCleanUp) {
   std::set<std::string> skipped;
   auto runs = [&](const char* pass, const char* fn) { return codegen_pass_runs(pass, fn, &skipped); };
