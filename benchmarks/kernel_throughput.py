@@ -6,7 +6,9 @@ One kernel source text (numba-cuda dialect) is compiled by both gpujit and numba
 the same algorithm written by hand. Every variant runs on the same inputs in the same process, is checked
 against NumPy, and is timed as the median wall time of repeated launch + synchronize after a warm-up (the
 kernels here take 0.1-20 ms, so launch overhead is noise). The figure that matters is gpujit's ratio to CUDA
-C measured in this run (PERFORMANCE.md: at least the CUDA C figure on each).
+C measured in this run (PERFORMANCE.md: at least the CUDA C figure on each). A second table runs gpujit's
+kernels and CUDA C's on the same CuPy arrays, launch by launch in turn, so that neither the buffers nor the
+moment of the run differ between the two.
 """
 import argparse
 import json
@@ -266,6 +268,63 @@ def run_cuda_c(P, reps):
     return res, checks
 
 
+def run_side_by_side(P, reps):
+    """gpujit's kernels and CUDA C's on the very same CuPy arrays, their launches alternating: no difference of
+    buffers (allocator, placement), of position in the run or of clocks between the two. Returns {kernel:
+    (gpujit median s, CUDA C median s)}."""
+    import cupy as cp
+    import gpujit
+
+    k = load_kernels(gpujit)
+    mod = cp.RawModule(code=CUDA_C)
+    f = {name: mod.get_function(name) for name in ("vadd", "matmul", "reduce_sum", "transpose", "histogram")}
+
+    def both():
+        gpujit.synchronize()
+        cp.cuda.Device().synchronize()
+
+    a, b = cp.asarray(P["vadd"]["a"]), cp.asarray(P["vadd"]["b"])
+    c = cp.empty_like(a)
+    n = a.size
+    pairs = {"vadd": (lambda: k["vadd"][(n + 255) // 256, 256](a, b, c),
+                      lambda: f["vadd"](((n + 255) // 256,), (256,), (a, b, c, np.int64(n))))}
+    A, B = cp.asarray(P["matmul"]["A"]), cp.asarray(P["matmul"]["B"])
+    m = A.shape[0]
+    C = cp.empty_like(A)
+    pairs["matmul"] = (lambda: k["matmul"][(m // 16, m // 16), (16, 16)](A, B, C),
+                       lambda: f["matmul"]((m // 16, m // 16), (16, 16), (A, B, C, np.int32(m))))
+    r = cp.asarray(P["reduce_sum"]["a"])
+    out = cp.zeros(1, cp.float32)
+    nr = r.size
+    pairs["reduce_sum"] = (lambda: k["reduce_sum"][(nr + 255) // 256, 256](r, out),
+                           lambda: f["reduce_sum"](((nr + 255) // 256,), (256,), (r, out, np.int64(nr))))
+    t = cp.asarray(P["transpose"]["a"])
+    rows, cols = t.shape
+    T = cp.empty((cols, rows), cp.float32)
+    pairs["transpose"] = (lambda: k["transpose"][(cols // 32, rows // 32), (32, 32)](t, T),
+                          lambda: f["transpose"]((cols // 32, rows // 32), (32, 32), (t, T, np.int32(rows),
+                                                                                       np.int32(cols))))
+    data = cp.asarray(P["histogram"]["data"])
+    bins = cp.zeros(256, cp.int32)
+    pairs["histogram"] = (lambda: k["histogram"][1024, 256](data, bins),
+                          lambda: f["histogram"]((1024,), (256,), (data, bins, np.int64(data.size))))
+    result = {}
+    for name, (ours, theirs) in pairs.items():
+        n_reps = max(3, reps // 4) if name == "matmul" else reps
+        times = ([], [])
+        for fn in (ours, theirs):
+            fn()
+        both()
+        for _ in range(n_reps):
+            for i, fn in enumerate((ours, theirs)):
+                t0 = time.perf_counter()
+                fn()
+                both()
+                times[i].append(time.perf_counter() - t0)
+        result[name] = (statistics.median(times[0]), statistics.median(times[1]))
+    return result
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write the figures here as JSON")
@@ -292,6 +351,17 @@ def main():
         table[kname] = {"unit": unit, **row, "gpujit_over_cuda_c": ratio, "checks": ok}
         cells = " ".join(f"{row.get(w, float('nan')):10.1f}" for w in ("gpujit", "numba", "cuda_c"))
         print(f"{kname:12} {unit:8} {cells} {ratio:14.3f}  {ok}")
+    try:
+        side = run_side_by_side(P, args.reps)
+    except Exception as e:
+        print(f"side by side: not measured ({type(e).__name__}: {e})", file=sys.stderr)
+    else:
+        print("side by side, on the same CuPy arrays, launches alternating:")
+        print(f"{'kernel':12} {'unit':8} {'gpujit':>10} {'cuda_c':>10} {'gpujit/cuda_c':>14}")
+        for kname, (unit, amount) in fig.items():
+            ours, theirs = (amount / s for s in side[kname])
+            table[kname]["side_by_side"] = {"gpujit": ours, "cuda_c": theirs, "gpujit_over_cuda_c": ours / theirs}
+            print(f"{kname:12} {unit:8} {ours:10.1f} {theirs:10.1f} {ours / theirs:14.3f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(table, f, indent=1)
