@@ -22,6 +22,7 @@
 #include <fmt/core.h>
 
 #include "compiler/compiler.h"
+#include "compiler/warm_up.h"
 #include "ir/globals.h"
 
 #ifndef GPUJIT_EXAMPLES_DIR
@@ -135,7 +136,18 @@ int run(int argc, char** argv) {
   app.add_option("--arch", arch, "Target architecture")->capture_default_str();
   bool index32 = false;
   app.add_flag("--index32", index32, "Compile for arrays under 2 GiB, as a launch from Python does");
+  bool warm_up = false;
+  app.add_flag("--warm-up", warm_up,
+               "Start the background warm-up, as the Python package does: each compile then finds its code "
+               "generator built ahead (the compiles here follow one another with no pause between)");
   CLI11_PARSE(app, argc, argv);
+  if (warm_up) start_warm_up();
+  struct Wait {
+    bool on;
+    ~Wait() {
+      if (on) wait_warm_up();
+    }
+  } wait{warm_up};
 
   if (files.empty()) {
     for (const auto& entry : std::filesystem::directory_iterator(GPUJIT_EXAMPLES_DIR)) {

@@ -101,6 +101,8 @@ struct CompileResult {
   /// NVPTX: the kernel's libdevice functions came optimized ahead and were linked after its optimization
   /// (a kernel without loops, codegen/libdevice.h), not linked before it.
   bool libdevice_optimized_ahead = false;
+  /// NVPTX: the code generator's pass manager was built ahead, between compiles (prepare_nvptx_codegen).
+  bool codegen_prepared_ahead = false;
   /// TargetKind::Host only: the JIT-loaded kernel, kept loaded while any copy of this pointer lives.
   std::shared_ptr<const HostCode> host;
   /// Wall time of each stage in milliseconds: parse (0 when the module came pre-parsed), sema, lower,

@@ -3,7 +3,9 @@
 // codegen never sees source text. This header is LLVM-free.
 #pragma once
 
-#include "codegen/artifact.h"
+#include <string>
+
+#include "codegen/artifact.h"  // GPUJIT_API
 #include "ir/typed_function.h"
 
 namespace gpujit {
@@ -20,5 +22,15 @@ void compile_typed_for_nvptx(const TypedProgram& program, const GlobalEnv& globa
 /// ms_ptx is the machine-code generation and link). User errors go to result.diagnostics.
 void compile_typed_for_host(const TypedProgram& program, const GlobalEnv& globals,
                             const CompileOptions& options, CompileResult& result);
+
+/// Builds the NVPTX code generator for `arch` at `opt_level` (codegen/pipeline.h, CodegenPasses) and keeps
+/// it ready: the next compile for them takes it instead of building its own (NvptxTarget::emit); nothing
+/// when one is ready already. Meant for a background thread between compiles (compiler/warm_up.h); it
+/// recycles the TargetMachines of the code generators that ran since, and the PTX is the same either way.
+/// False with *error set for an architecture gpujit cannot target.
+GPUJIT_API bool prepare_nvptx_codegen(const std::string& arch, int opt_level, std::string* error);
+
+/// How many compiles took a code generator prepared ahead, in this process (for tests).
+GPUJIT_API int nvptx_codegen_taken();
 
 }  // namespace gpujit

@@ -103,7 +103,7 @@ void compile_typed_for_nvptx(const TypedProgram& program, const GlobalEnv& globa
   if (options.keep_llvm) result.llvm_ir = print_module(*lowered.module);
 
   start = Clock::now();
-  result.ptx = emit_assembly(*lowered.module, target->machine());
+  result.ptx = target->emit(*lowered.module, &result.codegen_prepared_ahead);
   result.ms_ptx = ms_since(start);
   result.ok = true;
 }

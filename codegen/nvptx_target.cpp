@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -23,7 +24,9 @@
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include "codegen/codegen.h"
 #include "codegen/libdevice.h"
+#include "codegen/pipeline.h"
 #include "frontend/diagnostics.h"
 
 namespace gpujit {
@@ -55,13 +58,7 @@ llvm::CodeGenOptLevel codegen_level(int opt_level) {
   }
 }
 
-/// One TargetMachine per (arch, level) per thread: building one costs about a millisecond, and a
-/// TargetMachine's codegen state must not be shared by two threads emitting at once.
-llvm::TargetMachine* cached_machine(const std::string& arch, int opt_level, std::string* error) {
-  thread_local std::map<std::pair<std::string, int>, std::unique_ptr<llvm::TargetMachine>> cache;
-  auto key = std::make_pair(arch, opt_level);
-  if (auto it = cache.find(key); it != cache.end()) return it->second.get();
-
+std::unique_ptr<llvm::TargetMachine> create_machine(const std::string& arch, int opt_level, std::string* error) {
   initialize_nvptx_once();
   llvm::Triple triple(kTriple);
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, *error);
@@ -75,11 +72,39 @@ llvm::TargetMachine* cached_machine(const std::string& arch, int opt_level, std:
   // accepts every version LLVM 22 emits for sm_75 and newer.
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, arch, "", options, std::nullopt, std::nullopt, codegen_level(opt_level)));
-  if (!machine) {
-    *error = "LLVM cannot create an NVPTX target for '" + arch + "'";
-    return nullptr;
-  }
+  if (!machine) *error = "LLVM cannot create an NVPTX target for '" + arch + "'";
+  return machine;
+}
+
+/// One TargetMachine per (arch, level) per thread: building one costs about a millisecond, and a
+/// TargetMachine's codegen state must not be shared by two threads emitting at once.
+llvm::TargetMachine* cached_machine(const std::string& arch, int opt_level, std::string* error) {
+  thread_local std::map<std::pair<std::string, int>, std::unique_ptr<llvm::TargetMachine>> cache;
+  auto key = std::make_pair(arch, opt_level);
+  if (auto it = cache.find(key); it != cache.end()) return it->second.get();
+  std::unique_ptr<llvm::TargetMachine> machine = create_machine(arch, opt_level, error);
+  if (!machine) return nullptr;
   return (cache[key] = std::move(machine)).get();
+}
+
+/// Code generators built ahead (prepare_nvptx_codegen), at most one ready per (arch, level). Each has a
+/// TargetMachine of its own, which no other thread touches while it is built or run; once it has run, its
+/// pass manager is destroyed (before the module it ran on) and its machine kept for the next one.
+struct PreparedCodegen {
+  std::unique_ptr<llvm::TargetMachine> machine;  // declared before the passes, which it outlives
+  CodegenPassesPtr passes;
+};
+
+struct CodegenPool {
+  std::mutex mutex;
+  std::map<std::pair<std::string, int>, PreparedCodegen> ready;
+  std::map<std::pair<std::string, int>, std::vector<std::unique_ptr<llvm::TargetMachine>>> idle;
+  int taken = 0;
+};
+
+CodegenPool& codegen_pool() {
+  static CodegenPool* pool = new CodegenPool;  // never destroyed: a preparing thread may outlive main()
+  return *pool;
 }
 
 llvm::Intrinsic::ID sreg_intrinsic(SpecialReg reg, unsigned axis) {
@@ -140,20 +165,29 @@ llvm::Value* NvptxTarget::bfloat16_fma_rn(llvm::IRBuilder<>& b, llvm::Value* a, 
   return b.CreateBitCast(r, b.getBFloatTy());
 }
 
-std::unique_ptr<NvptxTarget> NvptxTarget::create(const std::string& arch, int opt_level, bool fastmath,
-                                                 std::string* error) {
+namespace {
+
+bool check_arch(const std::string& arch, std::string* error) {
   unsigned sm = parse_sm_version(arch);
   if (sm == 0) {
     *error = "unknown GPU architecture '" + arch + "'; write it as sm_80, sm_90...";
-    return nullptr;
+    return false;
   }
   if (sm < kMinSm) {
     *error = "GPU architecture '" + arch + "' is too old; gpujit targets sm_75 and newer";
-    return nullptr;
+    return false;
   }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<NvptxTarget> NvptxTarget::create(const std::string& arch, int opt_level, bool fastmath,
+                                                 std::string* error) {
+  if (!check_arch(arch, error)) return nullptr;
   llvm::TargetMachine* machine = cached_machine(arch, opt_level, error);
   if (!machine) return nullptr;
-  return std::unique_ptr<NvptxTarget>(new NvptxTarget(machine, fastmath));
+  return std::unique_ptr<NvptxTarget>(new NvptxTarget(machine, opt_level, fastmath));
 }
 
 void NvptxTarget::init_module(llvm::Module& module) {
@@ -376,6 +410,61 @@ bool NvptxTarget::finalize_module(llvm::Module& module, llvm::Function& kernel, 
   }
   if (fastmath_) kernel.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
   return true;
+}
+
+bool prepare_nvptx_codegen(const std::string& arch, int opt_level, std::string* error) {
+  if (!check_arch(arch, error)) return false;
+  CodegenPool& pool = codegen_pool();
+  const auto key = std::make_pair(arch, opt_level);
+  std::unique_ptr<llvm::TargetMachine> machine;
+  {
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    if (pool.ready.count(key)) return true;
+    auto& idle = pool.idle[key];
+    if (!idle.empty()) {
+      machine = std::move(idle.back());
+      idle.pop_back();
+    }
+  }
+  if (!machine) machine = create_machine(arch, opt_level, error);
+  if (!machine) return false;
+  PreparedCodegen prepared{std::move(machine), nullptr};
+  prepared.passes = build_codegen_passes(*prepared.machine);
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  if (pool.ready.count(key)) {  // another thread prepared one meanwhile: keep the machine for later
+    prepared.passes.reset();
+    pool.idle[key].push_back(std::move(prepared.machine));
+  } else {
+    pool.ready.emplace(key, std::move(prepared));
+  }
+  return true;
+}
+
+int nvptx_codegen_taken() {
+  std::lock_guard<std::mutex> lock(codegen_pool().mutex);
+  return codegen_pool().taken;
+}
+
+std::string NvptxTarget::emit(llvm::Module& module, bool* prepared_ahead) {
+  CodegenPool& pool = codegen_pool();
+  const auto key = std::make_pair(machine_->getTargetCPU().str(), opt_level_);
+  std::optional<PreparedCodegen> prepared;
+  {
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    auto it = pool.ready.find(key);
+    if (it != pool.ready.end()) {
+      prepared.emplace(std::move(it->second));
+      pool.ready.erase(it);
+      ++pool.taken;
+    }
+  }
+  *prepared_ahead = prepared.has_value();
+  if (!prepared) return emit_assembly(module, *machine_);
+  std::string text = run_codegen_passes(module, *prepared->passes);
+  prepared->passes.reset();  // here, while the module it ran on exists
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  pool.idle[key].push_back(std::move(prepared->machine));
+  return text;
 }
 
 bool NvptxTarget::link_after_optimization(llvm::Module& module, std::string* error) {

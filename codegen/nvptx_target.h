@@ -66,6 +66,9 @@ class NvptxTarget final : public Target {
   /// set aside (codegen/libdevice.h); nothing when it set none aside.
   bool link_after_optimization(llvm::Module& module, std::string* error);
   bool links_after_optimization() const { return !optimized_libdevice_.empty(); }
+  /// Emits the optimized `module` as PTX: with the code generator prepare_nvptx_codegen built ahead for
+  /// this architecture and level when one is ready (*prepared_ahead true), else with one built now.
+  std::string emit(llvm::Module& module, bool* prepared_ahead);
   // Warp operations and the grid barrier: codegen/nvptx_warp.cpp.
   llvm::Value* warp_shuffle(llvm::IRBuilder<>& b, Shuffle mode, llvm::Value* mask, llvm::Value* value,
                             llvm::Value* lane) override;
@@ -76,9 +79,11 @@ class NvptxTarget final : public Target {
   void grid_sync(llvm::IRBuilder<>& b) override;
 
  private:
-  NvptxTarget(llvm::TargetMachine* machine, bool fastmath) : machine_(machine), fastmath_(fastmath) {}
+  NvptxTarget(llvm::TargetMachine* machine, int opt_level, bool fastmath)
+      : machine_(machine), opt_level_(opt_level), fastmath_(fastmath) {}
 
   llvm::TargetMachine* machine_;  // owned by the per-thread cache
+  int opt_level_;
   bool fastmath_;
   bool uses_libdevice_ = false;
   std::vector<std::unique_ptr<llvm::Module>> optimized_libdevice_;  // see link_after_optimization

@@ -129,7 +129,28 @@ class CodegenPassGate final : public llvm::OptPassGate {
 
 }  // namespace
 
-std::string emit_assembly(llvm::Module& module, llvm::TargetMachine& machine) {
+class CodegenPasses {
+ public:
+  CodegenPasses() : out(text) {}
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream out;
+  llvm::legacy::PassManager passes;
+  bool spent = false;
+};
+
+void CodegenPassesDeleter::operator()(CodegenPasses* passes) const { delete passes; }
+
+CodegenPassesPtr build_codegen_passes(llvm::TargetMachine& machine) {
+  if (time_passes()) llvm::TimePassesIsEnabled = true;  // before the passes are made (a measurement aid only)
+  CodegenPassesPtr built(new CodegenPasses);
+  if (machine.addPassesToEmitFile(built->passes, built->out, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw InternalError("the LLVM target cannot emit assembly");
+  return built;
+}
+
+std::string run_codegen_passes(llvm::Module& module, CodegenPasses& passes) {
+  if (passes.spent) throw InternalError("a code generator's passes ran twice");
+  passes.spent = true;
   CodegenPassGate gate;
   llvm::OptPassGate& previous = module.getContext().getOptPassGate();
   module.getContext().setOptPassGate(gate);
@@ -143,14 +164,13 @@ std::string emit_assembly(llvm::Module& module, llvm::TargetMachine& machine) {
     timing = std::unique_lock<std::mutex>(time_passes_mutex());
     llvm::TimePassesIsEnabled = true;
   }
-  llvm::SmallString<0> text;
-  llvm::raw_svector_ostream os(text);
-  llvm::legacy::PassManager passes;
-  if (machine.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-    throw InternalError("the LLVM target cannot emit assembly");
-  passes.run(module);
+  passes.passes.run(module);
   if (time_passes()) llvm::TimerGroup::printAll(llvm::errs());
-  return std::string(text.str());
+  return std::string(passes.text.str());
+}
+
+std::string emit_assembly(llvm::Module& module, llvm::TargetMachine& machine) {
+  return run_codegen_passes(module, *build_codegen_passes(machine));
 }
 
 std::string print_module(const llvm::Module& module, bool inline_attributes) {

@@ -6,6 +6,7 @@
 // left to do: codegen_pass_runs). Both reuse the caller's TargetMachine; neither keeps state between calls.
 #pragma once
 
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -37,6 +38,23 @@ void run_passes(llvm::Module& module, llvm::TargetMachine& machine, const std::s
 
 /// Emits `module` as assembly text (PTX for NVPTX). Throws InternalError if the target cannot.
 std::string emit_assembly(llvm::Module& module, llvm::TargetMachine& machine);
+
+/// A code generator built for one module, before that module exists: LLVM's legacy pass manager filled by
+/// TargetMachine::addPassesToEmitFile (PMTopLevelManager's scheduling of some 150 passes, about a fifth of
+/// vadd's compile and 4% of a tiled matmul's), and the text it will write. It runs once, with the
+/// TargetMachine it was built for and on one thread at a time; it is built on any thread.
+class CodegenPasses;
+struct CodegenPassesDeleter {
+  void operator()(CodegenPasses* passes) const;
+};
+using CodegenPassesPtr = std::unique_ptr<CodegenPasses, CodegenPassesDeleter>;
+
+/// What emit_assembly builds before it runs. Throws InternalError if the target cannot emit assembly.
+CodegenPassesPtr build_codegen_passes(llvm::TargetMachine& machine);
+
+/// emit_assembly with passes built ahead by build_codegen_passes (for a TargetMachine of the same target,
+/// architecture and level as the module's); `passes` is spent.
+std::string run_codegen_passes(llvm::Module& module, CodegenPasses& passes);
 
 /// The module as LLVM IR text. inline_attributes: each function definition's and declaration's attributes
 /// are written on its own line (`define void @f() alwaysinline nounwind {`, which LLVM reads as well) rather

@@ -102,6 +102,7 @@ CompileResult compile(const CompileRequest& request) {
   } else {
     if (options.opt_level > 0) warm_up_arch(options.arch);  // in the background, once per architecture
     compile_typed_for_nvptx(*program, request.globals, options, result);
+    if (result.ok) prepare_codegen(options.arch, options.opt_level);  // for the next compile, in the background
   }
   return result;
 }

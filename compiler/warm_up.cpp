@@ -2,14 +2,20 @@
 #include "compiler/warm_up.h"
 
 #include <pthread.h>
+#include <sched.h>
 
+#include <condition_variable>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "codegen/codegen.h"
 #include "compiler/compiler.h"
 #include "ir/globals.h"
 
@@ -53,7 +59,71 @@ void warm_up(const std::string& arch) {
   }
 }
 
+// The thread that prepares code generators (prepare_codegen): started by the first request, stopped by
+// wait_warm_up(), started again by a request after that. Never destroyed: a process that exits without
+// wait_warm_up() must not meet a joinable std::thread in a static destructor.
+std::thread* g_preparer = nullptr;
+std::condition_variable g_prepare_wake;
+std::vector<std::pair<std::string, int>> g_prepare_queue;
+bool g_preparer_stopping = false;
+
+void prepare_loop() {
+  // Only on a CPU nothing else wants: woken by a compile's end, the thread would otherwise often take the
+  // compiling thread's own CPU from it (Linux lets a freshly woken thread preempt its waker) and delay the
+  // caller by as long as it builds; a compile that comes before it is done builds its own code generator.
+  // The locks it shares with compiling threads (this one and the pool's) guard a few map operations: a
+  // thread blocked on one gives up its CPU, which is then free for this one to finish and let go.
+  sched_param idle{};
+  pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+  std::unique_lock<std::mutex> lock(g_mutex);
+  for (;;) {
+    g_prepare_wake.wait(lock, [] { return g_preparer_stopping || !g_prepare_queue.empty(); });
+    if (g_prepare_queue.empty()) return;  // stopping, with nothing left to prepare
+    auto [arch, opt_level] = g_prepare_queue.back();
+    g_prepare_queue.pop_back();
+    lock.unlock();
+    try {
+      std::string error;
+      prepare_nvptx_codegen(arch, opt_level, &error);  // a failure shows in the next compile, which builds its own
+    } catch (const std::exception&) {
+    }
+    lock.lock();
+  }
+}
+
+void stop_preparer() {
+  std::thread* preparer;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    preparer = g_preparer;
+    if (!preparer) return;
+    g_preparer = nullptr;
+    g_preparer_stopping = true;  // it finishes what was asked (a few hundred microseconds each), then stops
+  }
+  g_prepare_wake.notify_all();
+  preparer->join();
+  delete preparer;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_preparer_stopping = false;
+}
+
 }  // namespace
+
+void prepare_codegen(const std::string& arch, int opt_level) {
+  // GPUJIT_PREPARE_CODEGEN=0: every compile builds its own code generator, as before (to compare the two).
+  static const bool off = [] {
+    const char* v = std::getenv("GPUJIT_PREPARE_CODEGEN");
+    return v && std::string_view(v) == "0";
+  }();
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (off || !g_started || g_preparer_stopping) return;
+  auto request = std::make_pair(arch, opt_level);
+  for (const auto& queued : g_prepare_queue)
+    if (queued == request) return;
+  g_prepare_queue.push_back(std::move(request));
+  if (!g_preparer) g_preparer = new std::thread(prepare_loop);
+  g_prepare_wake.notify_one();
+}
 
 void start_warm_up() {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -81,6 +151,7 @@ std::vector<std::string> warm_up_archs() {
 void wait_warm_up() {
   // Joined without the lock: a warm-up thread's compile may call warm_up_arch(), which takes it.
   for (;;) {
+    stop_preparer();
     std::vector<std::thread> threads;
     {
       std::lock_guard<std::mutex> lock(g_mutex);

@@ -32,7 +32,14 @@ GPUJIT_API void warm_up_arch(const std::string& arch);
 /// The architectures a warm-up was started for so far, sorted (for tests).
 GPUJIT_API std::vector<std::string> warm_up_archs();
 
-/// Waits for the warm-up threads, if any was started; returns at once otherwise.
+/// Asks the background thread to build the NVPTX code generator for `arch` at `opt_level` that the next
+/// compile for them takes (prepare_nvptx_codegen, codegen/nvptx_target.h), if start_warm_up() was called:
+/// building one (LLVM's legacy pass manager, some 150 passes) is about a fifth of a small kernel's compile.
+/// The compiler asks after each NVPTX compile, so the next one finds it ready.
+GPUJIT_API void prepare_codegen(const std::string& arch, int opt_level);
+
+/// Waits for the warm-up threads, if any was started, and stops the thread that prepares code generators
+/// (the next prepare_codegen starts it again); returns at once when there is neither.
 GPUJIT_API void wait_warm_up();
 
 }  // namespace gpujit

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "codegen/codegen.h"
 #include "codegen/pipeline.h"
 #include "compiler/warm_up.h"
 #include "codegen_test_util.h"
@@ -341,6 +342,8 @@ TEST(Kernels, FirstCompileForAnArchitectureStartsItsWarmUp) {
   sm90.arch = "sm_90";
   compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
   EXPECT_TRUE(warm_up_archs().empty());  // no start_warm_up(): as in the CLI
+  // Nor is a code generator prepared in the background for the next compile.
+  EXPECT_FALSE(compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90).codegen_prepared_ahead);
   start_warm_up();
   EXPECT_EQ(warm_up_archs(), std::vector<std::string>{CompileOptions{}.arch});
   CompileResult first = compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
@@ -353,6 +356,79 @@ TEST(Kernels, FirstCompileForAnArchitectureStartsItsWarmUp) {
   wait_warm_up();
   // What the warm-up optimized for sm_90 gives the same code as what the compile optimized itself.
   EXPECT_EQ(compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90).ptx, first.ptx);
+}
+
+TEST(Kernels, CodegenPreparedAheadGivesTheSamePtx) {
+  CompileOptions sm90;
+  sm90.arch = "sm_90";
+  const char* mm = R"(
+import numpy as np
+import gpujit as gpu
+
+@gpu.jit
+def mm(A, B, C):
+    sA = gpu.shared.array((16, 16), np.float32)
+    sB = gpu.shared.array((16, 16), np.float32)
+    x, y = gpu.grid(2)
+    tx = gpu.threadIdx.x
+    ty = gpu.threadIdx.y
+    acc = np.float32(0.0)
+    for t in range(A.shape[1] // 16):
+        sA[ty, tx] = A[y, t * 16 + tx]
+        sB[ty, tx] = B[t * 16 + ty, x]
+        gpu.syncthreads()
+        for j in range(16):
+            acc += sA[ty, j] * sB[j, tx]
+        gpu.syncthreads()
+    C[y, x] = acc
+)";
+  const char* mm_sig = "float32[:, ::1], float32[:, ::1], float32[:, ::1]";
+  CompileResult bs_built = compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
+  CompileResult mm_built = compile_kernel(mm, "mm", mm_sig, sm90);
+  EXPECT_FALSE(bs_built.codegen_prepared_ahead);  // none prepared: each compile builds its own
+  std::string error;
+  const int taken = nvptx_codegen_taken();
+  // Three rounds: the second and third build on the machine the one before ran with (recycled).
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE(round);
+    ASSERT_TRUE(prepare_nvptx_codegen("sm_90", 3, &error)) << error;
+    ASSERT_TRUE(prepare_nvptx_codegen("sm_90", 3, &error)) << error;  // one is ready: nothing more
+    CompileResult bs = compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
+    EXPECT_TRUE(bs.codegen_prepared_ahead);
+    EXPECT_EQ(bs.ptx, bs_built.ptx);
+    EXPECT_FALSE(compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90).codegen_prepared_ahead);  // taken
+    ASSERT_TRUE(prepare_nvptx_codegen("sm_90", 3, &error)) << error;
+    CompileResult m = compile_kernel(mm, "mm", mm_sig, sm90);
+    EXPECT_TRUE(m.codegen_prepared_ahead);
+    EXPECT_EQ(m.ptx, mm_built.ptx);
+  }
+  EXPECT_EQ(nvptx_codegen_taken(), taken + 6);
+  // One for another architecture or level is not taken.
+  ASSERT_TRUE(prepare_nvptx_codegen("sm_90", 3, &error)) << error;
+  CompileOptions sm80;
+  sm80.arch = "sm_80";
+  EXPECT_FALSE(compile_kernel(kLoopFreeMath, "bs", kBsSig, sm80).codegen_prepared_ahead);
+  CompileOptions o2 = sm90;
+  o2.opt_level = 2;
+  EXPECT_FALSE(compile_kernel(kLoopFreeMath, "bs", kBsSig, o2).codegen_prepared_ahead);
+  EXPECT_FALSE(prepare_nvptx_codegen("sm_70", 3, &error));
+  EXPECT_NE(error.find("too old"), std::string::npos) << error;
+  EXPECT_FALSE(prepare_nvptx_codegen("gfx90a", 3, &error));
+  EXPECT_NE(error.find("unknown GPU architecture"), std::string::npos) << error;
+}
+
+TEST(Kernels, EachCompilePreparesTheNextCodegenInTheBackground) {
+  CompileOptions sm90;
+  sm90.arch = "sm_90";
+  start_warm_up();
+  CompileResult first = compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
+  wait_warm_up();  // the warm-ups, and the code generators asked for since
+  CompileResult second = compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
+  EXPECT_TRUE(second.codegen_prepared_ahead);
+  EXPECT_EQ(second.ptx, first.ptx);
+  wait_warm_up();
+  EXPECT_TRUE(compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90).codegen_prepared_ahead);  // and again
+  wait_warm_up();
 }
 
 TEST(Kernels, CodegenPassGateSkipsNaryReassociateAndItsCleanUp) {
