@@ -141,7 +141,6 @@ class CodegenPasses {
 void CodegenPassesDeleter::operator()(CodegenPasses* passes) const { delete passes; }
 
 CodegenPassesPtr build_codegen_passes(llvm::TargetMachine& machine) {
-  if (time_passes()) llvm::TimePassesIsEnabled = true;  // before the passes are made (a measurement aid only)
   CodegenPassesPtr built(new CodegenPasses);
   if (machine.addPassesToEmitFile(built->passes, built->out, nullptr, llvm::CodeGenFileType::AssemblyFile))
     throw InternalError("the LLVM target cannot emit assembly");
