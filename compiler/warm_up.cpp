@@ -60,11 +60,13 @@ void warm_up(const std::string& arch) {
 }
 
 // The thread that prepares code generators (prepare_codegen): started by the first request, stopped by
-// wait_warm_up(), started again by a request after that. Never destroyed: a process that exits without
-// wait_warm_up() must not meet a joinable std::thread in a static destructor.
+// wait_warm_up(), started again by a request after that; a process may exit with it waiting for work. Never
+// destroyed: a process that exits without wait_warm_up() must not meet a joinable std::thread in a static
+// destructor.
 std::thread* g_preparer = nullptr;
-std::condition_variable g_prepare_wake;
-std::vector<std::pair<std::string, int>> g_prepare_queue;
+// Never destroyed either: at exit, destroying a condition variable a thread still waits on blocks for ever.
+std::condition_variable& g_prepare_wake = *new std::condition_variable;
+std::vector<std::pair<std::string, int>>& g_prepare_queue = *new std::vector<std::pair<std::string, int>>;
 bool g_preparer_stopping = false;
 
 void prepare_loop() {
@@ -132,6 +134,9 @@ void start_warm_up() {
   // Before a fork, wait for the thread: the child gets only the forking thread, and any lock the warm-up
   // held would stay locked there for ever.
   pthread_atfork([] { wait_warm_up(); }, nullptr, nullptr);
+  // And at exit, before the static objects the threads use are destroyed (they were made before this
+  // call, so their destructors run after it): a joinable std::thread destroyed there would end the process.
+  std::atexit([] { wait_warm_up(); });
   const std::string arch = CompileOptions{}.arch;
   g_archs.insert(arch);
   g_threads.emplace_back(warm_up, arch);

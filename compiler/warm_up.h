@@ -7,7 +7,7 @@
 // that uses the common float64 math functions, on a thread of its own; a kernel that compiles meanwhile
 // shares what it has done (libdevice's cache is process-wide, behind its mutex) or waits for the piece it
 // needs, never compiles anything twice. The threads are joined before fork() (pthread_atfork: a child must
-// not inherit a lock the warm-up holds) and by wait_warm_up(), which the Python package calls at exit.
+// not inherit a lock the warm-up holds) and at exit (start_warm_up registers wait_warm_up() with atexit).
 //
 // The libdevice functions a kernel without loops links are optimized per architecture (codegen/libdevice.h),
 // and the start does not know the GPU's: the first compile for another architecture than the default

@@ -337,27 +337,8 @@ TEST(Kernels, LibdeviceOptimizedAheadFoldsConstantsAndSkipsLoops) {
 // and nothing else.
 // The first optimizing compile for an architecture starts the warm-up for it (compiler/warm_up.h), once, and
 // only in a process that started the warm-up. (Each test runs in a process of its own under ctest.)
-TEST(Kernels, FirstCompileForAnArchitectureStartsItsWarmUp) {
-  CompileOptions sm90;
-  sm90.arch = "sm_90";
-  compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
-  EXPECT_TRUE(warm_up_archs().empty());  // no start_warm_up(): as in the CLI
-  // Nor is a code generator prepared in the background for the next compile.
-  EXPECT_FALSE(compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90).codegen_prepared_ahead);
-  start_warm_up();
-  EXPECT_EQ(warm_up_archs(), std::vector<std::string>{CompileOptions{}.arch});
-  CompileResult first = compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
-  EXPECT_EQ(warm_up_archs(), (std::vector<std::string>{"sm_80", "sm_90"}));
-  CompileOptions unoptimized;
-  unoptimized.arch = "sm_86";
-  unoptimized.opt_level = 0;
-  compile_kernel(kLoopFreeMath, "bs", kBsSig, unoptimized);
-  EXPECT_EQ(warm_up_archs(), (std::vector<std::string>{"sm_80", "sm_90"}));
-  wait_warm_up();
-  // What the warm-up optimized for sm_90 gives the same code as what the compile optimized itself.
-  EXPECT_EQ(compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90).ptx, first.ptx);
-}
-
+// Before the tests that start the warm-up: once started, in a process running every test, each compile
+// would find a code generator prepared in the background.
 TEST(Kernels, CodegenPreparedAheadGivesTheSamePtx) {
   CompileOptions sm90;
   sm90.arch = "sm_90";
@@ -415,6 +396,27 @@ def mm(A, B, C):
   EXPECT_NE(error.find("too old"), std::string::npos) << error;
   EXPECT_FALSE(prepare_nvptx_codegen("gfx90a", 3, &error));
   EXPECT_NE(error.find("unknown GPU architecture"), std::string::npos) << error;
+}
+
+TEST(Kernels, FirstCompileForAnArchitectureStartsItsWarmUp) {
+  CompileOptions sm90;
+  sm90.arch = "sm_90";
+  compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
+  EXPECT_TRUE(warm_up_archs().empty());  // no start_warm_up(): as in the CLI
+  // Nor is a code generator prepared in the background for the next compile.
+  EXPECT_FALSE(compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90).codegen_prepared_ahead);
+  start_warm_up();
+  EXPECT_EQ(warm_up_archs(), std::vector<std::string>{CompileOptions{}.arch});
+  CompileResult first = compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90);
+  EXPECT_EQ(warm_up_archs(), (std::vector<std::string>{"sm_80", "sm_90"}));
+  CompileOptions unoptimized;
+  unoptimized.arch = "sm_86";
+  unoptimized.opt_level = 0;
+  compile_kernel(kLoopFreeMath, "bs", kBsSig, unoptimized);
+  EXPECT_EQ(warm_up_archs(), (std::vector<std::string>{"sm_80", "sm_90"}));
+  wait_warm_up();
+  // What the warm-up optimized for sm_90 gives the same code as what the compile optimized itself.
+  EXPECT_EQ(compile_kernel(kLoopFreeMath, "bs", kBsSig, sm90).ptx, first.ptx);
 }
 
 TEST(Kernels, EachCompilePreparesTheNextCodegenInTheBackground) {
