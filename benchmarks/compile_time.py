@@ -5,7 +5,10 @@ Usage: python benchmarks/compile_time.py [--json OUT.json] [--runs 3] [--only gp
 In a fresh interpreter (after the import) each program times the first launch of a kernel plus a
 synchronize, minus the same for the second launch: the time spent compiling and loading. "cold" is the
 first kernel of the process; vadd, black_scholes and matmul_tiled are new kernels after that one (the
-figure PERFORMANCE.md asks to be at most 1/5 of numba-cuda's). Two more programs, each in fresh processes:
+figure PERFORMANCE.md asks to be at most 1/5 of numba-cuda's); "eager_4_signatures" is the same process
+applying jit() with four explicit signatures to a new kernel, which compiles all four then (gpujit at once, on
+threads of their own), and "four_signatures_one_by_one" the same four compiles asked for one at a time
+(dispatcher.compile(sig)) on a twin kernel. Two more programs, each in fresh processes:
 "cold_black_scholes", the Black-Scholes kernel as the first kernel of a process (the context already
 made), and "cache_hit_black_scholes", the same with cache=True in a process after one that filled the
 disk cache (for gpujit the hit loads the cubin; "machine_code_hits" says whether it did). Every figure is
@@ -108,6 +111,30 @@ warm = {
     "black_scholes": timed(bs, ((n + 255) // 256, 256), (d, d, d, 0.02, 0.3, o)),
     "matmul_tiled": timed(mm, ((M // 16, M // 16), (16, 16)), (A, A, C)),
 }
+
+# A kernel with four explicit signatures, compiled when jit() is applied: the time the decoration takes.
+def axpy2(out, x, a):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + x[i] * x[i]
+
+sigs = ["void(float32[::1], float32[::1], float32)", "void(float64[::1], float64[::1], float64)",
+        "void(int32[::1], int32[::1], int32)", "void(int64[::1], int64[::1], int64)"]
+t0 = time.perf_counter()
+cuda.jit(sigs)(axpy2)
+warm["eager_4_signatures"] = time.perf_counter() - t0
+
+# The same four compiles asked for one by one (dispatcher.compile), on a twin of the kernel.
+def axpy3(out, x, a):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + x[i] * x[i]
+
+t0 = time.perf_counter()
+lazy = cuda.jit(axpy3)
+for sig in sigs:
+    lazy.compile(sig)
+warm["four_signatures_one_by_one"] = time.perf_counter() - t0
 print(json.dumps({"cold_first_kernel": cold, **warm}))
 '''
 
@@ -167,7 +194,8 @@ def medians(samples):
             for k in samples[0]}
 
 
-WARM = ("cold_first_kernel", "vadd", "black_scholes", "matmul_tiled")
+WARM = ("cold_first_kernel", "vadd", "black_scholes", "matmul_tiled", "eager_4_signatures",
+        "four_signatures_one_by_one")
 
 
 def run_warm(names, runs, tmp):
@@ -229,8 +257,7 @@ def main():
             results[name] = run(name, args.runs, tmp, warm[name])
     results["paired_ratios"] = paired
     print(f"{'compile + load, ms':<24} {'gpujit':>10} {'numba':>10} {'ratio':>7}")
-    for key in ("cold_first_kernel", "vadd", "black_scholes", "matmul_tiled", "cold_black_scholes",
-                "cache_hit_black_scholes"):
+    for key in WARM + ("cold_black_scholes", "cache_hit_black_scholes"):
         ours, theirs = results["gpujit"].get(key), results["numba"].get(key)
         ratio = f"{ours / theirs:.2f}" if ours and theirs else "-"
         print(f"{key:<24} {ours if ours is not None else '-':>10} {theirs if theirs is not None else '-':>10} {ratio:>7}")

@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bitset>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -66,6 +69,8 @@ struct DispatcherState {
   /// launching small grids or NumPy arrays pays a bit test, not Python's warnings machinery, after the first.
   std::bitset<kMaxMultiprocessors> warned_grids;
   bool warned_host_copy = false;
+  /// The threads jit([sig, ...]) compiled its signatures on (compile_signatures), for tests.
+  long eager_compile_threads = 0;
   /// numba's kernel.extensions: the Python list of objects whose prepare_args(ty, val, stream=, retr=) each
   /// launch passes every argument through; empty for almost every kernel, and then nothing runs.
   pyb::object extensions;
@@ -868,6 +873,61 @@ PyObject* dispatcher_compile(PyObject* self, PyObject* sig) {
   Py_RETURN_NONE;
 }
 
+/// jit([sig, ...]): compiles a kernel's explicit signatures at decoration and restricts the dispatcher to
+/// them. Several are compiled at once, on up to one thread per CPU: a compile runs without the GIL, and the
+/// specializations of one kernel share nothing but the parsed source, which is read here first. Every
+/// signature is checked before any compile starts; of several that fail to compile, the first in the order
+/// given raises.
+void compile_signatures(PyObject* self, const std::vector<pyb::object>& sigs) {
+  DispatcherState& st = state_of(self);
+  std::vector<std::string> texts;
+  std::vector<std::vector<rt::ArgCode>> keys;
+  for (const pyb::object& sig : sigs) {
+    texts.push_back(signature_text(sig.ptr()));
+    keys.push_back(key_of_signature(st, texts.back()));
+  }
+  if (!st.device && !keys.empty()) {
+    rt::Device* device = compile_device();
+    source_of(self);  // once, here: reading it calls into Python
+    const size_t workers = std::min<size_t>(keys.size(), std::max(1u, std::thread::hardware_concurrency()));
+    st.eager_compile_threads = long(workers);
+    std::vector<std::exception_ptr> errors(keys.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < keys.size();) {
+        try {
+          compile_key(self, keys[i], device);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      }
+    };
+    if (workers == 1) {
+      work();
+    } else {
+      pyb::gil_scoped_release release;
+      std::vector<std::thread> threads;
+      for (size_t t = 1; t < workers; ++t) {
+        threads.emplace_back([&] {
+          pyb::gil_scoped_acquire gil;
+          work();
+        });
+      }
+      {
+        pyb::gil_scoped_acquire gil;
+        work();
+      }
+      for (std::thread& t : threads) t.join();
+    }
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    st.signatures.push_back(std::move(keys[i]));
+    st.signature_texts.push_back(std::move(texts[i]));
+  }
+}
+
 /// The function compiled as `abi` asks, for compile_ptx: a kernel, or on its own as a device function (numba's
 /// compile_ptx(device=True), and what inspect_ptx() shows of a device=True dispatcher). `text` may carry a return type ("int32(int32, int32)");
 /// with `infer_return` (or a void one) it is inferred. `arch` empty: the current device's, or sm_80.
@@ -1051,6 +1111,7 @@ PyObject* stats_get(PyObject* self, void*) {
   d["cache_misses"] = misses;
   d["cache_path"] = st.disk_cache ? pyb::object(pyb::str(st.disk_cache->directory())) : pyb::none();
   d["machine_code_hits"] = st.code_hits;
+  d["eager_compile_threads"] = st.eager_compile_threads;
   d["machine_code_misses"] = st.code_misses;
   return d.release().ptr();
 }
@@ -1185,11 +1246,7 @@ void register_dispatcher(pyb::module_& m) {
       }))
       .def("__call__", [](EagerDecorator& d, pyb::object pyfunc) {
         pyb::object dispatcher = d.factory(pyfunc);
-        for (const pyb::object& sig : d.signatures) {
-          PyObject* r = dispatcher_compile(dispatcher.ptr(), sig.ptr());
-          if (!r) throw pyb::error_already_set();
-          Py_DECREF(r);
-        }
+        compile_signatures(dispatcher.ptr(), d.signatures);
         return dispatcher;
       });
 }

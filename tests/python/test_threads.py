@@ -6,6 +6,7 @@ from a worker thread as it does at home (numba-cuda's behaviour). Runs on the CU
 the fake driver, which models the per-thread current context and fails a call made without one.
 """
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -251,3 +252,36 @@ def test_a_cpu_launch_lets_other_python_threads_run(cpu_backend):
     assert out[0] == sum(range(7)) * (n // 7) + sum(range(n % 7))
     assert end - start > 0.02, "the launch was too quick to tell anything"
     assert _ran_in_middle(start, end, stamps) > 0
+
+
+def test_eager_signatures_compile_at_once_and_each_specialization_runs(backend):
+    # jit([...]) with several signatures compiles them together, on threads of their own (the GIL let go
+    # while each compiles); every specialization lands in the dispatcher, in the order given.
+    runs = backend
+    sigs = ["void(float32[::1], float32[::1])", "void(float64[::1], float64[::1])",
+            "void(int32[::1], int32[::1])", "void(int64[::1], int64[::1])", "void(uint8[::1], uint8[::1])"]
+
+    @gpu.jit(sigs)
+    def double(dst, src):
+        i = gpu.grid(1)
+        if i < dst.size:
+            dst[i] = src[i] * 2
+
+    assert double.signatures == [s[4:] for s in sigs]
+    assert len(double.overloads) == len(sigs)
+    assert double._stats["eager_compile_threads"] == min(len(sigs), os.cpu_count())
+    for dtype in (np.float32, np.float64, np.int32, np.int64, np.uint8):
+        src = np.arange(40, dtype=dtype)
+        dst = np.zeros_like(src)
+        double[2, 32](dst, src)
+        if runs:
+            np.testing.assert_array_equal(dst, src * 2)
+
+
+def test_of_eager_signatures_that_fail_the_first_in_order_raises(backend):
+    # float32 and float64 fail (no >> for floats); whichever thread finishes first, the error is float32's.
+    for _ in range(3):
+        with pytest.raises(gpu.errors.CompileError, match="'float32' and 'int64'"):
+            @gpu.jit(["void(int32[::1])", "void(float32[::1])", "void(int64[::1])", "void(float64[::1])"])
+            def halve(a):
+                a[0] = a[0] >> 1
