@@ -316,7 +316,7 @@ std::vector<BuiltinInfo> make_rows() {
       cmath(Id::CmathAtanh, "atanh", 1, "inverse hyperbolic tangent"),
       cmath(Id::CmathPhase, "phase", 1, "the argument of z, atan2(z.imag, z.real) (a float)"),
       cmath(Id::CmathPolar, "polar", 1, "(abs(z), phase(z)), a tuple of two floats"),
-      cmath(Id::CmathRect, "rect", 2, "rect(r, phi): r * (cos(phi) + sin(phi) * 1j)"),
+      fn(Id::CmathRect, S::Cmath, "rect", 2, 2, T::Complex, L::Complex, "rect(r, phi): r * (cos(phi) + sin(phi) * 1j)"),
       cmath(Id::CmathIsNan, "isnan", 1, "whether either part is NaN (bool)"),
       cmath(Id::CmathIsInf, "isinf", 1, "whether either part is infinite (bool)"),
       cmath(Id::CmathIsFinite, "isfinite", 1, "whether both parts are finite (bool)"),

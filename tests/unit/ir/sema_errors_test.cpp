@@ -113,6 +113,15 @@ def k(a):
 )",
                        "float32[:]"),
             "9:12: dev() takes 2 arguments, got 1");
+  // rect needs both parts (a fuzzer's input once read a second argument that was not there).
+  EXPECT_EQ(only_error(R"(
+import cmath
+
+def k(a):
+    a[0] = cmath.rect(1.0)
+)",
+                       "complex128[:]"),
+            "8:12: cmath.rect() takes 2 arguments, got 1");
 }
 
 TEST(SemaErrors, WrongArgumentTypeSaysWhereItCameFrom) {
