@@ -270,8 +270,9 @@ def run_cuda_c(P, reps):
 
 def run_side_by_side(P, reps):
     """gpujit's kernels and CUDA C's on the very same CuPy arrays, their launches alternating: no difference of
-    buffers (allocator, placement), of position in the run or of clocks between the two. Returns {kernel:
-    (gpujit median s, CUDA C median s)}."""
+    buffers (allocator, placement), of position in the run or of clocks between the two; for reduce_sum also
+    gpujit on its own buffers, alternating with the same CUDA C launch. Returns {row: (gpujit median s, CUDA C
+    median s)}, a row being a kernel's name (then, for the extra rows, which buffers)."""
     import cupy as cp
     import gpujit
 
@@ -298,6 +299,15 @@ def run_side_by_side(P, reps):
     nr = r.size
     pairs["reduce_sum"] = (lambda: k["reduce_sum"][(nr + 255) // 256, 256](r, out),
                            lambda: f["reduce_sum"](((nr + 255) // 256,), (256,), (r, out, np.int64(nr))))
+    # Which of gpujit's own buffers makes reduce_sum slower in the first table: the input, or the one float
+    # that every block adds to (where an atomic's address lands decides the L2 slice that serves it).
+    r_own, out_own = gpujit.to_device(P["reduce_sum"]["a"]), gpujit.to_device(np.zeros(1, np.float32))
+    pairs["reduce_sum, gpujit's input and output"] = (
+        lambda: k["reduce_sum"][(nr + 255) // 256, 256](r_own, out_own), pairs["reduce_sum"][1])
+    pairs["reduce_sum, gpujit's input, CuPy's output"] = (
+        lambda: k["reduce_sum"][(nr + 255) // 256, 256](r_own, out), pairs["reduce_sum"][1])
+    pairs["reduce_sum, CuPy's input, gpujit's output"] = (
+        lambda: k["reduce_sum"][(nr + 255) // 256, 256](r, out_own), pairs["reduce_sum"][1])
     t = cp.asarray(P["transpose"]["a"])
     rows, cols = t.shape
     T = cp.empty((cols, rows), cp.float32)
@@ -357,11 +367,14 @@ def main():
         print(f"side by side: not measured ({type(e).__name__}: {e})", file=sys.stderr)
     else:
         print("side by side, on the same CuPy arrays, launches alternating:")
-        print(f"{'kernel':12} {'unit':8} {'gpujit':>10} {'cuda_c':>10} {'gpujit/cuda_c':>14}")
-        for kname, (unit, amount) in fig.items():
-            ours, theirs = (amount / s for s in side[kname])
-            table[kname]["side_by_side"] = {"gpujit": ours, "cuda_c": theirs, "gpujit_over_cuda_c": ours / theirs}
-            print(f"{kname:12} {unit:8} {ours:10.1f} {theirs:10.1f} {ours / theirs:14.3f}")
+        print(f"{'kernel':44} {'unit':8} {'gpujit':>10} {'cuda_c':>10} {'gpujit/cuda_c':>14}")
+        for row, times in side.items():
+            kname = row.split(",")[0]
+            unit, amount = fig[kname]
+            ours, theirs = (amount / t for t in times)
+            table[kname].setdefault("side_by_side", {})[row] = {"gpujit": ours, "cuda_c": theirs,
+                                                                "gpujit_over_cuda_c": ours / theirs}
+            print(f"{row:44} {unit:8} {ours:10.1f} {theirs:10.1f} {ours / theirs:14.3f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(table, f, indent=1)
