@@ -201,11 +201,9 @@ llvm::Value* FunctionLowering::lower_device_call(const CallExpr& e, const TypedF
     const Type& param = callee.signature.params[i];
     // A compile-time argument (a function, a dtype, a constant the callee needs as one) is part of the
     // callee's specialization and passes nothing (ir/sema_call.cpp, device_call).
-    if (param.kind == Type::Kind::None) {
-      values.push_back(llvm::Constant::getNullValue(llvm_type(param)));
-      continue;
-    }
-    values.push_back(lower_expr_as(*args[i], param));
+    if (param.kind == Type::Kind::None) continue;
+    llvm::Value* v = lower_expr_as(*args[i], param);
+    if (!v->getType()->isEmptyTy()) values.push_back(v);  // one of no size passes nothing (device_function)
   }
   llvm::Value* result = b_.CreateCall(m_.device_function(callee), values);
   const Type& ret = callee.signature.ret;

@@ -126,7 +126,11 @@ llvm::StructType* ModuleLowering::array_struct_type(unsigned ndim) {
 llvm::Function* ModuleLowering::device_function(const TypedFunction& fn) {
   if (auto it = functions_.find(&fn); it != functions_.end()) return it->second;
   std::vector<llvm::Type*> params;
-  for (const Type& p : fn.signature.params) params.push_back(llvm_type(p));
+  // A parameter of no size (an empty tuple, None, a compile-time argument: a dtype, a function) passes
+  // nothing and is left out: NVPTX's code generator refuses empty parameter types, which the optimizer's
+  // inlining hides at -O1 and above but not at -O0 (debug=True).
+  for (const Type& p : fn.signature.params)
+    if (llvm::Type* t = llvm_type(p); !t->isEmptyTy()) params.push_back(t);
   llvm::Type* ret = llvm_type(fn.signature.ret.is_valid() ? fn.signature.ret : Type::void_());
   auto* type = llvm::FunctionType::get(ret, params, false);
   std::string name = fn.mangled_name.empty() ? fn.name : fn.mangled_name;
@@ -306,9 +310,14 @@ void FunctionLowering::internal(const std::string& message) const {
 void FunctionLowering::lower_device_function() {
   const auto& params = fn_.def->params;
   if (params.size() != fn_.signature.params.size()) internal("signature arity differs from the definition");
+  unsigned next = 0;  // the LLVM argument of the next parameter that has a size (ModuleLowering::device_function)
   for (size_t i = 0; i < params.size(); ++i) {
-    llvm::Argument* arg = llvm_fn_->getArg(static_cast<unsigned>(i));
-    arg->setName(params[i].name);
+    llvm::Type* type = llvm_type(fn_.signature.params[i]);
+    llvm::Value* arg = llvm::Constant::getNullValue(type);
+    if (!type->isEmptyTy()) {
+      arg = llvm_fn_->getArg(next++);
+      arg->setName(params[i].name);
+    }
     // A compile-time argument (None-typed, ir/sema_call.cpp device_call) is no variable: nothing to store.
     if (fn_.signature.params[i].kind == Type::Kind::None && !locals_.count(params[i].name)) continue;
     const Type& local =
@@ -459,7 +468,8 @@ llvm::Function* lower_device_entry(ModuleLowering& m, const TypedFunction& fn, E
   std::vector<llvm::Type*> params;
   llvm::Type* ptr = llvm::PointerType::get(c, 0);
   if (numba_abi) params.insert(params.end(), {ptr, ptr});  // the result pointer, the exception information
-  for (const Type& p : fn.signature.params) params.push_back(m.llvm_type(p));
+  for (const Type& p : fn.signature.params)  // those of no size left out, as the body's (device_function)
+    if (llvm::Type* t = m.llvm_type(p); !t->isEmptyTy()) params.push_back(t);
   llvm::Type* ret = numba_abi ? llvm::Type::getInt32Ty(c) : m.llvm_type(ret_type);
   std::string name = numba_abi ? (fn.mangled_name.empty() ? fn.name : fn.mangled_name)
                                : (abi_name.empty() ? fn.def->name : abi_name);
@@ -482,8 +492,10 @@ llvm::Function* lower_device_entry(ModuleLowering& m, const TypedFunction& fn, E
     wrapper->getArg(0)->setName("retptr");
     wrapper->getArg(1)->setName("excinfo");
   }
+  unsigned next = first;
   for (unsigned i = 0; i < fn.signature.params.size(); ++i) {
-    llvm::Argument* a = wrapper->getArg(first + i);
+    if (m.llvm_type(fn.signature.params[i])->isEmptyTy()) continue;
+    llvm::Argument* a = wrapper->getArg(next++);
     if (i < fn.def->params.size()) a->setName(fn.def->params[i].name);
     args.push_back(a);
   }

@@ -232,3 +232,22 @@ def test_the_runtime_raises_the_recorded_error_and_clears_the_record(fake):
         read[1, 1](a, 2, out)
     assert list(record) == [0] * 16
     read[1, 1](a, 2, out)  # cleared: the next launch is fine
+
+
+@gpu.jit(device=True)
+def _put(dt, nothing, x, y):
+    x[0] = dt(1.5) + y
+
+
+@gpu.jit(debug=True)
+def _put_kernel(x):
+    _put(np.float32, (), x, np.float32(2.0))
+
+
+def test_under_debug_a_device_function_takes_a_dtype_and_an_empty_tuple():
+    # Neither passes anything: debug=True compiles at -O0, where NVPTX's code generator met them as empty
+    # parameters and LLVM aborted the process.
+    x = np.zeros(1, np.float32)
+    _put_kernel[1, 1](x)
+    assert x[0] == 3.5
+    assert "_put" in next(iter(_put_kernel.inspect_ptx().values()))

@@ -27,10 +27,14 @@ def scale(a, s):
 
 def first(a):
     return a[0]
+
+def skip(nothing, a):
+    a[0] = 1.0
 )";
 
 CompileResult compile_entry(const std::string& name, const std::string& sig, EntryKind entry,
-                            const std::string& abi_name = "", TargetKind target = TargetKind::Nvptx) {
+                            const std::string& abi_name = "", TargetKind target = TargetKind::Nvptx,
+                            int opt_level = 3) {
   std::string error;
   auto signature = parse_signature(sig, &error);
   EXPECT_TRUE(signature) << error;
@@ -45,6 +49,7 @@ CompileResult compile_entry(const std::string& name, const std::string& sig, Ent
   request.options.target = target;
   request.options.entry = entry;
   request.options.abi_name = abi_name;
+  request.options.opt_level = opt_level;
   return compile(request);
 }
 
@@ -80,6 +85,24 @@ TEST(DeviceEntry, NumbaAbiReturnsAStatusAndStoresTheResult) {
   bool ok = false;
   std::string log = run_ptxas(r.ptx, "sm_75", &ok);
   EXPECT_TRUE(ok) << log;
+}
+
+TEST(DeviceEntry, AParameterOfNoSizeIsLeftOut) {
+  // An empty tuple passes nothing, and NVPTX refuses empty parameter types; at -O0 LLVM aborted on it.
+  for (EntryKind entry : {EntryKind::DeviceC, EntryKind::DeviceNumba}) {
+    for (int level : {0, 3}) {
+      SCOPED_TRACE(level);
+      CompileResult r = compile_entry("skip", "void(Tuple(), float32[::1])", entry, "", TargetKind::Nvptx, level);
+      ASSERT_TRUE(r.ok) << r.diagnostics.render();
+      // The array is the function's one parameter (the numba ABI's two pointers first).
+      EXPECT_TRUE(has(r.ptx, entry == EntryKind::DeviceC ? R"(\.func\s+skip\(\s*\.param\s+\.align 8\s+\.b8\s+skip_param_0\[24\]\s*\))"
+                                                         : R"(_param_1,\s*\.param\s+\.align 8\s+\.b8\s+\w+_param_2\[24\]\s*\))"))
+          << r.ptx;
+      bool ok = false;
+      std::string log = run_ptxas(r.ptx, "sm_75", &ok);
+      EXPECT_TRUE(ok) << log;
+    }
+  }
 }
 
 TEST(DeviceEntry, ArraysAreOneAggregateParameter) {

@@ -433,6 +433,32 @@ TEST(Kernels, EachCompilePreparesTheNextCodegenInTheBackground) {
   wait_warm_up();
 }
 
+TEST(Kernels, DeviceFunctionParametersOfNoSizeCompileAtEveryLevel) {
+  // A dtype (a compile-time argument, typed None) and an empty tuple pass nothing: NVPTX's code generator
+  // refuses empty parameter types, which no inlining hides at -O0 (debug=True). Before, LLVM aborted.
+  const char* src = R"(
+import numpy as np
+import gpujit as gpu
+
+@gpu.jit(device=True)
+def put(dt, nothing, x, y):
+    x[0] = dt(1.5) + y
+
+@gpu.jit
+def k(x):
+    put(np.float32, (), x, np.float32(2.0))
+)";
+  for (int level : {0, 1, 3}) {
+    SCOPED_TRACE(level);
+    CompileOptions o;
+    o.opt_level = level;
+    std::string ptx = compile_and_assemble(src, "k", "float32[::1]", o);
+    // 1.5 + 2.0: folded into 3.5 (0x40600000) when optimized, an add of 1.5 (0f3FC00000) at -O0.
+    EXPECT_TRUE(contains(ptx, level ? "1080033280" : "add.rn.f32")) << ptx;
+    if (!level) EXPECT_TRUE(contains(ptx, "0f3FC00000")) << ptx;
+  }
+}
+
 TEST(Kernels, CodegenPassGateSkipsNaryReassociateAndItsCleanUp) {
   std::set<std::string> skipped;
   auto runs = [&](const char* pass, const char* fn) { return codegen_pass_runs(pass, fn, &skipped); };
