@@ -8,7 +8,8 @@ against NumPy, and is timed as the median wall time of repeated launch + synchro
 kernels here take 0.1-20 ms, so launch overhead is noise). The figure that matters is gpujit's ratio to CUDA
 C measured in this run (PERFORMANCE.md: at least the CUDA C figure on each). A second table runs gpujit's
 kernels and CUDA C's on the same CuPy arrays, launch by launch in turn, so that neither the buffers nor the
-moment of the run differ between the two.
+moment of the run differ between the two; its extra reduce_sum rows put gpujit on its own input or output
+against the same CUDA C launch (benchmarks/README.md, "reduce_sum's buffers").
 """
 import argparse
 import json
