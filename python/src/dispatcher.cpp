@@ -69,7 +69,8 @@ struct DispatcherState {
   /// launching small grids or NumPy arrays pays a bit test, not Python's warnings machinery, after the first.
   std::bitset<kMaxMultiprocessors> warned_grids;
   bool warned_host_copy = false;
-  /// The threads jit([sig, ...]) compiled its signatures on (compile_signatures), for tests.
+  /// The threads the last explicit compile (jit([sig, ...]) or compile(sig)) ran on (compile_signatures), for
+  /// tests.
   long eager_compile_threads = 0;
   /// numba's kernel.extensions: the Python list of objects whose prepare_args(ty, val, stream=, retr=) each
   /// launch passes every argument through; empty for almost every kernel, and then nothing runs.
@@ -857,24 +858,8 @@ std::vector<rt::ArgCode> key_of_signature(const DispatcherState& st, const std::
   return key;
 }
 
-/// _compile(signature): compiles an explicit signature now and restricts the dispatcher to its signatures.
-PyObject* dispatcher_compile(PyObject* self, PyObject* sig) {
-  try {
-    DispatcherState& st = state_of(self);
-    std::string text = signature_text(sig);
-    std::vector<rt::ArgCode> key = key_of_signature(st, text);
-    if (!st.device) compile_key(self, key, compile_device());
-    st.signatures.push_back(std::move(key));
-    st.signature_texts.push_back(std::move(text));
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
-  }
-  Py_RETURN_NONE;
-}
-
-/// jit([sig, ...]): compiles a kernel's explicit signatures at decoration and restricts the dispatcher to
-/// them. Several are compiled at once, on up to one thread per CPU: a compile runs without the GIL, and the
+/// jit([sig, ...]) and compile(sig): compiles a kernel's explicit signatures now and restricts the dispatcher
+/// to them. Several are compiled at once, on up to one thread per CPU: a compile runs without the GIL, and the
 /// specializations of one kernel share nothing but the parsed source, which is read here first. Every
 /// signature is checked before any compile starts; of several that fail to compile, the first in the order
 /// given raises.
@@ -926,6 +911,17 @@ void compile_signatures(PyObject* self, const std::vector<pyb::object>& sigs) {
     st.signatures.push_back(std::move(keys[i]));
     st.signature_texts.push_back(std::move(texts[i]));
   }
+}
+
+/// _compile(signature): compiles an explicit signature now and restricts the dispatcher to its signatures.
+PyObject* dispatcher_compile(PyObject* self, PyObject* sig) {
+  try {
+    compile_signatures(self, {pyb::reinterpret_borrow<pyb::object>(sig)});
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+  Py_RETURN_NONE;
 }
 
 /// The function compiled as `abi` asks, for compile_ptx: a kernel, or on its own as a device function (numba's
