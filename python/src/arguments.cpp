@@ -514,8 +514,16 @@ void** Arguments::pack(const rt::ArgCode* targets) {
   for (size_t i = 0; i < n; ++i) most += values[i].array ? 1 + 2 * size_t(values[i].array->ndim) : 2;
   rt::ParamBuffer::Writer w = params_.start(most);
   for (size_t i = 0; i < n; ++i) {
-    if (rt::is_tuple_code(codes[i])) continue;  // its elements follow
     const Value& v = values[i];
+    // The commonest parameter first: a Python float or int that the kernel takes as it came (no explicit
+    // signature converts it), its 8 bytes as classification stored them.
+    if ((codes[i] == kFloat64Code || codes[i] == kInt64Code) && (!targets || targets[i] == codes[i])) {
+      uint64_t value;
+      std::memcpy(&value, v.bytes, 8);
+      w.u64(value);
+      continue;
+    }
+    if (rt::is_tuple_code(codes[i])) continue;  // its elements follow
     if (v.array) {
       const rt::ArrayView& a = *v.array;
       w.u64(a.data);

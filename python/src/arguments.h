@@ -12,6 +12,7 @@
 // while another is being prepared on the same thread (a __cuda_array_interface__ property that launches).
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -87,26 +88,36 @@ class Arguments {
     PyTypeObject* type = Py_TYPE(obj);
     if (type == &PyFloat_Type) {
       double d = PyFloat_AS_DOUBLE(obj);
-      std::memcpy(add_slot().bytes, &d, 8);
-      last_code() = kFloat64Code;
+      uint64_t bits;
+      std::memcpy(&bits, &d, 8);
+      add_fast(kFloat64Code, nullptr, bits);
       return true;
     }
     if (type == &PyLong_Type) {
       int overflow = 0;
       long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
       if (overflow != 0) return false;  // uint64, or an error classify_other() reports
-      std::memcpy(add_slot().bytes, &x, 8);
-      last_code() = kInt64Code;
+      add_fast(kInt64Code, nullptr, uint64_t(x));
       return true;
     }
     if (type == g_device_array_type) {
       const PyDeviceArray* a = device_array_of(obj);
       if (a->view.device != &device) return false;  // classify_other() says which device it is on
-      add_slot().array = &a->view;
-      last_code() = a->code;
+      add_fast(a->code, &a->view, 0);
       return true;
     }
     return false;
+  }
+  /// add_slot() for classify_fast(): the code and value written at once, from locals, so that no byte store
+  /// makes the compiler reload the members it uses (a char store may alias anything).
+  void add_fast(rt::ArgCode code, const rt::ArrayView* array, uint64_t bits) {
+    if (count_ == codes_.size()) grow_slots();
+    const size_t i = count_++;
+    codes_[i] = code;
+    Value& v = values_[i];
+    v.array = array;
+    std::memcpy(v.bytes, &bits, 8);
+    std::memset(v.bytes + 8, 0, 8);
   }
   /// Every other argument (and the errors), out of line.
   void classify_other(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
