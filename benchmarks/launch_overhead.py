@@ -8,7 +8,9 @@ followed by one synchronize, in microseconds per launch. For our own arrays, CuP
 it also times the launch path's reading of 3 such arguments alone (`gpujit._core._argument_read_ns`: no
 lookup, packing or launch), which the driver's drift does not touch, and, for foreign arrays, the library's
 own calls within that read (`gpujit._core._library_read_ns`: CuPy's getters, PyTorch's DLPack exchange
-function), which is the part of a foreign array's cost that is the library's. The floor is the same loop in C++
+function), which is the part of a foreign array's cost that is the library's, and that read in parts
+(`gpujit._core._foreign_read_breakdown_ns`: the readers, the library's calls within them, the key codes, the
+argument scope and the classification's own dispatch). The floor is the same loop in C++
 straight on the driver (benchmarks/launch_floor.cpp, built here with the CUDA toolkit), run as a program of its
 own and, loaded as a library, in this process in rounds alternating with gpujit's (the "in one process"
 ratios, which the drift between processes does not touch). Also measured:
@@ -124,6 +126,11 @@ def bench_gpujit(n, results, tmp):
             # The library's own calls within that read (its getters, or its DLPack exchange function).
             best = min(gpu._core._library_read_ns(tuple(xs), max(n * 5, 1000)) for _ in range(5))
             results[f"library ns: 3 {label}"] = round(best, 1)
+            # Where the read's time goes (each part's best of 5): the readers alone ("view", which holds the
+            # library's calls), each view's key code ("code"), the argument scope ("scope").
+            parts = [gpu._core._foreign_read_breakdown_ns(tuple(xs), max(n * 5, 1000)) for _ in range(5)]
+            for part in ("classify", "scope", "view", "library", "code"):
+                results[f"read parts ns: 3 {label}: {part}"] = round(min(p[part] for p in parts), 1)
 
     reads("arrays", mine)
     try:
@@ -298,6 +305,12 @@ def print_table(results):
             continue
         print(f"  3 {label}: the library's own calls {lib:.0f} ns of the {full:.0f} ns read; gpujit's part "
               f"{full - lib:.0f} ns, {full - lib - own_read:+.0f} ns over reading 3 of its own arrays")
+        part = {p: results.get(f"read parts ns: 3 {label}: {p}") for p in ("classify", "scope", "view", "library", "code")}
+        if None not in part.values():
+            print(f"  3 {label}, the read in parts (ns): readers {part['view']:.0f} (the library's calls "
+                  f"{part['library']:.0f} of it, gpujit's {part['view'] - part['library']:.0f}), key codes "
+                  f"{part['code']:.0f}, argument scope {part['scope']:.0f}, the classification's dispatch "
+                  f"{part['classify'] - part['view'] - part['code'] - part['scope']:.0f}")
         extra = results.get(f"gpujit 3 {label}, extra")
         if extra is not None:
             # The test: the launch's extra cost over our own arrays, less what the library's own calls

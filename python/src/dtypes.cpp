@@ -83,17 +83,23 @@ void dlpack_type_of(ScalarKind k, uint8_t* code, uint8_t* bits) {
 }
 
 std::optional<ScalarKind> kind_from_dlpack(uint8_t code, uint8_t bits, uint16_t lanes) {
+  // Read on every launch with a DLPack tensor: a table, no text (a typestr built and parsed here cost a
+  // tensor about 300 instructions).
   if (lanes != 1) return std::nullopt;
-  const char* kind = nullptr;
-  switch (code) {
-    case 0: kind = "i"; break;
-    case 1: kind = "u"; break;
-    case 2: kind = "f"; break;
-    case 5: kind = "c"; break;
-    case 6: return bits == 8 ? std::optional(ScalarKind::Bool) : std::nullopt;
-    default: return std::nullopt;
-  }
-  return kind_from_typestr(std::string("<") + kind + std::to_string(bits / 8));
+  const int size = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : bits == 64 ? 3 : bits == 128 ? 4 : -1;
+  if (size < 0) return std::nullopt;
+  using K = ScalarKind;
+  constexpr std::optional<ScalarKind> no;
+  // Rows: DLPack's kDLInt, kDLUInt, kDLFloat, kDLComplex, kDLBool; columns: 8, 16, 32, 64, 128 bits.
+  static constexpr std::optional<ScalarKind> kinds[5][5] = {
+      {K::Int8, K::Int16, K::Int32, K::Int64, no},
+      {K::UInt8, K::UInt16, K::UInt32, K::UInt64, no},
+      {no, K::Float16, K::Float32, K::Float64, no},
+      {no, no, no, K::Complex64, K::Complex128},
+      {K::Bool, no, no, no, no},
+  };
+  const int row = code <= 2 ? code : code == 5 ? 3 : code == 6 ? 4 : -1;
+  return row < 0 ? no : kinds[row][size];
 }
 
 pyb::module_& numpy() {

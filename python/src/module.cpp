@@ -311,6 +311,50 @@ PYBIND11_MODULE(_core, m) {
   }, pyb::arg("args"), pyb::arg("n"),
         "Nanoseconds per launch that the libraries' own calls take when gpujit reads the foreign arrays "
         "`args` (PyTorch tensors, CuPy arrays), for benchmarks.");
+  m.def("_foreign_read_breakdown_ns", [](pyb::tuple args, size_t n) {
+    // Where _argument_read_ns's time goes for foreign arrays, in ns per launch of all of `args`: the whole
+    // classification ("classify"), the argument scope alone ("scope"), the readers alone into a local view
+    // ("view": fast_foreign_view, which holds "library", the library's own calls), and the key code of
+    // each view ("code"). classify - scope - view - code is the classification's own dispatch.
+    rt::Device& device = rt::Runtime::get().current_device();
+    const std::string kernel = "_foreign_read_breakdown_ns", param = "arg";
+    size_t count = size_t(args.size());
+    PyObject* const* items = count ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr;
+    std::vector<const ForeignType*> types(count);
+    for (size_t i = 0; i < count; ++i) {
+      if (Py_TYPE(items[i]) == g_device_array_type || !foreign_library_calls(items[i]) ||
+          !(types[i] = known_fast_foreign_type(Py_TYPE(items[i])))) {
+        throw pyb::type_error("_foreign_read_breakdown_ns: argument " + std::to_string(i) +
+                              " is not a CUDA tensor or array with a fast path (PyTorch, CuPy)");
+      }
+    }
+    auto time = [&](auto body) {
+      auto start = std::chrono::steady_clock::now();
+      for (size_t r = 0; r < n; ++r) body();
+      std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
+      return n ? took.count() / double(n) : 0.0;
+    };
+    std::vector<rt::ArrayView> views(count);
+    pyb::dict out;
+    out["classify"] = time([&] {
+      ArgumentScope scope(count);
+      for (size_t i = 0; i < count; ++i) scope.get().classify(items[i], i, kernel, param, device, nullptr);
+    });
+    out["scope"] = time([&] { ArgumentScope scope(count); });
+    out["view"] = time([&] {
+      for (size_t i = 0; i < count; ++i) fast_foreign_view(items[i], &views[i], types[i]);
+    });
+    out["library"] = time([&] {
+      for (size_t i = 0; i < count; ++i) foreign_library_calls(items[i], types[i]);
+    });
+    rt::ArgCode sink = 0;
+    out["code"] = time([&] {
+      for (size_t i = 0; i < count; ++i) sink = rt::ArgCode(sink + rt::array_code_of(views[i]));
+    });
+    out["sink"] = int(sink);
+    return out;
+  }, pyb::arg("args"), pyb::arg("n"),
+        "_argument_read_ns split into its parts for foreign arrays (ns per launch), for benchmarks.");
   m.def("_use_exchange_api", &use_exchange_api, pyb::arg("enabled"),
         "Whether tensors are read through DLPack's C exchange API where their type offers it (default True); "
         "False reads them through their attributes, for benchmarks comparing the two.");

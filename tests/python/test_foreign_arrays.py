@@ -308,9 +308,10 @@ class _ExchangeAPI(ctypes.Structure):
                 ("current_work_stream", ctypes.c_void_p)]
 
 
-def _exchange_tensor_type(minor=3):
+def _exchange_tensor_type(minor=3, dtype=(2, 32, 1)):
     """A tensor type offering DLPack's C exchange API, whose C function (a ctypes callback here) describes
-    the tensor's target array; it counts its calls and fails for tensors marked as on the CPU."""
+    the tensor's target array as of DLPack type `dtype` (code, bits, lanes; float32 by default); it counts
+    its calls and fails for tensors marked as on the CPU."""
 
     class Tensor:
         calls = 0
@@ -335,7 +336,7 @@ def _exchange_tensor_type(minor=3):
             out[0].device = _DLDevice(1, 0)
         else:
             out[0].device = _DLDevice(2, 0)
-        out[0].data, out[0].ndim, out[0].dtype = t.data, len(t.shape), _DLDataType(2, 32, 1)
+        out[0].data, out[0].ndim, out[0].dtype = t.data, len(t.shape), _DLDataType(*dtype)
         out[0].shape = ctypes.cast(t.shape, ctypes.POINTER(ctypes.c_int64))
         out[0].strides = ctypes.cast(t.strides, ctypes.POINTER(ctypes.c_int64))
         out[0].byte_offset = 0
@@ -367,6 +368,29 @@ def test_tensors_with_dlpacks_c_exchange_api_are_read_through_it(fake):
     with pytest.raises(TypeError, match=r"argument 'a' \(position 1\) has unsupported type 'Tensor'"):
         k[1, 1](Tensor(d, on_cpu=True))
     assert Tensor.calls == 3  # the fast path, then the generic one's second look
+
+
+@pytest.mark.parametrize("code, bits, lanes, expected", [
+    (0, 8, 1, "int8"), (0, 16, 1, "int16"), (0, 32, 1, "int32"), (0, 64, 1, "int64"),
+    (1, 8, 1, "uint8"), (1, 16, 1, "uint16"), (1, 32, 1, "uint32"), (1, 64, 1, "uint64"),
+    (2, 16, 1, "float16"), (2, 32, 1, "float32"), (2, 64, 1, "float64"),
+    (5, 64, 1, "complex64"), (5, 128, 1, "complex128"), (6, 8, 1, "bool"),
+    # Not gpujit element types: the tensor is read through __cuda_array_interface__ instead (float32 here).
+    (0, 12, 1, None), (1, 128, 1, None), (2, 8, 1, None), (2, 128, 1, None), (5, 32, 1, None), (6, 16, 1, None),
+    (4, 16, 1, None), (3, 64, 1, None), (2, 32, 2, None), (7, 8, 1, None),
+])
+def test_the_exchange_apis_element_types(fake, code, bits, lanes, expected):
+    # DLPack's type codes: kDLInt 0, kDLUInt 1, kDLFloat 2, kDLOpaqueHandle 3, kDLBfloat 4, kDLComplex 5,
+    # kDLBool 6. Only whole element types of gpujit's are taken; 12-bit integers once read as int8.
+    Tensor = _exchange_tensor_type(dtype=(code, bits, lanes))
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    k[1, 1](Tensor(gpu.to_device(np.zeros(8, np.float32))))
+    assert Tensor.calls >= 1
+    assert k.signatures == [f"({expected or 'float32'}[::1])"]
 
 
 def test_the_exchange_api_can_be_switched_off_for_benchmarks(fake):
@@ -418,3 +442,16 @@ def test_library_read_ns_makes_only_the_librarys_own_calls(fake):
     assert Tensor.calls == 2 + 2 * 50  # the check that both have a fast path, then 50 rounds of both
     with pytest.raises(TypeError, match="argument 1 is not a CUDA tensor or array with a fast path"):
         gpu._core._library_read_ns((t, d), 10)  # our own arrays involve no library
+
+
+def test_foreign_read_breakdown_splits_the_read_into_its_parts(fake):
+    Tensor = _exchange_tensor_type()
+    d = gpu.to_device(np.zeros(16, np.float32))
+    t = Tensor(d)
+    parts = gpu._core._foreign_read_breakdown_ns((t, t), 50)
+    assert {"classify", "scope", "view", "library", "code"} <= set(parts)
+    assert all(parts[p] > 0 for p in ("classify", "scope", "view", "library", "code"))
+    # The check that both have a fast path, then 50 rounds each of classify, view and library.
+    assert Tensor.calls == 2 + 3 * 2 * 50
+    with pytest.raises(TypeError, match="argument 1 is not a CUDA tensor or array with a fast path"):
+        gpu._core._foreign_read_breakdown_ns((t, d), 10)
