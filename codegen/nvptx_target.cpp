@@ -58,8 +58,8 @@ bool aggressive_codegen_asked() {
 /// The code generator's level for LLVM optimization level `opt_level`. Opt 3 optimizes the module at O3 but
 /// generates code at the default level: NVPTX's aggressive level differs in running GVN where the default
 /// runs EarlyCSE (twice, after its straight-line and loop strength reductions), and ptxas makes up the rest:
-/// over the 78 example and benchmark compiles, 70 give the same SASS, 3 the same number of instructions and
-/// 5 one to eight fewer, and the tiled matmul compiles 6% faster (docs/python.md, "Compile time").
+/// over the 78 example and benchmark compiles, 70 give the same SASS, 2 the same number of instructions and
+/// 6 one to eight fewer, and the tiled matmul compiles 6% faster (docs/python.md, "Compile time").
 llvm::CodeGenOptLevel codegen_level(int opt_level) {
   switch (opt_level) {
     case 0:
