@@ -305,7 +305,8 @@ def print_table(results):
             continue
         print(f"  3 {label}: the library's own calls {lib:.0f} ns of the {full:.0f} ns read; gpujit's part "
               f"{full - lib:.0f} ns, {full - lib - own_read:+.0f} ns over reading 3 of its own arrays")
-        part = {p: results.get(f"read parts ns: 3 {label}: {p}") for p in ("classify", "scope", "view", "library", "code")}
+        part = {p: results.get(f"read parts ns: 3 {label}: {p}")
+                for p in ("classify", "scope", "view", "library", "code")}
         if None not in part.values():
             print(f"  3 {label}, the read in parts (ns): readers {part['view']:.0f} (the library's calls "
                   f"{part['library']:.0f} of it, gpujit's {part['view'] - part['library']:.0f}), key codes "
