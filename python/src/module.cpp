@@ -6,6 +6,8 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "arguments.h"
@@ -106,6 +108,44 @@ bool python_interrupted() {
   bool raised = PyErr_CheckSignals() != 0;
   PyGILState_Release(gil);
   return raised;
+}
+
+/// The items of a tuple, borrowed, and their count.
+std::pair<PyObject* const*, size_t> tuple_items(const pyb::tuple& args) {
+  size_t count = size_t(args.size());
+  return {count ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr, count};
+}
+
+/// Nanoseconds per call of `body`, over `n` calls (the read benchmarks below).
+template <typename Body>
+double ns_per_round(size_t n, Body body) {
+  auto start = std::chrono::steady_clock::now();
+  for (size_t r = 0; r < n; ++r) body();
+  std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
+  return n ? took.count() / double(n) : 0.0;
+}
+
+/// One launch's classification of `items`, as the launch path does it (without lookup, packing or launch).
+void classify_all(PyObject* const* items, size_t count, rt::Device& device) {
+  static const std::string kernel = "_argument_read_ns", param = "arg";
+  ArgumentScope scope(count);
+  for (size_t i = 0; i < count; ++i) scope.get().classify(items[i], i, kernel, param, device, nullptr);
+}
+
+/// The fast-path reader of each item; TypeError naming `who` if one is not a foreign array with one.
+std::vector<const ForeignType*> fast_foreign_types(PyObject* const* items, size_t count, const char* who) {
+  std::vector<const ForeignType*> types(count);
+  for (size_t i = 0; i < count; ++i) {
+    // Our own arrays are never a foreign type: kept out of the foreign types' table, which holds its
+    // types to the end of the process (holding DeviceArray's there made LeakSanitizer report its
+    // properties' records at exit).
+    if (Py_TYPE(items[i]) == g_device_array_type || !foreign_library_calls(items[i]) ||
+        !(types[i] = known_fast_foreign_type(Py_TYPE(items[i])))) {
+      throw pyb::type_error(std::string(who) + ": argument " + std::to_string(i) +
+                            " is not a CUDA tensor or array with a fast path (PyTorch, CuPy)");
+    }
+  }
+  return types;
 }
 
 }  // namespace
@@ -273,41 +313,19 @@ PYBIND11_MODULE(_core, m) {
     // The launch path's argument reading alone (classification of every argument, as a launch of a kernel
     // with these arguments does it), without the lookup, packing and launch: separates what reading
     // foreign arrays costs from the driver's time, which drifts between processes.
+    auto [items, count] = tuple_items(args);
     rt::Device& device = rt::Runtime::get().current_device();
-    const std::string kernel = "_argument_read_ns", param = "arg";
-    size_t count = size_t(args.size());
-    PyObject* const* items = count ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr;
-    auto start = std::chrono::steady_clock::now();
-    for (size_t r = 0; r < n; ++r) {
-      ArgumentScope scope(count);
-      for (size_t i = 0; i < count; ++i) scope.get().classify(items[i], i, kernel, param, device, nullptr);
-    }
-    std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
-    return n ? took.count() / double(n) : 0.0;
+    return ns_per_round(n, [&] { classify_all(items, count, device); });
   }, pyb::arg("args"), pyb::arg("n"),
         "Nanoseconds per launch that classifying `args` takes (python/src/arguments.cpp), for benchmarks.");
   m.def("_library_read_ns", [](pyb::tuple args, size_t n) {
     // The foreign libraries' own part of _argument_read_ns: only the calls into PyTorch or CuPy that reading
     // `args` makes (foreign_arrays.h), results dropped. What _argument_read_ns takes beyond it is gpujit's.
-    size_t count = size_t(args.size());
-    PyObject* const* items = count ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr;
-    std::vector<const ForeignType*> types(count);
-    for (size_t i = 0; i < count; ++i) {
-      // Our own arrays are never a foreign type: kept out of the foreign types' table, which holds its
-      // types to the end of the process (holding DeviceArray's there made LeakSanitizer report its
-      // properties' records at exit).
-      if (Py_TYPE(items[i]) == g_device_array_type || !foreign_library_calls(items[i]) ||
-          !(types[i] = known_fast_foreign_type(Py_TYPE(items[i])))) {
-        throw pyb::type_error("_library_read_ns: argument " + std::to_string(i) +
-                              " is not a CUDA tensor or array with a fast path (PyTorch, CuPy)");
-      }
-    }
-    auto start = std::chrono::steady_clock::now();
-    for (size_t r = 0; r < n; ++r) {
+    auto [items, count] = tuple_items(args);
+    std::vector<const ForeignType*> types = fast_foreign_types(items, count, "_library_read_ns");
+    return ns_per_round(n, [&] {
       for (size_t i = 0; i < count; ++i) foreign_library_calls(items[i], types[i]);
-    }
-    std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
-    return n ? took.count() / double(n) : 0.0;
+    });
   }, pyb::arg("args"), pyb::arg("n"),
         "Nanoseconds per launch that the libraries' own calls take when gpujit reads the foreign arrays "
         "`args` (PyTorch tensors, CuPy arrays), for benchmarks.");
@@ -316,42 +334,24 @@ PYBIND11_MODULE(_core, m) {
     // classification ("classify"), the argument scope alone ("scope"), the readers alone into a local view
     // ("view": fast_foreign_view, which holds "library", the library's own calls), and the key code of
     // each view ("code"). classify - scope - view - code is the classification's own dispatch.
+    auto [items, count] = tuple_items(args);
+    std::vector<const ForeignType*> types = fast_foreign_types(items, count, "_foreign_read_breakdown_ns");
     rt::Device& device = rt::Runtime::get().current_device();
-    const std::string kernel = "_foreign_read_breakdown_ns", param = "arg";
-    size_t count = size_t(args.size());
-    PyObject* const* items = count ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr;
-    std::vector<const ForeignType*> types(count);
-    for (size_t i = 0; i < count; ++i) {
-      if (Py_TYPE(items[i]) == g_device_array_type || !foreign_library_calls(items[i]) ||
-          !(types[i] = known_fast_foreign_type(Py_TYPE(items[i])))) {
-        throw pyb::type_error("_foreign_read_breakdown_ns: argument " + std::to_string(i) +
-                              " is not a CUDA tensor or array with a fast path (PyTorch, CuPy)");
-      }
-    }
-    auto time = [&](auto body) {
-      auto start = std::chrono::steady_clock::now();
-      for (size_t r = 0; r < n; ++r) body();
-      std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
-      return n ? took.count() / double(n) : 0.0;
-    };
     std::vector<rt::ArrayView> views(count);
+    rt::ArgCode sink = 0;
     pyb::dict out;
-    out["classify"] = time([&] {
-      ArgumentScope scope(count);
-      for (size_t i = 0; i < count; ++i) scope.get().classify(items[i], i, kernel, param, device, nullptr);
-    });
-    out["scope"] = time([&] { ArgumentScope scope(count); });
-    out["view"] = time([&] {
+    out["classify"] = ns_per_round(n, [&] { classify_all(items, count, device); });
+    out["scope"] = ns_per_round(n, [&] { ArgumentScope scope(count); });
+    out["view"] = ns_per_round(n, [&] {
       for (size_t i = 0; i < count; ++i) fast_foreign_view(items[i], &views[i], types[i]);
     });
-    out["library"] = time([&] {
+    out["library"] = ns_per_round(n, [&] {
       for (size_t i = 0; i < count; ++i) foreign_library_calls(items[i], types[i]);
     });
-    rt::ArgCode sink = 0;
-    out["code"] = time([&] {
+    out["code"] = ns_per_round(n, [&] {
       for (size_t i = 0; i < count; ++i) sink = rt::ArgCode(sink + rt::array_code_of(views[i]));
     });
-    out["sink"] = int(sink);
+    out["sink"] = int(sink);  // keeps the codes' computation
     return out;
   }, pyb::arg("args"), pyb::arg("n"),
         "_argument_read_ns split into its parts for foreign arrays (ns per launch), for benchmarks.");
