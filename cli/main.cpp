@@ -1,8 +1,10 @@
 // The `gpujit` command-line tool: compiles one kernel of a Python file to PTX, or shows any earlier stage
-// (`gpujit ptx`); `gpujit info` reports the installation (runtime/system_info.h).
+// (`gpujit ptx`); `gpujit info` reports the installation (runtime/system_info.h); `gpujit run PROGRAM.py`
+// runs a numba-cuda program on gpujit (the drop-in mode, docs/compat.md) by handing over to Python.
 //
 // The tool is a thin shell over compile() (compiler/compiler.h): it reads the file, picks the kernel, parses
-// the signature with parse_signature() and prints the artifact of the stage asked for. It never runs Python.
+// the signature with parse_signature() and prints the artifact of the stage asked for. It never runs Python
+// itself: `run` replaces this process with `python -m gpujit run ...` (python_for_run says which Python).
 // Exit status is the contract scripts and lit tests rely on:
 //   0  success; the chosen stage is on stdout (or in the -o file)
 //   1  the kernel does not compile; the rendered diagnostics are on stderr, nothing is on stdout
@@ -10,8 +12,14 @@
 //   3  an internal compiler error (a gpujit bug), with its message on stderr
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -298,7 +306,42 @@ int run_ptx(const PtxOptions& opts) {
   return kExitOk;
 }
 
+/// The Python that `gpujit run` hands over to: GPUJIT_PYTHON when set, else the python3 beside this executable
+/// (the bin folder of the virtual environment or prefix gpujit was pip-installed into, which has the gpujit
+/// package), else python3 from PATH.
+std::string python_for_run() {
+  if (const char* env = std::getenv("GPUJIT_PYTHON"); env != nullptr && *env != '\0') return env;
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    std::string dir(self);
+    dir.erase(dir.rfind('/'));
+    for (const char* name : {"python3", "python"}) {
+      std::string candidate = dir + "/" + name;
+      if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+  }
+  return "python3";
+}
+
+/// `gpujit run [-m MODULE | PROGRAM.py] [ARGS...]`: every argument after `run` is the program's, passed on
+/// untouched to `python -m gpujit run`, which installs the numba shim and runs the program as `__main__`.
+int run_python_program(int argc, char** argv) {
+  std::string python = python_for_run();
+  std::vector<std::string> words = {python, "-m", "gpujit", "run"};
+  for (int i = 2; i < argc; ++i) words.emplace_back(argv[i]);
+  std::vector<char*> args;
+  for (std::string& w : words) args.push_back(w.data());
+  args.push_back(nullptr);
+  execvp(python.c_str(), args.data());
+  std::cerr << "gpujit: error: could not start Python ('" << python << "'): " << std::strerror(errno)
+            << "\nset GPUJIT_PYTHON to the interpreter gpujit's Python package is installed in\n";
+  return kExitUsage;
+}
+
 int main_impl(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run_python_program(argc, argv);
   CLI::App app{"gpujit: compiles Python kernels (a numba-cuda style subset) to PTX.", "gpujit"};
   app.set_version_flag("--version",
                        std::string("gpujit ") + GPUJIT_VERSION + " (LLVM " + GPUJIT_LLVM_VERSION + ")");
@@ -306,7 +349,8 @@ int main_impl(int argc, char** argv) {
   app.footer(
       "Run 'gpujit ptx --help' for the options of the ptx command.\n\nExamples:\n"
       "  gpujit ptx examples/vector_add.py --sig 'void(float32[::1], float32[::1], float32[::1])'\n"
-      "  gpujit info\n");
+      "  gpujit info\n"
+      "  gpujit run program.py ARGS   (a numba-cuda program on gpujit, unchanged)\n");
 
   PtxOptions opts;
   CLI::App* ptx =
@@ -360,6 +404,11 @@ int main_impl(int argc, char** argv) {
       ->capture_default_str();
   ptx->add_option("-o,--output", opts.output, "Write the output to this file instead of stdout");
   ptx->footer(kPtxFooter);
+  // Listed for --help only: main_impl hands `run` over to Python before parsing, so that the program's own
+  // options reach it untouched.
+  app.add_subcommand("run",
+                     "Run a numba-cuda program (PROGRAM.py or -m MODULE, with its arguments) on gpujit, "
+                     "unchanged: `numba.cuda` is gpujit in it (python -m gpujit run).");
   CLI::App* info = app.add_subcommand(
       "info", "Show the versions, libdevice, the CUDA driver and devices, the backend a launch would use "
               "and the kernel cache.");

@@ -120,6 +120,21 @@ def is_bfloat16_supported():
     return tuple(get_current_device().compute_capability) >= (8, 0)
 
 
+def install_numba_shim(standalone=None):
+    """The drop-in mode: from here on `import numba.cuda` gives gpujit (docs/compat.md, "Moving a numba-cuda
+    program"); `gpujit run PROGRAM.py` calls it before the program. Returns 'numba-cuda' (an installed numba-cuda's
+    names bound to gpujit) or 'standalone' (no numba installed: `numba` and `numba.cuda` are gpujit's modules)."""
+    from ._numba_shim import install_numba_shim as install
+
+    return install(standalone)
+
+
+def numba_shim_active():
+    """Whether the drop-in mode is on in this process (install_numba_shim() or `gpujit run`)."""
+    shim = __import__("sys").modules.get(__name__ + "._numba_shim")
+    return shim is not None and shim.numba_shim_active()
+
+
 def info():
     """What `gpujit info` reports, as a dict: gpujit_version, llvm_version, core_library, libdevice (None when
     not found), driver (None when the CUDA driver does not load, with driver_error saying why),
@@ -127,7 +142,12 @@ def info():
     backend ('cuda' or 'cpu': what a launch would use now) with backend_reason, cache_directory, cache_files,
     cache_bytes, and text (the report as the command prints it). It loads the CUDA driver but creates no
     context and does not choose the backend."""
-    return _core._system_info()
+    report = _core._system_info()
+    shim = __import__("sys").modules.get(__name__ + "._numba_shim")
+    mode = shim.numba_shim_mode() if shim is not None else None
+    report["numba_shim"] = mode
+    report["text"] += f"{'numba shim':<14}" + (f"on ({mode})" if mode else "off (gpujit run PROGRAM.py turns it on)") + "\n"
+    return report
 
 
 def detect():
