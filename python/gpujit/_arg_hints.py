@@ -11,6 +11,8 @@ them in order before classifying it, and calls what they appended to `retr` afte
 argument's type as gpujit reads it (a gpujit type object, or None for what has none).
 """
 
+from ._signature import _type_object, type_of_value
+
 
 class _Hint:
     __slots__ = ("value",)
@@ -36,8 +38,6 @@ class InOut(_Hint):
 
 def prepare_args(extensions, args, stream):
     """The arguments after every extension's prepare_args, and the write-backs they asked for."""
-    from ._signature import _type_object, type_of_value
-
     retr = []
     out = []
     for value in args:

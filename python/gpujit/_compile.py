@@ -16,10 +16,8 @@ numba's two ABIs:
 Refused by name: output other than PTX (NVVM's LTO-IR) and the C ABI for kernels.
 """
 
-import sys
-
 from ._dispatcher import Dispatcher, _launch_bounds
-from ._signature import type_for_user
+from ._signature import _declared_return, _return_type
 from .errors import CompileError
 
 # The oldest architecture gpujit compiles for (LLVM's NVPTX and CUDA 13's ptxas); an older cc gets it.
@@ -38,31 +36,6 @@ def _arch(cc):
     if (major, minor) < _MIN_CC:
         major, minor, suffix = *_MIN_CC, ""
     return f"sm_{major}{minor}{suffix}"
-
-
-def _is_numba_type(t):
-    return type(t).__module__.split(".")[0] == "numba"
-
-
-def _return_type(text, sig):
-    """The return type object for the core's type text: the signature's own when it names one, else numba's
-    type when the signature is written in numba's types (or is a string and numba is loaded), else gpujit's."""
-    ret = getattr(sig, "return_type", None)
-    if ret is not None and _declared_return(sig):
-        return ret
-    args = sig if isinstance(sig, (tuple, list)) else getattr(sig, "args", ())
-    numba_types = any(_is_numba_type(a) for a in args) or (isinstance(sig, str) and "numba" in sys.modules)
-    return type_for_user(text, numba_types)
-
-
-def _declared_return(sig):
-    """Whether `sig` names a return type (int32(int32, int32), "int32(int32, int32)"), not just arguments."""
-    if isinstance(sig, (tuple, list)):
-        return False
-    if isinstance(sig, str):
-        return not sig.strip().startswith("(")
-    ret = getattr(sig, "return_type", None)
-    return ret is not None and str(ret) != "none"
 
 
 def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False, cc=None, opt=None,

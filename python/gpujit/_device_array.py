@@ -23,6 +23,7 @@ NumPy is imported on first use, not on `import gpujit`.
 import math
 
 from . import _core
+from . import _kernel_api as gpu  # the kernel namespace _transpose_2d is written against (_kernel_api.py)
 
 DeviceArray = _core.DeviceArray
 
@@ -349,5 +350,3 @@ DeviceArray.squeeze = _squeeze
 DeviceArray.__array__ = _array
 DeviceArray.__cuda_memory__ = True
 DeviceArray.__cuda_ndarray__ = True
-
-import gpujit as gpu  # noqa: E402  the kernel namespace _transpose_2d is written against, as user kernels are

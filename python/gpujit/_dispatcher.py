@@ -18,7 +18,10 @@ import warnings
 from collections import Counter, namedtuple
 
 from . import _core
-from ._signature import ArgTypes, SignatureDict, signature_text, type_for_user, type_of_value
+from ._arg_hints import prepare_args
+from ._signature import ArgTypes, SignatureDict, _return_type, signature_text, type_for_user, type_of_value
+from ._source import _code_names, source_args
+from ._types import ArrayType, DType, Signature
 from .errors import InvalidConfigWarning
 
 # numba's dispatcher.stats: the on-disk cache's folder (None when cache=False or no folder can be written) and
@@ -109,8 +112,6 @@ class Dispatcher(_core.Dispatcher):
         key = ArgTypes(tuple(args) if isinstance(args, list) else args)
         found = self._device_results.get(key)
         if found is None:
-            from ._compile import _return_type
-
             ptx, ret = self._compile_entry("void" + key.text, True, "numba", "", "")
             found = DeviceCompileResult(self, key, _ptx_function_name(ptx), _return_type(ret, args))
             self._device_results[key] = found
@@ -212,9 +213,7 @@ class Dispatcher(_core.Dispatcher):
         return CacheStats(s["cache_path"], Counter(s["cache_hits"]), Counter(s["cache_misses"]))
 
     def _source_args(self):
-        from ._source import source_args
-
-        return source_args(self.py_func)
+        return source_args(self.py_func, Dispatcher)
 
     def __repr__(self):
         kind = "device function" if self.device else "kernel"
@@ -373,8 +372,6 @@ def _dispatcher_kwargs(targetoptions):
 
 def _prepare_args(extensions, args, stream):
     """The launch path's call into the kernel's extensions (python/src/dispatcher.cpp)."""
-    from ._arg_hints import prepare_args
-
     return prepare_args(extensions, args, stream)
 
 
@@ -404,8 +401,6 @@ class _FunctionByValue:
         import linecache
         import marshal
         import types
-
-        from ._source import _code_names
 
         code = fn.__code__
         glob = fn.__globals__
@@ -472,8 +467,6 @@ def _max_registers(value):
 
 
 def _is_signature(obj):
-    from ._types import ArrayType, DType, Signature
-
     return isinstance(obj, (Signature, DType, ArrayType)) or type(obj).__module__.startswith("numba")
 
 

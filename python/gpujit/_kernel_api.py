@@ -5,6 +5,10 @@ objects are made from it), so numba-cuda code that says `cuda.threadIdx.x` runs 
 `import gpujit as cuda`. They exist as Python objects so that such code can name them at module level
 (`from gpujit import grid`, `syncthreads = cuda.syncthreads`); calling one on the host raises an error that
 says it only works inside a kernel.
+
+The package's own kernels (_device_array's transpose, the reductions, the ufuncs' loops) name this module as
+their `gpu` or `gpujit`: in a kernel any module of the package is the gpujit namespace (_source.describe
+reads it by its name), and this one lies below them, where the package root, which imports them, does not.
 """
 
 

@@ -6,6 +6,10 @@ It also keys what the dispatcher lists per specialization (ArgTypes, SignatureDi
 spellings of a signature and the core's text find the same entry.
 """
 
+import sys
+
+from ._types import ALIASES, ArrayType, DType, void
+
 
 def type_text(t):
     """The compiler's spelling of one type."""
@@ -80,8 +84,6 @@ def _split_args(text):
 
 def _canonical(text):
     """One type's text with numba's aliases resolved and array axes spaced as the core prints them."""
-    from ._types import ALIASES
-
     name, bracket, axes = text.partition("[")
     name = ALIASES.get(name.strip(), name.strip())
     if not bracket:
@@ -91,8 +93,6 @@ def _canonical(text):
 
 def _type_object(text):
     """gpujit's type object for one canonical type text; tuple types, which have none, stay text."""
-    from ._types import ArrayType, DType
-
     name, bracket, axes = text.partition("[")
     if not name.isidentifier() or not name.islower():
         return text
@@ -110,8 +110,6 @@ def type_for_user(text, numba_types):
     text itself when neither has one."""
     if text == "void":
         if not numba_types:
-            from ._types import void
-
             return void
         text = "none"
     if not numba_types:
@@ -122,6 +120,31 @@ def type_for_user(text, numba_types):
         return eval(text, {"__builtins__": {}}, dict(vars(nt), bool=nt.boolean))
     except Exception:
         return text
+
+
+def _is_numba_type(t):
+    return type(t).__module__.split(".")[0] == "numba"
+
+
+def _return_type(text, sig):
+    """The return type object for the core's type text: the signature's own when it names one, else numba's
+    type when the signature is written in numba's types (or is a string and numba is loaded), else gpujit's."""
+    ret = getattr(sig, "return_type", None)
+    if ret is not None and _declared_return(sig):
+        return ret
+    args = sig if isinstance(sig, (tuple, list)) else getattr(sig, "args", ())
+    numba_types = any(_is_numba_type(a) for a in args) or (isinstance(sig, str) and "numba" in sys.modules)
+    return type_for_user(text, numba_types)
+
+
+def _declared_return(sig):
+    """Whether `sig` names a return type (int32(int32, int32), "int32(int32, int32)"), not just arguments."""
+    if isinstance(sig, (tuple, list)):
+        return False
+    if isinstance(sig, str):
+        return not sig.strip().startswith("(")
+    ret = getattr(sig, "return_type", None)
+    return ret is not None and str(ret) != "none"
 
 
 class ArgTypes(tuple):

@@ -29,6 +29,8 @@ import os
 import sys
 import types
 
+from ._types import _numba_type_name
+
 # Modules a kernel may name, by their canonical name for the compiler.
 _MODULES = {"math": "math", "cmath": "cmath", "numpy": "numpy", "gpujit": "gpujit", "numba": "numba",
             "numba.cuda": "numba.cuda", "numba.types": "numba.types",
@@ -39,8 +41,9 @@ _MODULES = {"math": "math", "cmath": "cmath", "numpy": "numpy", "gpujit": "gpuji
             "gpujit.bf16": "gpujit.bf16", "numba.cuda.bf16": "numba.cuda.bf16"}
 
 
-def source_args(pyfunc):
-    """(text, filename, first_line, name, free-name descriptions) for the binding."""
+def source_args(pyfunc, dispatcher_class):
+    """(text, filename, first_line, name, free-name descriptions) for the binding. `dispatcher_class` is gpujit's
+    Dispatcher, which its caller passes down (describe_free_names)."""
     code = pyfunc.__code__
     # The def's own name: __name__ may have been changed since (fn.__name__ = ...), the text keeps co_name.
     name = code.co_name
@@ -60,7 +63,7 @@ def source_args(pyfunc):
         first = max(code.co_firstlineno, 1)
         text = "".join(_block(lines[first - 1:]))
         first_line = first
-    return text, code.co_filename, first_line, name, describe_free_names(pyfunc)
+    return text, code.co_filename, first_line, name, describe_free_names(pyfunc, dispatcher_class)
 
 
 def _indent(line):
@@ -295,7 +298,10 @@ def _code_names(code, out):
     return out
 
 
-def describe_free_names(pyfunc):
+def describe_free_names(pyfunc, dispatcher_class):
+    """[(name, description)] of every free name of `pyfunc`. A value of `dispatcher_class`, gpujit's Dispatcher,
+    is a device function, and a numba CPU function becomes one: the caller passes the class in, since this module
+    sits below _dispatcher, which calls it to compile (docs/architecture.md, "The Python package")."""
     code = pyfunc.__code__
     values = {}
     if pyfunc.__closure__:
@@ -323,10 +329,10 @@ def describe_free_names(pyfunc):
             names = _code_names(code, set()) if names is None else names
             attrs = tuple(a for a in sorted(names) if hasattr(value, a))
             for a in attrs:
-                out.append((f"{var}.{a}", describe(getattr(value, a), f"{var}.{a}")))
+                out.append((f"{var}.{a}", describe(getattr(value, a), f"{var}.{a}", dispatcher_class)))
             out.append((var, ("namespace", attrs)))
             continue
-        desc = describe(value, var)
+        desc = describe(value, var, dispatcher_class)
         if desc[0] == "function":
             # ("function", dispatcher, signatures, inline, forceinline)
             desc = ("function", desc[1], desc[2] if len(desc) > 2 else ()) + inline_decision(desc[1], pyfunc)
@@ -365,8 +371,10 @@ def inline_decision(callee, caller_pyfunc):
     return (inline, bool(options.get("forceinline", False)))
 
 
-def describe(value, var=None):
-    """One value (of the free name `var`, where known) as the binding's description tuple."""
+def describe(value, var=None, dispatcher_class=None):
+    """One value (of the free name `var`, where known) as the binding's description tuple. `dispatcher_class` is
+    gpujit's Dispatcher (describe_free_names); without it, for values that hold no function (an IntEnum's ints),
+    neither a device function nor a numba CPU function is recognised."""
     if value is None:
         return ("none",)
     if isinstance(value, bool):
@@ -382,7 +390,7 @@ def describe(value, var=None):
     if isinstance(value, str):
         return ("str", value)
     if isinstance(value, tuple):
-        elts = [describe(v) for v in value]
+        elts = [describe(v, None, dispatcher_class) for v in value]
         if elts and all(e[0] == "array" for e in elts):
             return ("array_tuple", elts)
         bad = [e for e in elts if e[0] not in ("int", "float", "bool", "none", "str", "tuple")]
@@ -396,15 +404,14 @@ def describe(value, var=None):
         if canonical:
             return ("module", canonical)
         return ("unsupported", f"module '{value.__name__}' cannot be used in kernels")
-    from . import _dispatcher
-
-    if isinstance(value, _dispatcher.Dispatcher):
-        # A device function's explicit signatures: a call converts its arguments to the best of them.
-        sigs = tuple(value._declared_signatures) if value.device else ()
-        return ("function", value, sigs) if sigs else ("function", value)
-    cpu = _numba_cpu_function(value, var)
-    if cpu is not None:
-        return cpu
+    if dispatcher_class is not None:
+        if isinstance(value, dispatcher_class):
+            # A device function's explicit signatures: a call converts its arguments to the best of them.
+            sigs = tuple(value._declared_signatures) if value.device else ()
+            return ("function", value, sigs) if sigs else ("function", value)
+        cpu = _numba_cpu_function(value, var, dispatcher_class)
+        if cpu is not None:
+            return cpu
     if type(value).__name__ == "ExternFunction" and type(value).__module__.startswith("numba"):
         return ("unsupported", f"it is the external function '{value.name}{getattr(value, 'sig', '')}' declared "
                                "with cuda.declare_device; gpujit does not link external CUDA C or PTX code into "
@@ -487,10 +494,10 @@ def describe(value, var=None):
 _cpu_functions = None
 
 
-def _numba_cpu_function(value, name):
+def _numba_cpu_function(value, name, dispatcher_class):
     """A numba CPU dispatcher (`@numba.jit`) as numba-cuda treats one called in a kernel: its Python function
-    compiled as a device function; one whose compilation is disabled (an explicit signature) is refused with
-    numba's words. None for any other value."""
+    compiled as a device function (a `dispatcher_class`); one whose compilation is disabled (an explicit
+    signature) is refused with numba's words. None for any other value."""
     cls = type(value)
     if cls.__name__ != "CPUDispatcher" or not cls.__module__.startswith("numba"):
         return None
@@ -512,9 +519,7 @@ def _numba_cpu_function(value, name):
     except TypeError:  # not weakly referenceable: a dispatcher of its own for this kernel
         found = None
     if found is None:
-        from . import _dispatcher
-
-        found = _dispatcher.Dispatcher(py_func, device=True)
+        found = dispatcher_class(py_func, device=True)
         try:
             _cpu_functions[value] = found
         except TypeError:
@@ -536,19 +541,6 @@ def _enum_class(cls, enum):
         return ("unsupported", f"'{cls.__name__}' is an Enum whose members are not ints; gpujit supports the "
                                f"members of an IntEnum (class {cls.__name__}(enum.IntEnum)) as constants")
     return ("constants", tuple((name, describe(int(member))) for name, member in cls.__members__.items()))
-
-
-def _numba_type_name(value):
-    """The dtype name of a numba scalar type (numba.float32), or None."""
-    mod = type(value).__module__ or ""
-    if not mod.startswith("numba"):
-        return None
-    text = str(value)
-    return text if text in _NUMBA_SCALARS else None
-
-
-_NUMBA_SCALARS = {"bool", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                  "float16", "float32", "float64", "complex64", "complex128"}
 
 
 def _device_array(value, interface, np):

@@ -50,8 +50,6 @@ class DType:
             return other.name == self.name
         # numba's scalar type of the same name is the same element type: gpujit reads it in signatures and
         # kernels, and numba-cuda code compares the dtypes it gets back with it (typemap["x"].dtype == int32).
-        from ._source import _numba_type_name
-
         return _numba_type_name(other) == self.name
 
     def __hash__(self):
@@ -148,3 +146,16 @@ def make_dtypes():
     for alias, target in ALIASES.items():
         out[alias] = out["bool_"] if target == "bool" else out[target]
     return out
+
+
+def _numba_type_name(value):
+    """The dtype name of a numba scalar type (numba.float32), or None."""
+    mod = type(value).__module__ or ""
+    if not mod.startswith("numba"):
+        return None
+    text = str(value)
+    return text if text in _NUMBA_SCALARS else None
+
+
+_NUMBA_SCALARS = {"bool", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                  "float16", "float32", "float64", "complex64", "complex128"}

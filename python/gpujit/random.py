@@ -61,6 +61,4 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
     """A device array of the states of n generators, seeded as numba seeds them: generator i starts
     (subsequence_start + i) * 2**64 steps into the sequence of `seed`."""
-    from . import to_device
-
-    return to_device(_host_states(n, seed, subsequence_start), stream=stream)
+    return _core.to_device(_host_states(n, seed, subsequence_start), stream=stream)

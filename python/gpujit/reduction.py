@@ -28,6 +28,7 @@ import linecache
 import warnings
 
 from . import _core
+from . import _kernel_api
 from ._device_array import as_cuda_array
 from .errors import CompileError, PerformanceWarning
 
@@ -323,14 +324,14 @@ class Reduce:
             import numpy as np
 
             from . import _dispatcher
-            import gpujit
 
             name = self._kernel_name(dtype, vector)
             text = kernel_source(name, dtype, vector)
             # The compiler reads a kernel's text through linecache; one file name per generated text.
             filename = self._filename(dtype, vector)
             linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-            namespace = {"gpu": gpujit, "np": np, "DT": dtype.type, "reduce_op": self._op}
+            # `gpu` is the kernel namespace, as the package's kernels name it (_kernel_api.py).
+            namespace = {"gpu": _kernel_api, "np": np, "DT": dtype.type, "reduce_op": self._op}
             exec(compile(text, filename, "exec"), namespace)
             kernel = _dispatcher.jit(namespace[name])
             self._kernels[(dtype, vector)] = kernel

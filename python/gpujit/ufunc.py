@@ -21,9 +21,11 @@ import math
 import warnings
 
 from . import _core
+from . import _kernel_api  # `gpujit` in the kernels written here: the kernel namespace (_kernel_api.py)
 from ._device_array import as_cuda_array
 from ._dispatcher import Dispatcher, dispatcher_options, jit
 from ._signature import _canonical, _split_args, signature_text
+from ._types import DType
 from .errors import CompileError
 
 _THREADS = 256  # per block for the elementwise kernels
@@ -166,7 +168,7 @@ class _GeneratedKernel(Dispatcher):
     def _source_args(self):
         from ._source import describe_free_names
 
-        return self._text, self._filename, 1, self.__name__, describe_free_names(self.py_func)
+        return self._text, self._filename, 1, self.__name__, describe_free_names(self.py_func, Dispatcher)
 
 
 def _identifier(name):
@@ -527,9 +529,7 @@ class UFunc:
                 f"    i = gpujit.grid(1)\n"
                 f"    if i < out.size:\n" + "".join(line + "\n" for line in body) +
                 f"        {target} = {fname}({', '.join(call_args)})\n")
-        import gpujit
-
-        return _GeneratedKernel(text, kname, {"gpujit": gpujit, fname: self._device_fn}, self._options)
+        return _GeneratedKernel(text, kname, {"gpujit": _kernel_api, fname: self._device_fn}, self._options)
 
     def inspect_ptx(self):
         """The PTX of the kernels this ufunc has built so far: {kernel name: {argument types: PTX}}."""
@@ -571,9 +571,8 @@ class UFunc:
 
 
 def _core_type(dt):
-    import gpujit
-
-    return getattr(gpujit, "bool_" if dt.kind == "b" else dt.name)
+    """gpujit's type object for a NumPy dtype of a number or bool (gpujit.float32 for float32)."""
+    return DType("bool" if dt.kind == "b" else dt.name)
 
 
 def _broadcast(a, b, name):
@@ -843,9 +842,7 @@ class GUFunc:
                 f"    i = gpujit.grid(1)\n"
                 f"    if i < count:\n"
                 f"        {fname}({', '.join(call)})\n")
-        import gpujit
-
-        return _GeneratedKernel(text, kname, {"gpujit": gpujit, fname: self._device_fn}, self._options)
+        return _GeneratedKernel(text, kname, {"gpujit": _kernel_api, fname: self._device_fn}, self._options)
 
 
 def _dims_text(dims):
