@@ -96,3 +96,99 @@ def test_file_outside_every_layer_is_an_error(tmp_path):
 def test_this_repository_passes():
     rc, out = run(ROOT)
     assert rc == 0, out
+
+
+# The Python package (python/gpujit): its modules' imports against PY_LAYERS, and no import cycle. Module names
+# are the real ones, since the table names them; each tree holds only the few modules a case needs.
+
+def package(root, modules):
+    write(root, {f"python/gpujit/{name}.py": text for name, text in modules.items()})
+
+
+def test_python_imports_down_the_layers_pass(tmp_path):
+    package(tmp_path, {
+        "__init__": "from . import _core\nfrom ._dispatcher import jit\nfrom . import _signature\n"
+                    "random = __import__('importlib').import_module('.random', __name__)\n",
+        "_types": "from . import _core\n",
+        "_signature": "from ._types import DType\n",
+        "_arg_hints": "def f():\n    from ._signature import type_of_value\n",  # a layer imports its own
+        "_dispatcher": "import gpujit._signature as sig\nfrom gpujit import _arg_hints\n",
+        "random": "from . import _core\n",
+    })
+    rc, out = run(tmp_path)
+    assert rc == 0, out
+    assert "6 Python modules, 7 imports between them, all pointing down, no cycle" in out
+
+
+def test_python_import_cycle_is_named_with_file_line_and_circle(tmp_path):
+    # Within one layer, in functions: still a circle.
+    package(tmp_path, {
+        "_types": "from . import _core\n",
+        "_signature": "import os\n\n\ndef f():\n    from . import _source\n",
+        "_source": "from ._arg_hints import In\n",
+        "_arg_hints": "from ._types import DType\n\n\ndef g():\n    from gpujit._signature import type_text\n",
+    })
+    rc, out = run(tmp_path)
+    assert rc == 1, out
+    assert "python/gpujit/_arg_hints.py:5: import cycle _arg_hints -> _signature -> _source -> _arg_hints" in out
+    assert out.count("import cycle") == 1  # one circle, printed once
+
+
+def test_python_two_circles_are_both_printed(tmp_path):
+    package(tmp_path, {
+        "_signature": "from . import _source\nfrom . import _arg_hints\n",
+        "_source": "from . import _signature\n",
+        "_arg_hints": "import importlib\nx = importlib.import_module('gpujit._signature')\n",
+    })
+    rc, out = run(tmp_path)
+    assert rc == 1
+    assert "python/gpujit/_arg_hints.py:2: import cycle _arg_hints -> _signature -> _arg_hints" in out
+    assert "python/gpujit/_signature.py:1: import cycle _signature -> _source -> _signature" in out
+
+
+def test_python_upward_import_is_named_with_the_layers(tmp_path):
+    package(tmp_path, {
+        "_types": "def f(x):\n    from ._source import _numba_type_name\n    return _numba_type_name(x)\n",
+        "_source": "import os\n",
+    })
+    rc, out = run(tmp_path)
+    assert rc == 1
+    assert ('python/gpujit/_types.py:2: from ._source import _numba_type_name imports _source (layer "compiler '
+            'inputs"), above _types\'s layer "base"') in out
+
+
+@pytest.mark.parametrize("text", ["import gpujit\n", "import gpujit.errors\n", "from . import to_device\n",
+                                  "from gpujit import jit\n", "def f():\n    import gpujit as gpu\n"])
+def test_python_root_is_for_the_top_layer_only(tmp_path, text):
+    package(tmp_path, {"__init__": "from .ufunc import vectorize\n\nto_device = jit = None\n", "errors": "",
+                       "ufunc": text})
+    rc, out = run(tmp_path)
+    assert rc == 1
+    assert "python/gpujit/ufunc.py:" in out and "imports the package root, which only the top layer" in out
+    assert "import cycle __init__ -> ufunc -> __init__" in out
+
+
+def test_python_top_module_imports_the_root_and_the_root_hands_over_in_a_function(tmp_path):
+    shim = "import sys\n\n\ndef install():\n    import gpujit\n    return gpujit.jit\n"
+    package(tmp_path, {
+        "__init__": "jit = None\n\n\ndef install_numba_shim():\n    from ._numba_shim import install\n"
+                    "    return install()\n",
+        "_numba_shim": shim,
+        "__main__": "def main():\n    import gpujit\n",
+    })
+    rc, out = run(tmp_path)
+    assert rc == 0, out
+    # When the package loads, the root imports no module of the top layer: that would run the shim's module
+    # code before `import gpujit` has finished.
+    package(tmp_path, {"__init__": "from ._numba_shim import install\n"})
+    rc, out = run(tmp_path)
+    assert rc == 1
+    assert ('python/gpujit/__init__.py:1: from ._numba_shim import install imports _numba_shim (layer "top") when '
+            'the package loads') in out
+
+
+def test_python_module_outside_every_layer_is_an_error(tmp_path):
+    package(tmp_path, {"_helpers": "import os\n", "errors": "from . import _helpers\n"})
+    rc, out = run(tmp_path)
+    assert rc == 1
+    assert "python/gpujit/_helpers.py:1: this module is in no layer of scripts/check-layers' PY_LAYERS" in out
