@@ -9,6 +9,8 @@ A kernel's `extensions` (numba's prepare_args protocol) is a list of objects wit
 `prepare_args(ty, val, stream=..., retr=...)` returning `(ty, val)`: each launch passes every argument through
 them in order before classifying it, and calls what they appended to `retr` after the launch. `ty` is the
 argument's type as gpujit reads it (a gpujit type object, or None for what has none).
+
+Layer "compiler inputs" of the Python package (docs/architecture.md): imports _signature; below _dispatcher.
 """
 
 from ._signature import _type_object, type_of_value

@@ -14,6 +14,8 @@ numba's two ABIs:
   pointer to write the result through and a pointer for exception information (unused) before the
   arguments, as numba's device functions do; the symbol is gpujit's mangled name, not numba's.
 Refused by name: output other than PTX (NVVM's LTO-IR) and the C ABI for kernels.
+
+Layer "on the dispatcher" of the Python package (docs/architecture.md): imports _dispatcher and _signature.
 """
 
 from ._dispatcher import Dispatcher, _launch_bounds

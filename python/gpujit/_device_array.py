@@ -18,6 +18,8 @@ Two places follow numba-cuda rather than NumPy, because numba-cuda's users rely 
   NumPy's attribute spelling (`flags.c_contiguous`), which code written for NumPy arrays uses.
 
 NumPy is imported on first use, not on `import gpujit`.
+
+Layer "on the dispatcher" of the Python package (docs/architecture.md): imports _dispatcher for a kernel.
 """
 
 import math

@@ -5,6 +5,8 @@ launch path: `kernel[blocks, threads](args)` never runs Python code from this fi
 the user's function and, on the first compile only, reads its source and free names (`_source_args`).
 It also gives numba-cuda's introspection API a view of the core's specializations: `overloads` (one
 Overload per signature), `specialize`, `compile`, the per-kernel resource figures, and pickling.
+
+Layer "dispatcher" of the Python package (docs/architecture.md): imports the compiler inputs and base.
 """
 
 import operator

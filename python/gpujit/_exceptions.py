@@ -11,6 +11,8 @@ builds the exception: numba-cuda's message, "In function 'f', file F, line N, ti
 
 A class reference is "builtins.NAME" for Python's own classes, "module:qualname" for a class reachable by
 import, and "#K:qualname" for any other (a class defined inside a function), kept in this process' table.
+
+Layer "base" of the Python package (docs/architecture.md): imports no module of the package.
 """
 
 import ast

@@ -13,6 +13,8 @@
   with order 'K'), as numba-cuda does.
 
 NumPy is imported on first use, not on `import gpujit`.
+
+Layer "base" of the Python package (docs/architecture.md): imports only _core.
 """
 
 from . import _core

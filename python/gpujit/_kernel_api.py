@@ -9,6 +9,8 @@ says it only works inside a kernel.
 The package's own kernels (_device_array's transpose, the reductions, the ufuncs' loops) name this module as
 their `gpu` or `gpujit`: in a kernel any module of the package is the gpujit namespace (_source.describe
 reads it by its name), and this one lies below them, where the package root, which imports them, does not.
+
+Layer "base" of the Python package (docs/architecture.md): imports no module of the package.
 """
 
 

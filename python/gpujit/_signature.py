@@ -4,6 +4,8 @@ Accepts what numba-cuda code passes to jit() or inspect_ptx(): a string, a gpuji
 (void(float32[:])), a tuple of types (gpujit's, numba's, NumPy dtypes or strings), or a numba Signature.
 It also keys what the dispatcher lists per specialization (ArgTypes, SignatureDict), so that numba's
 spellings of a signature and the core's text find the same entry.
+
+Layer "compiler inputs" of the Python package (docs/architecture.md): imports _types; below _dispatcher.
 """
 
 import sys

@@ -21,6 +21,8 @@ has these):
   lambda's line, its body padded so that its columns stay the user's where the def's head fits before it.
 Anything else (a function made from a code object whose source never passed through compile) gets the
 error that says so and how to fix it.
+
+Layer "compiler inputs" of the Python package (docs/architecture.md): below _dispatcher, which calls it.
 """
 
 import builtins

@@ -5,6 +5,8 @@ style names re-exported here) works: a dtype names an element type (usable where
 e.g. device_array(n, gpu.float32)), indexing it makes an array type (float32[:], float32[:, ::1]) and
 calling it with types makes a signature (void(float32[:], float32)). Inside kernels these names are compiled,
 never called; called on the host, a dtype converts a number like NumPy's scalar types do.
+
+Layer "base" of the Python package (docs/architecture.md): imports no module of the package.
 """
 
 

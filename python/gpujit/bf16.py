@@ -6,6 +6,8 @@ bfloat16_to_int16_rd, bfloat16_as_int16 ...) are the compiler's (ir/bf16_functio
 them); the names here exist so that code can import them on the host, where calling one says it only works
 inside a kernel. bfloat16 needs a GPU of compute capability 8.0 or newer (gpujit.is_bfloat16_supported());
 the CPU backend always has it.
+
+Layer "base" of the Python package (docs/architecture.md): imports _kernel_api and _types, its own layer's.
 """
 
 from ._kernel_api import KernelFunction

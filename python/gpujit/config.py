@@ -7,6 +7,8 @@
 Each starts from its environment variable (GPUJIT_LOW_OCCUPANCY_WARNINGS, else numba-cuda's
 NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS; GPUJIT_WARN_ON_IMPLICIT_COPY, else NUMBA_CUDA_WARN_ON_IMPLICIT_COPY;
 GPUJIT_CUDA_ARRAY_INTERFACE_SYNC, else NUMBA_CUDA_ARRAY_INTERFACE_SYNC), on when unset, and an assignment takes effect at the next launch, as numba's does (docs/python.md, "Warnings").
+
+Layer "base" of the Python package (docs/architecture.md): imports only _core.
 """
 
 import os

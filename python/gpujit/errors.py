@@ -10,6 +10,8 @@ PerformanceWarning is for code that is correct but likely slower than meant: flo
 float32 kernel (issued by the compiler at the kernel's file and line), a grid too small to occupy a CUDA
 device and a NumPy array copied to a CUDA device for a launch (issued at the launching line).
 InvalidConfigWarning is for jit options that contradict each other, issued at the decorator's line.
+
+Layer "base" of the Python package (docs/architecture.md): imports no module of the package.
 """
 
 

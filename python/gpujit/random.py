@@ -15,6 +15,8 @@ steps from one generator to the next), so a kernel draws numba's sequences. They
 of n records of dtype xoroshiro128p_dtype, (s0, s1) as two uint64; the draw functions also take the same
 bytes as an (n, 2) uint64 array. The draw functions only exist inside kernels; they advance the state of
 generator `index` in place.
+
+Layer "base" of the Python package (docs/architecture.md): imports _core and _kernel_api.
 """
 
 from . import _core

@@ -22,6 +22,8 @@ counts them), so `max`, `min`, products and any associative, commutative functio
 elements, and `init` (when given) enters exactly once. The grid is sized to the device (enough blocks to fill
 every multiprocessor, never more blocks than it takes to give each thread an element), and one launch does
 the whole reduction.
+
+Layer "on the dispatcher" of the Python package (docs/architecture.md): imports _dispatcher, _device_array.
 """
 
 import linecache

@@ -14,6 +14,8 @@ Signature choice follows NumPy's: the first signature (in the order given) to wh
 safely; Python scalars beside NumPy or device values are "weak" (they take the other operands' precision
 within their kind), alone they are int64/float64/complex128. Where no signature matches safely, scalars
 may cast within their kind (an int64 scalar to an int32 argument), as numba's ufuncs allow.
+
+Layer "on the dispatcher" of the Python package (docs/architecture.md): imports _dispatcher and _compile.
 """
 
 import linecache
