@@ -192,3 +192,17 @@ def test_python_module_outside_every_layer_is_an_error(tmp_path):
     rc, out = run(tmp_path)
     assert rc == 1
     assert "python/gpujit/_helpers.py:1: this module is in no layer of scripts/check-layers' PY_LAYERS" in out
+
+
+def test_python_subpackage_is_placed_whole_and_its_imports_count(tmp_path):
+    package(tmp_path, {
+        "__init__": "from . import sub\n",
+        "_types": "",
+        "sub/__init__": "from . import driver\n",
+        "sub/driver": "from .. import _types\n\n\ndef f():\n    from .. import jit\n",
+    })
+    rc, out = run(tmp_path)
+    assert rc == 1
+    assert "python/gpujit/sub/__init__.py:1: this subpackage is in no layer" in out
+    # `from .. import jit` in sub/driver.py is the root's name; `from . import driver` is sub's own module.
+    assert "python/gpujit/__init__.py:1: import cycle __init__ -> sub -> sub.driver -> __init__" in out
