@@ -11,6 +11,8 @@
     saxpy[blocks, threads](2.0, x, y, out)
 
 Importing gpujit loads its C++ core but neither NumPy nor the CUDA driver; both load on first use.
+
+Layer "package root" of the Python package (docs/architecture.md): only the top layer imports it.
 """
 
 

@@ -6,6 +6,8 @@ whether the numba shim is on. `run PROGRAM.py [ARGS]` (or `run -m MODULE [ARGS]`
 gpujit with no edit: it installs the drop-in mode (gpujit.install_numba_shim) and then runs the program as Python
 would, as `__main__`, with sys.argv set to the program and its arguments (docs/compat.md, "Moving a numba-cuda
 program"). The C++ tool's `gpujit run` hands over to this.
+
+Layer "top" of the Python package (docs/architecture.md): imports the package root.
 """
 
 import argparse
