@@ -1,0 +1,93 @@
+"""Builds gpujit's binding, gpujit._core, against an installed gpujit-core wheel, without CMake.
+
+This is the build of the `gpujit` sdist (python/pyproject.toml, docs/install.md): setuptools compiles
+python/src/*.cpp with the Python headers, pybind11's headers and the core's own headers, and links the core
+library the gpujit-core wheel holds. All its build requirements are small pure-Python wheels that travel in
+dist/, so `pip install --no-index --find-links dist/ gpujit` works offline on a machine with a C++20
+compiler and no CMake (pip's isolated build asked for the 29 MiB cmake wheel when scikit-build-core found
+no CMake it would use).
+
+The development route builds the same module through CMake (python/CMakeLists.txt, from the top-level
+project); the compile and link flags below are that build's (pybind11_add_module in Release), so both
+routes make the same code: -O3 with link-time optimization, hidden visibility, only PyInit__core exported
+(src/exports.map), no debug information. Keep the two in step.
+
+GPUJIT_JOBS sets how many files compile at once (default: one per CPU).
+"""
+
+import glob
+import os
+
+import pybind11
+from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
+from setuptools import setup
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Flags that follow the interpreter's own (sysconfig's CFLAGS and LDSHARED, which may say -O2 and -g), so
+# these win. -flto needs the optimization level at the link too.
+_OPT = ["-O3", "-g0", "-flto=auto"]
+_COMPILE = _OPT + ["-fno-fat-lto-objects", "-Wall", "-Wextra", "-Wno-unused-parameter",
+                   # pybind11's headers as system headers, out of -Wextra's reach (CMake does the same).
+                   "-isystem", pybind11.get_include()]
+_LINK = _OPT + [
+    "-Wl,--version-script=" + os.path.join(_HERE, "src", "exports.map"),
+    # site-packages/gpujit/_core*.so finds site-packages/gpujit_core/lib/libgpujit_core.so at run time.
+    "-Wl,-rpath,$ORIGIN/../gpujit_core/lib",
+    "-Wl,--strip-all",
+]
+
+
+class BuildAgainstCore(build_ext):
+    """build_ext that finds the headers and library of the installed gpujit-core, which must be the very
+    version of this package: the binding and the core share C++ structs."""
+
+    def build_extensions(self):
+        version = self.distribution.get_version()
+        try:
+            import gpujit_core
+        except ImportError:
+            raise SystemExit(
+                f"error: gpujit's binding builds against an installed gpujit-core {version} and none is "
+                f"importable: pip installs it from the build requirements (pip install --no-index "
+                f"--find-links dist/ gpujit); with --no-build-isolation, pip install gpujit-core=={version} "
+                f"first (docs/install.md)"
+            ) from None
+        found = getattr(gpujit_core, "__version__", "?")
+        if found != version:
+            raise SystemExit(
+                f"error: gpujit {version} builds only against gpujit-core {version}, and the importable "
+                f"gpujit-core is {found} ({os.path.dirname(gpujit_core.__file__)})"
+            )
+        library = gpujit_core.library()
+        if not os.path.isfile(library):
+            raise SystemExit(f"error: the installed gpujit-core has no core library: {library} is missing")
+        for ext in self.extensions:
+            ext.include_dirs.append(gpujit_core.include_dir())
+            ext.library_dirs.append(gpujit_core.library_dir())
+        super().build_extensions()
+
+
+# Relative to this file, as setuptools wants them (pip runs setup.py from its own folder).
+_SOURCES = sorted(os.path.relpath(p, _HERE) for p in glob.glob(os.path.join(_HERE, "src", "*.cpp")))
+
+BINDING = Pybind11Extension(
+    "gpujit._core",
+    _SOURCES,
+    cxx_std=20,
+    include_pybind11=False,  # added as -isystem above
+    define_macros=[("FMT_HEADER_ONLY", "1")],  # the core's headers use fmt header-only
+    libraries=["gpujit_core"],
+    extra_compile_args=_COMPILE,
+    extra_link_args=_LINK,
+    depends=[os.path.relpath(p, _HERE) for p in sorted(glob.glob(os.path.join(_HERE, "src", "*.h")))]
+    + ["src/exports.map"],
+)
+
+# setuptools runs this file as __main__; tests/python/test_packaging.py imports it to compare BINDING's
+# flags with the CMake build's.
+if __name__ == "__main__":
+    if not _SOURCES:
+        raise SystemExit(f"error: no binding sources in {_HERE}/src: the sdist is incomplete")
+    ParallelCompile("GPUJIT_JOBS", default=0).install()
+    setup(ext_modules=[BINDING], cmdclass={"build_ext": BuildAgainstCore})
