@@ -17,6 +17,7 @@ GPUJIT_JOBS sets how many files compile at once (default: one per CPU).
 
 import glob
 import os
+import shutil
 
 import pybind11
 from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
@@ -36,6 +37,21 @@ _LINK = _OPT + [
     "-Wl,-rpath,$ORIGIN/../gpujit_core/lib",
     "-Wl,--strip-all",
 ]
+
+
+def _compiler_on_path(compiler):
+    """sysconfig names the compiler this Python was built with (x86_64-linux-gnu-g++ on Debian and Ubuntu, a
+    path on the builder's machine for some standalone Pythons); where that one is not installed, use c++ or
+    g++ from PATH, as CMake would."""
+    fallback = shutil.which("c++") or shutil.which("g++")
+    for role in ("compiler_so", "compiler_cxx", "compiler_so_cxx", "linker_so", "linker_so_cxx"):
+        command = getattr(compiler, role, None)
+        if not command or shutil.which(command[0]):
+            continue
+        if fallback is None:
+            raise SystemExit(f"error: gpujit's binding needs a C++20 compiler (g++ 11 or newer): neither "
+                             f"{command[0]} (this Python's) nor c++ or g++ is on PATH")
+        compiler.set_executable(role, [fallback] + command[1:])
 
 
 class BuildAgainstCore(build_ext):
@@ -62,6 +78,7 @@ class BuildAgainstCore(build_ext):
         library = gpujit_core.library()
         if not os.path.isfile(library):
             raise SystemExit(f"error: the installed gpujit-core has no core library: {library} is missing")
+        _compiler_on_path(self.compiler)
         for ext in self.extensions:
             ext.include_dirs.append(gpujit_core.include_dir())
             ext.library_dirs.append(gpujit_core.library_dir())

@@ -127,3 +127,20 @@ def test_binding_flags_match_the_cmake_build():
                                                               if f.startswith("-flto")]
     assert "-Wl,-rpath,$ORIGIN/../gpujit_core/lib" in binding.extra_link_args
     assert sorted(binding.sources) == _tracked("src", "*.cpp")
+
+
+def test_binding_build_uses_a_compiler_on_path_when_this_pythons_is_missing(tmp_path):
+    """sysconfig may name a compiler that is not installed (a standalone Python's, or Ubuntu's
+    x86_64-linux-gnu-g++ without the g++ package): the build takes c++ or g++ from PATH instead. Against an
+    empty fake core the compile then fails on the first missing header, which shows the compiler ran."""
+    source = _copy_sources(tmp_path / "python")
+    missing = "/nonexistent/bin/x86_64-linux-gnu-g++"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(_fake_core(tmp_path / "site", VERSION)),
+           "CC": missing, "CXX": missing, "LDSHARED": f"{missing} -shared", "LDCXXSHARED": f"{missing} -shared",
+           "GPUJIT_JOBS": "2"}
+    result = subprocess.run([sys.executable, "setup.py", "build_ext"], cwd=source, env=env, capture_output=True,
+                            text=True, timeout=300)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "fatal error:" in output and ".h: No such file or directory" in output, output[-3000:]
+    assert missing not in output  # never run
