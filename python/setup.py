@@ -22,6 +22,7 @@ import shutil
 import pybind11
 from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -52,6 +53,24 @@ def _compiler_on_path(compiler):
             raise SystemExit(f"error: gpujit's binding needs a C++20 compiler (g++ 11 or newer): neither "
                              f"{command[0]} (this Python's) nor c++ or g++ is on PATH")
         compiler.set_executable(role, [fallback] + command[1:])
+
+
+# Files for the top of site-packages, beside the package: the drop-in mode's .pth (docs/compat.md), which the
+# CMake route installs there too.
+TOP_LEVEL_FILES = ["gpujit-numba-shim.pth"]
+
+
+class BuildPyWithTopLevelFiles(build_py):
+    """build_py that also puts TOP_LEVEL_FILES at the root of the build folder, so that they sit at the
+    wheel's root and pip installs them into site-packages itself."""
+
+    def run(self):
+        super().run()
+        for name in TOP_LEVEL_FILES:
+            self.copy_file(os.path.join(_HERE, name), os.path.join(self.build_lib, name), preserve_mode=False)
+
+    def get_outputs(self, include_bytecode=True):
+        return super().get_outputs(include_bytecode) + [os.path.join(self.build_lib, n) for n in TOP_LEVEL_FILES]
 
 
 class BuildAgainstCore(build_ext):
@@ -107,4 +126,4 @@ if __name__ == "__main__":
     if not _SOURCES:
         raise SystemExit(f"error: no binding sources in {_HERE}/src: the sdist is incomplete")
     ParallelCompile("GPUJIT_JOBS", default=0).install()
-    setup(ext_modules=[BINDING], cmdclass={"build_ext": BuildAgainstCore})
+    setup(ext_modules=[BINDING], cmdclass={"build_ext": BuildAgainstCore, "build_py": BuildPyWithTopLevelFiles})

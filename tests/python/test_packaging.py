@@ -69,7 +69,7 @@ def test_sdist_holds_everything_the_binding_build_needs(tmp_path):
     with tarfile.open(sdist) as archive:
         members = {name[len(prefix):] for name in archive.getnames() if name.startswith(prefix)}
     needed = (["pyproject.toml", "setup.py", "src/exports.map"] + _tracked("src", "*.cpp") + _tracked("src", "*.h")
-              + _tracked("gpujit", "*.py"))
+              + _tracked("gpujit", "*.py") + _tracked(".", "*.pth"))
     assert not [name for name in needed if name not in members]
     assert not [name for name in members if name.endswith(".so")]
 
@@ -144,3 +144,16 @@ def test_binding_build_uses_a_compiler_on_path_when_this_pythons_is_missing(tmp_
     assert result.returncode != 0
     assert "fatal error:" in output and ".h: No such file or directory" in output, output[-3000:]
     assert missing not in output  # never run
+
+
+def test_wheel_puts_the_top_level_files_beside_the_package(tmp_path):
+    """The drop-in mode's .pth goes to the top of site-packages on the pip route too (docs/compat.md): at the
+    root of the build folder, which becomes the wheel's root."""
+    source = _copy_sources(tmp_path / "python")
+    result = _setup_py(source, "build_py", "--build-lib", "out")
+    assert result.returncode == 0, result.stderr[-3000:]
+    names = sorted(p.name for p in (PYTHON_DIR).glob("*.pth"))
+    assert names == ["gpujit-numba-shim.pth"]
+    for name in names:
+        assert (source / "out" / name).read_text() == (PYTHON_DIR / name).read_text()
+    assert (source / "out" / "gpujit" / "__init__.py").is_file()
