@@ -424,6 +424,14 @@ int main_impl(int argc, char** argv) {
   try {
     if (info->parsed()) {
       std::cout << render_system_info(collect_system_info(toolchain()));
+      // This process never runs Python: the line says whether Python processes started from this environment
+      // begin in the drop-in mode (gpujit-numba-shim.pth reads the variable), as `python -m gpujit info` does for
+      // its own process.
+      const char* shim = std::getenv("GPUJIT_NUMBA_SHIM");
+      std::cout << "numba shim    "
+                << (shim != nullptr && std::strcmp(shim, "1") == 0
+                        ? "on (GPUJIT_NUMBA_SHIM=1: Python processes start in the drop-in mode)\n"
+                        : "off (gpujit run PROGRAM.py turns it on)\n");
       return kExitOk;
     }
     return run_ptx(opts);

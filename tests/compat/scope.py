@@ -69,6 +69,7 @@ LATER_TESTS = [
     (r"test_compiler::.*external_functions|test_compiler::.*optional|test_compiler::.*overloaded_function",
      "29/30: declare_device's external functions and @overload"),
     (r"test_inline::.*ltoir", "29: LTO-IR output"),
+    (r"test_device_func::TestDeclareDevice", "29: declare_device with link= (CUDA C and PTX device functions)"),
     (r"test_inspect::.*lto", "29: link-time optimization"),
     (r"test_errors::.*lto_without_nvjitlink", "29: LTO linking"),
     (r"test_warning::.*lto_missing", "29: LTO linking"),

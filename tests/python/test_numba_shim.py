@@ -314,3 +314,13 @@ def test_processes_the_program_starts_run_gpujit_too(tmp_path):
     code = "from numba import cuda; import gpujit; print(cuda.jit is gpujit.jit)"
     plain = run([sys.executable, "-c", code], cwd=tmp_path)
     assert plain.returncode == 0 and "False" in plain.stdout  # without the variable, numba.cuda stays numba's
+
+
+def test_cli_info_says_whether_python_processes_start_in_the_mode(tmp_path):
+    tool = Path(sys.executable).parent / "gpujit"
+    if not tool.exists():
+        pytest.skip("no gpujit executable beside this interpreter")
+    off = run([str(tool), "info"], cwd=tmp_path)
+    assert "numba shim    off (gpujit run PROGRAM.py turns it on)" in off.stdout
+    on = run([str(tool), "info"], cwd=tmp_path, env={"GPUJIT_NUMBA_SHIM": "1"})
+    assert "numba shim    on (GPUJIT_NUMBA_SHIM=1" in on.stdout
