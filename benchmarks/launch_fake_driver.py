@@ -3,7 +3,7 @@
     python benchmarks/launch_fake_driver.py [--n 200000]
     python benchmarks/launch_fake_driver.py --instructions
 
-The fake driver (tests/unit/runtime/fake_driver/fake_cuda.cpp, built here with g++ if needed) runs no kernel,
+The fake driver (tests/unit/runtime/fake_driver/*.cpp, built here with g++ if needed) runs no kernel,
 but it records each launch's parameters, so a figure here is gpujit's launch path (configuration lookup,
 argument classification, specialization lookup, packing) plus that recording, with no driver or GPU time.
 It needs no GPU. Prints microseconds per launch, the best of 3 rounds of N launches; with --instructions,
@@ -29,11 +29,13 @@ SHAPES = {"0 args": (0, 0), "3 arrays": (3, 0), "16 arrays": (16, 0), "16 scalar
 
 def fake_driver():
     out = ROOT / "build" / "fakecuda" / "libfakecuda.so"
-    source = ROOT / "tests" / "unit" / "runtime" / "fake_driver" / "fake_cuda.cpp"
-    if not out.exists() or out.stat().st_mtime < source.stat().st_mtime:
+    folder = ROOT / "tests" / "unit" / "runtime" / "fake_driver"
+    sources = sorted(folder.glob("*.cpp"))
+    newest = max(p.stat().st_mtime for p in [*sources, *folder.glob("*.h"), ROOT / "runtime" / "cuda_api.h"])
+    if not out.exists() or out.stat().st_mtime < newest:
         out.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["g++", "-std=c++17", "-O1", "-shared", "-fPIC", f"-I{ROOT}", str(source), "-o", str(out)],
-                       check=True)
+        subprocess.run(["g++", "-std=c++17", "-O1", "-shared", "-fPIC", f"-I{ROOT}", *map(str, sources), "-o",
+                        str(out)], check=True)
     return out
 
 

@@ -39,6 +39,12 @@ CachingAllocator::Block CachingAllocator::allocate(size_t bytes, void* stream) {
       throw e.with_context(
           fmt::format("{} bytes are in use by live arrays and none are cached", stats_.bytes_in_use));
     }
+    if (deferred_ > 0) {
+      throw e.with_context(fmt::format(
+          "{} bytes are in use by live arrays and {} cached bytes were not given back to the driver, since "
+          "defer_cleanup() is active",
+          stats_.bytes_in_use, cached));
+    }
     release_cached();
     try {
       ptr = device_.allocate(size);
@@ -63,7 +69,7 @@ void CachingAllocator::free(const Block& block) {
 }
 
 void CachingAllocator::release_cached() {
-  if (cache_.empty()) return;
+  if (cache_.empty() || deferred_ > 0) return;
   device_.synchronize();
   // A block leaves the cache before its free is tried, so a failing free (the device lost, a sticky error)
   // neither frees a block twice later nor stops the others from being freed; the first failure is rethrown.

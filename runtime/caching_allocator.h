@@ -11,6 +11,9 @@
 // block is not wasted on a small request). When the device runs out of memory, every cached block is
 // returned to the driver (after a device synchronize) and the allocation is tried once more.
 //
+// numba's defer_cleanup(): while release is deferred, nothing is given back to the driver (a free synchronizes
+// the device), neither by release_cached() nor after running out of memory, which then fails at once.
+//
 // Not thread-safe on its own: the Python binding calls it with the GIL held; other callers lock around it.
 #pragma once
 
@@ -49,8 +52,14 @@ class CachingAllocator {
   Block allocate(size_t bytes, void* stream);
   /// Takes back a block from allocate().
   void free(const Block& block);
-  /// Synchronizes the device and gives every cached block back to the backend.
+  /// Synchronizes the device and gives every cached block back to the backend; nothing while deferred.
   void release_cached();
+  /// Defers release_cached() until as many resume_release() calls (nested blocks each defer once).
+  void defer_release() { ++deferred_; }
+  void resume_release() {
+    if (deferred_ > 0) --deferred_;
+  }
+  bool release_deferred() const { return deferred_ > 0; }
   /// Called before a stream is destroyed: waits for it and moves its cached blocks to the default stream.
   void forget_stream(void* stream);
 
@@ -64,6 +73,7 @@ class CachingAllocator {
   Device& device_;
   std::multimap<Key, uint64_t> cache_;
   Stats stats_;
+  int deferred_ = 0;
 };
 
 }  // namespace gpujit::rt

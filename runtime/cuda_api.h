@@ -40,6 +40,13 @@ using CUgraph = CUgraph_st*;
 using CUgraphExec = CUgraphExec_st*;
 using CUgraphNode = CUgraphNode_st*;
 
+// CUipcMemHandle: an allocation's handle another process opens (cuIpcGetMemHandle/cuIpcOpenMemHandle), 64
+// opaque bytes passed by value.
+constexpr size_t CU_IPC_HANDLE_SIZE = 64;
+struct CUipcMemHandle {
+  char reserved[CU_IPC_HANDLE_SIZE];
+};
+
 // CUjitInputType: what cuLinkAddData is given.
 enum CUjitInputType : int { CU_JIT_INPUT_PTX = 1 };
 
@@ -65,6 +72,8 @@ enum CUdevice_attribute : int {
   CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
+  CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
+  CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
@@ -93,6 +102,9 @@ constexpr unsigned CU_STREAM_NON_BLOCKING = 1;  // does not synchronize with the
 constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 1;
 constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
 constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream may use the memory
+constexpr unsigned CU_MEMHOSTREGISTER_PORTABLE = 1;   // cuMemHostRegister: pinned for every context
+constexpr unsigned CU_MEMHOSTREGISTER_DEVICEMAP = 2;  // and mapped into the device's address space
+constexpr unsigned CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1;  // cuIpcOpenMemHandle: peers map it when they use it
 
 // CUstreamCaptureMode: which calls a stream capture forbids while it lasts (graph.h says which we use).
 enum CUstreamCaptureMode : int {
@@ -124,6 +136,14 @@ enum CUstreamCaptureMode : int {
   X(cuMemAllocManaged, "cuMemAllocManaged", (CUdeviceptr * ptr, size_t bytes, unsigned flags))              \
   X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2",                                              \
     (CUdeviceptr * dptr, void* host, unsigned flags))                                                       \
+  X(cuMemHostRegister, "cuMemHostRegister_v2", (void* host, size_t bytes, unsigned flags))                  \
+  X(cuMemHostUnregister, "cuMemHostUnregister", (void* host))                                               \
+  X(cuMemGetAddressRange, "cuMemGetAddressRange_v2", (CUdeviceptr * base, size_t * bytes, CUdeviceptr ptr))  \
+  X(cuIpcGetMemHandle, "cuIpcGetMemHandle", (CUipcMemHandle * handle, CUdeviceptr ptr))                      \
+  X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2", (CUdeviceptr * ptr, CUipcMemHandle handle, unsigned flags)) \
+  X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", (CUdeviceptr ptr))                                          \
+  X(cuProfilerStart, "cuProfilerStart", ())                                                                 \
+  X(cuProfilerStop, "cuProfilerStop", ())                                                                   \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", (CUdeviceptr dst, const void* src, size_t n, CUstream s))    \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void* dst, CUdeviceptr src, size_t n, CUstream s))          \
   X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s))    \

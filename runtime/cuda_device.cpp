@@ -1,6 +1,7 @@
 // CUDA devices, memory, streams, events, module loading and launch (see cuda_device.h).
 #include "runtime/cuda_device.h"
 
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -74,6 +75,8 @@ rt::DeviceProperties read_properties(CudaDriver& d, CUdevice dev, int ordinal) {
   p.max_shared_per_block_optin = uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
   if (p.max_shared_per_block_optin < p.max_shared_per_block) p.max_shared_per_block_optin = p.max_shared_per_block;
   p.pci_bus_id = attr(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+  p.pci_domain_id = attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
+  p.pci_device_id = attr(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
   size_t total = 0;
   GPUJIT_CU(d, cuDeviceTotalMem, &total, dev);
   p.total_memory = total;
@@ -165,6 +168,87 @@ void CudaDevice::deallocate_pinned(void* ptr) {
   if (!ptr) return;
   bind();
   GPUJIT_CU(driver_, cuMemFreeHost, ptr);
+}
+
+rt::DevicePtr CudaDevice::register_host(void* host, size_t bytes, bool mapped) {
+  bind();
+  unsigned flags = CU_MEMHOSTREGISTER_PORTABLE | (mapped ? CU_MEMHOSTREGISTER_DEVICEMAP : 0);
+  CUresult r = driver_.cuMemHostRegister(host, bytes, flags);
+  if (r != CUDA_SUCCESS) {
+    driver_.throw_error(r, "cuMemHostRegister",
+                        fmt::format("page-locking {} bytes of host memory at {}{}", bytes, host,
+                                    mapped ? " and mapping them into " + props_.name : std::string()));
+  }
+  if (!mapped) return 0;
+  CUdeviceptr ptr = 0;
+  r = driver_.cuMemHostGetDevicePointer(&ptr, host, 0);
+  if (r != CUDA_SUCCESS) {
+    driver_.cuMemHostUnregister(host);  // not left registered by a failed call
+    driver_.throw_error(r, "cuMemHostGetDevicePointer", "reading the device address of registered host memory");
+  }
+  return rt::DevicePtr(ptr);
+}
+
+void CudaDevice::unregister_host(void* host) {
+  bind();
+  GPUJIT_CU(driver_, cuMemHostUnregister, host);
+}
+
+std::pair<rt::DevicePtr, size_t> CudaDevice::address_range(rt::DevicePtr ptr) {
+  bind();
+  CUdeviceptr start = 0;
+  size_t size = 0;
+  CUresult r = driver_.cuMemGetAddressRange(&start, &size, CUdeviceptr(ptr));
+  if (r != CUDA_SUCCESS) {
+    driver_.throw_error(r, "cuMemGetAddressRange",
+                        fmt::format("finding the allocation of {} that holds address 0x{:x}", props_.name, ptr));
+  }
+  return {rt::DevicePtr(start), size};
+}
+
+rt::IpcMemHandle CudaDevice::ipc_handle(rt::DevicePtr ptr, rt::DevicePtr* base, size_t* bytes) {
+  auto [start, size] = address_range(ptr);
+  CUipcMemHandle handle{};
+  CUresult r = driver_.cuIpcGetMemHandle(&handle, CUdeviceptr(start));
+  if (r != CUDA_SUCCESS) {
+    driver_.throw_error(r, "cuIpcGetMemHandle",
+                        fmt::format("making an IPC handle for the {} bytes at 0x{:x} on {}", size, start, props_.name));
+  }
+  rt::IpcMemHandle out;
+  static_assert(sizeof(out.bytes) == sizeof(handle.reserved), "CUDA's IPC handles are 64 bytes");
+  std::memcpy(out.bytes, handle.reserved, sizeof(out.bytes));
+  if (base) *base = rt::DevicePtr(start);
+  if (bytes) *bytes = size;
+  return out;
+}
+
+rt::DevicePtr CudaDevice::open_ipc_handle(const rt::IpcMemHandle& handle) {
+  bind();
+  CUipcMemHandle h;
+  std::memcpy(h.reserved, handle.bytes, sizeof(h.reserved));
+  CUdeviceptr ptr = 0;
+  CUresult r = driver_.cuIpcOpenMemHandle(&ptr, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  if (r != CUDA_SUCCESS) {
+    driver_.throw_error(r, "cuIpcOpenMemHandle",
+                        fmt::format("opening an IPC handle on {} (a handle opens only in a process other than "
+                                    "the one that made it, and only while that process keeps the memory)",
+                                    props_.name));
+  }
+  return rt::DevicePtr(ptr);
+}
+
+void CudaDevice::close_ipc_handle(rt::DevicePtr base) {
+  bind();
+  GPUJIT_CU(driver_, cuIpcCloseMemHandle, CUdeviceptr(base));
+}
+
+void CudaDevice::set_profiling(bool on) {
+  bind();
+  if (on) {
+    GPUJIT_CU(driver_, cuProfilerStart);
+  } else {
+    GPUJIT_CU(driver_, cuProfilerStop);
+  }
 }
 
 void CudaDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) {

@@ -71,6 +71,13 @@ class CudaDevice final : public rt::Device {
                         rt::StreamHandle stream) override;
   bool can_access_peer(const rt::Device& peer) const override;
   std::pair<size_t, size_t> memory_info() override;
+  rt::DevicePtr register_host(void* host, size_t bytes, bool mapped) override;
+  void unregister_host(void* host) override;
+  std::pair<rt::DevicePtr, size_t> address_range(rt::DevicePtr ptr) override;
+  rt::IpcMemHandle ipc_handle(rt::DevicePtr ptr, rt::DevicePtr* base, size_t* bytes) override;
+  rt::DevicePtr open_ipc_handle(const rt::IpcMemHandle& handle) override;
+  void close_ipc_handle(rt::DevicePtr base) override;
+  void set_profiling(bool on) override;
 
   rt::StreamHandle create_stream() override;
   void destroy_stream(rt::StreamHandle stream) override;

@@ -12,7 +12,9 @@
 // - Copies are enqueued on the given stream; a caller that needs the data on the host synchronizes.
 // - Every failure throws (rt::DriverError, rt::LaunchError, rt::NoDriverError); nothing returns codes.
 // - The raw allocate()/deallocate() go to the backend every time; code allocates through allocator(), which
-//   caches freed blocks per stream (runtime/caching_allocator.h).
+//   caches freed blocks per stream (runtime/caching_allocator.h). A device given an ExternalAllocator (numba's
+//   External Memory Management plugins, through the binding) has its arrays' memory made by that instead
+//   (DeviceBuffer, runtime/device_array.h); the caching allocator then serves nothing.
 #pragma once
 
 #include <cstddef>
@@ -63,6 +65,27 @@ struct DeviceProperties {
   uint32_t max_shared_per_block = 48 * 1024;        // without opting in
   uint32_t max_shared_per_block_optin = 48 * 1024;  // with cuFuncSetAttribute
   int pci_bus_id = 0;
+  int pci_domain_id = 0;
+  int pci_device_id = 0;
+};
+
+/// Device memory another library allocates for gpujit's arrays: numba's External Memory Management plugin
+/// interface, which the binding implements with a Python callable (python/src/memory_api.cpp). Called with
+/// the number of bytes (never 0) each time an array needs memory; what it returns keeps the memory alive, and
+/// releasing it gives the memory back to its allocator.
+class ExternalAllocator {
+ public:
+  struct Allocation {
+    DevicePtr ptr = 0;
+    std::shared_ptr<void> owner;  // never null; the memory lives as long as it does
+  };
+  virtual ~ExternalAllocator() = default;
+  virtual Allocation allocate(size_t bytes) = 0;
+};
+
+/// A CUDA IPC memory handle: 64 opaque bytes another process opens to use an allocation of this one.
+struct IpcMemHandle {
+  unsigned char bytes[64] = {};
 };
 
 /// A kernel loaded on one device, ready to launch. Backends subclass it with their handles.
@@ -91,6 +114,10 @@ class Device {
   int ordinal() const { return props_.ordinal; }
   /// The caching allocator every device allocation should go through.
   CachingAllocator& allocator() { return allocator_; }
+  /// The allocator arrays' memory comes from instead of allocator(); null (the default) for gpujit's own.
+  ExternalAllocator* external_allocator() const { return external_.get(); }
+  /// Sets it (null: back to gpujit's own). Arrays made before keep the memory they have.
+  void set_external_allocator(std::shared_ptr<ExternalAllocator> allocator) { external_ = std::move(allocator); }
 
   /// Makes the device current for the calling thread (CUDA: binds its primary context).
   virtual void activate() = 0;
@@ -123,6 +150,28 @@ class Device {
   virtual bool can_access_peer(const Device& peer) const { return &peer == this; }
   /// Free and total device memory in bytes.
   virtual std::pair<size_t, size_t> memory_info() = 0;
+
+  // Memory shared beyond this process or with the host, and the profiler. The defaults are the CPU
+  // backend's: no IPC (a std::runtime_error saying so), nothing to register, no profiler.
+  /// Page-locks `bytes` of host memory at `host` until unregister_host(host) (numba's cuda.pinned); with
+  /// `mapped` also maps it into the device's address space and returns the address kernels use (cuda.mapped),
+  /// else 0. CUDA's cuMemHostRegister; the host backend needs neither and returns `host` when mapped.
+  virtual DevicePtr register_host(void* host, size_t bytes, bool mapped) {
+    return mapped ? DevicePtr(reinterpret_cast<uintptr_t>(host)) : 0;
+  }
+  virtual void unregister_host(void* host) {}
+  /// The base and size of the driver allocation holding `ptr` (CUDA: cuMemGetAddressRange; numba's
+  /// device_extents). The host backend tracks no allocations and throws.
+  virtual std::pair<DevicePtr, size_t> address_range(DevicePtr ptr);
+  /// The IPC handle of the allocation holding `ptr`, and in *base and *bytes that allocation (CUDA:
+  /// address_range(), then cuIpcGetMemHandle of its base).
+  virtual IpcMemHandle ipc_handle(DevicePtr ptr, DevicePtr* base, size_t* bytes);
+  /// Maps an allocation of another process into this one; returns its base (cuIpcOpenMemHandle).
+  virtual DevicePtr open_ipc_handle(const IpcMemHandle& handle);
+  /// Unmaps what open_ipc_handle() gave (cuIpcCloseMemHandle).
+  virtual void close_ipc_handle(DevicePtr base);
+  /// Starts or stops the profiler's collection for this device (cuProfilerStart/cuProfilerStop).
+  virtual void set_profiling(bool on) {}
 
   // Streams and events.
   virtual StreamHandle create_stream() = 0;
@@ -192,6 +241,7 @@ class Device {
 
  private:
   CachingAllocator allocator_;
+  std::shared_ptr<ExternalAllocator> external_;
 };
 
 /// A family of devices that run kernels the same way.

@@ -13,7 +13,23 @@ DeviceBuffer::DeviceBuffer(Device& device, size_t bytes, std::shared_ptr<Stream>
       bytes_(bytes),
       stream_(std::move(stream)) {}
 
+DeviceBuffer::DeviceBuffer(Device& device, size_t bytes, std::shared_ptr<Stream> stream, DevicePtr external)
+    : device_(device), block_{external, bytes, nullptr}, bytes_(bytes), stream_(std::move(stream)) {}
+
 DeviceBuffer::~DeviceBuffer() { device_.allocator().free(block_); }
+
+std::shared_ptr<DeviceBuffer> DeviceBuffer::make_external(Device& device, size_t bytes,
+                                                          const std::shared_ptr<Stream>& stream) {
+  if (bytes == 0) return std::make_shared<DeviceBuffer>(device, bytes, stream);  // no memory to ask for
+  device.activate();  // the allocator allocates in the calling thread's current context: this device's
+  ExternalAllocator::Allocation a = device.external_allocator()->allocate(bytes);
+  if (!a.owner) throw std::logic_error("an external allocator returned memory without an owner");
+  auto* buffer = new DeviceBuffer(device, bytes, stream, a.ptr);
+  return std::shared_ptr<DeviceBuffer>(buffer, [owner = std::move(a.owner)](DeviceBuffer* b) {
+    b->block_.ptr = 0;  // not the cache's: the destructor gives nothing back, the owner's release frees it
+    delete b;
+  });
+}
 
 int64_t ArrayView::size() const {
   int64_t n = 1;

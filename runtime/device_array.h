@@ -1,7 +1,11 @@
 // Device memory owned by arrays, and the strided view every array argument is passed as.
 //
 // DeviceBuffer owns one block from a device's caching allocator and gives it back when destroyed; it keeps
-// the stream it was allocated for alive, so the block is reused in that stream's order. ArrayView describes
+// the stream it was allocated for alive, so the block is reused in that stream's order. Arrays make their
+// buffers with DeviceBuffer::make(), the one place where a device with an ExternalAllocator (device.h, numba's
+// External Memory Management plugins) takes over: the memory then comes from that allocator, and the buffer's
+// shared_ptr holds what it returned until the buffer dies. Without one, make() costs one pointer test more than
+// constructing the buffer, and the buffer itself is as it always was. ArrayView describes
 // an n-dimensional array in device memory the way the kernel ABI wants it (DESIGN.md): a data pointer, a
 // dtype, shapes and byte strides, plus a keep-alive owner (a DeviceBuffer, or memory lent by another library).
 // Slicing makes new views of the same owner; nothing here copies data.
@@ -23,8 +27,15 @@ constexpr int kMaxDims = 8;
 
 class DeviceBuffer {
  public:
-  /// `bytes` of device memory for use in the order of `stream` (null: the default stream).
+  /// `bytes` of device memory from the device's caching allocator, for use in the order of `stream` (null:
+  /// the default stream). Arrays allocate through make() instead, which honors an external allocator.
   DeviceBuffer(Device& device, size_t bytes, std::shared_ptr<Stream> stream);
+  /// The buffer of `bytes` an array needs: from the device's external allocator when it has one, else as the
+  /// constructor makes it.
+  static std::shared_ptr<DeviceBuffer> make(Device& device, size_t bytes, const std::shared_ptr<Stream>& stream) {
+    if (device.external_allocator()) [[unlikely]] return make_external(device, bytes, stream);
+    return std::make_shared<DeviceBuffer>(device, bytes, stream);
+  }
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -34,6 +45,11 @@ class DeviceBuffer {
   size_t bytes() const { return bytes_; }
 
  private:
+  /// A buffer over memory of the device's external allocator; its shared_ptr's deleter releases it.
+  DeviceBuffer(Device& device, size_t bytes, std::shared_ptr<Stream> stream, DevicePtr external);
+  static std::shared_ptr<DeviceBuffer> make_external(Device& device, size_t bytes,
+                                                     const std::shared_ptr<Stream>& stream);
+
   Device& device_;
   CachingAllocator::Block block_;
   size_t bytes_;

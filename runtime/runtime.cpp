@@ -103,8 +103,42 @@ Backend& Runtime::backend() {
   return b;
 }
 
+void Runtime::set_first_use_hook(DeviceHook hook) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  first_use_hook_ = std::move(hook);
+}
+
+void Runtime::reset_devices() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  used_.clear();
+  generation_.fetch_add(1);
+}
+
+std::vector<Device*> Runtime::used_devices() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::vector<Device*>(used_.begin(), used_.end());
+}
+
+void Runtime::note_use(Device& device) {
+  DeviceHook hook;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!used_.insert(&device).second) return;
+    hook = first_use_hook_;
+  }
+  if (!hook) return;
+  try {
+    hook(device);
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    used_.erase(&device);
+    throw;
+  }
+}
+
 Device& Runtime::select_device(int ordinal) {
   Device& device = open_device(backend(), ordinal);
+  note_use(device);
   tl_current_ = &device;
   tl_generation_ = generation_.load();
   return device;
@@ -112,6 +146,7 @@ Device& Runtime::select_device(int ordinal) {
 
 Device& Runtime::make_current(Device& device) {
   device.activate();
+  note_use(device);
   tl_current_ = &device;
   tl_generation_ = generation_.load();
   return device;
@@ -120,6 +155,7 @@ Device& Runtime::make_current(Device& device) {
 Device& Runtime::select_default_device() {
   Backend& b = backend();  // on first use this also reads GPUJIT_DEVICE's ordinal
   Device& device = open_device(b, default_ordinal_.load());
+  note_use(device);
   tl_current_ = &device;
   tl_generation_ = generation_.load();
   return device;
@@ -133,6 +169,7 @@ Device& Runtime::select(const std::string& name, int ordinal) {
   }
   // Opened before switching: a backend that cannot run here (no CUDA driver) leaves the active one as it was.
   Device& device = open_device(*b, ordinal);
+  note_use(device);
   set_backend(name);
   tl_current_ = &device;
   tl_generation_ = generation_.load();
@@ -150,6 +187,28 @@ void Device::copy_from_device(DevicePtr dst, Device& from, DevicePtr src, size_t
   copy_to_device(dst, staging.data(), bytes, stream);
   synchronize_stream(stream);
 }
+
+namespace {
+
+[[noreturn]] void no_ipc(const Device& device) {
+  throw std::runtime_error(fmt::format("device {} ('{}') cannot share memory with other processes (CUDA IPC): "
+                                       "its memory is this process's own; IPC needs a CUDA device",
+                                       device.ordinal(), device.properties().name));
+}
+
+}  // namespace
+
+std::pair<DevicePtr, size_t> Device::address_range(DevicePtr ptr) {
+  throw std::runtime_error(fmt::format("device {} ('{}') keeps no table of allocations to find the one holding "
+                                       "address 0x{:x} in; a CUDA device has one",
+                                       ordinal(), properties().name, ptr));
+}
+
+IpcMemHandle Device::ipc_handle(DevicePtr ptr, DevicePtr* base, size_t* bytes) { no_ipc(*this); }
+
+DevicePtr Device::open_ipc_handle(const IpcMemHandle& handle) { no_ipc(*this); }
+
+void Device::close_ipc_handle(DevicePtr base) { no_ipc(*this); }
 
 void validate_dims(const Dim3& dims, const char* what) {
   static constexpr char kAxis[] = {'x', 'y', 'z'};

@@ -9,6 +9,10 @@
 // GPUJIT_DEVICE one, until select_device()), activated for the thread on first use, so the launch path only
 // reads a thread-local and one counter.
 //
+// The first time a device becomes some thread's current device (numba: when its context is made), the runtime
+// calls the first-use hook the binding may set, which binds an External Memory Management plugin to the device
+// there (python/src/memory_api.cpp). reset_devices() forgets those uses (numba's cuda.close()).
+//
 // The runtime object is never destroyed: kernels, arrays and streams held by Python objects may be released
 // during interpreter shutdown, after static destructors would have run.
 #pragma once
@@ -18,7 +22,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "runtime/device.h"
 
@@ -53,12 +59,28 @@ class Runtime {
   /// The device is opened first: if that throws (no CUDA driver, no such device), nothing changes.
   Device& select(const std::string& name, int ordinal);
 
+  using DeviceHook = std::function<void(Device&)>;
+  /// Sets the function called, outside the runtime's lock, the first time each device becomes a thread's
+  /// current device (again after reset_devices()). If it throws, the device counts as unused (its next use
+  /// calls it again) and the exception propagates from the call that made the device current.
+  void set_first_use_hook(DeviceHook hook);
+  /// Forgets which devices were used, so that each one's next use calls the first-use hook again, and makes
+  /// every thread choose its current device anew at its next use (its default device: device 0, or the
+  /// GPUJIT_DEVICE one). numba's cuda.close() in the main thread. Devices, arrays and kernels stay valid.
+  void reset_devices();
+  /// The devices used so far (since the last reset_devices()), in no particular order.
+  std::vector<Device*> used_devices();
+  /// The calling thread chooses its current device anew at its next use (cuda.close() in another thread).
+  void forget_current_device() { tl_current_ = nullptr; }
+
  private:
   Runtime();
   /// The backend `name`, created on first request; mutex_ must be held. std::invalid_argument if unknown.
   Backend& made_backend_locked(const std::string& name);
   /// Makes the device a thread starts on current for it (device 0, or the one GPUJIT_DEVICE names).
   Device& select_default_device();
+  /// Records that `device` is used, calling the first-use hook if it was not.
+  void note_use(Device& device);
 
   std::mutex mutex_;
   std::map<std::string, BackendFactory> factories_;
@@ -66,6 +88,8 @@ class Runtime {
   std::string active_;                                    // empty until chosen
   std::atomic<uint64_t> generation_{1};                   // bumped when the active backend changes
   std::atomic<int> default_ordinal_{0};                   // a thread's device until it selects one
+  std::set<Device*> used_;                                // devices that were some thread's current one
+  DeviceHook first_use_hook_;
   static thread_local Device* tl_current_;
   static thread_local uint64_t tl_generation_;
 };

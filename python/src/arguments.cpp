@@ -470,7 +470,7 @@ void Arguments::host_array(PyObject* obj, rt::Device& device, const std::shared_
     hv = copy.buffer->view();
   }
   rt::StreamHandle handle = stream ? stream->handle() : nullptr;
-  copy.device = std::make_shared<rt::DeviceBuffer>(device, size_t(hv.nbytes()), stream);
+  copy.device = rt::DeviceBuffer::make(device, size_t(hv.nbytes()), stream);
   if (copy_in) device.copy_to_device(copy.device->ptr(), copy.buffer->buffer().buf, size_t(hv.nbytes()), handle);
   copy.write_back = copy_back && !copy.buffer->buffer().readonly;
   rt::ArrayView& view = own_view();
@@ -497,7 +497,7 @@ void Arguments::record_scalar(PyObject* obj, rt::Device& device, const std::shar
   pybind11::object base = h.attr("base");
   copy.write_back = pybind11::isinstance(base, numpy().attr("ndarray")) &&
                     base.attr("flags").attr("writeable").cast<bool>();
-  copy.device = std::make_shared<rt::DeviceBuffer>(device, copy.size, stream);
+  copy.device = rt::DeviceBuffer::make(device, copy.size, stream);
   device.copy_to_device(copy.device->ptr(), copy.host, copy.size, stream ? stream->handle() : nullptr);
   uint64_t address = copy.device->ptr();
   std::memcpy(last_value().bytes, &address, 8);

@@ -260,7 +260,7 @@ static PyDeviceArray allocate_array(const std::vector<int64_t>& shape, ElementTy
       stride *= shape[size_t(i)] > 0 ? shape[size_t(i)] : 1;
     }
   }
-  auto buffer = std::make_shared<rt::DeviceBuffer>(device, size_t(a.view.nbytes()), stream);
+  auto buffer = rt::DeviceBuffer::make(device, size_t(a.view.nbytes()), stream);
   a.view.data = buffer->ptr();
   a.view.device = &device;
   a.view.owner = buffer;

@@ -38,6 +38,11 @@ struct PyEvent {
   std::shared_ptr<rt::Event> event;
 };
 
+/// A device as numba's `cuda.get_current_device()` (and `current_context()`) shows it; registered in module.cpp.
+struct PyDevice {
+  rt::Device* device;
+};
+
 /// The registered DeviceArray type (set by register_arrays).
 extern PyTypeObject* g_device_array_type;
 

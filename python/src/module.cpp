@@ -16,6 +16,7 @@
 #include "runtime/system_info.h"
 #include "dispatcher.h"
 #include "graphs.h"
+#include "memory_api.h"
 #include "dtypes.h"
 #include "errors.h"
 #include "foreign_arrays.h"
@@ -28,11 +29,6 @@
 
 namespace gpujit::py {
 namespace {
-
-/// A device as numba's `cuda.get_current_device()` shows it.
-struct PyDevice {
-  rt::Device* device;
-};
 
 // numba spells device attributes in upper case (dev.MULTIPROCESSOR_COUNT); these are the ones we read.
 pyb::object device_attribute(const PyDevice& d, const std::string& name) {
@@ -50,6 +46,8 @@ pyb::object device_attribute(const PyDevice& d, const std::string& name) {
   if (name == "COMPUTE_CAPABILITY_MAJOR") return pyb::int_(p.cc_major);
   if (name == "COMPUTE_CAPABILITY_MINOR") return pyb::int_(p.cc_minor);
   if (name == "PCI_BUS_ID") return pyb::int_(p.pci_bus_id);
+  if (name == "PCI_DOMAIN_ID") return pyb::int_(p.pci_domain_id);
+  if (name == "PCI_DEVICE_ID") return pyb::int_(p.pci_device_id);
   throw pyb::attribute_error("device has no attribute '" + name + "'");
 }
 
@@ -211,6 +209,8 @@ PYBIND11_MODULE(_core, m) {
                                      std::to_string(p.cc_minor);
         return "<gpujit device " + std::to_string(p.ordinal) + " '" + p.name + "' (" + what + ")>";
       });
+
+  register_memory_api(m);  // after Device, whose methods it adds
 
   m.def("select_device", [](int ordinal) { return PyDevice{&rt::Runtime::get().select_device(ordinal)}; },
         pyb::arg("device_id"),

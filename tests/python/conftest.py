@@ -2,7 +2,7 @@
 
 The CUDA driver is loaded once per process:
 - a real GPU's when libcuda.so.1 loads and has a device, unless GPUJIT_TEST_FAKE_DRIVER=1;
-- otherwise the fake driver (tests/unit/runtime/fake_driver/fake_cuda.cpp), built here with g++ on first
+- otherwise the fake driver (tests/unit/runtime/fake_driver/*.cpp), built here with g++ on first
   use (or taken from GPUJIT_FAKE_CUDA_LIB) and loaded through GPUJIT_CUDA_DRIVER. It runs no kernels but
   records every launch, so the CUDA launch path (argument classification, packing, caching, errors) is
   tested on machines without a GPU.
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-FAKE_SOURCE = ROOT / "tests" / "unit" / "runtime" / "fake_driver" / "fake_cuda.cpp"
+FAKE_FOLDER = ROOT / "tests" / "unit" / "runtime" / "fake_driver"
 
 
 def _real_gpu_present():
@@ -42,11 +42,12 @@ def build_fake_driver():
     if prebuilt:
         return Path(prebuilt)
     out = ROOT / "build" / "fakecuda" / "libfakecuda.so"
-    sources = [FAKE_SOURCE, ROOT / "runtime" / "cuda_api.h"]
+    cpp = sorted(FAKE_FOLDER.glob("*.cpp"))
+    sources = cpp + sorted(FAKE_FOLDER.glob("*.h")) + [ROOT / "runtime" / "cuda_api.h"]
     if not out.exists() or out.stat().st_mtime < max(s.stat().st_mtime for s in sources):
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(f".{os.getpid()}.tmp")
-        subprocess.run(["g++", "-std=c++17", "-O1", "-shared", "-fPIC", f"-I{ROOT}", str(FAKE_SOURCE), "-o", str(tmp)],
+        subprocess.run(["g++", "-std=c++17", "-O1", "-shared", "-fPIC", f"-I{ROOT}", *map(str, cpp), "-o", str(tmp)],
                        check=True)
         tmp.replace(out)
     return out

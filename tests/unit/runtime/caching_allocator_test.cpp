@@ -1,12 +1,16 @@
-// The caching allocator against an in-memory Device that counts what reaches the backend.
+// The caching allocator against an in-memory Device that counts what reaches the backend, and DeviceBuffer's
+// choice between it and an external allocator.
 #include "runtime/caching_allocator.h"
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <set>
+#include <vector>
 
 #include "runtime/cuda_api.h"
 #include "runtime/device.h"
+#include "runtime/device_array.h"
 #include "runtime/runtime_error.h"
 
 namespace gpujit::rt {
@@ -204,6 +208,84 @@ TEST(CachingAllocator, ForgetStreamMovesItsBlocksToTheDefaultStream) {
   auto b = a.allocate(2048, nullptr);
   EXPECT_EQ(dev.allocations, 1);
   a.free(b);
+}
+
+TEST(CachingAllocator, DeferredReleaseKeepsTheCacheUntilResumed) {
+  CountingDevice dev;
+  CachingAllocator& a = dev.allocator();
+  a.free(a.allocate(4096, nullptr));
+  a.defer_release();
+  a.defer_release();  // nested blocks
+  a.release_cached();
+  EXPECT_EQ(dev.live.size(), 1u);
+  EXPECT_EQ(dev.device_syncs, 0);  // not even the synchronize a release starts with
+  a.resume_release();
+  EXPECT_TRUE(a.release_deferred());
+  a.release_cached();
+  EXPECT_EQ(dev.live.size(), 1u);
+  a.resume_release();
+  EXPECT_FALSE(a.release_deferred());
+  a.release_cached();
+  EXPECT_TRUE(dev.live.empty());
+}
+
+TEST(CachingAllocator, OutOfMemoryWhileDeferredFailsWithoutReleasing) {
+  CountingDevice dev;
+  CachingAllocator& a = dev.allocator();
+  a.free(a.allocate(4096, nullptr));
+  a.defer_release();
+  dev.fail_next_allocation();
+  try {
+    a.allocate(1 << 20, nullptr);
+    ADD_FAILURE() << "the out-of-memory is reported";
+  } catch (const DriverError& e) {
+    EXPECT_NE(std::string(e.what()).find("since defer_cleanup() is active"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(dev.live.size(), 1u);
+  EXPECT_EQ(a.stats().bytes_cached, 4096u);
+}
+
+// An ExternalAllocator that hands out counted addresses and records which are still owned.
+class CountingExternal final : public ExternalAllocator {
+ public:
+  Allocation allocate(size_t bytes) override {
+    sizes.push_back(bytes);
+    DevicePtr ptr = 0x7000000 + 0x1000 * sizes.size();
+    live->insert(ptr);
+    auto set = live;
+    return {ptr, std::shared_ptr<void>(reinterpret_cast<void*>(ptr), [set](void* p) {
+              set->erase(DevicePtr(reinterpret_cast<uintptr_t>(p)));
+            })};
+  }
+  std::vector<size_t> sizes;
+  std::shared_ptr<std::set<DevicePtr>> live = std::make_shared<std::set<DevicePtr>>();
+};
+
+TEST(DeviceBuffer, AnExternalAllocatorServesEveryBufferMadeWhileSet) {
+  CountingDevice dev;
+  auto external = std::make_shared<CountingExternal>();
+  dev.set_external_allocator(external);
+  {
+    std::shared_ptr<DeviceBuffer> buffer = DeviceBuffer::make(dev, 1000, nullptr);
+    EXPECT_EQ(buffer->ptr(), 0x7001000u);
+    EXPECT_EQ(buffer->bytes(), 1000u);
+    ASSERT_EQ(external->sizes.size(), 1u);
+    EXPECT_EQ(external->sizes[0], 1000u);  // the size asked for, not the cache's 512-byte rounding
+    EXPECT_EQ(external->live->size(), 1u);
+    std::shared_ptr<DeviceBuffer> empty = DeviceBuffer::make(dev, 0, nullptr);  // nothing asked for no bytes
+    EXPECT_EQ(empty->ptr(), 0u);
+    EXPECT_EQ(external->sizes.size(), 1u);
+  }
+  EXPECT_TRUE(external->live->empty());  // the owner went with the buffer
+  EXPECT_EQ(dev.allocations, 0);
+  EXPECT_EQ(dev.allocator().stats().bytes_cached, 0u);  // nothing entered gpujit's cache
+  EXPECT_EQ(dev.allocator().stats().bytes_in_use, 0u);
+
+  dev.set_external_allocator(nullptr);
+  { std::shared_ptr<DeviceBuffer> own = DeviceBuffer::make(dev, 1000, nullptr); }
+  EXPECT_EQ(dev.allocations, 1);
+  EXPECT_EQ(external->sizes.size(), 1u);
+  EXPECT_EQ(dev.allocator().stats().bytes_cached, 1024u);  // gpujit's own block, cached again
 }
 
 }  // namespace

@@ -46,228 +46,18 @@
 // The linker (cuLinkCreate/cuLinkAddData/cuLinkComplete) makes a fake cubin: "FAKECUBIN <version> <cc>\n"
 // and the PTX it was given; cuModuleLoadData takes such a cubin (refusing one made for another compute
 // capability, as a real driver refuses a cubin of another architecture) or PTX.
+//
+// This file has the entry points above; fake_sharing.cpp those for host-memory registration, IPC, address
+// ranges and the profiler (its comment says where they differ from a real driver), fake_introspection.cpp the
+// fakecuda_* functions, and fake_state.h the state, fault injection and entry macros the three share.
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <functional>
-#include <cstdlib>
-#include <cstring>
-#include <map>
-#include <mutex>
 #include <regex>
-#include <set>
-#include <string>
-#include <vector>
 
-#include "runtime/cuda_api.h"
+#include "tests/unit/runtime/fake_driver/fake_state.h"
 
-using namespace gpujit::cuda;
+using namespace fakecuda;
 
 namespace {
-
-constexpr CUresult kInvalidValue = 1;
-constexpr CUresult kNotInitialized = 3;
-constexpr CUresult kInvalidDevice = 101;
-constexpr CUresult kInvalidContext = 201;
-constexpr CUresult kInvalidImage = 200;
-constexpr CUresult kInvalidPtx = 218;
-constexpr CUresult kInvalidHandle = 400;
-constexpr CUresult kNotFound = 500;
-constexpr CUresult kIllegalState = 401;
-constexpr CUresult kCaptureUnsupported = 900;
-constexpr CUresult kCaptureInvalidated = 901;
-
-// A captured operation; replayed on the stream the graph is launched on (the state's mutex held).
-using Node = std::function<CUresult(CUstream)>;
-
-struct FakeCapture {
-  std::vector<Node> nodes;
-  bool invalidated = false;
-};
-
-struct FakeGraph {
-  std::vector<Node> nodes;
-};
-
-struct FakeFunction {
-  std::string name;
-  CUcontext context = nullptr;  // its module's
-  std::vector<unsigned> param_sizes;
-  unsigned shared_bytes = 0;
-  int max_dynamic_shared = 0;
-};
-
-struct FakeLink {
-  std::string ptx;
-  std::string cubin;
-};
-
-struct FakeModule {
-  std::string ptx;
-  std::map<std::string, FakeFunction> functions;
-  std::map<std::string, std::vector<char>> globals;  // cuModuleGetGlobal's memory, zeroed, by name
-};
-
-// The last launch. Its storage is reused, so recording costs no allocation once warm: benchmarks on the
-// fake driver then measure gpujit's launch path, not the fake's bookkeeping.
-struct Launch {
-  std::string function;
-  unsigned grid[3], block[3], shared;
-  void* stream;
-  std::vector<unsigned char> bytes;  // every parameter's bytes, back to back
-  std::vector<size_t> offsets;       // where each parameter starts in `bytes`; one extra at the end
-  bool buffer = false;               // the parameters came as one buffer (`extra`), not kernelParams
-};
-
-// A planted failure (see the file comment).
-struct Fault {
-  std::string function;  // an entry point's exported name, or "*" for all
-  CUresult code = 0;
-  long after = 0;  // matching calls still let through
-  long times = 1;  // failures left; -1: every later call
-};
-
-struct State {
-  std::mutex mutex;
-  bool initialized = false;
-  std::map<std::string, long> counters;
-  std::map<unsigned long long, size_t> allocations;  // live device allocations: address -> bytes
-  std::map<unsigned long long, CUcontext> allocation_context;
-  std::set<void*> pinned;
-  std::map<void*, CUcontext> streams;  // stream -> the context it was created in
-  std::map<void*, double> events;  // event -> time recorded (ms since start), -1 if never recorded
-  std::map<void*, CUcontext> event_context;
-  std::map<CUcontext, long> launches_by_context;
-  std::map<CUcontext, long> syncs_by_context;  // cuCtxSynchronize calls
-  std::set<void*> modules;
-  std::set<void*> links;
-  std::map<void*, FakeCapture> captures;  // capturing stream -> what it recorded
-  std::set<void*> graphs;
-  std::set<void*> graph_execs;
-  Launch last;
-  long launches = 0;
-  std::vector<Fault> faults;
-  bool faulty = false;       // any of the fault fields below or `faults` set: the slow path of enter()
-  CUresult async_armed = 0;  // fakecuda_fail_async: the next launch plants this
-  bool async_sticky = false;
-  CUresult async_pending = 0;  // planted by a launch; returned by the next synchronizing call
-  CUresult sticky = 0;         // returned by every call
-  int devices = 1;
-  void* last_global = nullptr;  // the memory of the last global cuModuleGetGlobal found
-};
-
-void update_faulty(State& s) { s.faulty = !s.faults.empty() || s.async_armed || s.async_pending || s.sticky; }
-
-// FAKECUDA_FAIL="function:code[:after[:times]],...".
-void parse_fault_env(State& s) {
-  const char* env = std::getenv("FAKECUDA_FAIL");
-  if (!env || !*env) return;
-  std::string all = env;
-  size_t start = 0;
-  while (start < all.size()) {
-    size_t end = all.find(',', start);
-    if (end == std::string::npos) end = all.size();
-    std::string item = all.substr(start, end - start);
-    start = end + 1;
-    Fault f;
-    size_t colon = item.find(':');
-    if (colon == std::string::npos) continue;
-    f.function = item.substr(0, colon);
-    long fields[3] = {0, 0, 1};
-    int n = std::sscanf(item.c_str() + colon + 1, "%ld:%ld:%ld", &fields[0], &fields[1], &fields[2]);
-    if (n < 1) continue;
-    f.code = CUresult(fields[0]);
-    f.after = fields[1];
-    f.times = fields[2];
-    s.faults.push_back(f);
-  }
-  update_faulty(s);
-}
-
-State& state() {
-  static State* s = [] {
-    auto* st = new State();
-    parse_fault_env(*st);
-    return st;
-  }();
-  return *s;
-}
-
-// As in the real driver, the current context belongs to the calling thread: a new thread has none, and the
-// calls that work in a context (memory, copies, streams, events, modules, synchronize) fail without one.
-thread_local CUcontext tl_current = nullptr;
-
-double now_ms() {
-  using namespace std::chrono;
-  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
-
-// Calls that never report planted errors: the real ones do not report sticky errors either.
-bool never_fails(const char* function) {
-  return !std::strcmp(function, "cuDriverGetVersion") || !std::strcmp(function, "cuCtxGetCurrent") ||
-         !std::strcmp(function, "cuCtxSetCurrent");
-}
-
-// Where an error inside a kernel surfaces: a call that waits for the GPU or the next launch.
-bool synchronizing(const char* function) {
-  static const char* const kCalls[] = {
-      "cuCtxSynchronize", "cuStreamSynchronize",  "cuEventSynchronize", "cuStreamQuery",
-      "cuEventQuery",     "cuMemcpyDtoHAsync_v2", "cuLaunchKernel",     "cuLaunchCooperativeKernel",
-      "cuMemFree_v2"};
-  for (const char* c : kCalls) {
-    if (!std::strcmp(c, function)) return true;
-  }
-  return false;
-}
-
-// The planted failure `function` returns now, or 0.
-CUresult planted_failure(State& s, const char* function) {
-  if (never_fails(function)) return CUDA_SUCCESS;
-  if (s.sticky) return s.sticky;
-  if (s.async_pending && synchronizing(function)) {
-    CUresult code = s.async_pending;
-    s.async_pending = 0;
-    if (s.async_sticky) s.sticky = code;
-    update_faulty(s);
-    return code;
-  }
-  for (size_t i = 0; i < s.faults.size(); ++i) {
-    Fault& f = s.faults[i];
-    if (f.function != "*" && f.function != function) continue;
-    if (f.after > 0) {
-      --f.after;
-      continue;
-    }
-    CUresult code = f.code;
-    if (f.times > 0 && --f.times == 0) {
-      s.faults.erase(s.faults.begin() + long(i));
-      update_faulty(s);
-    }
-    return code;
-  }
-  return CUDA_SUCCESS;
-}
-
-// Counts a call and reports whether a planted failure should be returned instead. One branch when no fault
-// is planted, so benchmarks on the fake driver still measure gpujit's launch path.
-CUresult enter(const char* function, long* counter) {
-  State& s = state();
-  ++*counter;
-  if (!s.faulty) return CUDA_SUCCESS;
-  return planted_failure(s, function);
-}
-
-#define FAKE_ENTER(name)                                                   \
-  std::lock_guard<std::mutex> lock_(state().mutex);                        \
-  static long* counter_ = &state().counters[name];                         \
-  if (CUresult planted_ = enter(name, counter_)) return planted_;          \
-  if (!state().initialized && std::strcmp(name, "cuInit") != 0 && std::strcmp(name, "cuDriverGetVersion") != 0 && \
-      std::strcmp(name, "cuGetErrorName") != 0 && std::strcmp(name, "cuGetErrorString") != 0)                    \
-    return kNotInitialized;
-
-// For the calls that need the calling thread's current context.
-#define FAKE_NEEDS_CONTEXT() \
-  if (!tl_current) return kInvalidContext;
 
 // Reads `.visible .entry name(.param .u64 .ptr .global .align 4 a, .param .align 8 .b8 b[16], ...)`: each
 // comma-separated parameter's size is its first .bN/.uN/.sN/.fN type, times the [N] count if present.
@@ -308,53 +98,6 @@ bool parse_ptx(const std::string& ptx, FakeModule* m) {
   return !m->functions.empty();
 }
 
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
-
-CUcontext fake_context(int device) { return reinterpret_cast<CUcontext>(uintptr_t(0x1000 + device)); }
-int device_of_context(CUcontext ctx) { return int(reinterpret_cast<uintptr_t>(ctx) - 0x1000); }
-
-/// The context of the live allocation holding [ptr, ptr + n), or null (the state's mutex held).
-CUcontext context_of_range(CUdeviceptr ptr, size_t n) {
-  auto& a = state().allocations;
-  auto it = a.upper_bound(ptr);
-  if (it == a.begin()) return nullptr;
-  --it;
-  if (ptr + n > it->first + it->second) return nullptr;
-  return state().allocation_context[it->first];
-}
-
-/// The capture `stream` records into, or null (the state's mutex held).
-FakeCapture* capturing(CUstream stream) {
-  auto& c = state().captures;
-  if (c.empty()) return nullptr;
-  auto it = c.find(stream);
-  return it == c.end() ? nullptr : &it->second;
-}
-
-/// Records a copy or memset on a capturing stream: true if `stream` captures (the state's mutex held).
-bool capture_node(CUstream stream, Node node) {
-  FakeCapture* c = capturing(stream);
-  if (!c) return false;
-  c->nodes.push_back(std::move(node));
-  return true;
-}
-
-/// A wait on a capturing stream (or on the context while one captures): refused, and the capture is
-/// invalidated, as CUDA does (the state's mutex held).
-CUresult refuse_wait(CUstream stream, bool whole_context) {
-  bool refused = false;
-  for (auto& [s, c] : state().captures) {
-    if (whole_context || s == stream) {
-      c.invalidated = true;
-      refused = true;
-    }
-  }
-  return refused ? kCaptureUnsupported : CUDA_SUCCESS;
-}
-
 }  // namespace
 
 extern "C" {
@@ -390,6 +133,8 @@ CUresult cuGetErrorName(CUresult error, const char** name) {
                                                         {400, "CUDA_ERROR_INVALID_HANDLE"},
                                                         {500, "CUDA_ERROR_NOT_FOUND"},
                                                         {401, "CUDA_ERROR_ILLEGAL_STATE"},
+                                                        {712, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED"},
+                                                        {713, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"},
                                                         {600, "CUDA_ERROR_NOT_READY"},
                                                         {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
                                                         {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
@@ -422,6 +167,8 @@ CUresult cuGetErrorString(CUresult error, const char** text) {
       {400, "invalid resource handle"},
       {500, "named symbol not found"},
       {401, "the operation cannot be performed in the present state"},
+      {712, "part or all of the requested memory range is already mapped"},
+      {713, "pointer does not correspond to a registered memory region"},
       {600, "device not ready"},
       {700, "an illegal memory access was encountered"},
       {701, "too many resources requested for launch"},
@@ -473,6 +220,8 @@ CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attr, CUdevice devi
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *value = 32; break;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; break;
     case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *value = 16 + device; break;
+    case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: *value = 0; break;
+    case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: *value = 0; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = major; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = minor; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = 227 * 1024; break;
@@ -557,7 +306,7 @@ CUresult cuMemHostAlloc(void** ptr, size_t bytes, unsigned) {
 
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* dptr, void* host, unsigned) {
   FAKE_ENTER("cuMemHostGetDevicePointer_v2");
-  if (!state().pinned.count(host)) return kInvalidValue;
+  if (!state().pinned.count(host) && !registered_mapped(host)) return kInvalidValue;
   *dptr = CUdeviceptr(reinterpret_cast<uintptr_t>(host));
   return CUDA_SUCCESS;
 }
@@ -1107,147 +856,6 @@ CUresult cuGraphDestroy(CUgraph graph) {
   if (!state().graphs.erase(graph)) return kInvalidValue;
   delete reinterpret_cast<FakeGraph*>(graph);
   return CUDA_SUCCESS;
-}
-
-// ---- test introspection ----
-
-/// The memory of the last global cuModuleGetGlobal found (a test writes a kernel's error record there).
-void* fakecuda_last_global() {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  return state().last_global;
-}
-
-/// Calls of a driver function so far ("cuMemAlloc_v2", "cuLaunchKernel", ...).
-long fakecuda_calls(const char* function) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  auto it = state().counters.find(function);
-  return it == state().counters.end() ? 0 : it->second;
-}
-
-/// Launches so far on device `device` (in its context).
-long fakecuda_launches_on(int device) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  auto it = state().launches_by_context.find(fake_context(device));
-  return it == state().launches_by_context.end() ? 0 : it->second;
-}
-
-/// cuCtxSynchronize calls so far with device `device`'s context current.
-long fakecuda_synchronizes_on(int device) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  auto it = state().syncs_by_context.find(fake_context(device));
-  return it == state().syncs_by_context.end() ? 0 : it->second;
-}
-
-/// The device whose memory holds address `ptr` (anywhere inside a live allocation), -1 if none does.
-int fakecuda_pointer_device(unsigned long long ptr) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  CUcontext ctx = context_of_range(ptr, 1);
-  return ctx ? device_of_context(ctx) : -1;
-}
-
-/// Number of live device allocations and their total bytes.
-long fakecuda_live_allocations(long long* bytes) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  long long total = 0;
-  for (auto& [p, n] : state().allocations) total += (long long)n;
-  if (bytes) *bytes = total;
-  return long(state().allocations.size());
-}
-
-/// Makes `function` ("*": every entry point) return `code` on `times` calls (-1: every call) after letting
-/// `after` more calls through.
-void fakecuda_fail_times(const char* function, int code, long after, long times) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  state().faults.push_back(Fault{function, CUresult(code), after, times});
-  update_faulty(state());
-}
-
-/// Makes `function` return `code` on its call after `after` more successful calls.
-void fakecuda_fail(const char* function, int code, int after) {
-  fakecuda_fail_times(function, code, after, 1);
-}
-
-/// The next launch succeeds; the next synchronizing call after it returns `code` (and, with `sticky`, every
-/// call after that).
-void fakecuda_fail_async(int code, int sticky) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  state().async_armed = CUresult(code);
-  state().async_sticky = sticky != 0;
-  update_faulty(state());
-}
-
-/// Every call from now on returns `code` (0: none).
-void fakecuda_sticky(int code) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  state().sticky = CUresult(code);
-  update_faulty(state());
-}
-
-/// Clears every planted failure.
-void fakecuda_reset_faults() {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  State& s = state();
-  s.faults.clear();
-  s.async_armed = s.async_pending = s.sticky = 0;
-  update_faulty(s);
-}
-
-/// Live driver objects of a kind: "allocations", "pinned", "streams", "events", "modules", "graphs",
-/// "graph_execs" or "captures" (streams capturing now); -1 if unknown.
-long fakecuda_live(const char* kind) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  State& s = state();
-  std::string k = kind;
-  if (k == "allocations") return long(s.allocations.size());
-  if (k == "pinned") return long(s.pinned.size());
-  if (k == "streams") return long(s.streams.size());
-  if (k == "events") return long(s.events.size());
-  if (k == "modules") return long(s.modules.size());
-  if (k == "graphs") return long(s.graphs.size());
-  if (k == "graph_execs") return long(s.graph_execs.size());
-  if (k == "captures") return long(s.captures.size());
-  return -1;
-}
-
-/// Launches so far.
-long fakecuda_launch_count() {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  return state().launches;
-}
-
-/// The last launch's function name, grid, block, dynamic shared bytes and stream; returns its parameter
-/// count, -1 if there was no launch.
-int fakecuda_last_launch(char* name, int name_len, unsigned* grid, unsigned* block, unsigned* shared,
-                         void** stream) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  if (state().launches == 0) return -1;
-  const Launch& l = state().last;
-  if (name) std::snprintf(name, size_t(name_len), "%s", l.function.c_str());
-  for (int i = 0; i < 3; ++i) {
-    if (grid) grid[i] = l.grid[i];
-    if (block) block[i] = l.block[i];
-  }
-  if (shared) *shared = l.shared;
-  if (stream) *stream = l.stream;
-  return int(l.offsets.size() - 1);
-}
-
-/// How the last launch passed its parameters: 1 as one buffer (cuLaunchKernel's `extra`), 0 as kernelParams,
-/// -1 when there was none.
-int fakecuda_last_launch_buffered() {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  return state().launches == 0 ? -1 : int(state().last.buffer);
-}
-
-/// Copies parameter `index` of the last launch into `out` (at most `cap` bytes); returns its size or -1.
-int fakecuda_last_param(int index, void* out, int cap) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  if (state().launches == 0) return -1;
-  const Launch& l = state().last;
-  if (index < 0 || size_t(index) + 1 >= l.offsets.size()) return -1;
-  size_t size = l.offsets[size_t(index) + 1] - l.offsets[size_t(index)];
-  std::memcpy(out, l.bytes.data() + l.offsets[size_t(index)], size < size_t(cap) ? size : size_t(cap));
-  return int(size);
 }
 
 }  // extern "C"
