@@ -230,6 +230,8 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
       return lower_complex(bi, e);
     case BuiltinLowering::Random:
       return lower_random(bi, e);
+    case BuiltinLowering::Vector:
+      return lower_vector_ctor(e);
 
     case BuiltinLowering::Fp16: {
       const Type half = Type::scalar_of(ScalarKind::Float16);
@@ -381,6 +383,7 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
         }
         case BuiltinId::Min:
         case BuiltinId::Max: {
+          if (args.size() == 1) return lower_python_builtin(bi, e);  // min(t) of a tuple
           // CPython keeps the first extreme: a later operand replaces it only when strictly smaller (min) or
           // larger (max).
           const CmpOpKind better = bi.id == BuiltinId::Min ? CmpOpKind::Lt : CmpOpKind::Gt;
@@ -418,6 +421,10 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
           llvm::Value* r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
           return cast(r, t, result);
         }
+        case BuiltinId::Divmod:
+        case BuiltinId::TupleFn:
+        case BuiltinId::Sum:
+          return lower_python_builtin(bi, e);
         case BuiltinId::Degrees:
         case BuiltinId::Radians: {
           const Type& t = operand_type(0);

@@ -293,6 +293,8 @@ class FunctionLowering {
   llvm::Value* lower_cache_hint(const BuiltinInfo& b, const CallExpr& e);
   /// print(...) (intrinsic_lowering.cpp).
   llvm::Value* lower_print(const CallExpr& e);
+  /// divmod(a, b), tuple(t), sum(t[, start]), min(t) and max(t) of a tuple (python_builtin_lowering.cpp).
+  llvm::Value* lower_python_builtin(const BuiltinInfo& b, const CallExpr& e);
 
   // --- warp operations and cooperative groups (warp_lowering.cpp)
   llvm::Value* lower_warp(const BuiltinInfo& b, const CallExpr& e);
@@ -328,6 +330,14 @@ class FunctionLowering {
   llvm::Value* bfloat16_compare(llvm::CmpInst::Predicate p, llvm::Value* a, llvm::Value* b);
   /// cuda.bf16.*, and math.sqrt ... of a bfloat16 (analysis resolved those to bf16 rows).
   llvm::Value* lower_bf16(const BuiltinInfo& b, const CallExpr& e);
+
+  // --- CUDA vector types and numba's Dim3 (vector_lowering.cpp): LLVM vectors <lanes x base>.
+  /// cuda.float32x4(...): its arguments' lanes inserted in order.
+  llvm::Value* lower_vector_ctor(const CallExpr& e);
+  /// v.x ... v.w of a vector or Dim3 value.
+  llvm::Value* lower_vector_lane(const AttributeExpr& e);
+  /// cuda.threadIdx (blockIdx, blockDim, gridDim) read whole: its three registers.
+  llvm::Value* lower_dim3(const std::string& name_space);
 
   // --- gpu.random (random_lowering.cpp)
   llvm::Value* lower_random(const BuiltinInfo& b, const CallExpr& e);

@@ -108,6 +108,15 @@ llvm::Value* FunctionLowering::lower_print(const CallExpr& e) {
     }
     const Type& t = it->second[i];
     llvm::Value* v = lower_expr_as(a, t);
+    if (t.is_vector()) {  // a Dim3: "(x, y, z)"
+      format += "(";
+      for (unsigned k = 0; k < t.lanes; ++k) {
+        format += k ? ", %lld" : "%lld";
+        values.push_back(b_.CreateSExt(b_.CreateExtractElement(v, b_.getInt32(k)), b_.getInt64Ty()));
+      }
+      format += ")";
+      continue;
+    }
     switch (t.scalar) {
       case ScalarKind::Bool:
         format += "%s";

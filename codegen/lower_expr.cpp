@@ -83,6 +83,7 @@ llvm::Value* FunctionLowering::lower_name(const NameExpr& e) {
     return cast(v, it->second, type_of(e));
   }
   if (s->kind == Symbol::Kind::Builtin && s->builtin) return lower_builtin_value(*s->builtin, e);
+  if (s->kind == Symbol::Kind::BuiltinNamespace) return lower_dim3(s->name);  // cuda.threadIdx whole
   if (s->kind == Symbol::Kind::ConstArray) {
     auto g = m_.globals().find(s->name);
     if (g != m_.globals().end() && g->second.kind == GlobalValue::Kind::DeviceArray)
@@ -214,7 +215,10 @@ llvm::Value* FunctionLowering::lower_device_call(const CallExpr& e, const TypedF
 llvm::Value* FunctionLowering::lower_attribute(const AttributeExpr& e) {
   if (const Symbol* s = symbol_of(e); s && s->kind == Symbol::Kind::Builtin && s->builtin)
     return lower_builtin_value(*s->builtin, e);
+  if (const Symbol* s = symbol_of(e); s && s->kind == Symbol::Kind::BuiltinNamespace)
+    return lower_dim3(s->name);  // cuda.threadIdx whole
   const Type& base = type_of(*e.value);
+  if (base.is_vector()) return lower_vector_lane(e);
   if (base.is_array() && base.record && base.record->find(e.attr) && !find_builtin(BuiltinScope::Array, e.attr))
     return record_field_view(lower_expr(*e.value), base, e.attr);
   if (base.is_array()) return array_attribute(lower_expr(*e.value), base, e.attr, type_of(e));

@@ -62,6 +62,8 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
     case Type::Kind::Record:
     case Type::Kind::Pointer:
       return llvm::PointerType::get(c, 0);
+    case Type::Kind::Vector:  // codegen/vector_lowering.cpp
+      return llvm::FixedVectorType::get(llvm_type(Type::scalar_of(t.scalar)), t.lanes);
     case Type::Kind::Tuple: {
       std::vector<llvm::Type*> elts;
       for (const Type& e : t.elements) elts.push_back(llvm_type(e));

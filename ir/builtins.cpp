@@ -16,6 +16,7 @@
 #include "ir/bf16_functions.h"
 #include "ir/fp16_functions.h"
 #include "ir/operator_functions.h"
+#include "ir/vector_types.h"
 
 namespace gpujit {
 
@@ -218,8 +219,8 @@ std::vector<BuiltinInfo> make_rows() {
          "farray(ptr, shape, dtype=None): as carray, in Fortran order (the first axis varies fastest)"),
       fn(Id::Range, S::Python, "range", 1, 3, T::Range, L::Range,
          "range(stop), range(start, stop[, step]): integers, only as a for loop's iterable; the loop variable is int64"),
-      fn(Id::Min, S::Python, "min", 2, -1, T::MinMax, L::Inline, "min(a, b, ...): the smallest of two or more numbers; of two floats, C's fmin (a NaN loses), as numba-cuda"),
-      fn(Id::Max, S::Python, "max", 2, -1, T::MinMax, L::Inline, "max(a, b, ...): the largest of two or more numbers; of two floats, C's fmax (a NaN loses), as numba-cuda"),
+      fn(Id::Min, S::Python, "min", 1, -1, T::MinMax, L::Inline, "min(a, b, ...): the smallest of two or more numbers; of two floats, C's fmin (a NaN loses), as numba-cuda; min(t) of a tuple of numbers: its first smallest element (CPython's order: a NaN is kept only as the first)"),
+      fn(Id::Max, S::Python, "max", 1, -1, T::MinMax, L::Inline, "max(a, b, ...): the largest of two or more numbers; of two floats, C's fmax (a NaN loses), as numba-cuda; max(t) of a tuple of numbers: its first largest element"),
       fn(Id::Abs, S::Python, "abs", 1, 1, T::Abs, L::Inline, "abs(x): absolute value, of x's type", "abs"),
       fn(Id::Int, S::Python, "int", 1, 1, T::ToInt, L::Cast, "int(x): int64, truncating toward zero"),
       fn(Id::Float, S::Python, "float", 1, 1, T::ToFloat, L::Cast, "float(x): float64; of a float, that float's type (numba's typing)"),
@@ -230,6 +231,13 @@ std::vector<BuiltinInfo> make_rows() {
       {Id::PyPow, S::Python, "pow", nullptr, true, 2, 2, T::OperatorBinary, L::Operator, nullptr, nullptr, false,
        BuiltinReg::None, static_cast<uint8_t>(BinOpKind::Pow), 0, true,
        "pow(x, y): x ** y, typed as the operator (three-argument pow is not supported)"},
+      fn(Id::Divmod, S::Python, "divmod", 2, 2, T::Divmod, L::Inline,
+         "divmod(a, b): the tuple (a // b, a % b), both of the type a // b has (floor division, the remainder "
+         "taking the divisor's sign), except float64 for a uint64 beside a signed integer, as numba's divmod"),
+      fn(Id::TupleFn, S::Python, "tuple", 0, 1, T::TupleFn, L::Inline, "tuple(t): the tuple t itself; tuple(): the empty tuple"),
+      fn(Id::Sum, S::Python, "sum", 1, 2, T::Sum, L::Inline,
+         "sum(t, start=0): start + t[0] + t[1] ... of a tuple of numbers, added left to right in the type numba's "
+         "loop gives (int64 + float32 is float64); sum(a): of a 1-D array's elements, the same way"),
       fn(Id::Print, S::Python, "print", 0, -1, T::Print, L::Print,
          "print(a, b, ...): numbers and string literals, space-separated, one line per call (vprintf on GPUs)"),
       fn(Id::Cast, S::Python, "<dtype>", 1, 1, T::Cast, L::Cast,
@@ -360,7 +368,8 @@ struct Table {
     }
     for (size_t i = 0; i < count; ++i) {
       if (i == static_cast<size_t>(BuiltinId::LibdeviceCall) || i == static_cast<size_t>(BuiltinId::OperatorCall) ||
-          i == static_cast<size_t>(BuiltinId::Fp16Call) || i == static_cast<size_t>(BuiltinId::Bf16Call))
+          i == static_cast<size_t>(BuiltinId::Fp16Call) || i == static_cast<size_t>(BuiltinId::Bf16Call) ||
+          i == static_cast<size_t>(BuiltinId::VectorCtor))
         continue;  // rows of their own
       if (!by_id[i]) throw InternalError(fmt::format("builtin id {} has no row", i));
     }
@@ -434,6 +443,7 @@ const BuiltinInfo* find_builtin(BuiltinScope scope, std::string_view name) {
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && name == r.name) return &r;
   }
+  if (scope == S::Kernel) return find_vector_builtin(name);
   return nullptr;
 }
 
@@ -462,6 +472,9 @@ std::vector<std::string_view> builtin_names(BuiltinScope scope) {
   std::vector<std::string_view> names;
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && r.id != BuiltinId::Cast) names.push_back(r.name);
+  }
+  if (scope == S::Kernel) {
+    for (std::string_view n : vector_type_names()) names.push_back(n);
   }
   return names;
 }
@@ -503,6 +516,7 @@ std::string builtins_markdown() {
     }
     if (sec.note) md += fmt::format("\n{}\n", sec.note);
   }
+  md += vector_types_markdown();
   md += "\n## libdevice (`numba.cuda.libdevice.*`, `gpujit.libdevice.*`)\n\n"
         "Every function of CUDA's libdevice.10.bc, by its name without `__nv_` (`libdevice.sinf(x)`, "
         "`libdevice.popc(i)`), with its C prototype's types (ir/libdevice_table.inc). Results written through "

@@ -149,6 +149,9 @@ enum class BuiltinId : uint16_t {
   Bool,
   Round,
   PyPow,  // the builtin pow(x, y): typed and lowered as x ** y
+  Divmod,  // divmod(a, b): (a // b, a % b)
+  TupleFn,  // tuple(t): t; tuple(): ()
+  Sum,      // sum(t, start=0) of a tuple, sum(a) of a 1-D array
   Print,
   // A dtype called as a function: float32(x), np.int32(x). Resolved through Symbol::DType, listed for docs.
   Cast,
@@ -235,6 +238,7 @@ enum class BuiltinId : uint16_t {
   Bf16Call,       // every bf16.* function: its rows live in ir/bf16_functions.cpp
   OperatorCall,   // every operator.* function: its rows live in ir/operator_functions.cpp
   LibdeviceCall,  // every libdevice.* function: its rows live in ir/libdevice_functions.cpp
+  VectorCtor,     // every vector type's constructor (cuda.float32x4 ...): rows in ir/vector_types.cpp
   // math constants (folded by analysis: their symbol is a Constant).
   Pi,
   E,
@@ -265,12 +269,15 @@ enum class BuiltinTyping : uint8_t {
                   // pointer outputs come back in a tuple as libdevice.<name>(x) gives them
   MathPredicate,  // isnan/isinf/isfinite: float -> bool
   MathConstant,   // math.pi: a float64 constant (value in `constant`)
-  MinMax,         // two or more numbers -> their common type
+  MinMax,         // two or more numbers, or one tuple of numbers -> their common type
   Abs,            // number -> the same type (bool -> int64)
   ToInt,          // int(x) -> int64 (truncates toward zero)
   ToFloat,        // float(x) -> float64
   ToBool,         // bool(x) -> bool (truthiness)
   Round,          // round(x) -> int64 (half to even); round of an integer is itself
+  Divmod,         // divmod(a, b) -> a tuple of two values of the type a // b has
+  TupleFn,        // tuple(t) -> t; tuple() -> the empty tuple
+  Sum,            // sum(t[, start]) -> start + t[0] + t[1] ... in the type numba's loop unifies to
   Len,            // len(array) -> int64 (extent of axis 0); len(tuple) -> constant
   LiteralUnroll,  // literal_unroll(t) -> t, a tuple whose elements share one type
   PointerArray,   // carray/farray(ptr, shape, dtype=None) -> an array over a pointer (ir/sema_array_method.cpp)
@@ -287,6 +294,7 @@ enum class BuiltinTyping : uint8_t {
   OperatorUnary,    // operator.neg ...: as the unary operator in `axis` (a UnaryOpKind)
   LogicalBinary,    // np.logical_and ...: both operands as bool, then the bitwise operator in `axis` -> bool
   LibdeviceFn,    // libdevice.*: the function's own signature (ir/libdevice_functions.h)
+  VectorCtor,     // cuda.float32x4(...): numbers and vectors of its base -> a vector (ir/sema_vector.cpp)
   Unsupported,    // not supported yet
 };
 
@@ -314,6 +322,7 @@ enum class BuiltinLowering : uint8_t {
   Operator,         // operator.*: the operator in the row's `axis`, as written in place
   LibdeviceFn,      // libdevice.*: the function called by its own name, outputs through local slots
   GridSync,         // this_grid() and a grid-wide barrier through the target (codegen/warp_lowering.cpp)
+  Vector,           // a vector type's constructor: its lanes inserted in order (codegen/vector_lowering.cpp)
   None,             // unsupported: never reaches codegen
 };
 

@@ -474,6 +474,12 @@ void FunctionAnalyzer::assign_target(const Expr& target, const Type& t, const Ex
   if (const auto* a = target.as<AttributeExpr>()) {
     ExprResult base = value(*a->value);
     if (!base.is_value()) return;
+    if (base.type.is_vector()) {
+      error(a->attr_range,
+            fmt::format("cannot assign to '{}' of a {} value: its lanes are read-only; make a new {}{}", a->attr,
+                        base.type.str(), base.type.dim3 ? "value" : "vector", origin_of(*a->value)));
+      return;
+    }
     if (!base.type.is_record()) {
       error(a->attr_range, fmt::format("cannot assign to attribute '{}' of a {} value; only record fields can "
                                        "be assigned{}",

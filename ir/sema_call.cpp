@@ -400,6 +400,7 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       return done({Type::scalar_of(k)}, Type::scalar_of(ScalarKind::Bool));
     }
     case BuiltinTyping::MinMax: {
+      if (args.size() == 1) return python_builtin_call(e, b, args);  // min(t) of a tuple
       if (!require_numbers()) return ExprResult::error();
       Type t = common_numeric_type(ops);
       return done(std::vector<Type>(args.size(), t), t);
@@ -413,6 +414,9 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
     case BuiltinTyping::ToInt:
     case BuiltinTyping::ToFloat:
     case BuiltinTyping::ToBool: {
+      // bool(t) of a tuple: whether it has elements (numba's operator.truth of a tuple), a constant.
+      if (b.typing == BuiltinTyping::ToBool && args[0].type.is_tuple())
+        return record(e, ExprResult::of_const(ConstValue::of_bool(!args[0].type.elements.empty())));
       // int(b) and float(b) of a bfloat16 convert as int64(b) and float64(b) do.
       if (b.typing == BuiltinTyping::ToBool ? !has_truth_value(args[0].type)
                                             : !is_number(args[0].type) && !args[0].type.is_bfloat16()) {
@@ -448,6 +452,12 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       Type operand_type = args[0].type.is_float() ? args[0].type : i64;
       return done({operand_type}, i64);
     }
+    case BuiltinTyping::Divmod:
+    case BuiltinTyping::TupleFn:
+    case BuiltinTyping::Sum:
+      return python_builtin_call(e, b, args);
+    case BuiltinTyping::VectorCtor:
+      return vector_call(e, b, args);
     case BuiltinTyping::LiteralUnroll: {
       // The loop the parser makes over a tuple indexes it with the loop counter, which needs one element
       // type; numba versions the loop body per element instead.

@@ -219,6 +219,11 @@ ExprResult FunctionAnalyzer::value(const Expr& e) {
                                  scalar_name(r.dtype), p.empty() ? scalar_name(r.dtype) : p));
       break;
     case ExprResult::What::Namespace:
+      // cuda.threadIdx read whole is numba's Dim3 value; the symbol stays the namespace's (codegen reads
+      // its three registers).
+      if (!r.members && (r.module == "threadIdx" || r.module == "blockIdx" || r.module == "blockDim" ||
+                         r.module == "gridDim"))
+        return record(e, ExprResult::of_value(Type::dim3_()));
       error(e.range, fmt::format("'{}' is not a value; use one of its attributes", p));
       break;
     case ExprResult::What::Builtin:
@@ -511,6 +516,7 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
     case ExprResult::What::Value: {
       const Type& t = base.type;
       if (t.is_record()) return record_field(e, t, e.attr, e.attr_range);  // a value, not a symbol
+      if (t.is_vector()) return vector_lane(e, t);
       if (!t.is_array()) {
         r = member(e, base);  // z.real, z.conjugate, g.sync (sema_complex.cpp)
         if (!r.ok()) return r;

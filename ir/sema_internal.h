@@ -245,6 +245,17 @@ class FunctionAnalyzer {
   ExprResult random_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
   ExprResult grid_group_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
 
+  // --- Python builtins over tuples and arrays (sema_python.cpp)
+  /// divmod(a, b), tuple(t), sum(t[, start]) / sum(a), min(t) / max(t) of a tuple.
+  ExprResult python_builtin_call(const CallExpr& e, const BuiltinInfo& b,
+                                 const std::vector<ExprResult>& args);
+
+  // --- CUDA vector types and Dim3 (sema_vector.cpp)
+  /// cuda.float32x4(...): numbers and vectors of the base type whose lanes add up to the vector's.
+  ExprResult vector_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
+  /// v.x, v.y, v.z, v.w of a vector or Dim3 value.
+  ExprResult vector_lane(const AttributeExpr& e, const Type& vector);
+
   // --- constant memory (sema_memory.cpp)
   /// A global NumPy array named in a kernel: a C-layout array in constant memory.
   ExprResult const_array(const std::string& id, const GlobalValue& g, const Expr& e);

@@ -159,6 +159,11 @@ ExprResult FunctionAnalyzer::print_call(const CallExpr& e, const BuiltinInfo&) {
       ++values;
       continue;
     }
+    if (t.is_vector() && t.dim3) {  // cuda.threadIdx whole: "(x, y, z)", as numba-cuda prints a Dim3
+      operands.push_back(t);
+      values += 3;
+      continue;
+    }
     if (!is_number(t)) {
       error(a->range,
             fmt::format("print() in a kernel takes numbers and strings, got {}{}", t.str(), origin_of(*a)));

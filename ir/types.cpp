@@ -465,6 +465,8 @@ std::string Type::str() const {
       return "grid_group";
     case Kind::Scalar:
       return scalar_name(scalar);
+    case Kind::Vector:
+      return dim3 ? "Dim3" : fmt::format("{}x{}", scalar_name(scalar), lanes);
     case Kind::Pointer:
       return fmt::format("{}*", scalar_name(scalar));
     case Kind::Record:
@@ -504,6 +506,8 @@ bool operator==(const Type& a, const Type& b) {
       return a.scalar == b.scalar;
     case Type::Kind::Record:
       return a.record == b.record;
+    case Type::Kind::Vector:
+      return a.scalar == b.scalar && a.lanes == b.lanes && a.dim3 == b.dim3;
     case Type::Kind::Array:
       return a.scalar == b.scalar && a.record == b.record && a.ndim == b.ndim && a.layout == b.layout && a.index32 == b.index32;
     case Type::Kind::Tuple:

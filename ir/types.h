@@ -58,7 +58,10 @@ struct Type {
   /// Record: a NumPy structured scalar, held by reference (its value is the address of its bytes, as in numba).
   /// Pointer: numba's CPointer, an address of elements of `scalar` ("float32*" in a signature), indexed as
   /// p[i] with no extent; a kernel takes one as a Python int (a device address).
-  enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple, GridGroup, Record, Pointer };
+  /// Vector: a CUDA vector type (ir/vector_types.h), `lanes` numbers of type `scalar`, a value like a tuple;
+  /// or, with `dim3` set, numba's Dim3: cuda.threadIdx, blockIdx, blockDim or gridDim read whole (three
+  /// int32 lanes x, y, z).
+  enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple, GridGroup, Record, Pointer, Vector };
 
   Kind kind = Kind::Invalid;
   ScalarKind scalar = ScalarKind::Int64;  // Scalar: the scalar; Array: the dtype unless `record` is set;
@@ -73,6 +76,8 @@ struct Type {
   /// from the actual array (runtime/kernel_args.h); shared, local and constant arrays always have it. It is
   /// part of the specialization (equality, key()) but not of numba's spelling (str()).
   bool index32 = false;
+  uint8_t lanes = 0;                      // Vector only: 1 to 4
+  bool dim3 = false;                      // Vector only: numba's Dim3 rather than int32x3
   std::vector<Type> elements;             // Tuple only
 
   static Type invalid() { return {}; }
@@ -94,6 +99,11 @@ struct Type {
   static Type tuple_of(std::vector<Type> elts) { Type t; t.kind = Kind::Tuple; t.elements = std::move(elts); return t; }
   static Type grid_group() { Type t; t.kind = Kind::GridGroup; return t; }
   static Type pointer_to(ScalarKind k) { Type t; t.kind = Kind::Pointer; t.scalar = k; return t; }
+  static Type vector_of(ScalarKind k, unsigned lanes) {
+    Type t; t.kind = Kind::Vector; t.scalar = k; t.lanes = static_cast<uint8_t>(lanes);
+    return t;
+  }
+  static Type dim3_() { Type t = vector_of(ScalarKind::Int32, 3); t.dim3 = true; return t; }
 
   bool is_valid() const { return kind != Kind::Invalid; }
   bool is_void() const { return kind == Kind::Void; }
@@ -102,6 +112,7 @@ struct Type {
   bool is_tuple() const { return kind == Kind::Tuple; }
   bool is_record() const { return kind == Kind::Record; }
   bool is_pointer() const { return kind == Kind::Pointer; }
+  bool is_vector() const { return kind == Kind::Vector; }
   /// Array only: the element type, a scalar or a record.
   Type element() const { return record ? record_of(record) : scalar_of(scalar); }
   /// Array only: the size in bytes of one element.
@@ -117,7 +128,7 @@ struct Type {
 
   /// numba's spelling: "float32", a record as "Record(a[type=int32;offset=0],b[type=float32;offset=4];8;False)", "float32[:, ::1]" (C layout marks the last axis), "UniTuple(int64, 2)" (a
   /// tuple whose elements all have one type), "Tuple(int64, float32)" (any other tuple, "Tuple()" the empty
-  /// one), "void", "none".
+  /// one), "float32x4" (a vector), "Dim3", "void", "none".
   std::string str() const;
   /// str() plus what tells specializations apart beyond numba's spelling (index32): for cache keys and
   /// mangled names, never for users.

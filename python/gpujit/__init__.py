@@ -54,6 +54,9 @@ from . import config  # noqa: E402
 
 globals().update(_make_dtypes())
 globals().update(_build_kernel_api(_core.kernel_builtins()))
+from ._vector_types import names as _vector_type_names  # noqa: E402  CUDA vector types: float32x4, int2 ...
+
+globals().update(_vector_type_names)
 # gpujit.random is a module (host-side create_xoroshiro128p_states too), in place of the kernel namespace.
 random = __import__("importlib").import_module(".random", __name__)
 from . import bf16, fp16, libdevice  # noqa: E402  kernel namespaces: bfloat16, float16 intrinsics, libdevice

@@ -462,6 +462,12 @@ def describe(value, var=None, dispatcher_class=None):
         return ("member", module, fname)
     if fname in ("literal_unroll", "carray", "farray") and module and module.split(".")[0] == "numba":
         return ("member", "gpujit", fname)  # numba's loop over a tuple, arrays over pointers: gpujit's builtins
+    if module == "numba.cuda.stubs":
+        from ._vector_types import numba_stub_name
+
+        vector = numba_stub_name(value)
+        if vector:
+            return ("member", "gpujit", vector)  # numba-cuda's vector type stub (cuda.float32x4): gpujit's
     operator = sys.modules.get("operator")  # operator.add's __module__ is '_operator'
     if operator is not None and fname and getattr(operator, fname, None) is value:
         return ("member", "operator", fname)

@@ -100,10 +100,10 @@ def k(a):
             "6:14: range() takes 1 to 3 arguments, got 0");
   EXPECT_EQ(only_error(R"(
 def k(a):
-    a[0] = min(1)
+    a[0] = min()
 )",
                        "float32[:]"),
-            "6:12: min() takes at least 2 arguments, got 1");
+            "6:12: min() takes at least 1 argument, got 0");
   EXPECT_EQ(only_error(R"(
 def dev(x, y):
     return x + y

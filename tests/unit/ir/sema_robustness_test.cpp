@@ -31,7 +31,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Case{"def k(a):\n    t = ()\n    for i in range(3):\n        t = (t,)\n", "int64[:]", false},
         Case{"def k(a):\n    x = math\n", "int64[:]", false},
-        Case{"def k(a):\n    x = cuda.threadIdx\n", "int64[:]", false},
+        Case{"def k(a):\n    x = cuda.shared\n", "int64[:]", false},
+        Case{"def k(a):\n    x = cuda.threadIdx\n", "int64[:]", true},
         Case{"def k(a):\n    x = np.float32\n", "int64[:]", false},
         Case{"def k(a):\n    a += 1\n", "int64[:]", false},
         Case{"def k(a):\n    a[0] += 1\n    a[-1] -= a[0] * 2\n", "int64[:]", true},
