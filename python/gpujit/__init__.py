@@ -104,6 +104,15 @@ from ._arg_hints import In, InOut, Out  # noqa: E402  numba's copy-direction hin
 _core._set_arg_hint_types(In, Out, InOut)
 from ._host_memory import (device_array_like, managed_array, mapped_array, mapped_array_like,  # noqa: E402
                            pinned_array, pinned_array_like)
+# numba's External Memory Management plugins, IPC, and the runtime functions around the context (docs/python.md,
+# "Memory managers, IPC and the profiler").
+from ._memory_manager import (BaseCUDAMemoryManager, HostOnlyCUDAMemoryManager, set_memory_manager)  # noqa: E402
+from ._memory_pointers import MappedMemory, MemoryInfo, MemoryPointer, PinnedMemory  # noqa: E402
+from ._ipc import GetIpcHandleMixin, IpcHandle, open_ipc_array  # noqa: E402
+from ._runtime_api import (close, defer_cleanup, is_float16_supported, is_fp8_supported, mapped,  # noqa: E402
+                           pinned, profile_start, profile_stop, profiling)
+from .errors import KernelRuntimeError  # noqa: E402
+from . import cudadrv  # noqa: E402  cuda.cudadrv.driver.AutoFreePointer and the like, as numba programs reach them
 
 
 def current_context(devnum=None):

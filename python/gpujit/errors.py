@@ -48,6 +48,24 @@ class CudaAPIError(CudaError):
     recoverable = True
 
 
+class KernelRuntimeError(RuntimeError):
+    """numba's KernelRuntimeError: an exception raised in a kernel, with the thread (`tid`) and block (`ctaid`)
+    that raised it.
+
+    Neither numba-cuda (0.30, on the GPU and in its simulator) nor gpujit raises it for a kernel's `raise` (or
+    numba's failed `assert`): the launch raises the kernel's own exception class (ValueError, a class of the
+    program), whose message starts with the function, file, line, tid and ctaid. It is here so that
+    programs that import or catch it run unchanged; a program that wants every kernel exception catches
+    Exception around the launch (or the classes its kernels raise).
+    """
+
+    def __init__(self, msg, tid=None, ctaid=None):
+        self.tid = tid
+        self.ctaid = ctaid
+        self.msg = msg
+        super().__init__(f"An exception was raised in thread={tid} block={ctaid}\n\t{msg}")
+
+
 class LaunchError(ValueError):
     """A launch configuration the device cannot run, refused before any driver call."""
 

@@ -1,0 +1,99 @@
+"""The allocation path's host cost without a GPU: device arrays made and dropped against the fake CUDA driver.
+
+    python benchmarks/allocation_fake_driver.py [--n 100000]
+    python benchmarks/allocation_fake_driver.py --instructions
+    PYTHONPATH=/path/to/other/site-packages python benchmarks/allocation_fake_driver.py --instructions
+
+Every shape allocates through rt::DeviceBuffer, the one place where an External Memory Management plugin
+could take over (runtime/device_array.cpp); with no plugin set, each allocation is a hit of gpujit's caching
+allocator after the first. The shapes: `device_array` (gpu.device_array(256) and its release), `to_device`
+(gpu.to_device of 256 float64 and its release: the copy adds the fake driver's memcpy), `host argument` (a
+launch of an empty kernel with a NumPy argument, copied to a temporary device buffer and back). Prints
+microseconds per operation, the best of 3 rounds of N; with --instructions, instructions per operation, counted
+by valgrind's callgrind as launch_fake_driver.py counts them (two N, the difference over the extra operations),
+which is how two versions compare on a shared machine: point PYTHONPATH at the other version's installed
+package (its gpujit folder's parent). valgrind must be installed.
+"""
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from launch_fake_driver import fake_driver  # noqa: E402  builds the fake driver when it is missing or stale
+
+SHAPES = ("device_array", "to_device", "host argument")
+
+
+def instructions_per_op(shape, small=2000, large=12000):
+    totals = []
+    for n in (small, large):
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+               "--only", shape, "--n", str(n), "--rounds", "1"]
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        refs = [line for line in out.stderr.splitlines() if "I   refs:" in line]
+        if out.returncode != 0 or not refs:
+            sys.exit(f"callgrind failed for {shape!r}:\n{out.stderr[-2000:]}")
+        totals.append(int(refs[-1].split()[-1].replace(",", "")))
+    return (totals[1] - totals[0]) / (large - small)
+
+
+def operations(gpu, np, kernel):
+    host = np.zeros(256)
+    return {
+        "device_array": lambda: gpu.device_array(256),
+        "to_device": lambda: gpu.to_device(host),
+        "host argument": lambda: kernel[1, 32](host),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100000, help="operations per round")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of N; the best is printed")
+    parser.add_argument("--only", choices=SHAPES, help="time one shape only")
+    parser.add_argument("--instructions", action="store_true", help="count instructions per operation")
+    args = parser.parse_args()
+    if args.instructions:
+        print(f"{'operation':<14} {'instructions per operation (fake driver)':>42}")
+        for name in SHAPES:
+            if not args.only or name == args.only:
+                print(f"{name:<14} {instructions_per_op(name):>42.0f}")
+        return
+    os.environ["GPUJIT_CUDA_DRIVER"] = str(fake_driver())
+    import warnings
+
+    import numpy as np
+
+    import gpujit as gpu
+
+    warnings.simplefilter("ignore")  # the copy of a NumPy argument warns once per call site
+    gpu._core._set_backend("cuda")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fake_alloc_kernels.py"
+        path.write_text("import gpujit as gpu\n@gpu.jit\ndef k(a):\n    pass\n")
+        spec = importlib.util.spec_from_file_location("fake_alloc_kernels", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        print(f"{'operation':<14} {'us per operation (fake driver)':>31}")
+        for name, op in operations(gpu, np, mod.k).items():
+            if args.only and name != args.only:
+                continue
+            op()
+            best = float("inf")
+            for _ in range(args.rounds):
+                t = time.perf_counter()
+                for _ in range(args.n):
+                    op()
+                best = min(best, (time.perf_counter() - t) / args.n)
+            print(f"{name:<14} {best * 1e6:>31.3f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
