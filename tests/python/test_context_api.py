@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 import pytest
+from conftest import FAKE_LIB
 
 import gpujit as gpu
 
@@ -32,6 +33,13 @@ def test_profiling_stops_when_the_block_raises(fake):
         with gpu.profiling():
             raise KeyError("inside")
     assert fake.live("profiling") == 0
+
+
+def test_profiling_around_launches_on_the_cuda_backend(cuda):
+    d = gpu.to_device(np.zeros(4))
+    with gpu.profiling():
+        add_one[1, 4](d)
+    gpu.synchronize()
 
 
 def test_profiling_does_nothing_on_the_cpu_backend(cpu_backend):
@@ -133,6 +141,18 @@ def test_mapped_gives_device_arrays_over_the_host_memory(fake):
     with gpu.mapped(a, np.zeros((2, 3))) as (d1, d2):
         assert d2.shape == (2, 3)
     assert fake.live("registered") == 0
+
+
+def test_a_kernel_writes_a_mapped_array_in_place_on_the_cuda_backend(cuda):
+    a = np.arange(64, dtype=np.float64)
+    with gpu.mapped(a) as d:
+        add_one[1, 64](d)
+        gpu.synchronize()
+    if FAKE_LIB is None:  # the fake driver runs no kernel
+        np.testing.assert_array_equal(a, np.arange(64.0) + 1)
+    with gpu.pinned(a):
+        d = gpu.to_device(a)
+    np.testing.assert_array_equal(d.copy_to_host(), a)
 
 
 def test_a_kernel_writes_a_mapped_array_in_place_on_the_cpu_backend(cpu_backend):
