@@ -58,6 +58,13 @@ class IpcMemHandle:
         return f"<IpcMemHandle {self.reserved[:8].hex()}...>"
 
 
+def _shape_tuple(shape):
+    """A shape as a tuple of ints: an int (a NumPy integer too) or a sequence of them."""
+    if hasattr(shape, "__index__"):
+        return (int(shape),)
+    return tuple(int(n) for n in shape)
+
+
 def _device_by_identity(identity):
     for device in _core.list_devices():
         if device.get_device_identity() == identity:
@@ -139,13 +146,13 @@ class IpcHandle:
         import numpy as np
 
         dtype = np.dtype(dtype)
-        shape = (int(shape),) if not isinstance(shape, tuple) else tuple(int(n) for n in shape)
+        shape = _shape_tuple(shape)
         if strides is None:
             strides, step = [], dtype.itemsize
             for n in reversed(shape):
                 strides.insert(0, step)
                 step *= max(n, 1)
-        strides = (int(strides),) if not isinstance(strides, (tuple, list)) else tuple(strides)
+        strides = _shape_tuple(strides)
         memory = self.open(context)
         with context:
             return device_view(shape, strides, dtype, memory.device_pointer, memory)
@@ -237,8 +244,8 @@ def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
 
     dtype = np.dtype(dtype)
     count = 1
-    for n in (shape,) if isinstance(shape, int) else shape:
-        count *= int(n)
+    for n in _shape_tuple(shape):
+        count *= n
     ipc = IpcHandle(None, IpcMemHandle(handle), count * dtype.itemsize, offset=offset)
     array = ipc.open_array(_core.get_current_device(), shape=shape, dtype=dtype, strides=strides)
     try:

@@ -65,8 +65,10 @@ def test_open_ipc_array_takes_the_raw_bytes(fake_ipc):
     d = gpu.to_device(np.arange(12, dtype=np.float64))
     raw = gpu.current_context().get_ipc_handle(d.gpu_data).handle.reserved
     for form in (raw, tuple(raw), [b - 256 if b > 127 else b for b in raw]):  # bytes, ints, c_byte values
-        with gpu.open_ipc_array(form, shape=(3, 2), dtype=np.float64, offset=16) as opened:
+        with gpu.open_ipc_array(form, shape=[3, 2], dtype=np.float64, offset=16) as opened:
             np.testing.assert_array_equal(opened.copy_to_host(), np.arange(2, 8.0).reshape(3, 2))
+    with gpu.open_ipc_array(raw, shape=np.int64(12), dtype=np.float64) as opened:  # a NumPy integer shape
+        np.testing.assert_array_equal(opened.copy_to_host(), np.arange(12.0))
     with pytest.raises(ValueError, match="64 bytes, not 3"):
         with gpu.open_ipc_array(b"abc", shape=1, dtype=np.int8):
             pass
