@@ -34,6 +34,8 @@ _state = {"active": False, "mode": None, "finder": None}
 
 # numba.cuda names that gpujit has under another name.
 _RENAMED = {"DeviceNDArray": "DeviceArray"}
+# numba.cuda.cudadrv.devicearray's record and helper functions, which gpujit._device_array has.
+_DEVICEARRAY_NAMES = ("DeviceRecord", "from_record_like", "from_array_like", "auto_device")
 # numba.cuda names that stay numba's: its configuration (forwarded to gpujit.config below), its type namespaces, its
 # driver package and test support, its random module (bound name by name below) and its driver error classes.
 _KEEP = {"config", "types", "cudadrv", "testing", "tests", "random", "CudaSupportError", "CudaAPIError"}
@@ -207,13 +209,23 @@ def _bind_devicearray(module):
     module.DeviceNDArray = gpujit.DeviceArray
     if hasattr(gpujit, "is_cuda_ndarray"):
         module.is_cuda_ndarray = gpujit.is_cuda_ndarray
+    device_array = importlib.import_module("gpujit._device_array")
+    for name in _DEVICEARRAY_NAMES:
+        setattr(module, name, getattr(device_array, name))
 
 
 def _bind_driver(module):
+    """numba.cuda.cudadrv.driver: the memory-manager plugin interface, the memory pointer classes and the rest of
+    gpujit.cudadrv.driver that numba's module also has, and numba's Stream and Event classes."""
     gpujit = _gpujit()
+    ours = importlib.import_module("gpujit.cudadrv.driver")
     for name in _DRIVER_NAMES:
         if hasattr(gpujit, name):
             setattr(module, name, getattr(gpujit, name))
+    for name in dir(ours):
+        if not name.startswith("_") and name not in _KEEP and hasattr(module, name) \
+                and not isinstance(getattr(ours, name), types.ModuleType):
+            setattr(module, name, getattr(ours, name))
 
 
 def _bind_compiler(module):
@@ -432,9 +444,16 @@ def _install_standalone():
         sys.modules[name] = module
     _module("numba.cuda.compiler", **{n: getattr(gpujit, n) for n in _COMPILER_NAMES})
     cudadrv = _module("numba.cuda.cudadrv", package=True)
+    device_array = importlib.import_module("gpujit._device_array")
     _module("numba.cuda.cudadrv.devicearray", DeviceNDArray=gpujit.DeviceArray,
-            **{n: getattr(gpujit, n) for n in ("is_cuda_ndarray",) if hasattr(gpujit, n)})
-    _module("numba.cuda.cudadrv.driver", CudaAPIError=gpujit.CudaAPIError, CudaSupportError=gpujit.CudaSupportError,
-            **{n: getattr(gpujit, n) for n in _DRIVER_NAMES if hasattr(gpujit, n)})
+            **{n: getattr(gpujit, n) for n in ("is_cuda_ndarray",) if hasattr(gpujit, n)},
+            **{n: getattr(device_array, n) for n in _DEVICEARRAY_NAMES})
+    driver = importlib.import_module("gpujit.cudadrv.driver")
+    names = {n: getattr(driver, n) for n in dir(driver) if not n.startswith("_")}
+    names.update({n: getattr(gpujit, n) for n in _DRIVER_NAMES if hasattr(gpujit, n)})
+    names.update(CudaAPIError=gpujit.CudaAPIError, CudaSupportError=gpujit.CudaSupportError)
+    _module("numba.cuda.cudadrv.driver", **names)
+    _module("numba.cuda.cudadrv.devices", **{n: getattr(gpujit.cudadrv.devices, n)
+                                              for n in dir(gpujit.cudadrv.devices) if not n.startswith("_")})
     cuda.cudadrv = cudadrv
     numba.cuda = cuda

@@ -79,6 +79,8 @@ LATER_TESTS = [
 # Tests that need a real GPU: they count on a GPU machine, not on the CPU backend.
 NEEDS_GPU = [
     (r"test_ipc::", "CUDA IPC handles between processes"),
+    (r"cudadrv\.test_emm_plugins::", "External Memory Management plugins allocate CUDA device memory; the CPU "
+     "backend keeps its own allocator, as numba's simulator has no EMM"),
     (r"test_multigpu::", "several devices"),
     (r"test_cuda_array_interface::.*(stream|sync|consumer)", "streams as the CUDA array interface exchanges them"),
     (r"test_inspect::.*sass", "SASS from nvdisasm for a real device"),
