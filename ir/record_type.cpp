@@ -23,11 +23,18 @@ Registry& registry() {
 }
 
 std::string spell_field_type(const RecordField& f) {
-  if (f.shape.empty()) return f.type.str();
+  size_t dims = f.shape.size();
+  std::string element = f.type.str();
+  if (f.text && dims > 0) {  // numba's CharSeq and UnicodeCharSeq; the string's length is the last extent
+    const char* unit = f.type.scalar == ScalarKind::UInt8 ? "char" : "unichr";
+    element = fmt::format("[{} x {}]", unit, f.shape.back());
+    --dims;
+  }
+  if (dims == 0) return element;
   std::string shape;
-  for (size_t i = 0; i < f.shape.size(); ++i) shape += fmt::format("{}{}", i ? ", " : "", f.shape[i]);
-  if (f.shape.size() == 1) shape += ",";  // Python's one-tuple: "(5,)"
-  return fmt::format("nestedarray({}, ({}))", f.type.str(), shape);
+  for (size_t i = 0; i < dims; ++i) shape += fmt::format("{}{}", i ? ", " : "", f.shape[i]);
+  if (dims == 1) shape += ",";  // Python's one-tuple: "(5,)"
+  return fmt::format("nestedarray({}, ({}))", element, shape);
 }
 
 uint64_t element_size(const Type& t) { return t.is_record() ? t.record->size : scalar_size(t.scalar); }
@@ -67,6 +74,7 @@ const RecordType* intern_record(std::vector<RecordField> fields, uint64_t size, 
   if (align == 0 || (align & (align - 1)) != 0)
     return fail(fmt::format("record alignment {} is not a power of two", align));
   std::string spelling = "Record(";
+  std::string text_field;
   for (size_t i = 0; i < fields.size(); ++i) {
     const RecordField& f = fields[i];
     if (!f.type.is_record() && !f.type.is_scalar())
@@ -89,6 +97,15 @@ const RecordType* intern_record(std::vector<RecordField> fields, uint64_t size, 
     for (size_t j = 0; j < i; ++j) {
       if (fields[j].name == f.name) return fail(fmt::format("record field '{}' appears twice", f.name));
     }
+    bool text_unit =
+        f.type.is_scalar() && (f.type.scalar == ScalarKind::UInt8 || f.type.scalar == ScalarKind::UInt32);
+    if (f.text && (f.shape.empty() || !text_unit))
+      return fail(fmt::format("string field '{}' must have uint8 or uint32 characters and a length", f.name));
+    if (text_field.empty() && f.text) {
+      text_field = f.name;
+    } else if (text_field.empty() && f.type.is_record() && !f.type.record->text_field.empty()) {
+      text_field = f.name + "." + f.type.record->text_field;
+    }
     spelling += fmt::format("{}{}[type={};offset={}]", i ? "," : "", f.name, spell_field_type(f), f.offset);
   }
   spelling += fmt::format(";{};{})", size, aligned ? "True" : "False");
@@ -107,6 +124,7 @@ const RecordType* intern_record(std::vector<RecordField> fields, uint64_t size, 
   rec.align = align;
   rec.aligned = aligned;
   rec.spelling = std::move(spelling);
+  rec.text_field = std::move(text_field);
   r.by_spelling.emplace(std::move(key), &rec);
   return &rec;
 }

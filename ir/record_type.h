@@ -25,6 +25,9 @@ struct RecordField {
   Type type;                   // a scalar or a record: the element type of a sub-array field
   std::vector<int64_t> shape;  // non-empty for a sub-array field: its C-order shape
   uint64_t offset = 0;         // bytes from the start of the record
+  /// A fixed-width string (NumPy's 'S<n>' and 'U<n>', numba's [char x n] and [unichr x n]): `type` is its
+  /// code unit (uint8 or uint32) and the last entry of `shape` its length.
+  bool text = false;
 
   /// What `rec.name` evaluates to: `type`, or a C-contiguous array of it for a sub-array field.
   Type value_type() const;
@@ -40,6 +43,8 @@ struct RecordType {
   bool aligned = false;
   /// numba's spelling: "Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True)".
   std::string spelling;
+  /// The path of the first fixed-width string field, here or in a nested record ("y.name"); empty if none.
+  std::string text_field;
 
   /// The field named `name`, or null.
   const RecordField* find(std::string_view name) const;

@@ -3,19 +3,21 @@
 The C++ class (python/src/arrays.cpp) owns storage, copies and basic indexing. What numba-cuda's
 DeviceNDArray adds on top is attached here to the pybind11 class itself, so that every DeviceArray (made by
 to_device, device_array, slicing or a kernel) has it: `flags`, `alloc_size`, `gpu_data`, `T`/`transpose`,
-`view(dtype)`, `split`, `squeeze`, `__array__`, and the constructor `DeviceArray(shape, strides, dtype,
-stream=0, gpu_data=None)`.
+`view(dtype)`, `split`, `squeeze`, `__array__`, `_numba_type_`, the fields of records, and the constructor
+`DeviceArray(shape, strides, dtype, stream=0, gpu_data=None)`. numba's DeviceRecord, one record in device
+memory, is a 0-d DeviceArray of a structured dtype here (what indexing an array of records gives);
+`DeviceRecord`, `from_record_like`, `from_array_like` and `auto_device` are numba's devicearray functions.
 
-Every new view is made the one way gpujit already has: `as_cuda_array` on a small object whose
-`__cuda_array_interface__` describes the view. The C++ side keeps that object alive for as long as the view
-lives, and the object keeps the memory's owner (a DeviceArray or a DeviceMemory) alive in turn, so a view
-never outlives its allocation. As in numba-cuda, a view made this way has no stream of its own (stream 0).
+Every new view is made by `_core._device_view`, which keeps the memory's owner (the DeviceArray's storage, or
+the DeviceMemory it is given) alive for as long as the view lives, so a view never outlives its allocation.
 
-Two places follow numba-cuda rather than NumPy, because numba-cuda's users rely on them:
+Three places follow numba-cuda rather than NumPy, because numba-cuda's users rely on them:
 - `transpose` of a 2-D array returns a new C-contiguous array (numba-cuda runs a transpose kernel), not a
   strided view; numba's documentation notes the strides differ from NumPy's (numba issue #4974).
 - `flags` is a mapping with the keys 'C_CONTIGUOUS' and 'F_CONTIGUOUS', as numba-cuda's is; it also answers
   NumPy's attribute spelling (`flags.c_contiguous`), which code written for NumPy arrays uses.
+- Errors a numba-cuda program may catch and match carry numba's text (`invalid axes list (0, 0)`, "When changing
+  to a larger dtype, ..."), where it says what NumPy's would.
 
 NumPy is imported on first use, not on `import gpujit`.
 
@@ -63,21 +65,15 @@ class DeviceMemory:
     def __repr__(self):
         return f"<gpujit.DeviceMemory ptr=0x{self.ptr:x} size={self.size}>"
 
+    # Each `gpu_data` read makes a new object, so spans are equal by what they cover: an array and its views
+    # of another dtype (a.view(np.int64)) have equal gpu_data, as numba's share one MemoryPointer.
+    def __eq__(self, other):
+        if not isinstance(other, DeviceMemory):
+            return NotImplemented
+        return (self.ptr, self.size) == (other.ptr, other.size)
 
-class _ArrayDescription:
-    """What `as_cuda_array` reads to make a view: an interface dict, and the owner the view must keep alive."""
-
-    __slots__ = ("__cuda_array_interface__", "owner")
-
-    def __init__(self, shape, strides, dtype, ptr, owner):
-        self.__cuda_array_interface__ = {
-            "shape": tuple(shape),
-            "strides": tuple(strides),
-            "typestr": dtype.str,
-            "data": (ptr, False),
-            "version": 3,
-        }
-        self.owner = owner
+    def __hash__(self):
+        return hash((self.ptr, self.size))
 
 
 class Flags(dict):
@@ -121,8 +117,9 @@ def _as_int_tuple(value, what):
     return tuple(out)
 
 
-def _make_view(shape, strides, dtype, ptr, owner):
-    return _core._as_cuda_array(_ArrayDescription(shape, strides, dtype, ptr, owner))
+def _make_view(shape, strides, dtype, ptr, owner, stream=0):
+    """A DeviceArray of the memory at `ptr`, keeping `owner` (a DeviceArray or a DeviceMemory) alive."""
+    return _core._device_view(owner, ptr, tuple(shape), tuple(strides), dtype, stream)
 
 
 def _new(cls, shape, strides, dtype, stream=0, gpu_data=None):
@@ -152,7 +149,7 @@ def _new(cls, shape, strides, dtype, stream=0, gpu_data=None):
             raise ValueError(f"DeviceArray of shape {shape} and strides {strides} spans {size} bytes; "
                              f"gpu_data has {gpu_data.size}")
         owner, ptr = gpu_data, gpu_data.ptr - _lowest_offset(shape, strides)
-    return _make_view(shape, strides, dtype, ptr if size else 0, owner)
+    return _make_view(shape, strides, dtype, ptr if size else 0, owner, stream)
 
 
 def _init(self, *args, **kwargs):
@@ -186,19 +183,19 @@ def _transpose_2d(src, dst):
 
 
 def _transpose(self, axes=None):
-    """numba's transpose: `self` for the identity permutation; for 2-D arrays, a new C-contiguous copy."""
+    """numba's transpose: `self` for the identity permutation (and for 0-d and 1-D arrays, as NumPy); for 2-D
+    arrays, a new C-contiguous copy; NotImplementedError for more dimensions. Errors in numba's words."""
     ndim = self.ndim
     if axes is not None:
         axes = tuple(axes)
-        if sorted(axes) != list(range(ndim)):
-            raise ValueError(f"transpose axes {axes} are not a permutation of the {ndim} axes of the array")
         if axes == tuple(range(ndim)):
             return self
+    if ndim > 2:
+        raise NotImplementedError("transposing a non-2D DeviceNDArray isn't supported")
+    if axes is not None and sorted(axes) != list(range(ndim)):
+        raise ValueError(f"invalid axes list {axes!r}")
     if ndim < 2:
         return self
-    if ndim != 2:
-        raise NotImplementedError(f"transpose of a {ndim}-D device array is not supported (numba-cuda's "
-                                  "DeviceNDArray transposes 2-D arrays only); copy it to the host and use NumPy")
     global _transpose_kernel
     if _transpose_kernel is None:
         from ._dispatcher import jit
@@ -222,15 +219,15 @@ def _view(self, dtype):
     if dtype.itemsize != self.itemsize:
         if self.ndim == 0:
             raise ValueError(f"a 0-d device array of {self.dtype} cannot be viewed as {dtype}, which has another size")
-        if not self.is_c_contiguous():
-            raise ValueError(f"viewing a device array as {dtype}, whose size differs from {self.dtype}'s, "
-                             "needs a C-contiguous array")
+        if self.strides[-1] != self.itemsize and self.shape[-1] != 1:
+            # NumPy's rule (and words) since 1.23; numba-cuda asks for a C-contiguous array
+            raise ValueError("To change to a dtype of a different size, the last axis must be contiguous")
         shape[-1], rem = divmod(shape[-1] * self.itemsize, dtype.itemsize)
         if rem:
-            raise ValueError(f"the last axis of the array ({self.shape[-1] * self.itemsize} bytes) is not a "
-                             f"multiple of {dtype}'s size ({dtype.itemsize} bytes)")
+            raise ValueError("When changing to a larger dtype, its size must be a divisor of the total size in "
+                             "bytes of the last axis of the array.")
         strides[-1] = dtype.itemsize
-    return _make_view(shape, strides, dtype, self.device_ctypes_pointer.value or 0, self)
+    return _make_view(shape, strides, dtype, self.device_ctypes_pointer.value or 0, self, self.stream)
 
 
 def _split(self, section, stream=0):
@@ -261,13 +258,14 @@ def _squeeze(self, axis=None, stream=0):
             drop.add(a)
     keep = [i for i in range(self.ndim) if i not in drop]
     return _make_view([self.shape[i] for i in keep], [self.strides[i] for i in keep], self.dtype,
-                      self.device_ctypes_pointer.value or 0, self)
+                      self.device_ctypes_pointer.value or 0, self, stream or self.stream)
 
 
 def _array(self, dtype=None, copy=None):
     """np.asarray(device_array): a copy on the host (a copy is always made)."""
     if copy is False:
-        raise ValueError("np.asarray(device_array, copy=False) cannot share device memory; a copy is always made")
+        raise ValueError("`copy=False` is not supported. A copy is always created: a device array's elements "
+                         "are in device memory, and np.asarray(device_array) brings them to the host")
     host = self.copy_to_host()
     return host if dtype is None else host.astype(dtype, copy=False)
 
@@ -334,6 +332,194 @@ def as_cuda_array(obj, sync=True):
     return from_cuda_array_interface(desc, owner=obj, sync=sync)
 
 
+# ---- numba's type of an array ----
+
+_numba = {}  # "types", "from_dtype": numba's, once looked up; "cache": (dtype, aligned, ndim, layout) -> type
+
+
+def _numba_types():
+    """numba's type namespace and its from_dtype: numba-cuda's own (numba.cuda.types), or numba's
+    (numba.core.types) for a numba-cuda that has none; (None, None) without numba. Imported on first use."""
+    if "types" not in _numba:
+        try:
+            from numba.cuda import types
+            from numba.cuda.np.numpy_support import from_dtype
+        except ImportError:
+            try:
+                from numba.core import types
+                from numba.np.numpy_support import from_dtype
+            except ImportError:
+                types = from_dtype = None
+        _numba.update(types=types, from_dtype=from_dtype, cache={})
+    return _numba["types"], _numba["from_dtype"]
+
+
+def _numba_type(self):
+    """numba's type of the array, which numba reads from `_numba_type_`: Array(dtype, ndim, layout) with the
+    layout numba-cuda gives (C when C-contiguous, else F when F-contiguous, else A, and A for a broadcast array
+    whatever its flags), or the Record type for a record (a 0-d array of a structured dtype)."""
+    types, from_dtype = _numba_types()
+    if types is None:
+        raise AttributeError("DeviceArray._numba_type_ is numba's type of the array, and numba is not installed")
+    dtype = self.dtype
+    if self.ndim == 0 and dtype.names is not None:
+        return from_dtype(dtype)
+    broadcast = 0 in self.strides and self.size != 0
+    if self.is_c_contiguous() and not broadcast:
+        layout = "C"
+    elif self.is_f_contiguous() and not broadcast:
+        layout = "F"
+    else:
+        layout = "A"
+    # NumPy's dtype equality ignores align=True; numba's Record type does not.
+    key = (dtype, dtype.isalignedstruct, self.ndim, layout)
+    cache = _numba["cache"]
+    if key not in cache:
+        cache[key] = types.Array(from_dtype(dtype), self.ndim, layout)
+    return cache[key]
+
+
+# ---- records: fields, DeviceRecord, numba's devicearray functions ----
+
+
+def _field(self, name):
+    """(dtype, offset) of the field `name` of the array's records; KeyError (numba's exception) naming the fields."""
+    fields = self.dtype.fields
+    if name not in fields:
+        raise KeyError(f"the records have no field {name!r}; their fields are {', '.join(map(repr, fields))}")
+    return fields[name][:2]
+
+
+def _sync(stream):
+    """Waits for `stream` (a Stream object, or another library's handle); nothing for 0."""
+    if not stream:
+        return
+    if isinstance(stream, _core.Stream):
+        stream.synchronize()
+    else:
+        _core.external_stream(int(stream)).synchronize()
+
+
+def _bytes_of(self, offset, nbytes, stream):
+    """The `nbytes` bytes at `offset` from the array's first element, as a 1-D uint8 DeviceArray."""
+    import numpy as np
+
+    return _make_view((nbytes,), (1,), np.dtype(np.uint8), (self.device_ctypes_pointer.value or 0) + offset, self,
+                      stream)
+
+
+def _get_field(self, name, stream=0):
+    """self['name']: of one record (numba's DeviceRecord), a number or string field's value on the host, or a
+    view of a nested record or a sub-array field; of an array of records, the view of that field in each record
+    (as NumPy gives it)."""
+    import numpy as np
+
+    ftype, offset = _field(self, name)
+    if self.ndim == 0 and ftype.subdtype is None and ftype.names is None:
+        host = _bytes_of(self, offset, ftype.itemsize, stream).copy_to_host(stream=stream)
+        _sync(stream)
+        return host.view(ftype)[0]
+    element, sub = ftype.subdtype if ftype.subdtype is not None else (ftype, ())
+    if element.kind in "SU":
+        raise TypeError(f"field {name!r} holds strings ({element}), which a device array cannot hold: read it "
+                        f"from one record at a time (arr[i][{name!r}]), or copy the array to the host")
+    strides = []
+    step = element.itemsize
+    for n in reversed(sub):
+        strides.insert(0, step)
+        step *= n
+    return _make_view(self.shape + tuple(sub), self.strides + tuple(strides), element,
+                      (self.device_ctypes_pointer.value or 0) + offset, self, stream)
+
+
+def _set_field(self, name, value, stream=0):
+    """self['name'] = value: the field's bytes in one record (any field, strings too), or the field of every
+    record of an array (through its view)."""
+    import numpy as np
+
+    ftype, offset = _field(self, name)
+    if self.ndim != 0:
+        _get_field(self, name, stream).setitem(Ellipsis, value, stream=stream)
+        return
+    host = np.empty((), dtype=ftype)  # a sub-array field's dtype makes an array of the sub-array's shape
+    host[...] = value
+    raw = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
+    _bytes_of(self, offset, ftype.itemsize, stream).copy_to_device(raw, stream=stream)
+
+
+def _copy_record_to_host(self, record, stream=0):
+    """DeviceRecord.copy_to_host(record) for a NumPy record scalar (np.void, np.record), whose buffer is
+    read-only: the fields are assigned one by one, after the copy is complete."""
+    if record.dtype != self.dtype:
+        raise TypeError(f"incompatible dtype: {self.dtype} vs. {record.dtype}")
+    host = self.copy_to_host(stream=stream)
+    _sync(stream)
+    for name in record.dtype.names:
+        record[name] = host[name]
+    return record
+
+
+class _DeviceRecordClass(type):
+    def __instancecheck__(cls, obj):
+        return type(obj) is DeviceArray and obj.ndim == 0 and obj.dtype.names is not None
+
+
+class DeviceRecord(metaclass=_DeviceRecordClass):
+    """numba's DeviceRecord, one record in device memory: in gpujit a 0-d DeviceArray of a structured dtype (what
+    indexing a device array of records gives), and `isinstance(x, DeviceRecord)` says whether x is one.
+    `DeviceRecord(dtype, stream=0, gpu_data=None)` makes one, in new memory or in `gpu_data`'s."""
+
+    def __new__(cls, dtype, stream=0, gpu_data=None):
+        import numpy as np
+
+        dtype = np.dtype(dtype)
+        if dtype.names is None:
+            raise TypeError(f"a DeviceRecord needs a structured dtype, not {dtype}")
+        return DeviceArray((), (), dtype, stream=stream, gpu_data=gpu_data)
+
+
+def from_record_like(rec, stream=0, gpu_data=None):
+    """numba's from_record_like: a DeviceRecord of `rec`'s dtype (a host record or a device one); no copy."""
+    return DeviceRecord(rec.dtype, stream=stream, gpu_data=gpu_data)
+
+
+def from_array_like(ary, stream=0, gpu_data=None):
+    """numba's from_array_like: a DeviceArray of `ary`'s shape, strides and dtype; no copy."""
+    return DeviceArray(ary.shape, ary.strides, ary.dtype, stream=stream, gpu_data=gpu_data)
+
+
+_NOT_ONE_SPAN = ("Array contains non-contiguous buffer and cannot be transferred as a single memory region. "
+                 "Please ensure contiguous buffer with numpy .ascontiguousarray()")
+
+
+def auto_device(obj, stream=0, copy=True, user_explicit=False):
+    """numba's auto_device: (device object, whether it is new). A device array is returned as it is, an object
+    with __cuda_array_interface__ as a view of its memory; a record scalar becomes a DeviceRecord and anything
+    NumPy makes an array of (numbers, lists) a DeviceArray, copied to the device unless `copy` is false. An
+    array that is not one contiguous span of memory (a strided view) is a ValueError, in numba's words.
+    `user_explicit` is accepted for numba's signature: gpujit warns of implicit copies at launches only."""
+    del user_explicit
+    import numpy as np
+
+    if getattr(obj, "__cuda_memory__", False):
+        return obj, False
+    if hasattr(obj, "__cuda_array_interface__"):
+        return as_cuda_array(obj), False
+    if isinstance(obj, np.void):
+        device = from_record_like(obj, stream=stream)
+        if copy:
+            device.copy_to_device(obj, stream=stream)
+        return device, True
+    obj = np.asanyarray(obj)
+    core = obj[tuple(0 if s == 0 else slice(None) for s in obj.strides)] if obj.size else obj
+    if not (core.flags.c_contiguous or core.flags.f_contiguous):
+        raise ValueError(_NOT_ONE_SPAN)
+    if copy:
+        return _core.to_device(obj, stream=stream), True
+    order = "F" if obj.flags.f_contiguous and not obj.flags.c_contiguous else "C"
+    return _core.device_array(obj.shape, dtype=obj.dtype, stream=stream, order=order), True
+
+
 def is_cuda_array(obj):
     """numba's cuda.is_cuda_array: whether `obj` is a DeviceArray or has __cuda_array_interface__."""
     return type(obj) is DeviceArray or hasattr(obj, "__cuda_array_interface__")
@@ -350,5 +536,6 @@ DeviceArray.view = _view
 DeviceArray.split = _split
 DeviceArray.squeeze = _squeeze
 DeviceArray.__array__ = _array
+DeviceArray._numba_type_ = property(_numba_type, doc=_numba_type.__doc__)
 DeviceArray.__cuda_memory__ = True
 DeviceArray.__cuda_ndarray__ = True

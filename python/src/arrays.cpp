@@ -3,10 +3,12 @@
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include <pybind11/stl.h>
 
+#include "array_shape.h"
 #include "dtypes.h"
 #include "runtime/runtime.h"
 
@@ -17,7 +19,7 @@ PyTypeObject* g_device_array_type = nullptr;
 // ---------------------------------------------------------------------------------------------------------
 // Host buffers
 
-HostBuffer::HostBuffer(PyObject* obj, bool writable) {
+HostBuffer::HostBuffer(PyObject* obj, bool writable, bool text_fields) {
   int flags = writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO;
   if (PyObject_GetBuffer(obj, &buf_, flags) != 0) {
     // ml_dtypes' bfloat16 arrays export no buffer ("cannot include dtype 'E' in a buffer"): say what works.
@@ -29,7 +31,7 @@ HostBuffer::HostBuffer(PyObject* obj, bool writable) {
     throw error;
   }
   ok_ = true;
-  if (!read_element_type(obj)) {
+  if (!read_element_type(obj, text_fields)) {
     std::string format = buf_.format ? buf_.format : "B";
     throw pyb::type_error("cannot use a host array with element format '" + format + "' and " +
                           std::to_string(buf_.ndim) + " dimensions: gpujit supports booleans, integers, "
@@ -38,10 +40,10 @@ HostBuffer::HostBuffer(PyObject* obj, bool writable) {
   }
 }
 
-bool HostBuffer::read_element_type(PyObject* obj) {
+bool HostBuffer::read_element_type(PyObject* obj, bool text_fields) {
   if (buf_.ndim > rt::kMaxDims) return false;
   if (buf_.format && buf_.format[0] == 'T' && buf_.format[1] == '{' && PyObject_HasAttrString(obj, "dtype")) {
-    record_ = record_from_numpy(pyb::handle(obj).attr("dtype"));  // throws for an unsupported field
+    record_ = record_from_numpy(pyb::handle(obj).attr("dtype"), text_fields);  // throws for an unsupported field
     return record_ && record_->size == uint64_t(buf_.itemsize);
   }
   auto kind = kind_from_format(buf_.format);
@@ -50,7 +52,7 @@ bool HostBuffer::read_element_type(PyObject* obj) {
   return true;
 }
 
-HostBuffer::HostBuffer(PyObject* obj, std::nothrow_t) {
+HostBuffer::HostBuffer(PyObject* obj, std::nothrow_t, bool text_fields) {
   if (!PyObject_CheckBuffer(obj) || PyObject_GetBuffer(obj, &buf_, PyBUF_RECORDS_RO) != 0) {
     PyErr_Clear();
     return;
@@ -58,7 +60,7 @@ HostBuffer::HostBuffer(PyObject* obj, std::nothrow_t) {
   ok_ = true;
   bool usable = false;
   try {
-    usable = read_element_type(obj);
+    usable = read_element_type(obj, text_fields);
   } catch (const pyb::error_already_set&) {
     PyErr_Clear();
   } catch (const pyb::type_error&) {
@@ -202,6 +204,17 @@ std::shared_ptr<rt::Stream> stream_from_python(pyb::handle obj, rt::Device& devi
 
 static rt::StreamHandle handle_of(const std::shared_ptr<rt::Stream>& s) { return s ? s->handle() : nullptr; }
 
+/// The stream an array made with `stream=obj` keeps (PyDeviceArray::stream): as stream_from_python, except that
+/// a Stream object of a default stream is kept rather than read as none.
+static std::shared_ptr<rt::Stream> array_stream_from_python(pyb::handle obj, rt::Device& device) {
+  if (pyb::isinstance<PyStream>(obj)) {
+    const auto& s = obj.cast<const PyStream&>().stream;
+    check_stream_device(*s, device, "the array");
+    return s;
+  }
+  return stream_from_python(obj, device);
+}
+
 /// A view's shape (or byte strides) as a Python tuple.
 static pyb::tuple shape_tuple(const rt::ArrayView& v) {
   pyb::tuple t(v.ndim);
@@ -227,12 +240,26 @@ pyb::object wrap_device_array(rt::ArrayView view, std::shared_ptr<rt::Stream> st
   return pyb::cast(PyDeviceArray{std::move(view), std::move(stream)});
 }
 
+/// An int (anything with __index__: NumPy's integers and 0-d integer arrays too) as int64; TypeError otherwise.
+static int64_t dimension_from_python(pyb::handle d) {
+  PyObject* index = PyNumber_Index(d.ptr());
+  if (!index) {
+    PyErr_Clear();
+    throw pyb::type_error("an array shape must be an int or a sequence of ints, not " +
+                          pyb::repr(d).cast<std::string>() + " (" + Py_TYPE(d.ptr())->tp_name + ")");
+  }
+  return pyb::reinterpret_steal<pyb::int_>(index).cast<int64_t>();
+}
+
 static std::vector<int64_t> shape_from_python(pyb::handle shape) {
   std::vector<int64_t> out;
-  if (PyLong_Check(shape.ptr())) {
-    out.push_back(shape.cast<int64_t>());
+  PyObject* it = PyLong_Check(shape.ptr()) ? nullptr : PyObject_GetIter(shape.ptr());
+  if (!it) {  // one extent (an int, a NumPy integer or 0-d integer array), or a TypeError naming the object
+    PyErr_Clear();
+    out.push_back(dimension_from_python(shape));
   } else {
-    for (pyb::handle d : shape) out.push_back(pyb::int_(pyb::reinterpret_borrow<pyb::object>(d)).cast<int64_t>());
+    Py_DECREF(it);
+    for (pyb::handle d : shape) out.push_back(dimension_from_python(d));
   }
   if (out.size() > size_t(rt::kMaxDims)) {
     throw pyb::value_error("arrays have at most " + std::to_string(rt::kMaxDims) + " dimensions");
@@ -268,23 +295,103 @@ static PyDeviceArray allocate_array(const std::vector<int64_t>& shape, ElementTy
   return a;
 }
 
+// numba's text for a copy that is not one span of memory (devicearray.errmsg_contiguous_buffer), which
+// numba-cuda's users and tests match.
+static const char kNotOneSpan[] =
+    "Array contains non-contiguous buffer and cannot be transferred as a single memory region. Please ensure "
+    "contiguous buffer with numpy .ascontiguousarray()";
+
+/// numba's array_core: the view without its axes of stride 0 (a broadcast array's repeated axes).
+static rt::ArrayView array_core(const rt::ArrayView& v) {
+  if (v.size() == 0) return v;
+  rt::ArrayView core = v;
+  core.ndim = 0;
+  for (int i = 0; i < v.ndim; ++i) {
+    if (v.strides[i] == 0) continue;
+    core.shape[core.ndim] = v.shape[i];
+    core.strides[core.ndim] = v.strides[i];
+    ++core.ndim;
+  }
+  return core;
+}
+
+/// ValueError (numba's text) unless the array's core is one contiguous span, in C or F order.
+static void require_one_span(const rt::ArrayView& v) {
+  rt::ArrayView core = array_core(v);
+  if (!core.is_c_contiguous() && !core.is_f_contiguous()) throw pyb::value_error(kNotOneSpan);
+}
+
+/// numba's check_array_compatibility: the same dtype, and with the axes of extent 1 left out, the same shape
+/// and (for a non-empty array) the same strides; its messages name the arrays' full shapes and strides.
+static void check_compatible(const rt::ArrayView& a, const rt::ArrayView& b) {
+  if (!a.same_dtype(b)) {
+    throw pyb::type_error("incompatible dtype: " + pyb::str(numpy_dtype_of(a)).cast<std::string>() + " vs. " +
+                          pyb::str(numpy_dtype_of(b)).cast<std::string>());
+  }
+  auto squeezed = [](const rt::ArrayView& v, const int64_t* values) {
+    std::vector<int64_t> out;
+    for (int i = 0; i < v.ndim; ++i) {
+      if (v.shape[i] != 1) out.push_back(values[i]);
+    }
+    return out;
+  };
+  auto text = [](const pyb::tuple& t) { return pyb::repr(t).cast<std::string>(); };
+  if (squeezed(a, a.shape) != squeezed(b, b.shape)) {
+    throw pyb::value_error("incompatible shape: " + text(shape_tuple(a)) + " vs. " + text(shape_tuple(b)));
+  }
+  if (a.size() && squeezed(a, a.strides) != squeezed(b, b.strides)) {
+    throw pyb::value_error("incompatible strides: " + text(strides_tuple(a)) + " vs. " +
+                           text(strides_tuple(b)));
+  }
+}
+
 pyb::object host_to_device(PyObject* host, std::shared_ptr<rt::Stream> stream) {
   pyb::object holder = pyb::reinterpret_borrow<pyb::object>(host);
-  HostBuffer probe(host, std::nothrow);
+  HostBuffer probe(host, std::nothrow, /*text_fields=*/true);
   rt::ArrayView hv;
   bool contiguous = false;
   if (probe.ok()) {
     hv = probe.view();
     contiguous = hv.is_c_contiguous() || hv.is_f_contiguous();
   }
+  if (!contiguous && probe.ok() && hv.size() > 0) {
+    // A broadcast array (numba's to_device keeps it so): its core, the array without its axes of stride 0,
+    // is copied, and the device array repeats it with the same strides of 0.
+    rt::ArrayView core = array_core(hv);
+    bool core_f = !core.is_c_contiguous() && core.is_f_contiguous();
+    if (core.ndim < hv.ndim && (core.is_c_contiguous() || core_f)) {
+      std::vector<int64_t> core_shape(core.shape, core.shape + core.ndim);
+      PyDeviceArray a = allocate_array(core_shape, ElementType{hv.dtype, hv.record}, core_f, stream);
+      blocking_call(*a.view.device, size_t(a.view.nbytes()), [&] {
+        a.view.device->copy_to_device(a.view.data, probe.buffer().buf, size_t(a.view.nbytes()),
+                                      handle_of(stream));
+        if (!stream) a.view.device->synchronize_stream(nullptr);
+      });
+      rt::ArrayView v = a.view;
+      v.ndim = hv.ndim;
+      for (int i = 0, k = 0; i < hv.ndim; ++i) {
+        v.shape[i] = hv.shape[i];
+        v.strides[i] = hv.strides[i] == 0 ? 0 : a.view.strides[k++];
+      }
+      return wrap_device_array(std::move(v), std::move(stream));
+    }
+  }
   if (!contiguous) {
     // Lists, scalars and strided arrays: let NumPy make a contiguous copy first.
     holder = numpy().attr("ascontiguousarray")(holder);
   }
-  HostBuffer buf(holder.ptr());
+  HostBuffer buf(holder.ptr(), false, /*text_fields=*/true);
   hv = buf.view();
   std::vector<int64_t> shape(hv.shape, hv.shape + hv.ndim);
   PyDeviceArray a = allocate_array(shape, ElementType{hv.dtype, hv.record}, !hv.is_c_contiguous() && hv.is_f_contiguous(), stream);
+  if (hv.size() == 0 && pyb::hasattr(holder, "strides")) {
+    // An empty array keeps the host's strides, whatever they are (numba's to_device does; no element is read
+    // through them). They are read from the array: NumPy's buffer of an empty array gives contiguous ones.
+    pyb::tuple strides = pyb::tuple(holder.attr("strides"));
+    for (int i = 0; i < hv.ndim && size_t(i) < strides.size(); ++i) {
+      a.view.strides[i] = strides[size_t(i)].cast<int64_t>();
+    }
+  }
   blocking_call(*a.view.device, size_t(a.view.nbytes()), [&] {
     a.view.device->copy_to_device(a.view.data, buf.buffer().buf, size_t(a.view.nbytes()), handle_of(stream));
     if (!stream) a.view.device->synchronize_stream(nullptr);  // the host buffer may change right after we return
@@ -303,7 +410,7 @@ pyb::object device_to_host(const PyDeviceArray& array, pyb::handle into, const s
   } else {
     out = pyb::reinterpret_borrow<pyb::object>(into);
   }
-  HostBuffer dst(out.ptr(), true);
+  HostBuffer dst(out.ptr(), true, /*text_fields=*/true);
   rt::ArrayView hv = dst.view();
   bool same_shape = hv.ndim == v.ndim && std::equal(v.shape, v.shape + v.ndim, hv.shape);
   if (!same_shape || !hv.same_dtype(v)) {
@@ -333,33 +440,49 @@ pyb::object device_to_host(const PyDeviceArray& array, pyb::handle into, const s
   return out;
 }
 
-/// Copies host data (or another device array) into `dst`, which must have the same shape and dtype.
+/// Copies host data (or another device array) into `dst`, with numba's checks, on the arrays' cores (a
+/// broadcast array's axes of stride 0 left out, array_core): `dst`'s core must be one contiguous span (C or F
+/// order); a device source's core must be one too, with the same dtype, shape and strides; host data is
+/// converted to `dst`'s dtype and laid out in its core's order, and its core must have that core's shape (axes
+/// of extent 1 aside). Waits for the copy when `stream` is null.
 static void copy_into_device(PyDeviceArray& dst, pyb::handle src, const std::shared_ptr<rt::Stream>& stream) {
   rt::ArrayView& v = dst.view;
   rt::Device& device = *v.device;
+  const rt::ArrayView core = array_core(v);
   if (Py_TYPE(src.ptr()) == g_device_array_type) {
     const rt::ArrayView& s = *device_array_view(src.ptr());
-    if (s.nbytes() != v.nbytes() || !s.same_dtype(v) || !s.is_c_contiguous() || !v.is_c_contiguous()) {
-      throw pyb::value_error("copy_to_device: both device arrays must be C-contiguous with equal size and dtype");
-    }
+    if (s.size() == 0 && v.size() == 0) return;  // nothing to copy; the strides do not matter (numba #8477)
+    require_one_span(v);
+    require_one_span(s);
+    const rt::ArrayView source = array_core(s);
+    check_compatible(core, source);
     // From another device: a peer copy (through the host where the two cannot copy directly).
     if (s.device && s.device != &device) {
       pyb::gil_scoped_release release;
-      device.copy_from_device(v.data, *s.device, s.data, size_t(v.nbytes()), handle_of(stream));
+      device.copy_from_device(v.data, *s.device, s.data, size_t(core.nbytes()), handle_of(stream));
       return;
     }
-    device.copy_on_device(v.data, s.data, size_t(v.nbytes()), handle_of(stream));
+    device.copy_on_device(v.data, s.data, size_t(core.nbytes()), handle_of(stream));
     return;
   }
-  pyb::object holder = numpy().attr("ascontiguousarray")(src, numpy_dtype_of(v));
-  HostBuffer buf(holder.ptr());
-  if (int64_t(buf.buffer().len) != v.nbytes()) {
-    throw pyb::value_error("copy_to_device: the host array has " + std::to_string(buf.buffer().len) +
-                           " bytes, the device array " + std::to_string(v.nbytes()));
+  if (v.size() != 0) require_one_span(v);
+  pyb::object host = numpy().attr("asarray")(src, numpy_dtype_of(v));
+  pyb::tuple host_strides = pyb::tuple(host.attr("strides"));
+  if (v.size() != 0) {
+    auto all = pyb::reinterpret_steal<pyb::object>(PySlice_New(nullptr, nullptr, nullptr));
+    pyb::tuple index(host_strides.size());  // numba's array_core of the host data: [0] on axes of stride 0
+    for (size_t i = 0; i < host_strides.size(); ++i) {
+      index[i] = host_strides[i].cast<int64_t>() == 0 ? pyb::object(pyb::int_(0)) : all;
+    }
+    host = host[index];
   }
-  if (!v.is_c_contiguous()) throw pyb::value_error("copy_to_device: the device array is not contiguous");
-  blocking_call(device, size_t(v.nbytes()), [&] {
-    device.copy_to_device(v.data, buf.buffer().buf, size_t(v.nbytes()), handle_of(stream));
+  bool fortran = !core.is_c_contiguous() && core.is_f_contiguous();
+  pyb::object holder = numpy().attr("asarray")(host, pyb::arg("order") = fortran ? "F" : "C");
+  HostBuffer buf(holder.ptr(), false, /*text_fields=*/true);
+  check_compatible(core, buf.view());
+  if (v.size() == 0) return;
+  blocking_call(device, size_t(core.nbytes()), [&] {
+    device.copy_to_device(v.data, buf.buffer().buf, size_t(core.nbytes()), handle_of(stream));
     if (!stream) device.synchronize_stream(nullptr);
   });
 }
@@ -428,6 +551,82 @@ static pyb::dict cuda_array_interface(const PyDeviceArray& a) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Element and field access
+
+static pyb::module_& device_array_module() {
+  static auto* module = new pyb::module_(pyb::module_::import("gpujit._device_array"));  // never released
+  return *module;
+}
+
+/// The DeviceArray of a method's `self` (TypeError for another object, which an unbound call could pass).
+static PyDeviceArray& self_array(pyb::handle self) {
+  if (!PyObject_TypeCheck(self.ptr(), g_device_array_type)) {
+    throw pyb::type_error("a DeviceArray method was called on " +
+                          pyb::repr(pyb::type::handle_of(self)).cast<std::string>());
+  }
+  return *device_array_of(self.ptr());
+}
+
+/// A stream as Python code gets it: the Stream object, or 0 for none.
+static pyb::object stream_object(const std::shared_ptr<rt::Stream>& stream) {
+  return stream ? pyb::cast(PyStream{stream}) : pyb::object(pyb::int_(0));
+}
+
+/// self[key] with the copy of an element made on `stream`: a view, an element as a host scalar, a record
+/// element as a 0-d view (numba's DeviceRecord), or a record's field (gpujit._device_array, _get_field).
+static pyb::object get_item(pyb::handle self, pyb::handle key, std::shared_ptr<rt::Stream> stream) {
+  const PyDeviceArray& a = *device_array_of(self.ptr());
+  if (a.view.record && PyUnicode_Check(key.ptr())) {
+    return device_array_module().attr("_get_field")(self, key, stream_object(stream));
+  }
+  bool all_ints = false;
+  rt::ArrayView v = index_view(a.view, key, &all_ints);
+  if (all_ints && !v.record) {
+    pyb::object host = device_to_host(PyDeviceArray{v, stream}, pyb::none(), stream);
+    if (stream) stream->synchronize();
+    return host[pyb::tuple()];
+  }
+  return wrap_device_array(std::move(v), std::move(stream));
+}
+
+/// self[key] = value on `stream`. With none (none given, none kept by the array), the copy goes on the
+/// default stream and is waited for through the Python method Stream.synchronize, as numba does (a program
+/// or test may replace it); with a stream it is only enqueued. A strided target is read, updated and
+/// written back through the host.
+static void set_item(pyb::handle self, pyb::handle key, pyb::handle value,
+                     std::shared_ptr<rt::Stream> stream) {
+  PyDeviceArray& a = *device_array_of(self.ptr());
+  rt::Device& d = *a.view.device;
+  const bool synchronous = !stream;
+  if (synchronous) stream = rt::Stream::borrow(d, nullptr);
+  if (a.view.record && PyUnicode_Check(key.ptr())) {
+    device_array_module().attr("_set_field")(self, key, value, stream_object(stream));
+  } else {
+    bool all_ints = false;
+    PyDeviceArray target{index_view(a.view, key, &all_ints), stream};
+    const rt::ArrayView& t = target.view;
+    bool c = t.is_c_contiguous(), f = t.is_f_contiguous();
+    pyb::object host =
+        numpy().attr("empty")(shape_tuple(t), numpy_dtype_of(t), pyb::arg("order") = !c && f ? "F" : "C");
+    host[pyb::reinterpret_borrow<pyb::object>(Py_Ellipsis)] = value;
+    if (c || f) {
+      copy_into_device(target, host, stream);
+    } else {
+      int64_t lo = 0, hi = 0;
+      t.extent(&lo, &hi);
+      pyb::object raw = numpy().attr("empty")(hi - lo, numpy_dtype(ScalarKind::UInt8));
+      HostBuffer rb(raw.ptr(), true);
+      rt::DevicePtr first = rt::DevicePtr(int64_t(t.data) + lo);
+      d.copy_to_host(rb.buffer().buf, first, size_t(hi - lo), handle_of(stream));
+      d.synchronize_stream(handle_of(stream));
+      numpy().attr("copyto")(host_window(t, raw, lo), host);
+      d.copy_to_device(first, rb.buffer().buf, size_t(hi - lo), handle_of(stream));
+    }
+  }
+  if (synchronous) pyb::cast(PyStream{stream}).attr("synchronize")();
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Registration
 
 void register_dlpack(pyb::module_& m, pyb::class_<PyDeviceArray>& cls);  // dlpack.cpp
@@ -445,6 +644,16 @@ void register_arrays(pyb::module_& m) {
         return !s.stream->owned() && h > 2;  // 0, 1, 2: the default streams
       })
       .def_property_readonly("handle", [](PyStream& s) { return reinterpret_cast<uintptr_t>(s.stream->handle()); })
+      // Two Stream objects are equal when they name one stream: the same handle on the same device (each
+      // read of an array's .stream makes a new object, as each default_stream() call does).
+      .def("__eq__", [](const PyStream& s, pyb::handle other) -> pyb::object {
+        if (!pyb::isinstance<PyStream>(other)) return pyb::reinterpret_borrow<pyb::object>(Py_NotImplemented);
+        const rt::Stream& o = *other.cast<const PyStream&>().stream;
+        return pyb::bool_(&s.stream->device() == &o.device() && s.stream->handle() == o.handle());
+      })
+      .def("__hash__", [](const PyStream& s) {
+        return std::hash<const void*>()(s.stream->handle()) ^ std::hash<const void*>()(&s.stream->device());
+      })
       .def("__int__", [](PyStream& s) { return reinterpret_cast<uintptr_t>(s.stream->handle()); })
       .def("__cuda_stream__", [](PyStream& s) {
         return pyb::make_tuple(0, reinterpret_cast<uintptr_t>(s.stream->handle()));
@@ -521,70 +730,57 @@ void register_arrays(pyb::module_& m) {
         if (a.view.ndim == 0) throw pyb::type_error("len() of a 0-d device array");
         return a.view.shape[0];
       })
-      .def("copy_to_host", [](const PyDeviceArray& a, pyb::handle ary, pyb::handle stream) {
+      .def("copy_to_host", [](pyb::object self, pyb::handle ary, pyb::handle stream) -> pyb::object {
+        const PyDeviceArray& a = self_array(self);
+        if (a.view.record && a.view.ndim == 0 && !ary.is_none() && pyb::isinstance(ary, numpy().attr("void"))) {
+          // A record scalar (numba's DeviceRecord.copy_to_host(np.void)): written field by field in Python,
+          // since a NumPy scalar's buffer is read-only.
+          return device_array_module().attr("_copy_record_to_host")(self, ary, stream);
+        }
         return device_to_host(a, ary, stream_from_python(stream, *a.view.device));
       }, pyb::arg("ary") = pyb::none(), pyb::arg("stream") = 0,
          "Copies to a new NumPy array, or into `ary`. With a stream the copy is asynchronous.")
       .def("copy_to_device", [](PyDeviceArray& a, pyb::handle ary, pyb::handle stream) {
         copy_into_device(a, ary, stream_from_python(stream, *a.view.device));
-      }, pyb::arg("ary"), pyb::arg("stream") = 0)
-      .def("__getitem__", [](const PyDeviceArray& a, pyb::handle key) -> pyb::object {
-        bool all_ints = false;
-        rt::ArrayView v = index_view(a.view, key, &all_ints);
-        if (all_ints) {
-          // One element: numba returns it as a host scalar.
-          pyb::object host = device_to_host(PyDeviceArray{v, a.stream}, pyb::none(), a.stream);
-          if (a.stream) a.stream->synchronize();
-          return host[pyb::tuple()];
+      }, pyb::arg("ary"), pyb::arg("stream") = 0,
+         "Copies a host array (or a device array of the same layout) into this one; see docs/python.md.")
+      .def("__getitem__", [](pyb::object self, pyb::handle key) {
+        return get_item(self, key, self_array(self).stream);
+      })
+      .def("getitem", [](pyb::object self, pyb::handle key, pyb::handle stream) {
+        const PyDeviceArray& a = self_array(self);
+        auto s = array_stream_from_python(stream, *a.view.device);
+        return get_item(self, key, s ? s : a.stream);
+      }, pyb::arg("item"), pyb::arg("stream") = 0, "self[item], the copy of an element made on `stream`.")
+      .def("__setitem__", [](pyb::object self, pyb::handle key, pyb::handle value) {
+        set_item(self, key, value, self_array(self).stream);
+      })
+      .def("setitem", [](pyb::object self, pyb::handle key, pyb::handle value, pyb::handle stream) {
+        const PyDeviceArray& a = self_array(self);
+        auto s = array_stream_from_python(stream, *a.view.device);
+        set_item(self, key, value, s ? s : a.stream);
+      }, pyb::arg("key"), pyb::arg("value"), pyb::arg("stream") = 0,
+         "self[key] = value, enqueued on `stream` (the array's own when 0) without waiting for it.")
+      .def("bind", [](const PyDeviceArray& a, pyb::handle stream) {
+        return wrap_device_array(a.view, array_stream_from_python(stream, *a.view.device));
+      }, pyb::arg("stream") = 0, "The same array (a new object) made for `stream`, as numba's bind().")
+      .def("reshape", [](const PyDeviceArray& a, pyb::args shape, pyb::kwargs kwargs) {
+        char order = 'C';
+        for (auto item : kwargs) {
+          if (item.first.cast<std::string>() != "order") {
+            throw pyb::type_error("reshape() got an unexpected keyword argument '" +
+                                  item.first.cast<std::string>() + "'");
+          }
+          order = order_from_python(item.second, "CFA");
         }
-        return wrap_device_array(std::move(v), a.stream);
-      })
-      .def("__setitem__", [](PyDeviceArray& a, pyb::handle key, pyb::handle value) {
-        bool all_ints = false;
-        PyDeviceArray target{index_view(a.view, key, &all_ints), a.stream};
-        // Read-modify-write through the host keeps strided targets right; contiguous ones skip the read.
-        pyb::object host = target.view.is_c_contiguous()
-                               ? numpy().attr("empty")(shape_tuple(target.view), numpy_dtype_of(target.view))
-                               : device_to_host(target, pyb::none(), a.stream);
-        host[pyb::reinterpret_borrow<pyb::object>(Py_Ellipsis)] = value;
-        if (target.view.is_c_contiguous()) {
-          copy_into_device(target, host, a.stream);
-        } else {
-          int64_t lo = 0, hi = 0;
-          target.view.extent(&lo, &hi);
-          pyb::object raw = numpy().attr("empty")(hi - lo, numpy_dtype(ScalarKind::UInt8));
-          HostBuffer rb(raw.ptr(), true);
-          rt::Device& d = *target.view.device;
-          d.copy_to_host(rb.buffer().buf, rt::DevicePtr(int64_t(target.view.data) + lo), size_t(hi - lo),
-                         handle_of(a.stream));
-          d.synchronize_stream(handle_of(a.stream));
-          numpy().attr("copyto")(host_window(target.view, raw, lo), host);
-          d.copy_to_device(rt::DevicePtr(int64_t(target.view.data) + lo), rb.buffer().buf, size_t(hi - lo),
-                           handle_of(a.stream));
-          d.synchronize_stream(handle_of(a.stream));
-        }
-      })
-      .def("reshape", [](const PyDeviceArray& a, pyb::args shape_args) {
-        std::vector<int64_t> shape_v =
-            shape_from_python(shape_args.size() == 1 ? pyb::object(shape_args[0]) : pyb::object(shape_args));
-        int64_t n = 1;
-        for (int64_t d : shape_v) n *= d;
-        if (n != a.view.size()) throw pyb::value_error("cannot reshape a device array to a different size");
-        if (!a.view.is_c_contiguous()) throw pyb::value_error("only C-contiguous device arrays can be reshaped");
-        rt::ArrayView v = a.view;
-        v.ndim = int(shape_v.size());
-        for (int i = 0; i < v.ndim; ++i) v.shape[i] = shape_v[size_t(i)];
-        v.set_c_strides();
-        return wrap_device_array(std::move(v), a.stream);
-      })
-      .def("ravel", [](const PyDeviceArray& a) {
-        if (!a.view.is_c_contiguous()) throw pyb::value_error("only C-contiguous device arrays can be raveled");
-        rt::ArrayView v = a.view;
-        v.ndim = 1;
-        v.shape[0] = a.view.size();
-        v.set_c_strides();
-        return wrap_device_array(std::move(v), a.stream);
-      })
+        return wrap_device_array(reshaped_view(a.view, reshape_args(shape), order), a.stream);
+      }, "A view with another shape, in order 'C', 'F' or 'A' (NumPy's rule); NotImplementedError where the "
+         "view would need a copy.")
+      .def("ravel", [](const PyDeviceArray& a, pyb::handle order, pyb::handle stream) {
+        auto s = array_stream_from_python(stream, *a.view.device);
+        return wrap_device_array(raveled_view(a.view, order_from_python(order, "CFAK")), s ? s : a.stream);
+      }, pyb::arg("order") = "C", pyb::arg("stream") = 0,
+         "A 1-D view of a contiguous array's elements; NotImplementedError for a strided array.")
       .def("__repr__", [](const PyDeviceArray& a) {
         std::string shape;
         for (int i = 0; i < a.view.ndim; ++i) shape += (i ? ", " : "") + std::to_string(a.view.shape[i]);
@@ -596,7 +792,7 @@ void register_arrays(pyb::module_& m) {
 
   m.def("to_device", [](pyb::handle obj, pyb::handle stream, bool copy, pyb::handle to) -> pyb::object {
     rt::Device& device = rt::Runtime::get().current_device();
-    auto s = stream_from_python(stream, device);
+    auto s = array_stream_from_python(stream, device);
     if (!to.is_none()) {
       copy_into_device(to.cast<PyDeviceArray&>(), obj, s);
       return pyb::reinterpret_borrow<pyb::object>(to);
@@ -627,9 +823,10 @@ void register_arrays(pyb::module_& m) {
      "another device is copied to the current one.");
 
   m.def("device_array", [](pyb::handle shape, pyb::handle dtype, pyb::handle stream, const std::string& order) {
-    ElementType kind = dtype.is_none() ? ElementType{} : element_from_dtype_like(dtype);
+    ElementType kind = dtype.is_none() ? ElementType{} : element_from_dtype_like(dtype, /*text_fields=*/true);
     rt::Device& device = rt::Runtime::get().current_device();
-    PyDeviceArray a = allocate_array(shape_from_python(shape), kind, order == "F", stream_from_python(stream, device));
+    PyDeviceArray a =
+        allocate_array(shape_from_python(shape), kind, order == "F", array_stream_from_python(stream, device));
     return wrap_device_array(std::move(a.view), std::move(a.stream));
   }, pyb::arg("shape"), pyb::arg("dtype") = pyb::none(), pyb::arg("stream") = 0, pyb::arg("order") = "C",
      "A new uninitialized device array.");
@@ -667,8 +864,8 @@ void register_arrays(pyb::module_& m) {
 
   m.def("_device_array_like", [](pyb::handle shape, pyb::handle dtype, bool fortran, pyb::handle stream) {
     rt::Device& device = rt::Runtime::get().current_device();
-    PyDeviceArray a = allocate_array(shape_from_python(shape), element_from_dtype_like(dtype), fortran,
-                                     stream_from_python(stream, device));
+    PyDeviceArray a = allocate_array(shape_from_python(shape), element_from_dtype_like(dtype, /*text_fields=*/true),
+                                     fortran, array_stream_from_python(stream, device));
     return wrap_device_array(std::move(a.view), std::move(a.stream));
   });
 
@@ -687,6 +884,37 @@ void register_arrays(pyb::module_& m) {
   }, pyb::arg("obj"), pyb::arg("stream") = pyb::none(),
      "A DeviceArray sharing the memory of an object with __cuda_array_interface__, on `stream` (none: the "
      "default stream); its interface's own stream is not read (gpujit.as_cuda_array reads it).");
+  m.def("_device_view", [](pyb::handle owner, uint64_t ptr, pyb::handle shape, pyb::handle strides,
+                           pyb::handle dtype, pyb::handle stream) {
+    ElementType e = element_from_dtype_like(dtype, /*text_fields=*/true);
+    rt::ArrayView v;
+    v.dtype = e.kind;
+    v.record = e.record;
+    v.data = ptr;
+    std::vector<int64_t> dims = shape_from_python(shape);
+    pyb::tuple steps = pyb::tuple(pyb::reinterpret_borrow<pyb::object>(strides));
+    if (steps.size() != dims.size()) throw pyb::value_error("_device_view: strides do not match the shape");
+    v.ndim = int(dims.size());
+    for (int i = 0; i < v.ndim; ++i) {
+      v.shape[i] = dims[size_t(i)];
+      v.strides[i] = steps[size_t(i)].cast<int64_t>();
+    }
+    if (Py_TYPE(owner.ptr()) == g_device_array_type) {
+      const rt::ArrayView& base = device_array_of(owner.ptr())->view;
+      v.device = base.device;
+      v.owner = base.owner;
+    } else {
+      v.device = &rt::Runtime::get().current_device();
+      PyObject* keep = owner.ptr();
+      Py_INCREF(keep);
+      v.owner = std::shared_ptr<void>(keep, [](void* p) { Py_DECREF(static_cast<PyObject*>(p)); });
+    }
+    if (!v.device) v.device = &rt::Runtime::get().current_device();
+    return wrap_device_array(std::move(v), array_stream_from_python(stream, *v.device));
+  }, pyb::arg("owner"), pyb::arg("ptr"), pyb::arg("shape"), pyb::arg("strides"), pyb::arg("dtype"),
+     pyb::arg("stream") = 0,
+     "A DeviceArray of the memory at `ptr` described by shape, byte strides and dtype, on the device of "
+     "`owner`, which it keeps alive (the memory's DeviceArray, or any object that holds it).");
   m.def("is_cuda_array", [](pyb::handle obj) {
     return Py_TYPE(obj.ptr()) == g_device_array_type || pyb::hasattr(obj, "__cuda_array_interface__");
   });

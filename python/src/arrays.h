@@ -25,7 +25,9 @@ struct PyDeviceArray {
       : view(std::move(v)), stream(std::move(s)), code(rt::array_code_of(view)) {}
 
   rt::ArrayView view;
-  std::shared_ptr<rt::Stream> stream;  // the stream it was allocated for; null: the default stream
+  // The stream it was made for (numba's `stream`); null: none (stream=0). A default stream named by its
+  // Stream object is kept (its handle is 0): numba counts it as a stream, so setitem does not synchronize.
+  std::shared_ptr<rt::Stream> stream;
   rt::ArgCode code = rt::kArgInvalid;  // the launch path's type key, fixed at creation (views never change)
 };
 
@@ -59,9 +61,10 @@ inline rt::ArrayView* device_array_view(PyObject* obj) { return &device_array_of
 class HostBuffer {
  public:
   /// Acquires `obj`'s buffer; throws TypeError if it has none or its element type is unsupported.
-  explicit HostBuffer(PyObject* obj, bool writable = false);
+  /// `text_fields`: records may have string fields (for copies to and from device arrays, not for kernels).
+  explicit HostBuffer(PyObject* obj, bool writable = false, bool text_fields = false);
   /// Tries to acquire; ok() says whether it worked (no Python error is left set).
-  HostBuffer(PyObject* obj, std::nothrow_t);
+  HostBuffer(PyObject* obj, std::nothrow_t, bool text_fields = false);
   ~HostBuffer();
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
@@ -81,7 +84,7 @@ class HostBuffer {
   const RecordType* record_ = nullptr;
   /// Reads the buffer's element type; false if gpujit cannot use it. Structured elements ("T{...}") are
   /// read from the object's NumPy dtype (record_from_numpy).
-  bool read_element_type(PyObject* obj);
+  bool read_element_type(PyObject* obj, bool text_fields);
 };
 
 /// Reads `obj.__cuda_array_interface__` into a view (no keep-alive). Returns false with *error set if the

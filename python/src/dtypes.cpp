@@ -127,7 +127,9 @@ pyb::dict& record_of_numpy() {
   return *d;
 }
 
-const RecordType* convert_record(pyb::handle dt, const std::string& path) {
+/// The record of structured dtype `dt`; `text`: fixed-width string fields ('S<n>', 'U<n>') are allowed, as
+/// code-unit arrays marked as text (ir/record_type.h), for device arrays that move their bytes.
+const RecordType* convert_record(pyb::handle dt, const std::string& path, bool text) {
   std::vector<RecordField> fields;
   pyb::object names = dt.attr("names");
   pyb::dict by_name = dt.attr("fields");
@@ -145,10 +147,16 @@ const RecordType* convert_record(pyb::handle dt, const std::string& path) {
       ft = st[0];
       for (pyb::handle d : pyb::tuple(st[1])) f.shape.push_back(d.cast<int64_t>());
     }
+    std::string typestr = pyb::str(ft.attr("str")).cast<std::string>();
+    char string_kind = typestr.size() > 2 && typestr[0] != '>' ? typestr[1] : 0;  // 'S' or 'U': a string
     if (!ft.attr("names").is_none()) {
-      f.type = Type::record_of(convert_record(ft, where));
-    } else if (auto k = kind_from_typestr(pyb::str(ft.attr("str")).cast<std::string>())) {
+      f.type = Type::record_of(convert_record(ft, where, text));
+    } else if (auto k = kind_from_typestr(typestr)) {
       f.type = Type::scalar_of(*k);
+    } else if (text && (string_kind == 'S' || string_kind == 'U')) {
+      f.type = Type::scalar_of(string_kind == 'S' ? ScalarKind::UInt8 : ScalarKind::UInt32);
+      f.shape.push_back(ft.attr("itemsize").cast<int64_t>() / (string_kind == 'S' ? 1 : 4));
+      f.text = true;
     } else {
       throw pyb::type_error("record field '" + where + "' has dtype " + pyb::repr(ft).cast<std::string>() +
                             ", which gpujit kernels do not support; fields may be booleans, integers, floats, "
@@ -176,19 +184,22 @@ const RecordType* convert_record(pyb::handle dt, const std::string& path) {
 
 }  // namespace
 
-const RecordType* record_from_numpy(pyb::handle dtype) {
+const RecordType* record_from_numpy(pyb::handle dtype, bool text_fields) {
   if (!pyb::hasattr(dtype, "names") || dtype.attr("names").is_none()) return nullptr;
   pyb::dict& cache = record_of_numpy();
   // NumPy's dtype equality (and hash) ignores align=True when the offsets come out the same, but numba's
   // Record type, and so the kernel's signature, tells the two apart: the flag is part of the key.
   pyb::tuple key = pyb::make_tuple(dtype, dtype.attr("isalignedstruct"));
-  if (cache.contains(key)) return record_by_id(cache[key].cast<unsigned>());
-  const RecordType* r = convert_record(dtype, "");
+  const RecordType* r = cache.contains(key) ? record_by_id(cache[key].cast<unsigned>())
+                                            : convert_record(dtype, "", text_fields);
   cache[key] = r->id;
+  // A record with a string field, made for a device array before: not for a kernel (the conversion without
+  // strings throws, naming the field).
+  if (!text_fields && !r->text_field.empty()) convert_record(dtype, "", false);
   return r;
 }
 
-ElementType element_from_dtype_like(pyb::handle obj) {
+ElementType element_from_dtype_like(pyb::handle obj, bool text_fields) {
   // A structured dtype, or anything np.dtype() makes one of (a list of fields, a record scalar type).
   PyObject* np = pyb::isinstance<pyb::str>(obj) ? nullptr : PyImport_GetModule(pyb::str("numpy").ptr());
   if (np) {  // NumPy is imported already if the user holds one of its dtypes
@@ -204,7 +215,7 @@ ElementType element_from_dtype_like(pyb::handle obj) {
       if (pyb::hasattr(d, "names")) dt = d;
     }
     if (dt) {
-      if (const RecordType* r = record_from_numpy(dt)) return ElementType{ScalarKind::UInt8, r};
+      if (const RecordType* r = record_from_numpy(dt, text_fields)) return ElementType{ScalarKind::UInt8, r};
     }
   }
   return ElementType{kind_from_dtype_like(obj), nullptr};

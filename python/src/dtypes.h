@@ -35,15 +35,17 @@ std::optional<ScalarKind> kind_from_dlpack(uint8_t code, uint8_t bits, uint16_t 
 ScalarKind kind_from_dtype_like(pyb::handle obj);
 /// The record type of a NumPy structured dtype (align=True or packed, nested records, sub-array fields);
 /// null if `dtype` is not a structured dtype. Throws TypeError naming the field whose type kernels cannot
-/// use (objects, strings, big-endian numbers). Cached per dtype.
-const RecordType* record_from_numpy(pyb::handle dtype);
+/// use (objects, strings, big-endian numbers). With `text_fields`, fixed-width strings ('S5', 'U5') are
+/// allowed, for device arrays that move the records' bytes (RecordType::text_field). Cached per dtype.
+const RecordType* record_from_numpy(pyb::handle dtype, bool text_fields = false);
 /// An element type: a scalar kind, or a record (then `kind` is unused).
 struct ElementType {
   ScalarKind kind = ScalarKind::Float64;
   const RecordType* record = nullptr;
 };
-/// As kind_from_dtype_like, accepting structured dtypes too.
-ElementType element_from_dtype_like(pyb::handle obj);
+/// As kind_from_dtype_like, accepting structured dtypes too (with string fields if `text_fields`, as
+/// record_from_numpy).
+ElementType element_from_dtype_like(pyb::handle obj, bool text_fields = false);
 /// numpy.dtype of an array view's element type: the structured dtype a record came from.
 pyb::object numpy_dtype_of(const rt::ArrayView& view);
 /// numpy.dtype for a kind (imports NumPy on first use).

@@ -102,7 +102,7 @@ def test_reshape_and_ravel():
     d = gpu.to_device(np.arange(6, dtype=np.int32))
     np.testing.assert_array_equal(d.reshape(2, 3).copy_to_host(), np.arange(6).reshape(2, 3))
     np.testing.assert_array_equal(d.reshape((3, 2)).ravel().copy_to_host(), np.arange(6))
-    with pytest.raises(ValueError, match="different size"):
+    with pytest.raises(ValueError, match="reshape changes the size of the array"):
         d.reshape(4)
 
 

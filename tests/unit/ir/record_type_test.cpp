@@ -80,6 +80,33 @@ TEST(RecordType, KeysTellApartWhatTheSpellingDoesNot) {
   EXPECT_EQ(a.key(), a.str() + "<align:1>");
 }
 
+TEST(RecordType, StringFieldsAreSpelledAsNumbasAndNamedByTheRecord) {
+  RecordField name = field("name", ScalarKind::UInt32, 0, {5});
+  name.text = true;
+  RecordField tags = field("tags", ScalarKind::UInt8, 20, {2, 3});
+  tags.text = true;
+  const RecordType* text = make({name, tags, field("n", ScalarKind::Int32, 28)}, 32, 4, true);
+  EXPECT_EQ(text->spelling,
+            "Record(name[type=[unichr x 5];offset=0],tags[type=nestedarray([char x 3], (2,));offset=20],"
+            "n[type=int32;offset=28];32;True)");
+  EXPECT_EQ(text->text_field, "name");
+  // The same bytes as numbers are another type.
+  const RecordType* numbers = make(
+      {field("name", ScalarKind::UInt32, 0, {5}), field("tags", ScalarKind::UInt8, 20, {2, 3}),
+       field("n", ScalarKind::Int32, 28)},
+      32, 4, true);
+  EXPECT_NE(text, numbers);
+  EXPECT_EQ(numbers->text_field, "");
+  const RecordType* outer =
+      make({field("id", ScalarKind::Int64, 0), RecordField{"in", Type::record_of(text), {}, 8}}, 40, 8, true);
+  EXPECT_EQ(outer->text_field, "in.name");
+  std::string error;
+  RecordField bad = field("s", ScalarKind::Float32, 0, {2});
+  bad.text = true;
+  EXPECT_EQ(intern_record({bad}, 8, 4, false, &error), nullptr);
+  EXPECT_EQ(error, "string field 's' must have uint8 or uint32 characters and a length");
+}
+
 TEST(RecordType, BadLayoutsAreRefused) {
   std::string error;
   EXPECT_EQ(intern_record({field("x", ScalarKind::Int64, 4)}, 8, 8, true, &error), nullptr);
