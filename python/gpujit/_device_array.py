@@ -55,6 +55,13 @@ class DeviceMemory:
     def device_pointer_value(self):
         return self.ptr
 
+    @property
+    def device_pointer(self):
+        """numba's MemoryPointer.device_pointer (a CUdeviceptr there): the address, which int() reads."""
+        return self.ptr
+
+    handle = device_pointer
+
     def view(self, start, stop=None):
         """The bytes [start, stop) of this span, sharing its memory and its owner."""
         stop = self.size if stop is None else stop

@@ -164,6 +164,13 @@ def test_shapes_must_be_integers():
     assert gpu.device_array(shape=np.array(5)).shape == (5,)
 
 
+def test_gpu_data_has_numbas_pointer_attributes():
+    d = gpu.to_device(np.arange(4.0))
+    address = d.device_ctypes_pointer.value
+    memory = d[1:].gpu_data
+    assert int(memory.device_pointer) == int(memory.handle) == memory.device_pointer_value == address + 8
+
+
 def test_asarray_with_copy_false_is_refused_in_numbas_words():
     with pytest.raises(ValueError, match="^`copy=False` is not supported. A copy is always created"):
         np.asarray(gpu.to_device(np.zeros(3)), copy=False)
