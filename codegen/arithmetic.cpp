@@ -37,6 +37,7 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
   if (!from.is_scalar() || !to.is_scalar())
     internal("no conversion from '" + from.str() + "' to '" + to.str() + "'");
 
+  if (from.is_npdatetime() || to.is_npdatetime()) return datetime_cast(v, from, to);  // datetime_lowering.cpp
   if (from.is_bfloat16() || to.is_bfloat16()) return bfloat16_cast(v, from, to);  // bf16_lowering.cpp
   if (from.is_complex() || to.is_complex()) return complex_cast(v, from, to);  // complex_lowering.cpp
   const ScalarKind f = from.scalar, t = to.scalar;
@@ -254,6 +255,7 @@ llvm::Value* FunctionLowering::compare_op(CmpOpKind op, llvm::Value* a, llvm::Va
   }
   if (!t.is_scalar()) internal(std::string("comparison ") + to_string(op) + " on '" + t.str() + "'");
   if (t.is_complex()) return complex_compare(op, a, b, t);
+  if (t.is_npdatetime()) return datetime_compare(op, a, b);  // datetime_lowering.cpp
   if (t.is_bfloat16() && !m_.target().native_bfloat16()) {
     a = bfloat16_widen(a), b = bfloat16_widen(b);  // exact
   }
@@ -304,7 +306,7 @@ llvm::Value* FunctionLowering::unary_op(UnaryOpKind op, llvm::Value* v, const Ty
     case UnaryOpKind::Not:
       return b_.CreateNot(truthy(v, t));
     case UnaryOpKind::Neg:
-      if (t.is_integer()) return b_.CreateNeg(v);
+      if (t.is_integer() || t.is_npdatetime()) return b_.CreateNeg(v);  // -NaT wraps to NaT, as in numba
       if (t.is_bfloat16() && !m_.target().native_bfloat16())  // the sign bit, without a float operation
         return b_.CreateBitCast(b_.CreateXor(b_.CreateBitCast(v, b_.getInt16Ty()), 0x8000), v->getType());
       if (t.is_float() || t.is_bfloat16()) return b_.CreateFNeg(v);

@@ -275,6 +275,8 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
     case BuiltinLowering::Operator: {
       const Type& t = operand_type(0);
       llvm::Value* r = nullptr;
+      if (op_types->size() == 2 && bi.typing == BuiltinTyping::OperatorBinary)  // datetime64 and timedelta64
+        return datetime_binary(static_cast<BinOpKind>(bi.axis), operand(0), operand(1), t, operand_type(1), result);
       if (bi.typing == BuiltinTyping::OperatorBinary || bi.typing == BuiltinTyping::LogicalBinary)
         r = binary_op(static_cast<BinOpKind>(bi.axis), operand(0), lower_expr_as(arg(1), t), t);
       else if (bi.typing == BuiltinTyping::OperatorCompare)
@@ -406,9 +408,9 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
           const Type& t = operand_type(0);
           llvm::Value* x = operand(0);
           if (t.is_float()) return cast(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), t, result);
-          if (t.is_integer()) {
-            if (!is_signed(t.scalar)) return cast(x, t, result);
-            // abs(INT_MIN) wraps to INT_MIN, as the int64 negation it is.
+          if (t.is_integer() || t.is_npdatetime()) {
+            if (t.is_integer() && !is_signed(t.scalar)) return cast(x, t, result);
+            // abs(INT_MIN) wraps to INT_MIN, as the int64 negation it is; so abs(NaT) is NaT (numba's).
             return cast(b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse()), t, result);
           }
           break;

@@ -13,6 +13,7 @@
 //   intrinsic_lowering.cpp  cuda.popc/brev/clz/ffs/fma/cbrt/selp and print()
 //   warp_lowering.cpp     shfl/vote/match_*_sync, activemask, lanemask_lt, cg.this_grid().sync()
 //   complex_lowering.cpp  complex64/complex128 arithmetic, complex(), .real/.imag, cmath
+//   datetime_lowering.cpp datetime64/timedelta64: unit conversions, arithmetic and comparisons with NaT
 //   random_lowering.cpp   gpu.random's xoroshiro128+ draws
 //   bounds_check.cpp      debug=True: array index checks and the targets' index_error
 //
@@ -330,6 +331,17 @@ class FunctionLowering {
   llvm::Value* bfloat16_compare(llvm::CmpInst::Predicate p, llvm::Value* a, llvm::Value* b);
   /// cuda.bf16.*, and math.sqrt ... of a bfloat16 (analysis resolved those to bf16 rows).
   llvm::Value* lower_bf16(const BuiltinInfo& b, const CallExpr& e);
+
+  // --- datetime64 and timedelta64 (datetime_lowering.cpp): i64 values, NaT is INT64_MIN (ir/datetime_types.h).
+  /// Conversions between units (NaT stays NaT; a datetime of years or months becomes the day it starts on)
+  /// and to int64/uint64 (the count of units); cast() comes here when either side is one of them.
+  llvm::Value* datetime_cast(llvm::Value* v, const Type& from, const Type& to);
+  /// `a op b` with a and b already converted to the operation's operand types `ta` and `tb`
+  /// (ir/datetime_rules.h), giving a value of type `result`.
+  llvm::Value* datetime_binary(BinOpKind op, llvm::Value* a, llvm::Value* b, const Type& ta, const Type& tb,
+                               const Type& result);
+  /// A comparison of two values of one datetime64 or timedelta64 type: false with NaT, except != (true).
+  llvm::Value* datetime_compare(CmpOpKind op, llvm::Value* a, llvm::Value* b);
 
   // --- CUDA vector types and numba's Dim3 (vector_lowering.cpp): LLVM vectors <lanes x base>.
   /// cuda.float32x4(...): its arguments' lanes inserted in order.

@@ -368,6 +368,11 @@ llvm::Value* FunctionLowering::lower_binary(const BinOpExpr& e) {
   if (it == fn_.operand_types.end() || it->second.empty())
     internal("binary operation without an operand type");
   const Type& op_type = it->second[0];
+  if (it->second.size() == 2) {  // a datetime64 or timedelta64 operation: each operand has its own type
+    const Type& rhs_type = it->second[1];
+    llvm::Value* a = lower_expr_as(*e.lhs, op_type);
+    return datetime_binary(e.op, a, lower_expr_as(*e.rhs, rhs_type), op_type, rhs_type, type_of(e));
+  }
   llvm::Value* a = lower_expr_as(*e.lhs, op_type);
   llvm::Value* b = lower_expr_as(*e.rhs, op_type);
   check_division(e.op, b, op_type, e.range);

@@ -166,6 +166,13 @@ void FunctionLowering::lower_aug_assign(const AugAssignStmt& s) {
   }
   llvm::Value* current = load_place(lv);
   llvm::Value* lhs = cast(current, lv.type, op_type);
+  if (auto mixed = fn_.stmt_mixed_operands.find(&s); mixed != fn_.stmt_mixed_operands.end()) {
+    // datetime64 or timedelta64 (ir/datetime_rules.h): the right operand has a type of its own.
+    const TypedFunction::MixedOperands& m = mixed->second;
+    llvm::Value* r = datetime_binary(s.op, lhs, lower_expr_as(*s.value, m.rhs), op_type, m.rhs, m.result);
+    store_place(lv, cast(r, m.result, lv.type));
+    return;
+  }
   llvm::Value* rhs = lower_expr_as(*s.value, op_type);
   check_division(s.op, rhs, op_type, s.range);
   store_place(lv, cast(binary_op(s.op, lhs, rhs, op_type), op_type, lv.type));

@@ -101,6 +101,9 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
         }
         case ScalarKind::BFloat16:
           return llvm::Type::getBFloatTy(c);
+        default:
+          if (is_npdatetime(t.scalar)) return llvm::Type::getInt64Ty(c);  // codegen/datetime_lowering.cpp
+          break;
       }
       break;
     case Type::Kind::Invalid:

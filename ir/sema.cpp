@@ -573,7 +573,7 @@ void FunctionAnalyzer::aug_assign(const AugAssignStmt& s) {
       if (checking_) failed_vars_.insert(n->id);
       return;
     }
-    if (checking_) fn_.stmt_operand_types[&s] = t.operand;
+    if (checking_) record_aug_operands(s, t);
     if (!is_local_name(n->id)) return;
     bind_var(n->id, t.result, *n);
     return;
@@ -598,10 +598,21 @@ void FunctionAnalyzer::aug_assign(const AugAssignStmt& s) {
             fmt::format("unsupported operand types for {}: '{}' and '{}'", op, cur.type.str(), v.type.str()));
       return;
     }
-    if (checking_) fn_.stmt_operand_types[&s] = t.operand;
+    if (t.result.is_npdatetime() && !can_convert(t.result, cur.type)) {  // datetime64[D] += timedelta64[h]
+      error(s.range, fmt::format("'{}' gives {}, which cannot be stored into an element of type {}; a datetime64 "
+                                 "or timedelta64 converts to no other unit implicitly",
+                                 op, t.result.str(), cur.type.str()));
+      return;
+    }
+    if (checking_) record_aug_operands(s, t);
     return;
   }
   error(s.target->range, fmt::format("cannot use '{}' on this target; use a name, an array element or a record field", op));
+}
+
+void FunctionAnalyzer::record_aug_operands(const AugAssignStmt& s, const OpTyping& t) {
+  fn_.stmt_operand_types[&s] = t.operand;
+  if (t.rhs_operand.is_valid()) fn_.stmt_mixed_operands[&s] = {t.rhs_operand, t.result};  // ir/datetime_rules.h
 }
 
 void FunctionAnalyzer::for_stmt(const ForStmt& s) {

@@ -37,7 +37,9 @@ std::string arity_text(int min_args, int max_args) {
 
 // bfloat16 is not among them: it has its own operators and functions (numba.cuda.bf16) and converts only
 // explicitly, see ir/type_rules.h.
-bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex() && !t.is_bfloat16(); }
+bool is_number(const Type& t) {
+  return t.is_scalar() && !t.is_complex() && !t.is_bfloat16() && !t.is_npdatetime();
+}
 
 // The value of float(text) as Python reads it: a decimal number, or nan/inf/infinity in any case, with an
 // optional sign and surrounding whitespace.
@@ -199,6 +201,16 @@ ExprResult FunctionAnalyzer::cast_call(const CallExpr& e, ScalarKind dtype,
   const Type& from = args[0].type;
   bool convertible = is_number(from) || (is_complex(dtype) && from.is_complex()) ||
                      (from.is_bfloat16() && !is_complex(dtype));
+  if (from.is_npdatetime() || is_npdatetime(dtype)) {
+    // numba: np.int64(t) of a datetime64 or timedelta64 is its count of units; no other cast of them.
+    if (!from.is_npdatetime() || !(dtype == ScalarKind::Int64 || dtype == ScalarKind::UInt64)) {
+      error(e.args[0]->range, fmt::format("{}() cannot convert {}{}; a datetime64 or timedelta64 converts only to "
+                                          "int64 or uint64 (its count of units)",
+                                          name, from.str(), origin_of(*e.args[0])));
+      return ExprResult::error();
+    }
+    convertible = true;
+  }
   if (!convertible) {
     error(e.args[0]->range,
           fmt::format("{}() converts a number, got {}{}", name, args[0].type.str(), origin_of(*e.args[0])));
@@ -326,7 +338,7 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
           return record(e, ExprResult::of_const(*c));
         }
       }
-      return done({t.operand}, t.result);
+      return done(t.operand_types(), t.result);  // operator.sub(d, t): two types (ir/datetime_rules.h)
     }
     case BuiltinTyping::OperatorCompare: {
       OpTyping t = type_compare(static_cast<CmpOpKind>(b.axis), ops[0], ops[1]);
@@ -401,12 +413,27 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
     }
     case BuiltinTyping::MinMax: {
       if (args.size() == 1) return python_builtin_call(e, b, args);  // min(t) of a tuple
+      if (args[0].type.is_npdatetime()) {
+        // numba's min/max of datetime64 or timedelta64 values, which unify only with their own type; a
+        // comparison with NaT is false, so NaT is kept only where it comes first.
+        for (size_t i = 1; i < args.size(); ++i) {
+          if (args[i].type != args[0].type) {
+            error(e.args[i]->range, fmt::format("{}() of {} and {}: datetime64 and timedelta64 arguments must "
+                                                "have one type{}",
+                                                name, args[0].type.str(), args[i].type.str(), origin_of(*e.args[i])));
+            return ExprResult::error();
+          }
+        }
+        return done(std::vector<Type>(args.size(), args[0].type), args[0].type);
+      }
       if (!require_numbers()) return ExprResult::error();
       Type t = common_numeric_type(ops);
       return done(std::vector<Type>(args.size(), t), t);
     }
     case BuiltinTyping::Abs: {
       if (args[0].type.is_complex()) return complex_call(e, b, args);  // the modulus, a float
+      if (args[0].type.is_npdatetime() && is_timedelta64(args[0].type.scalar))
+        return done({args[0].type}, args[0].type);  // numba's abs of a timedelta64: NaT stays NaT
       if (!require_numbers()) return ExprResult::error();
       Type t = args[0].type.is_bool() ? i64 : args[0].type;
       return done({t}, t);
@@ -417,6 +444,12 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
       // bool(t) of a tuple: whether it has elements (numba's operator.truth of a tuple), a constant.
       if (b.typing == BuiltinTyping::ToBool && args[0].type.is_tuple())
         return record(e, ExprResult::of_const(ConstValue::of_bool(!args[0].type.elements.empty())));
+      // int(t) of a timedelta64 or a datetime64[ns] is its count of units (numba's Int template).
+      if (b.typing == BuiltinTyping::ToInt && args[0].type.is_npdatetime() &&
+          (is_timedelta64(args[0].type.scalar) || args[0].type.scalar == ScalarKind::DatetimeNanos)) {
+        if (checking_) fn_.operand_types[&e] = {i64};
+        return record(e, ExprResult::of_value(i64));
+      }
       // int(b) and float(b) of a bfloat16 convert as int64(b) and float64(b) do.
       if (b.typing == BuiltinTyping::ToBool ? !has_truth_value(args[0].type)
                                             : !is_number(args[0].type) && !args[0].type.is_bfloat16()) {

@@ -621,7 +621,7 @@ ExprResult FunctionAnalyzer::binop(const BinOpExpr& e) {
     error(e.op_range.valid() ? e.op_range : e.range, t.error + origin_of(*e.lhs) + origin_of(*e.rhs));
     return ExprResult::error();
   }
-  if (checking_) fn_.operand_types[&e] = {t.operand};
+  if (checking_) fn_.operand_types[&e] = t.operand_types();  // two with a datetime64 (ir/datetime_rules.h)
   if (l.value && r.value) {
     if (std::optional<ConstValue> c = fold_binary(e.op, *l.value, *r.value))
       return record(e, ExprResult::of_const(*c));

@@ -135,6 +135,8 @@ class FunctionAnalyzer {
   void stmt(const Stmt& s);
   void assign(const AssignStmt& s);
   void aug_assign(const AugAssignStmt& s);
+  /// The operand types of an augmented assignment into fn_ (the right operand's too when it has its own).
+  void record_aug_operands(const AugAssignStmt& s, const OpTyping& t);
   void for_stmt(const ForStmt& s);
   void return_stmt(const ReturnStmt& s);
   void raise_stmt(const RaiseStmt& s);  // ir/sema_raise.cpp

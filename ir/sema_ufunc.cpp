@@ -13,6 +13,13 @@ ExprResult FunctionAnalyzer::ufunc_call(const CallExpr& e, const UfuncInfo& u, c
   auto arg_expr = [&](size_t i) -> const Expr& {
     return out_keyword && i + 1 == args.size() ? *e.keywords.back().value : *e.args[i];
   };
+  // numba's ufunc loops over datetime64 and timedelta64 arrays are not here: say so rather than convert them.
+  auto datetimes = [&](const Expr& where, const Type& t) {
+    error(where.range, fmt::format("{}() over arrays of {} is not supported in kernels; compute the elements in a "
+                                   "loop with the datetime operators{}",
+                                   name, (t.is_array() ? t.element() : t).str(), origin_of(where)));
+    return ExprResult::error();
+  };
   for (const Keyword& k : e.keywords) {
     if (k.name != "out") {
       error(k.name_range, fmt::format("{}() got an unexpected keyword argument '{}'; in a kernel a ufunc takes "
@@ -42,11 +49,13 @@ ExprResult FunctionAnalyzer::ufunc_call(const CallExpr& e, const UfuncInfo& u, c
     return ExprResult::error();
   }
   if (reject_const_array_write(out_expr, fmt::format("{}()", name).c_str())) return ExprResult::error();
+  if (out.type.element().is_npdatetime()) return datetimes(out_expr, out.type);
 
   std::vector<ScalarKind> kinds;
   for (size_t i = 0; i < nin; ++i) {
     const Type& t = args[i].type;
     const Type element = t.is_array() ? t.element() : t;
+    if (element.is_npdatetime()) return datetimes(arg_expr(i), t);
     if (!element.is_scalar()) {
       error(arg_expr(i).range, fmt::format("{}() input {} must be a number or an array of numbers, got {}{}",
                                            name, i + 1, t.str(), origin_of(arg_expr(i))));
@@ -121,6 +130,12 @@ ExprResult FunctionAnalyzer::reduction_call(const CallExpr& e, const ArrayReduct
   const Type& t = a.type;
   if (!t.is_array() || !t.element().is_scalar()) {
     error(array->range, fmt::format("{}() reduces an array of numbers, got {}{}", name, t.str(), origin_of(*array)));
+    return ExprResult::error();
+  }
+  if (t.element().is_npdatetime()) {
+    error(array->range, fmt::format("{}() of an array of {} is not supported in kernels; reduce its elements in a "
+                                    "loop, with the datetime operators{}",
+                                    name, t.element().str(), origin_of(*array)));
     return ExprResult::error();
   }
   ReductionLoop loop = resolve_reduction(r, t.scalar);

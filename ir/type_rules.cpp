@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "ir/datetime_rules.h"
+
 #include <cmath>
 #include <limits>
 
@@ -41,8 +43,10 @@ ScalarKind widen_int(ScalarKind k) {
 }
 
 // bfloat16 is not among them: it has its own operators and functions (numba.cuda.bf16) and converts only
-// explicitly, see ir/type_rules.h.
-bool is_number(const Type& t) { return t.is_scalar() && !t.is_complex() && !t.is_bfloat16(); }
+// explicitly, see ir/type_rules.h. Nor are datetime64 and timedelta64 (ir/datetime_rules.h).
+bool is_number(const Type& t) {
+  return t.is_scalar() && !t.is_complex() && !t.is_bfloat16() && !t.is_npdatetime();
+}
 
 bool fits_unsigned(int64_t v, ScalarKind k) {
   if (v < 0) return false;
@@ -170,6 +174,7 @@ Type unify(const Type& a, const Type& b) {
   if (!a.is_valid() || !b.is_valid()) return Type::invalid();
   if (a == b) return a;
   if (a.is_bfloat16() || b.is_bfloat16()) return Type::invalid();  // equal types returned above
+  if (a.is_npdatetime() || b.is_npdatetime()) return Type::invalid();  // numba unifies no two units
   if (a.is_scalar() && b.is_scalar()) return Type::scalar_of(promote_scalars(a.scalar, b.scalar));
   if (a.is_array() && b.is_array()) {
     if (a.scalar != b.scalar || a.record != b.record || a.ndim != b.ndim) return Type::invalid();
@@ -195,6 +200,7 @@ bool is_weak_constant(const ConstValue& c) {
 
 OpTyping type_binary(BinOpKind op, const Operand& lhs, const Operand& rhs) {
   const char* sym = to_string(op);
+  if (lhs.type.is_npdatetime() || rhs.type.is_npdatetime()) return type_npdatetime_binary(op, lhs.type, rhs.type);
   if (lhs.type.is_bfloat16() || rhs.type.is_bfloat16()) return type_bfloat16_binary(op, lhs.type, rhs.type);
   if (lhs.type.is_complex() || rhs.type.is_complex()) return type_complex_binary(op, lhs, rhs);
   if (!is_number(lhs.type) || !is_number(rhs.type)) return fail(op_types_error(sym, lhs.type, rhs.type));
@@ -242,6 +248,7 @@ OpTyping type_unary(UnaryOpKind op, const Type& operand) {
     t.result = Type::scalar_of(ScalarKind::Bool);
     return t;
   }
+  if (operand.is_npdatetime()) return type_npdatetime_unary(op, operand);
   std::string bad = fmt::format("bad operand type for unary {}: '{}'", to_string(op), operand.str());
   if (operand.is_complex() || operand.is_bfloat16())
     return op == UnaryOpKind::Invert ? fail(bad) : same(operand.scalar);
@@ -265,6 +272,7 @@ OpTyping type_compare(CmpOpKind op, const Operand& lhs, const Operand& rhs) {
     default:
       break;
   }
+  if (lhs.type.is_npdatetime() || rhs.type.is_npdatetime()) return type_npdatetime_compare(op, lhs.type, rhs.type);
   if ((lhs.type.is_complex() || rhs.type.is_complex()) && lhs.type.is_scalar() && rhs.type.is_scalar()) {
     if (op != CmpOpKind::Eq && op != CmpOpKind::NotEq) {
       return fail(fmt::format("complex numbers cannot be ordered with '{}'; compare their .real, .imag or abs()",
@@ -306,12 +314,13 @@ Type common_numeric_type(const std::vector<Operand>& operands) {
   return all;
 }
 
-bool has_truth_value(const Type& t) { return t.is_scalar(); }
+bool has_truth_value(const Type& t) { return t.is_scalar() && !t.is_npdatetime(); }
 
 bool can_convert(const Type& from, const Type& to) {
   // A complex number converts to complex types only (numba has no complex-to-real conversion).
   // bfloat16 converts to and from the real numbers and bool, not complex (numba-cuda's casts of __nv_bfloat16).
   if (from.is_scalar() && to.is_scalar()) {
+    if (from.is_npdatetime() || to.is_npdatetime()) return from == to;  // numba: no conversion between units
     if (from.is_bfloat16() || to.is_bfloat16()) return !from.is_complex() && !to.is_complex();
     return !from.is_complex() || to.is_complex();
   }
@@ -354,6 +363,7 @@ ScalarKind math_float_kind(const std::vector<Operand>& operands) {
 
 ConversionRank scalar_conversion_rank(ScalarKind from, ScalarKind to) {
   if (from == to) return ConversionRank::Exact;
+  if (is_npdatetime(from) || is_npdatetime(to)) return ConversionRank::None;
   // bfloat16 converts to and from the real numbers and bool (can_convert), never exactly typed: unsafe.
   if (is_bfloat16(from) || is_bfloat16(to))
     return is_complex(from) || is_complex(to) ? ConversionRank::None : ConversionRank::Unsafe;

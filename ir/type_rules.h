@@ -32,6 +32,8 @@
 //   values give bool, and it has a truth value; it never mixes with other numbers in an operator or unify()
 //   (bfloat16 + float32 is an error naming the conversion), but converts to and from any real number or bool
 //   where the destination type is fixed (a cast, an array store, a builtin's parameter), never to complex.
+// - datetime64 and timedelta64 are not numbers: their operators are numba's (ir/datetime_rules.h), they
+//   unify and convert implicitly only with their own type, and have no truth value.
 #pragma once
 
 #include <array>
@@ -61,12 +63,21 @@ struct Operand {
 };
 
 /// The outcome of typing an operation: the type operands are converted to, the result type, or an error
-/// (then both types are invalid).
+/// (then both types are invalid). `rhs_operand` is set when the right operand converts to a type of its own
+/// (datetime64 and timedelta64 operations, ir/datetime_rules.h: a timedelta64 added to a datetime64, a
+/// timedelta64 times an int64); `operand` is then the left one's.
 struct OpTyping {
   Type operand;
+  Type rhs_operand;
   Type result;
   std::string error;
   bool ok() const { return error.empty(); }
+  /// What a BinOp records as its operand types: {operand}, or {operand, rhs_operand} when the right
+  /// operand has a type of its own.
+  std::vector<Type> operand_types() const {
+    if (rhs_operand.is_valid()) return {operand, rhs_operand};
+    return {operand};
+  }
 };
 
 /// Types `lhs op rhs`. The error message names the operator and both types.

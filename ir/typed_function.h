@@ -182,10 +182,19 @@ struct TypedFunction {
 
   std::unordered_map<const Expr*, Type> expr_types;
   std::unordered_map<const Expr*, Symbol> symbols;
-  /// BinOp/UnaryOp: 1; Compare: one per op; Call (builtin, cast or device function): one per positional
+  /// BinOp/UnaryOp: 1 (a BinOp with a datetime64 or timedelta64 operand: 2, the left's and the right's,
+  /// ir/datetime_rules.h); Compare: one per op; Call (builtin, cast or device function): one per positional
   /// argument that is a value; array Subscript naming one element: int64 per axis.
   std::unordered_map<const Expr*, std::vector<Type>> operand_types;
   std::unordered_map<const Stmt*, Type> stmt_operand_types;          // AugAssign: the type the op runs in
+  /// AugAssign with a datetime64 or timedelta64 operand (ir/datetime_rules.h): the type its right operand
+  /// converts to, as a BinOp's second operand type, and the operation's result (stmt_operand_types holds the
+  /// target's operand type).
+  struct MixedOperands {
+    Type rhs;
+    Type result;
+  };
+  std::unordered_map<const Stmt*, MixedOperands> stmt_mixed_operands;
   /// Expressions analysis folded to a compile-time value (literals, named constants, math.pi, arithmetic
   /// on constants, a.ndim, len of a tuple). Codegen may emit the value instead of lowering the expression.
   std::unordered_map<const Expr*, ConstValue> constants;

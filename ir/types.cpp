@@ -7,6 +7,7 @@
 // Parse errors are lowercase, name the offending text and its column, and suggest the nearest dtype name.
 #include "ir/types.h"
 
+#include "ir/datetime_types.h"
 #include "ir/record_type.h"
 
 #include <fmt/format.h>
@@ -135,6 +136,8 @@ class TypeReader {
       return peek() == '[' ? read_array_dims(r) : r;
     }
     if (word == "void" || word == "none") return Type::void_();
+    word = with_date_unit(start, word);
+    if (failed()) return Type::invalid();
     std::optional<ScalarKind> k = parse_scalar_name(word);
     if (!k) return fail(start, fmt::format("unknown type '{}'{}", word, suggest_scalar(word)));
     skip_space();
@@ -261,6 +264,24 @@ class TypeReader {
                                         &error);
     if (!r) return fail(bstart, error);
     return Type::record_of(r);
+  }
+
+  // "datetime64[D]": after a datetime word, a bracket that holds no ':' is its unit, not array axes ("[]" is
+  // numba's generic unit). Returns the word with its unit, or the word alone.
+  std::string_view with_date_unit(size_t start, std::string_view word) {
+    if (!is_npdatetime_word(word) || peek() != '[') return word;
+    size_t close = text_.find(']', pos_);
+    if (close == std::string_view::npos || text_.substr(pos_, close - pos_).find(':') != std::string_view::npos)
+      return word;
+    std::string_view full = text_.substr(start, close + 1 - start);
+    if (!parse_npdatetime_name(full)) {
+      fail(pos_ + 1, fmt::format("unknown unit '{}' of {}; the units are Y, M, W, D, h, m, s, ms, us, ns, ps, fs "
+                                 "and as",
+                                 text_.substr(pos_ + 1, close - pos_ - 1), word));
+      return word;
+    }
+    pos_ = close + 1;
+    return full;
   }
 
   bool expect_word(std::string_view word) {
@@ -393,7 +414,8 @@ class TypeReader {
     if (!expect('(')) return Type::invalid();
     skip_space();
     size_t dstart = pos_;
-    std::string_view dname = read_word();
+    std::string_view dname = with_date_unit(dstart, read_word());
+    if (failed()) return Type::invalid();
     std::optional<ScalarKind> dtype = parse_scalar_name(dname);
     if (!dtype) return fail(dstart, fmt::format("unknown type '{}'{}", dname, suggest_scalar(dname)));
     if (!expect(',')) return Type::invalid();
@@ -426,9 +448,10 @@ class TypeReader {
 
 }  // namespace
 
-const char* scalar_name(ScalarKind k) { return info(k).name; }
+const char* scalar_name(ScalarKind k) { return is_npdatetime(k) ? npdatetime_name(k) : info(k).name; }
 
 std::optional<ScalarKind> parse_scalar_name(std::string_view name) {
+  if (std::optional<ScalarKind> k = parse_npdatetime_name(name)) return k;
   for (const ScalarInfo& s : kScalars) {
     if (name == s.name) return s.kind;
   }
@@ -438,7 +461,7 @@ std::optional<ScalarKind> parse_scalar_name(std::string_view name) {
   return std::nullopt;
 }
 
-unsigned scalar_size(ScalarKind k) { return info(k).size; }
+unsigned scalar_size(ScalarKind k) { return is_npdatetime(k) ? 8 : info(k).size; }
 
 bool is_integer(ScalarKind k) { return k >= ScalarKind::Int8 && k <= ScalarKind::UInt64; }
 bool is_signed(ScalarKind k) { return k >= ScalarKind::Int8 && k <= ScalarKind::Int64; }

@@ -30,6 +30,14 @@ enum class ScalarKind : uint8_t {
   Complex64, Complex128,
   // numba-cuda's bfloat16 (numba.cuda.bf16): not a NumPy scalar; last so that the ranges above stay intact.
   BFloat16,
+  // NumPy's datetime64 and timedelta64 (numba's NPDatetime and NPTimedelta): one kind per unit, from years
+  // down to attoseconds, then the generic unit. An int64 count of units; NaT is INT64_MIN. The units and
+  // numba's rules for them are in ir/datetime_types.h.
+  DatetimeYears, DatetimeMonths, DatetimeWeeks, DatetimeDays, DatetimeHours, DatetimeMinutes, DatetimeSeconds,
+  DatetimeMillis, DatetimeMicros, DatetimeNanos, DatetimePicos, DatetimeFemtos, DatetimeAttos, DatetimeGeneric,
+  TimedeltaYears, TimedeltaMonths, TimedeltaWeeks, TimedeltaDays, TimedeltaHours, TimedeltaMinutes,
+  TimedeltaSeconds, TimedeltaMillis, TimedeltaMicros, TimedeltaNanos, TimedeltaPicos, TimedeltaFemtos,
+  TimedeltaAttos, TimedeltaGeneric,
 };
 
 /// numba's name for the scalar: "bool", "int32", "uint8", "float64", "complex64"...
@@ -47,6 +55,15 @@ bool is_complex(ScalarKind k);
 /// bfloat16 is a scalar of its own: not is_float() (it is not promoted with the other numbers, and math
 /// functions and libdevice do not take it), see ir/type_rules.h for what it does.
 inline bool is_bfloat16(ScalarKind k) { return k == ScalarKind::BFloat16; }
+/// NumPy's datetime64 and timedelta64 of any unit. Neither is a number: only the operators of
+/// ir/datetime_rules.h apply to them, and they convert to nothing but themselves implicitly.
+inline bool is_datetime64(ScalarKind k) {
+  return k >= ScalarKind::DatetimeYears && k <= ScalarKind::DatetimeGeneric;
+}
+inline bool is_timedelta64(ScalarKind k) {
+  return k >= ScalarKind::TimedeltaYears && k <= ScalarKind::TimedeltaGeneric;
+}
+inline bool is_npdatetime(ScalarKind k) { return is_datetime64(k) || is_timedelta64(k); }
 
 struct RecordType;  // ir/record_type.h
 
@@ -125,10 +142,13 @@ struct Type {
   bool is_float() const { return kind == Kind::Scalar && gpujit::is_float(scalar); }
   bool is_complex() const { return kind == Kind::Scalar && gpujit::is_complex(scalar); }
   bool is_bfloat16() const { return kind == Kind::Scalar && scalar == ScalarKind::BFloat16; }
+  /// A datetime64 or timedelta64 scalar (ir/datetime_types.h).
+  bool is_npdatetime() const { return kind == Kind::Scalar && gpujit::is_npdatetime(scalar); }
 
   /// numba's spelling: "float32", a record as "Record(a[type=int32;offset=0],b[type=float32;offset=4];8;False)", "float32[:, ::1]" (C layout marks the last axis), "UniTuple(int64, 2)" (a
   /// tuple whose elements all have one type), "Tuple(int64, float32)" (any other tuple, "Tuple()" the empty
-  /// one), "float32x4" (a vector), "Dim3", "void", "none".
+  /// one), "float32x4" (a vector), "Dim3", "void", "none"; NumPy's datetimes as "datetime64[D]" and
+  /// "timedelta64[ns]" (numba's names), an array of them as "datetime64[D][::1]".
   std::string str() const;
   /// str() plus what tells specializations apart beyond numba's spelling (index32): for cache keys and
   /// mangled names, never for users.
@@ -149,7 +169,8 @@ struct Signature {
 };
 
 /// Parses a type as numba writes it: "float32", "float32[:]", "float32[:, :]", "float32[:, ::1]",
-/// "float32[::1]", "float32*" (a pointer), "int64", "UniTuple(int64, 2)", "Tuple(int64, float32)". On failure returns an invalid
+/// "float32[::1]", "float32*" (a pointer), "int64", "datetime64[D]", "timedelta64[ns][::1]", "UniTuple(int64, 2)",
+/// "Tuple(int64, float32)". On failure returns an invalid
 /// type and sets *error to a lowercase message.
 Type parse_type(std::string_view text, std::string* error);
 /// Parses "void(float32[:], float32)" or, without a return type, "float32[:], float32" (ret = void).

@@ -10,7 +10,7 @@
 namespace gpujit::rt {
 
 Type type_of_code(ArgCode code) {
-  auto kind = ScalarKind((code >> 2) & 0xF);
+  ScalarKind kind = kind_of_code(code);
   switch (code & 3u) {
     case 1: return (code >> 6) & 1u ? Type::pointer_to(kind) : Type::scalar_of(kind);
     case 2:

@@ -31,12 +31,19 @@ using ArgCode = uint16_t;
 
 constexpr ArgCode kArgInvalid = 0;
 
-constexpr ArgCode scalar_code(ScalarKind k) { return ArgCode(1u | (unsigned(k) << 2)); }
+/// A scalar kind's bits in a scalar or array code: its low four bits at bits 2-5, the rest at bits 12-15 (there
+/// are more than 16 kinds: datetime64 and timedelta64 have one per unit, ir/datetime_types.h).
+constexpr unsigned kind_bits(ScalarKind k) { return ((unsigned(k) & 0xFu) << 2) | ((unsigned(k) >> 4) << 12); }
+/// The scalar kind of a scalar, pointer or array code.
+constexpr ScalarKind kind_of_code(ArgCode code) {
+  return ScalarKind(((unsigned(code) >> 2) & 0xFu) | ((unsigned(code) >> 12) << 4));
+}
+constexpr ArgCode scalar_code(ScalarKind k) { return ArgCode(1u | kind_bits(k)); }
 /// A pointer (numba's CPointer) to elements of `k`: a scalar code with bit 6 set, passed as its 8 bytes.
 constexpr ArgCode pointer_code(ScalarKind k) { return ArgCode(scalar_code(k) | (1u << 6)); }
 constexpr bool is_pointer_code(ArgCode code) { return (code & 3u) == 1u && (code >> 6) & 1u; }
 inline ArgCode array_code(ScalarKind dtype, unsigned ndim, Layout layout, bool index32 = false) {
-  return ArgCode(2u | (unsigned(dtype) << 2) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u) |
+  return ArgCode(2u | kind_bits(dtype) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u) |
                  (index32 ? 1u << 11 : 0u));
 }
 /// Records and arrays of records: the low two bits are 0 (a code of 0 is invalid), then layout, index32, ndim

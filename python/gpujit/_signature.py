@@ -84,23 +84,51 @@ def _split_args(text):
     return [s.strip() for s in items if s.strip()]
 
 
+_DATETIME_WORDS = ("datetime64", "timedelta64", "M8", "m8")
+
+
+def split_element(text):
+    """(element type, array axes) of one type's text: ("float32", ":, ::1") for "float32[:, ::1]", ("int64",
+    None) for a scalar. A datetime's unit in brackets belongs to its element: ("datetime64[D]", ":") for
+    "datetime64[D][:]", and numba's generic unit "datetime64[]" stays as it is."""
+    text = text.strip()
+    name, bracket, rest = text.partition("[")
+    name = name.strip()
+    if bracket and name in _DATETIME_WORDS and ":" not in rest.partition("]")[0]:
+        unit, _, after = rest.partition("]")
+        name = f"{name}[{unit.strip()}]"
+        after = after.strip()
+        if not after.startswith("["):
+            return (name, None) if not after else (text, None)
+        rest = after[1:]
+    elif not bracket:
+        return name, None
+    return name, rest.rstrip("]")
+
+
 def _canonical(text):
     """One type's text with numba's aliases resolved and array axes spaced as the core prints them."""
-    name, bracket, axes = text.partition("[")
-    name = ALIASES.get(name.strip(), name.strip())
-    if not bracket:
+    name, axes = split_element(text)
+    name = ALIASES.get(name, name)
+    if axes is None:
         return name
-    return f"{name}[{', '.join(a.strip() for a in axes.rstrip(']').split(','))}]"
+    return f"{name}[{', '.join(a.strip() for a in axes.split(','))}]"
+
+
+def _is_element_name(name):
+    """Whether `name` names a scalar type (float32, datetime64[D]) rather than a tuple or record spelling."""
+    base = name.partition("[")[0]
+    return base.isidentifier() and base.islower() and (base == name or base in _DATETIME_WORDS)
 
 
 def _type_object(text):
     """gpujit's type object for one canonical type text; tuple types, which have none, stay text."""
-    name, bracket, axes = text.partition("[")
-    if not name.isidentifier() or not name.islower():
+    name, axes = split_element(text)
+    if not _is_element_name(name):
         return text
-    if not bracket:
+    if axes is None:
         return DType(name)
-    parts = axes.rstrip("]").split(", ")
+    parts = axes.split(", ")
     if any(p not in (":", "::1") for p in parts) or "::1" in parts[:-1]:
         return text
     return ArrayType(DType(name), len(parts), "C" if parts[-1] == "::1" else "A")
@@ -121,7 +149,22 @@ def type_for_user(text, numba_types):
     try:  # "float32", "float32[::1]", "UniTuple(int64, 2)" are numba expressions as they stand
         return eval(text, {"__builtins__": {}}, dict(vars(nt), bool=nt.boolean))
     except Exception:
-        return text
+        return _numba_datetime(text, nt) or text
+
+
+def _numba_datetime(text, nt):
+    """numba's NPDatetime / NPTimedelta (or an array of one) for "datetime64[D]", "timedelta64[ns][::1]";
+    None for other text."""
+    name, axes = split_element(text)
+    base, _, unit = name.partition("[")
+    cls = {"datetime64": getattr(nt, "NPDatetime", None), "timedelta64": getattr(nt, "NPTimedelta", None)}.get(base)
+    if cls is None:
+        return None
+    element = cls(unit.rstrip("]"))
+    if axes is None:
+        return element
+    parts = axes.split(", ")
+    return nt.Array(element, len(parts), "C" if parts[-1] == "::1" else "A")
 
 
 def _is_numba_type(t):

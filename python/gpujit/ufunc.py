@@ -26,7 +26,7 @@ from . import _core
 from . import _kernel_api  # `gpujit` in the kernels written here: the kernel namespace (_kernel_api.py)
 from ._device_array import as_cuda_array
 from ._dispatcher import Dispatcher, dispatcher_options, jit
-from ._signature import _canonical, _split_args, signature_text
+from ._signature import _canonical, _declared_return, _split_args, signature_text, split_element
 from ._types import DType
 from .errors import CompileError
 
@@ -48,6 +48,9 @@ class _Sig:
         if open_ < 0 or not text.endswith(")"):
             raise TypeError(f"not a signature: {sig!r}; write it as 'float32(float32, float32)'")
         self.text = text
+        # numba reads a tuple of types or "(float32, float32)" as the arguments alone: vectorize infers the
+        # return type from the function (UFunc), guvectorize has none.
+        self.declared_return = _declared_return(sig)
         self.ret = _canonical(text[:open_].strip())
         self.args = [_canonical(t) for t in _split_args(text[open_ + 1:-1])]
         self.arg_dtypes = [_dtype(t, text) for t in self.args]
@@ -61,7 +64,9 @@ class _Sig:
 
 def _dtype(type_text, sig_text):
     """The NumPy dtype of one type's text (an array type's element type)."""
-    name = type_text.partition("[")[0].strip()
+    name = split_element(type_text)[0]
+    if name.endswith("[]"):  # numba's generic datetime unit, NumPy's plain "datetime64"
+        name = name[:-2]
     try:
         return _numpy().dtype("bool" if name in ("bool_", "boolean") else name)
     except TypeError:
@@ -69,8 +74,8 @@ def _dtype(type_text, sig_text):
 
 
 def _ndim(text):
-    _, bracket, axes = text.partition("[")
-    return axes.count(",") + 1 if bracket else 0
+    axes = split_element(text)[1]
+    return axes.count(",") + 1 if axes is not None else 0
 
 
 def _numpy():
@@ -109,6 +114,8 @@ def _as_operand(a):
 
 
 def _can_cast(np, key_dtype, weak_kind, to, casting):
+    if key_dtype.kind in "Mm" or to.kind in "Mm":
+        return key_dtype == to  # kernels convert no datetime64 or timedelta64 to another unit implicitly
     if weak_kind is not None:
         # A weak scalar takes any type of its kind or a wider one: bool < int (signed or not) < float < complex.
         order = "biufc"
@@ -266,6 +273,9 @@ class UFunc:
         self._options = options
         self._device_fn = _device_function(fn, options)
         self._sigs = [_Sig(s) for s in sigs]
+        # Signatures of argument types alone get the return type the compiler infers, as numba's do.
+        self._sigs = [s if s.declared_return else self._infer_dtypes(s.arg_dtypes)
+                      for s in self._sigs]
         for s in self._sigs:
             if s.ret_dtype is None:
                 raise TypeError(f"vectorize: signature {s.text} of '{self.__name__}' must return a value")
@@ -317,18 +327,22 @@ class UFunc:
         for a in args:
             dt = getattr(a, "dtype", None)
             dts.append(np.dtype(dt) if dt is not None else np.asarray(a).dtype)
+        return self._infer_dtypes(dts)
+
+    def _infer_dtypes(self, dts):
+        """The signature of inputs of NumPy dtypes `dts` with the result type the compiler infers."""
         from ._compile import compile_ptx
         from ._signature import type_text
 
         argtext = ", ".join(dt.name for dt in dts)
-        if any(dt.kind not in "biufc" for dt in dts):
+        if any(dt.kind not in "biufcMm" for dt in dts):
             raise TypeError(f"{self.__name__}: cannot compile for inputs of types ({argtext}); ufuncs take "
-                            "booleans and numbers")
+                            "booleans, numbers, datetime64 and timedelta64")
         # The device function compiled on its own for these types says what it returns.
         _, ret = compile_ptx(self._device_fn.py_func, tuple(_core_type(dt) for dt in dts), device=True,
                              **{k: v for k, v in self._options.items() if k in ("fastmath", "opt")})
         ret_text = _canonical(type_text(ret)) if ret is not None else None
-        if not ret_text or ret_text in ("void", "none") or "[" in ret_text or "(" in ret_text:
+        if not ret_text or ret_text in ("void", "none") or split_element(ret_text)[1] is not None or "(" in ret_text:
             raise TypeError(f"vectorize: '{self.__name__}' returns no value for ({argtext})")
         return _Sig(f"{ret_text}({argtext})")
 

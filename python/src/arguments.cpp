@@ -24,7 +24,7 @@ PyTypeObject* g_ndarray_type = nullptr;
 // NumPy scalar types seen so far and their kinds; a handful at most, so a vector beats a hash map.
 std::vector<std::pair<PyTypeObject*, ScalarKind>> g_numpy_scalars;
 
-ScalarKind kind_of(rt::ArgCode code) { return ScalarKind((code >> 2) & 0xF); }
+ScalarKind kind_of(rt::ArgCode code) { return rt::kind_of_code(code); }
 
 uint16_t float_to_half(float f) {
   uint32_t x;
@@ -102,6 +102,9 @@ Wide read_scalar(const unsigned char* p, ScalarKind k) {
       w.is_float = true, w.f = parts[0], w.imag = parts[1];
       break;
     }
+    default:  // datetime64 and timedelta64: an int64 count of units
+      w.i = get(int64_t{});
+      break;
   }
   return w;
 }
@@ -135,6 +138,9 @@ void write_scalar(const Wide& w, ScalarKind k, unsigned char* out) {
       std::memcpy(out, parts, 16);
       break;
     }
+    default:  // datetime64 and timedelta64: an int64 count of units
+      put(int64_t(i));
+      break;
   }
 }
 
@@ -227,7 +233,18 @@ inline rt::ArgCode fast_number(PyObject* obj, unsigned char* bytes, const std::s
 /// A NumPy scalar of a type not seen before (remembered for fast_number) or a complex, read into `bytes`;
 /// kArgInvalid for anything else.
 rt::ArgCode slow_number(PyObject* obj, unsigned char* bytes) {
-  if (std::strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) == 0) {
+  const char* type_name = Py_TYPE(obj)->tp_name;
+  if (std::strcmp(type_name, "numpy.datetime64") == 0 || std::strcmp(type_name, "numpy.timedelta64") == 0) {
+    // One Python type for every unit, so never remembered for fast_number: the unit is the dtype's.
+    pybind11::handle h(obj);
+    std::string typestr = pybind11::str(h.attr("dtype").attr("str")).cast<std::string>();
+    std::optional<ScalarKind> kind = kind_from_typestr(typestr);
+    if (!kind) return rt::kArgInvalid;  // a multiple of a unit ("<M8[5m]"), which kernels do not take
+    int64_t count = h.attr("view")("int64").cast<int64_t>();
+    std::memcpy(bytes, &count, 8);
+    return rt::scalar_code(*kind);
+  }
+  if (std::strncmp(type_name, "numpy.", 6) == 0) {
     // Its 0-d buffer says which kind it is.
     HostBuffer probe(obj, std::nothrow);
     if (probe.ok() && probe.buffer().ndim == 0) {

@@ -22,8 +22,15 @@ PyTypeObject* g_device_array_type = nullptr;
 HostBuffer::HostBuffer(PyObject* obj, bool writable, bool text_fields) {
   int flags = writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO;
   if (PyObject_GetBuffer(obj, &buf_, flags) != 0) {
-    // ml_dtypes' bfloat16 arrays export no buffer ("cannot include dtype 'E' in a buffer"): say what works.
     pyb::error_already_set error;
+    if (std::optional<ScalarKind> k = npdatetime_buffer(obj, &buf_, flags)) {
+      ok_ = true;
+      kind_ = *k;
+      if (buf_.ndim <= rt::kMaxDims) return;
+      throw pyb::type_error("cannot use a host array of " + std::to_string(buf_.ndim) + " dimensions: gpujit "
+                            "supports up to " + std::to_string(rt::kMaxDims));
+    }
+    // ml_dtypes' bfloat16 arrays export no buffer ("cannot include dtype 'E' in a buffer"): say what works.
     pyb::handle h(obj);
     if (PyObject_HasAttrString(obj, "dtype") && pyb::str(h.attr("dtype")).cast<std::string>() == "bfloat16")
       throw pyb::type_error("arrays of bfloat16 cannot be passed to kernels yet; pass float32 (or the bits as "
@@ -55,6 +62,18 @@ bool HostBuffer::read_element_type(PyObject* obj, bool text_fields) {
 HostBuffer::HostBuffer(PyObject* obj, std::nothrow_t, bool text_fields) {
   if (!PyObject_CheckBuffer(obj) || PyObject_GetBuffer(obj, &buf_, PyBUF_RECORDS_RO) != 0) {
     PyErr_Clear();
+    try {
+      if (std::optional<ScalarKind> k = npdatetime_buffer(obj, &buf_, PyBUF_RECORDS_RO)) {
+        ok_ = true;
+        kind_ = *k;
+        if (buf_.ndim > rt::kMaxDims) {
+          PyBuffer_Release(&buf_);
+          ok_ = false;
+        }
+      }
+    } catch (const pyb::error_already_set&) {
+      PyErr_Clear();
+    }
     return;
   }
   ok_ = true;

@@ -40,6 +40,8 @@ void capsule_destructor(PyObject* capsule) {
 pybind11::object export_dlpack(pybind11::handle self, pybind11::handle stream) {
   const PyDeviceArray& a = self.cast<const PyDeviceArray&>();
   if (a.view.record) throw pybind11::type_error("DLPack has no structured (record) element types");
+  if (is_npdatetime(a.view.dtype))
+    throw pybind11::type_error("DLPack has no datetime64 or timedelta64 element types; export a.view(np.int64)");
   // The consumer will use the data on its stream; work on ours must be done first unless both are the
   // default stream.
   if (a.stream && !(stream.is_none() || (PyLong_Check(stream.ptr()) && PyLong_AsLongLong(stream.ptr()) == -1))) {

@@ -1,6 +1,8 @@
 // Element-type conversions at the Python boundary (see dtypes.h).
 #include "dtypes.h"
 
+#include "ir/datetime_types.h"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -31,6 +33,7 @@ std::optional<ScalarKind> kind_from_format(const char* format) {
 std::optional<ScalarKind> kind_from_typestr(std::string_view t) {
   if (t.size() < 3 || t[0] == '>') return std::nullopt;
   char kind = t[1];
+  if (kind == 'M' || kind == 'm') return parse_npdatetime_name(t);  // "<M8[D]", "<m8[ns]", "<M8"
   int size = 0;
   for (char c : t.substr(2)) {
     if (c < '0' || c > '9') return std::nullopt;
@@ -64,6 +67,10 @@ std::optional<ScalarKind> kind_from_typestr(std::string_view t) {
 }
 
 std::string typestr_of(ScalarKind k) {
+  if (is_npdatetime(k)) {
+    const char* unit = date_unit_code(date_unit(k));
+    return std::string(is_datetime64(k) ? "<M8" : "<m8") + (*unit ? std::string("[") + unit + "]" : "");
+  }
   unsigned size = scalar_size(k);
   char kind = k == ScalarKind::Bool ? 'b'
               : is_signed(k)        ? 'i'
@@ -108,9 +115,12 @@ pyb::module_& numpy() {
 }
 
 pyb::object numpy_dtype(ScalarKind kind) {
-  static pyb::object* cache[16] = {};
+  static pyb::object* cache[size_t(ScalarKind::TimedeltaGeneric) + 1] = {};
   auto& slot = cache[size_t(kind)];
-  if (!slot) slot = new pyb::object(numpy().attr("dtype")(scalar_name(kind)));
+  if (!slot) {  // a datetime by its typestr: NumPy reads "<M8" but not numba's "datetime64[]"
+    std::string name = is_npdatetime(kind) ? typestr_of(kind) : std::string(scalar_name(kind));
+    slot = new pyb::object(numpy().attr("dtype")(name));
+  }
   return *slot;
 }
 

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "ir/record_type.h"
 #include "runtime/device_array.h"
 #include "runtime/kernel_cache.h"
@@ -24,6 +27,25 @@ TEST(ArgCode, RoundTripsScalarAndArrayTypes) {
   EXPECT_NE(pointer_code(ScalarKind::Int32), scalar_code(ScalarKind::Int32));
   EXPECT_TRUE(is_pointer_code(pointer_code(ScalarKind::Int32)));
   EXPECT_FALSE(is_pointer_code(scalar_code(ScalarKind::Complex128)));
+}
+
+TEST(ArgCode, DatetimeKindsPastSixteenRoundTrip) {
+  // datetime64 and timedelta64 have a kind per unit, past the 4 bits scalar kinds had: the rest of the kind
+  // goes into the code's high bits, and no two units share a code.
+  std::vector<ArgCode> codes;
+  for (ScalarKind k : {ScalarKind::DatetimeYears, ScalarKind::DatetimeDays, ScalarKind::TimedeltaNanos,
+                       ScalarKind::TimedeltaGeneric, ScalarKind::BFloat16, ScalarKind::Int64}) {
+    for (Type t : {Type::scalar_of(k), Type::array_of(k, 3, Layout::C, true), Type::array_of(k, 15, Layout::Any)}) {
+      ArgCode code = code_of_type(t);
+      ASSERT_NE(code, kArgInvalid) << t.str();
+      EXPECT_EQ(type_of_code(code), t) << t.str();
+      EXPECT_EQ(kind_of_code(code), k) << t.str();
+      EXPECT_EQ(std::count(codes.begin(), codes.end(), code), 0) << t.str();
+      codes.push_back(code);
+    }
+  }
+  EXPECT_FALSE(is_tuple_code(scalar_code(ScalarKind::TimedeltaGeneric)));
+  EXPECT_FALSE(is_record_code(array_code(ScalarKind::TimedeltaGeneric, 2, Layout::C)));
 }
 
 TEST(ArgCode, TupleKeysRoundTripAndTellShapesApart) {
