@@ -18,6 +18,8 @@ GPUJIT_JOBS sets how many files compile at once (default: one per CPU).
 import glob
 import os
 import shutil
+import subprocess
+import tempfile
 
 import pybind11
 from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
@@ -60,6 +62,24 @@ def _compiler_on_path(compiler):
 TOP_LEVEL_FILES = ["gpujit-numba-shim.pth"]
 
 
+_LTO_FLAGS = ("-flto=auto", "-fno-fat-lto-objects")
+
+
+def _lto_links(compiler):
+    """Whether this compiler can link with -flto: some toolchains (a GCC built into /opt for the Python that
+    names it) lack a working lto-wrapper, and their link fails with "could not run lto-wrapper"."""
+    linker = list(getattr(compiler, "linker_so_cxx", None) or compiler.linker_so)
+    with tempfile.TemporaryDirectory() as work:
+        source = os.path.join(work, "probe.cpp")
+        with open(source, "w") as f:
+            f.write("int gpujit_probe(int x) { return x + 1; }\n")
+        command = [linker[0], "-shared", "-fPIC", "-O2", "-flto=auto", source, "-o", os.path.join(work, "probe.so")]
+        try:
+            return subprocess.run(command, capture_output=True, timeout=120).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            return False
+
+
 class BuildPyWithTopLevelFiles(build_py):
     """build_py that also puts TOP_LEVEL_FILES at the root of the build folder, so that they sit at the
     wheel's root and pip installs them into site-packages itself."""
@@ -98,6 +118,12 @@ class BuildAgainstCore(build_ext):
         if not os.path.isfile(library):
             raise SystemExit(f"error: the installed gpujit-core has no core library: {library} is missing")
         _compiler_on_path(self.compiler)
+        if not _lto_links(self.compiler):
+            print("gpujit: this compiler cannot link with -flto (no working lto-wrapper); building without "
+                  "link-time optimization")
+            for ext in self.extensions:
+                ext.extra_compile_args = [a for a in ext.extra_compile_args if a not in _LTO_FLAGS]
+                ext.extra_link_args = [a for a in ext.extra_link_args if a not in _LTO_FLAGS]
         for ext in self.extensions:
             ext.include_dirs.append(gpujit_core.include_dir())
             ext.library_dirs.append(gpujit_core.library_dir())
