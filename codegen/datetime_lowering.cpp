@@ -36,7 +36,8 @@ llvm::Value* FunctionLowering::datetime_cast(llvm::Value* v, const Type& from, c
   llvm::Value* nat = i64(kNaT);
   llvm::Value* is_nat = b_.CreateICmpEQ(v, nat);
   llvm::Value* x = v;
-  if (is_datetime64(from.scalar) && is_calendar(unit) && !is_calendar(target) && target != DateUnit::Generic) {
+  if (is_datetime64(from.scalar) && is_calendar(unit) && !is_calendar(target) &&
+      target != DateUnit::Generic) {
     // The first day of the year or month: Howard Hinnant's days_from_civil, for day 1 of month m (0-11) of
     // year y, with March as the first month of the computational year so that leap days come last.
     llvm::Value* year;
@@ -45,23 +46,23 @@ llvm::Value* FunctionLowering::datetime_cast(llvm::Value* v, const Type& from, c
       year = b_.CreateAdd(x, i64(1970));
       month = i64(0);
     } else {
-      llvm::Value* years = b_.CreateSub(b_.CreateSDiv(x, i64(12)),
-                                        b_.CreateZExt(b_.CreateICmpSLT(b_.CreateSRem(x, i64(12)), i64(0)),
-                                                      b_.getInt64Ty()));
+      llvm::Value* years =
+          b_.CreateSub(b_.CreateSDiv(x, i64(12)),
+                       b_.CreateZExt(b_.CreateICmpSLT(b_.CreateSRem(x, i64(12)), i64(0)), b_.getInt64Ty()));
       year = b_.CreateAdd(years, i64(1970));
       month = b_.CreateSub(x, b_.CreateMul(years, i64(12)));
     }
     llvm::Value* early = b_.CreateICmpULT(month, i64(2));  // January and February: the year before's end
     llvm::Value* y = b_.CreateSub(year, b_.CreateZExt(early, b_.getInt64Ty()));
-    llvm::Value* era = b_.CreateSDiv(b_.CreateSelect(b_.CreateICmpSLT(y, i64(0)), b_.CreateSub(y, i64(399)), y),
-                                     i64(400));
-    llvm::Value* yoe = b_.CreateSub(y, b_.CreateMul(era, i64(400)));                            // [0, 399]
+    llvm::Value* era =
+        b_.CreateSDiv(b_.CreateSelect(b_.CreateICmpSLT(y, i64(0)), b_.CreateSub(y, i64(399)), y), i64(400));
+    llvm::Value* yoe = b_.CreateSub(y, b_.CreateMul(era, i64(400)));  // [0, 399]
     llvm::Value* mp = b_.CreateSelect(early, b_.CreateAdd(month, i64(10)), b_.CreateSub(month, i64(2)));
     llvm::Value* doy = b_.CreateUDiv(b_.CreateAdd(b_.CreateMul(mp, i64(153)), i64(2)), i64(5));  // [0, 365]
-    llvm::Value* doe = b_.CreateAdd(
-        b_.CreateSub(b_.CreateAdd(b_.CreateMul(yoe, i64(365)), b_.CreateUDiv(yoe, i64(4))),
-                     b_.CreateUDiv(yoe, i64(100))),
-        doy);
+    llvm::Value* doe =
+        b_.CreateAdd(b_.CreateSub(b_.CreateAdd(b_.CreateMul(yoe, i64(365)), b_.CreateUDiv(yoe, i64(4))),
+                                  b_.CreateUDiv(yoe, i64(100))),
+                     doy);
     x = b_.CreateSub(b_.CreateAdd(b_.CreateMul(era, i64(146097)), doe), i64(719468));
     unit = DateUnit::Days;
     if (target == DateUnit::Weeks) {  // whole weeks since the epoch, rounded down
@@ -118,8 +119,8 @@ llvm::Value* FunctionLowering::datetime_binary(BinOpKind op, llvm::Value* a, llv
       if (!ta.is_npdatetime()) break;
       if (tb.is_float()) {
         // Ordered and unequal to zero: false for 0.0, -0.0 and NaN, which give NaT.
-        llvm::Value* ok = b_.CreateAnd(b_.CreateNot(a_nat),
-                                       b_.CreateFCmpONE(b, llvm::ConstantFP::get(b->getType(), 0.0)));
+        llvm::Value* ok =
+            b_.CreateAnd(b_.CreateNot(a_nat), b_.CreateFCmpONE(b, llvm::ConstantFP::get(b->getType(), 0.0)));
         llvm::Value* q = from_float(b_.CreateFDiv(b_.CreateSIToFP(a, b->getType()), b));
         return b_.CreateSelect(ok, q, nat);
       }
@@ -129,8 +130,8 @@ llvm::Value* FunctionLowering::datetime_binary(BinOpKind op, llvm::Value* a, llv
     default:
       break;
   }
-  internal(std::string("operator ") + to_string(op) + " on '" + ta.str() + "' and '" + tb.str() + "' giving '" +
-           result.str() + "'");
+  internal(std::string("operator ") + to_string(op) + " on '" + ta.str() + "' and '" + tb.str() +
+           "' giving '" + result.str() + "'");
 }
 
 llvm::Value* FunctionLowering::datetime_compare(CmpOpKind op, llvm::Value* a, llvm::Value* b) {
@@ -138,13 +139,25 @@ llvm::Value* FunctionLowering::datetime_compare(CmpOpKind op, llvm::Value* a, ll
   llvm::Value* any_nat = b_.CreateOr(b_.CreateICmpEQ(a, nat), b_.CreateICmpEQ(b, nat));
   llvm::Value* c = nullptr;
   switch (op) {
-    case CmpOpKind::Eq: c = b_.CreateICmpEQ(a, b); break;
-    case CmpOpKind::NotEq: return b_.CreateOr(any_nat, b_.CreateICmpNE(a, b));
-    case CmpOpKind::Lt: c = b_.CreateICmpSLT(a, b); break;
-    case CmpOpKind::LtE: c = b_.CreateICmpSLE(a, b); break;
-    case CmpOpKind::Gt: c = b_.CreateICmpSGT(a, b); break;
-    case CmpOpKind::GtE: c = b_.CreateICmpSGE(a, b); break;
-    default: internal(std::string("comparison ") + to_string(op) + " of datetime64 values");
+    case CmpOpKind::Eq:
+      c = b_.CreateICmpEQ(a, b);
+      break;
+    case CmpOpKind::NotEq:
+      return b_.CreateOr(any_nat, b_.CreateICmpNE(a, b));
+    case CmpOpKind::Lt:
+      c = b_.CreateICmpSLT(a, b);
+      break;
+    case CmpOpKind::LtE:
+      c = b_.CreateICmpSLE(a, b);
+      break;
+    case CmpOpKind::Gt:
+      c = b_.CreateICmpSGT(a, b);
+      break;
+    case CmpOpKind::GtE:
+      c = b_.CreateICmpSGE(a, b);
+      break;
+    default:
+      internal(std::string("comparison ") + to_string(op) + " of datetime64 values");
   }
   return b_.CreateAnd(b_.CreateNot(any_nat), c);
 }

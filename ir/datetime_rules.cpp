@@ -18,7 +18,8 @@ bool is_real(const Type& t) { return t.is_float(); }
 const char* symbol(BinOpKind op) { return to_string(op); }
 
 std::string unsupported(BinOpKind op, const Type& lhs, const Type& rhs, std::string_view hint) {
-  return fmt::format("unsupported operand types for {}: '{}' and '{}'{}", symbol(op), lhs.str(), rhs.str(), hint);
+  return fmt::format("unsupported operand types for {}: '{}' and '{}'{}", symbol(op), lhs.str(), rhs.str(),
+                     hint);
 }
 
 constexpr std::string_view kHint =
@@ -79,7 +80,8 @@ OpTyping timedelta_and_number(BinOpKind op, const Type& lhs, const Type& rhs) {
   const bool td_left = is_td(lhs);
   const Type& other = td_left ? rhs : lhs;
   const bool commutes = op == BinOpKind::Mul;
-  if ((!td_left && !commutes) || !(is_int(other) || is_real(other))) return fail(unsupported(op, lhs, rhs, kHint));
+  if ((!td_left && !commutes) || !(is_int(other) || is_real(other)))
+    return fail(unsupported(op, lhs, rhs, kHint));
   const Type& td = td_left ? lhs : rhs;
   // numba converts integers to int64 ("matches timedelta64 semantics better") and keeps a float's type.
   Type number = is_int(other) ? Type::scalar_of(ScalarKind::Int64) : other;
@@ -161,9 +163,10 @@ OpTyping type_npdatetime_compare(CmpOpKind op, const Type& lhs, const Type& rhs)
     if (!u) return fail(units_apart("compare", lhs, rhs));
     common = Type::scalar_of(timedelta64_of(*u));
   } else {
-    return fail(fmt::format("cannot compare '{}' and '{}' with '{}'; a datetime64 compares with a datetime64 and "
-                            "a timedelta64 with a timedelta64",
-                            lhs.str(), rhs.str(), to_string(op)));
+    return fail(
+        fmt::format("cannot compare '{}' and '{}' with '{}'; a datetime64 compares with a datetime64 and "
+                    "a timedelta64 with a timedelta64",
+                    lhs.str(), rhs.str(), to_string(op)));
   }
   OpTyping t = typed(lhs, rhs, common, common, Type::scalar_of(ScalarKind::Bool));
   t.rhs_operand = Type();  // both sides convert to `operand`, as every comparison's do

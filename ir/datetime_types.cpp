@@ -14,7 +14,7 @@ constexpr std::array<const char*, kDateUnitCount> kUnitCodes = {
     "Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", "",
 };
 constexpr std::array<const char*, kDateUnitCount> kDatetimeNames = {
-    "datetime64[Y]",  "datetime64[M]",  "datetime64[W]",  "datetime64[D]", "datetime64[h]",
+    "datetime64[Y]",  "datetime64[M]",  "datetime64[W]",  "datetime64[D]",  "datetime64[h]",
     "datetime64[m]",  "datetime64[s]",  "datetime64[ms]", "datetime64[us]", "datetime64[ns]",
     "datetime64[ps]", "datetime64[fs]", "datetime64[as]", "datetime64[]",
 };

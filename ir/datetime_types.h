@@ -25,7 +25,20 @@ namespace gpujit {
 
 /// A datetime64 / timedelta64 unit, coarsest first; Generic last.
 enum class DateUnit : uint8_t {
-  Years, Months, Weeks, Days, Hours, Minutes, Seconds, Millis, Micros, Nanos, Picos, Femtos, Attos, Generic,
+  Years,
+  Months,
+  Weeks,
+  Days,
+  Hours,
+  Minutes,
+  Seconds,
+  Millis,
+  Micros,
+  Nanos,
+  Picos,
+  Femtos,
+  Attos,
+  Generic,
 };
 constexpr unsigned kDateUnitCount = 14;
 /// NaT: the one int64 value that is not a time, in both types.

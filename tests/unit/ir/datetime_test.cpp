@@ -30,7 +30,8 @@ TEST(DatetimeTypes, NamesParseAndPrintAsNumbaWritesThem) {
   }
   std::string error;
   EXPECT_EQ(parse_type("datetime64[D][::1]", &error), Type::array_of(K::DatetimeDays, 1, Layout::C));
-  EXPECT_EQ(parse_type("array(timedelta64[s], 2d, A)", &error), Type::array_of(K::TimedeltaSeconds, 2, Layout::Any));
+  EXPECT_EQ(parse_type("array(timedelta64[s], 2d, A)", &error),
+            Type::array_of(K::TimedeltaSeconds, 2, Layout::Any));
   EXPECT_EQ(parse_type("datetime64", &error), dt(U::Generic));
   EXPECT_EQ(parse_type("datetime64[:]", &error), Type::array_of(K::DatetimeGeneric, 1, Layout::Any));
   // NumPy's spellings, where the binding reads dtypes and typestrs.
@@ -40,8 +41,9 @@ TEST(DatetimeTypes, NamesParseAndPrintAsNumbaWritesThem) {
   EXPECT_EQ(parse_scalar_name(">M8[D]"), std::nullopt);   // big-endian
   EXPECT_EQ(parse_scalar_name("<M8[5m]"), std::nullopt);  // multiples of units, as numba
   EXPECT_FALSE(parse_type("datetime64[fortnight]", &error).is_valid());
-  EXPECT_EQ(error, "invalid type 'datetime64[fortnight]': unknown unit 'fortnight' of datetime64; the units are Y, "
-                   "M, W, D, h, m, s, ms, us, ns, ps, fs and as (column 12)");
+  EXPECT_EQ(error,
+            "invalid type 'datetime64[fortnight]': unknown unit 'fortnight' of datetime64; the units are Y, "
+            "M, W, D, h, m, s, ms, us, ns, ps, fs and as (column 12)");
 }
 
 TEST(DatetimeTypes, UnitFactorsAreWholeOrAbsent) {
@@ -51,9 +53,9 @@ TEST(DatetimeTypes, UnitFactorsAreWholeOrAbsent) {
   EXPECT_EQ(date_unit_factor(U::Generic, U::Nanos), 1);
   EXPECT_EQ(date_unit_factor(U::Seconds, U::Attos), int64_t(1000000000000000000));
   EXPECT_EQ(date_unit_factor(U::Hours, U::Femtos), int64_t(3600) * 1000000000000000);
-  EXPECT_EQ(date_unit_factor(U::Hours, U::Attos), std::nullopt);  // 3.6e21: past int64
-  EXPECT_EQ(date_unit_factor(U::Months, U::Days), std::nullopt);  // not a whole number of days
-  EXPECT_EQ(date_unit_factor(U::Seconds, U::Days), std::nullopt); // coarser
+  EXPECT_EQ(date_unit_factor(U::Hours, U::Attos), std::nullopt);   // 3.6e21: past int64
+  EXPECT_EQ(date_unit_factor(U::Months, U::Days), std::nullopt);   // not a whole number of days
+  EXPECT_EQ(date_unit_factor(U::Seconds, U::Days), std::nullopt);  // coarser
   EXPECT_TRUE(can_cast_timedelta(U::Years, U::Months));
   EXPECT_FALSE(can_cast_timedelta(U::Months, U::Days));
   EXPECT_FALSE(can_cast_timedelta(U::Hours, U::Days));  // to a coarser unit
@@ -88,12 +90,14 @@ TEST(DatetimeRules, ArithmeticRunsInTheFinerUnit) {
   EXPECT_EQ(bin(BinOpKind::Div, td(U::Days), td(U::Hours)), "float64; timedelta64[h], timedelta64[h]");
   EXPECT_EQ(bin(BinOpKind::FloorDiv, td(U::Days), td(U::Hours)), "int64; timedelta64[h], timedelta64[h]");
   // What numba does not type.
-  EXPECT_EQ(bin(BinOpKind::Add, td(U::Years), td(U::Days)),
-            "cannot add 'timedelta64[Y]' and 'timedelta64[D]': years and months do not convert to weeks, days or "
-            "finer units");
-  EXPECT_EQ(bin(BinOpKind::Add, dt(U::Days), td(U::Months)),
-            "cannot add 'datetime64[D]' and 'timedelta64[M]': years and months do not convert to weeks, days or "
-            "finer units");
+  EXPECT_EQ(
+      bin(BinOpKind::Add, td(U::Years), td(U::Days)),
+      "cannot add 'timedelta64[Y]' and 'timedelta64[D]': years and months do not convert to weeks, days or "
+      "finer units");
+  EXPECT_EQ(
+      bin(BinOpKind::Add, dt(U::Days), td(U::Months)),
+      "cannot add 'datetime64[D]' and 'timedelta64[M]': years and months do not convert to weeks, days or "
+      "finer units");
   EXPECT_NE(bin(BinOpKind::Add, td(U::Days), S(K::Int64)).find("unsupported operand types for +"),
             std::string::npos);
   EXPECT_NE(bin(BinOpKind::Div, S(K::Int64), td(U::Days)).find("unsupported operand types for /"),
@@ -127,29 +131,32 @@ TEST(DatetimeRules, ComparisonsUnaryAndConversions) {
   EXPECT_FALSE(common_numeric_type({Operand{td(U::Days)}, Operand{S(K::Int64)}}).is_valid());
 }
 
-const char* kHeader = "import math\nimport numpy as np\nfrom numba import cuda\n";  // the kernel starts on line 5
+const char* kHeader =
+    "import math\nimport numpy as np\nfrom numba import cuda\n";  // the kernel starts on line 5
 
 std::string only_error(const std::string& body, const std::string& sig) {
   return test::only_error_of(test::analyze_source(std::string(kHeader) + body, "k", sig));
 }
 
 TEST(DatetimeSema, ErrorsPointAtTheOperation) {
-  EXPECT_EQ(only_error(R"(
+  EXPECT_EQ(
+      only_error(R"(
 def k(a, out):
     i = cuda.grid(1)
     out[i] = a[i] + a[i]
 )",
-                       "datetime64[D][::1], datetime64[D][::1]"),
-            "7:19: unsupported operand types for +: 'datetime64[D]' and 'datetime64[D]'; two datetime64 values do "
-            "not add: subtract them to get the timedelta64 between them, or add a timedelta64 to one");
-  EXPECT_EQ(only_error(R"(
+                 "datetime64[D][::1], datetime64[D][::1]"),
+      "7:19: unsupported operand types for +: 'datetime64[D]' and 'datetime64[D]'; two datetime64 values do "
+      "not add: subtract them to get the timedelta64 between them, or add a timedelta64 to one");
+  EXPECT_EQ(
+      only_error(R"(
 def k(a, out):
     out[0] = a[0] - a[1] * 2.5
 )",
-                       "datetime64[s][::1], timedelta64[s][::1]"),
-            "6:26: unsupported operand types for *: 'datetime64[s]' and 'float64'; datetime64 and timedelta64 take "
-            "+ and - with a timedelta64 (datetime64 - datetime64 gives the timedelta64 between them), and a "
-            "timedelta64 takes *, / and // with an int or a float");
+                 "datetime64[s][::1], timedelta64[s][::1]"),
+      "6:26: unsupported operand types for *: 'datetime64[s]' and 'float64'; datetime64 and timedelta64 take "
+      "+ and - with a timedelta64 (datetime64 - datetime64 gives the timedelta64 between them), and a "
+      "timedelta64 takes *, / and // with an int or a float");
   EXPECT_EQ(only_error(R"(
 def k(a, out):
     out[0] = a[0] - a[1]
@@ -163,13 +170,14 @@ def k(a, t):
                        "datetime64[D][::1], timedelta64[m]"),
             "6:5: '+=' gives datetime64[m], which cannot be stored into an element of type datetime64[D]; a "
             "datetime64 or timedelta64 converts to no other unit implicitly");
-  EXPECT_EQ(only_error(R"(
+  EXPECT_EQ(
+      only_error(R"(
 def k(t, out):
     out[0] = np.int32(t)
 )",
-                       "timedelta64[D], int32[::1]"),
-            "6:23: np.int32() cannot convert timedelta64[D] ('t' is an argument); a datetime64 or timedelta64 "
-            "converts only to int64 or uint64 (its count of units)");
+                 "timedelta64[D], int32[::1]"),
+      "6:23: np.int32() cannot convert timedelta64[D] ('t' is an argument); a datetime64 or timedelta64 "
+      "converts only to int64 or uint64 (its count of units)");
 }
 
 TEST(DatetimeSema, OperandTypesRecordEachSide) {
