@@ -21,10 +21,12 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include "codegen/function_lowering.h"
+#include "ir/enum_type.h"
 
 namespace gpujit {
 llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type& to) {
   if (from == to) return v;
+  if (from.is_charseq() && to.is_charseq()) return charseq_cast(v, from, to);  // text_lowering.cpp
   if (from.is_tuple() && to.is_tuple() && from.elements.size() == to.elements.size()) {
     llvm::Value* agg = llvm::PoisonValue::get(llvm_type(to));
     for (unsigned i = 0; i < from.elements.size(); ++i)
@@ -246,6 +248,8 @@ llvm::Value* FunctionLowering::compare_op(CmpOpKind op, llvm::Value* a, llvm::Va
   }
   if (op == CmpOpKind::Is) op = CmpOpKind::Eq;
   if (op == CmpOpKind::IsNot) op = CmpOpKind::NotEq;
+  if (t.kind == Type::Kind::EnumMember) return compare_op(op, a, b, t.enum_class->value_type);  // its value
+  if (t.is_charseq()) return charseq_compare(op, a, b, t);
   if (t.is_tuple() && (op == CmpOpKind::Eq || op == CmpOpKind::NotEq)) {
     llvm::Value* all = b_.getTrue();
     for (unsigned i = 0; i < t.elements.size(); ++i)

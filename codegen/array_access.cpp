@@ -254,9 +254,14 @@ void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, ScalarKin
 llvm::Value* FunctionLowering::load_place(const LValue& place) {
   if (!place.array_element) return b_.CreateLoad(llvm_type(place.type), place.ptr);
   if (place.type.is_record()) return place.ptr;
+  if (place.type.is_charseq()) {  // a string is loaded whole (codegen/text_lowering.cpp)
+    const unsigned align = place.align ? place.align : scalar_size(place.type.scalar);
+    return b_.CreateAlignedLoad(llvm_type(place.type), place.ptr, llvm::Align(align));
+  }
   if (place.type.is_array()) {  // a sub-array field: its shape is part of its record's type
-    if (!place.field || place.field->shape.empty()) internal("an array place that is not a sub-array field");
-    return pack_array(constant_shape_parts(b_, place.ptr, place.field->shape, place.type.itemsize()));
+    const std::vector<int64_t> shape = place.field ? place.field->array_shape() : std::vector<int64_t>();
+    if (shape.empty()) internal("an array place that is not a sub-array field");
+    return pack_array(constant_shape_parts(b_, place.ptr, shape, place.type.itemsize()));
   }
   return load_element(place.ptr, place.type.scalar, place.align);
 }
@@ -269,6 +274,9 @@ void FunctionLowering::store_place(const LValue& place, llvm::Value* v) {
     const unsigned align = place.align ? place.align : place.type.record->align;
     b_.CreateMemCpy(place.ptr, llvm::MaybeAlign(align), v, llvm::MaybeAlign(1),
                     place.type.record->size);
+  } else if (place.type.is_charseq()) {
+    const unsigned align = place.align ? place.align : scalar_size(place.type.scalar);
+    b_.CreateAlignedStore(v, place.ptr, llvm::Align(align));
   } else {
     store_element(place.ptr, v, place.type.scalar, place.align);
   }
@@ -375,7 +383,10 @@ llvm::Value* FunctionLowering::record_field_view(llvm::Value* array, const Type&
   view.data = b_.CreateInBoundsGEP(b_.getInt8Ty(), a.data, i64(int64_t(f->offset)), name);
   view.shape = a.shape;
   view.strides = t.layout == Layout::C ? c_strides(b_, a, t.itemsize()) : a.strides;
-  ArrayParts sub = constant_shape_parts(b_, view.data, f->shape, Type::array_of(f->type, 1, Layout::C).itemsize());
+  // A string field's elements are its strings: its shape is less their length (ir/record_type.h).
+  const Type element = f->value_type().is_array() ? f->value_type().element() : f->value_type();
+  ArrayParts sub =
+      constant_shape_parts(b_, view.data, f->array_shape(), Type::array_of(element, 1, Layout::C).itemsize());
   view.shape.insert(view.shape.end(), sub.shape.begin(), sub.shape.end());
   view.strides.insert(view.strides.end(), sub.strides.begin(), sub.strides.end());
   return pack_array(view);

@@ -379,6 +379,7 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
           const Type& t = type_of(arg(0));
           if (const ConstValue* c = fn_.constant_of(&e)) return lower_constant(*c, result);
           if (t.is_tuple()) return cast(i64(int64_t(t.elements.size())), i64_type, result);
+          if (t.is_charseq()) return cast(charseq_length(lower_expr(arg(0)), t), i64_type, result);
           if (!t.is_array() || t.ndim == 0) internal("len() of '" + t.str() + "'");
           ArrayParts a = unpack_array(lower_expr(arg(0)), t.ndim);
           return cast(a.shape[0], i64_type, result);

@@ -135,6 +135,9 @@ struct LValue {
 ArrayParts constant_shape_parts(llvm::IRBuilder<>& b, llvm::Value* data, const std::vector<int64_t>& shape,
                                 unsigned itemsize);
 
+/// A String constant as the CharSeq of its own length (text_lowering.cpp).
+llvm::Constant* charseq_constant(llvm::LLVMContext& ctx, const ConstValue& c);
+
 class FunctionLowering {
  public:
   FunctionLowering(ModuleLowering& m, const TypedFunction& fn, llvm::Function* llvm_fn);
@@ -342,6 +345,20 @@ class FunctionLowering {
                                const Type& result);
   /// A comparison of two values of one datetime64 or timedelta64 type: false with NaT, except != (true).
   llvm::Value* datetime_compare(CmpOpKind op, llvm::Value* a, llvm::Value* b);
+
+  // --- fixed-width strings and Enum members (text_lowering.cpp): a CharSeq is an LLVM array of its code
+  // units (i8 or i32, ir/charseq.h); an Enum member is its value (ir/enum_type.h).
+  /// A CharSeq converted to another length of its kind: truncated, or padded with NULs.
+  llvm::Value* charseq_cast(llvm::Value* v, const Type& from, const Type& to);
+  /// == or != of two CharSeqs of type `t` (the operand type analysis chose: both are converted to it).
+  llvm::Value* charseq_compare(CmpOpKind op, llvm::Value* a, llvm::Value* b, const Type& t);
+  /// len(s): NumPy's, the position after the last non-NUL code unit.
+  llvm::Value* charseq_length(llvm::Value* v, const Type& t);
+  /// `lhs op rhs` of one comparison, each converted to `operand` first; an `operand` of void is a comparison
+  /// the types decide (ir/enum_type.h): `is` and == give false, `is not` and != true, and both sides are
+  /// still evaluated by the caller.
+  llvm::Value* compare_values(CmpOpKind op, llvm::Value* lhs, const Type& lhs_type, llvm::Value* rhs,
+                              const Type& rhs_type, const Type& operand);
 
   // --- CUDA vector types and numba's Dim3 (vector_lowering.cpp): LLVM vectors <lanes x base>.
   /// cuda.float32x4(...): its arguments' lanes inserted in order.

@@ -20,7 +20,9 @@ llvm::Value* FunctionLowering::lower_expr_as(const Expr& e, const Type& to) {
 
 llvm::Value* FunctionLowering::lower_expr(const Expr& e) {
   // What analysis folded is emitted as its value; the fold has the run-time semantics (ir/const_eval.h).
-  if (const ConstValue* c = fn_.constant_of(&e); c && c->kind != ConstValue::Kind::String)
+  // A string is a value where analysis typed it (a CharSeq), not as print()'s text.
+  if (const ConstValue* c = fn_.constant_of(&e);
+      c && (c->kind != ConstValue::Kind::String || fn_.expr_types.count(&e)))
     return lower_constant(*c, type_of(e));
   if (e.kind == ExprKind::Name || e.kind == ExprKind::Attribute) {
     if (const Symbol* s = symbol_of(e); s && s->kind == Symbol::Kind::Constant)
@@ -125,7 +127,7 @@ llvm::Constant* own_constant(ModuleLowering& m, const ConstValue& c) {
       return llvm::ConstantStruct::getAnon(m.ctx(), elts);
     }
     case ConstValue::Kind::String:
-      break;
+      return charseq_constant(m.ctx(), c);  // text_lowering.cpp
   }
   return nullptr;
 }
@@ -219,6 +221,7 @@ llvm::Value* FunctionLowering::lower_attribute(const AttributeExpr& e) {
     return lower_dim3(s->name);  // cuda.threadIdx whole
   const Type& base = type_of(*e.value);
   if (base.is_vector()) return lower_vector_lane(e);
+  if (base.is_enum()) return lower_expr(*e.value);  // m.value: a member is its value (ir/enum_type.h)
   if (base.is_array() && base.record && base.record->find(e.attr) && !find_builtin(BuiltinScope::Array, e.attr))
     return record_field_view(lower_expr(*e.value), base, e.attr);
   if (base.is_array()) return array_attribute(lower_expr(*e.value), base, e.attr, type_of(e));
@@ -300,8 +303,7 @@ llvm::Value* FunctionLowering::lower_compare(const CompareExpr& e) {
   Type lhs_type = type_of(*e.left);
   if (e.ops.size() == 1) {
     llvm::Value* rhs = lower_expr(*e.comparators[0]);
-    llvm::Value* r = compare_op(e.ops[0], cast(lhs, lhs_type, op_types[0]),
-                                cast(rhs, type_of(*e.comparators[0]), op_types[0]), op_types[0]);
+    llvm::Value* r = compare_values(e.ops[0], lhs, lhs_type, rhs, type_of(*e.comparators[0]), op_types[0]);
     return cast(r, Type::scalar_of(ScalarKind::Bool), type_of(e));
   }
   // a < b < c is (a < b) and (b < c) with b evaluated once; the first false comparison decides.
@@ -311,8 +313,7 @@ llvm::Value* FunctionLowering::lower_compare(const CompareExpr& e) {
     const Expr& next_expr = *e.comparators[i];
     llvm::Value* rhs = lower_expr(next_expr);
     const Type& rhs_type = type_of(next_expr);
-    llvm::Value* r =
-        compare_op(e.ops[i], cast(lhs, lhs_type, op_types[i]), cast(rhs, rhs_type, op_types[i]), op_types[i]);
+    llvm::Value* r = compare_values(e.ops[i], lhs, lhs_type, rhs, rhs_type, op_types[i]);
     incoming.emplace_back(r, b_.GetInsertBlock());
     if (i + 1 == e.ops.size()) {
       b_.CreateBr(end);

@@ -31,6 +31,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "codegen/function_lowering.h"
+#include "ir/enum_type.h"
 
 namespace gpujit {
 
@@ -62,6 +63,10 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
     case Type::Kind::Record:
     case Type::Kind::Pointer:
       return llvm::PointerType::get(c, 0);
+    case Type::Kind::EnumMember:  // its value (ir/enum_type.h)
+      return llvm_type(t.enum_class->value_type);
+    case Type::Kind::CharSeq:  // its code units (codegen/text_lowering.cpp)
+      return llvm::ArrayType::get(llvm::Type::getIntNTy(c, 8 * scalar_size(t.scalar)), t.length);
     case Type::Kind::Vector:  // codegen/vector_lowering.cpp
       return llvm::FixedVectorType::get(llvm_type(Type::scalar_of(t.scalar)), t.lanes);
     case Type::Kind::Tuple: {
@@ -119,6 +124,7 @@ llvm::Type* ModuleLowering::memory_type(ScalarKind k) {
 
 llvm::Type* ModuleLowering::element_memory_type(const Type& element) {
   if (element.is_record()) return llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx()), element.record->size);
+  if (element.is_charseq()) return llvm_type(element);
   return memory_type(element.scalar);
 }
 
@@ -347,6 +353,8 @@ void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Typ
     for (unsigned i = 0; i < 2u * t.ndim; ++i) out->push_back(extent);
   } else if (t.is_tuple()) {
     for (const Type& e : t.elements) flatten_param_types(m, e, out);
+  } else if (t.kind == Type::Kind::EnumMember) {
+    flatten_param_types(m, t.enum_class->value_type, out);  // passed as its value
   } else if (t.is_bool()) {
     out->push_back(llvm::Type::getInt8Ty(c));
   } else if (t.is_complex()) {
@@ -416,6 +424,7 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
         agg = b_.CreateInsertValue(agg, rebuild(t.elements[i], name + "." + std::to_string(i)), {i});
       return agg;
     }
+    if (t.kind == Type::Kind::EnumMember) return rebuild(t.enum_class->value_type, name);
     if (t.is_record()) {
       // A record argument is the address of a copy the launch path made (runtime/kernel_args.h).
       llvm::Argument* a = take("");

@@ -24,6 +24,7 @@
 
 #include "compiler/compiler.h"
 #include "codegen/libdevice.h"
+#include "ir/enum_type.h"
 #include "ir/record_type.h"
 
 namespace gpujit {
@@ -109,6 +110,7 @@ void source_file(KeyStream& k, const SourceFile* file) {
 void constant(KeyStream& k, const ConstValue& c) {
   k.u64(uint64_t(c.kind));
   k.u64(uint64_t(c.scalar));
+  k.str(c.enum_class ? c.enum_class->key : "");  // an Enum member: its class (ir/enum_type.h)
   switch (c.kind) {
     case ConstValue::Kind::Int:
     case ConstValue::Kind::Bool:

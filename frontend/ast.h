@@ -103,8 +103,10 @@ struct NoneLitExpr : Expr {
 
 struct StringLitExpr : Expr {
   static constexpr ExprKind kKind = ExprKind::StringLit;
-  StringLitExpr(SourceRange r, std::string value) : Expr(kKind, r), value(std::move(value)) {}
-  std::string value;  // escapes already decoded; adjacent literals already concatenated
+  StringLitExpr(SourceRange r, std::string value, bool is_bytes = false)
+      : Expr(kKind, r), value(std::move(value)), is_bytes(is_bytes) {}
+  std::string value;  // escapes already decoded; adjacent literals already concatenated; str as UTF-8
+  bool is_bytes;      // a b'...' literal: `value` holds its bytes
 };
 
 struct UnaryOpExpr : Expr {

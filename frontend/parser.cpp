@@ -1172,14 +1172,15 @@ ExprPtr Parser::parse_atom() {
     case TokenKind::KwNone: advance(); return std::make_unique<NoneLitExpr>(t.range);
     case TokenKind::String: case TokenKind::FString: {
       std::string value;
+      const bool bytes = peek().is_bytes;
       while (at(TokenKind::String) || at(TokenKind::FString)) {
         const Token& s = peek();
         if (s.is(TokenKind::FString)) fail(s.range, "f-strings are not supported in kernels");
-        if (s.is_bytes) fail(s.range, "bytes literals are not supported in kernels");
+        if (s.is_bytes != bytes) fail(s.range, "cannot mix bytes and nonbytes literals");  // Python's words
         value += s.str_value;
         advance();
       }
-      return std::make_unique<StringLitExpr>(span_from(start), std::move(value));
+      return std::make_unique<StringLitExpr>(span_from(start), std::move(value), bytes);
     }
     case TokenKind::LParen: return parse_paren();
     case TokenKind::LBracket:

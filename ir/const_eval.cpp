@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "ir/enum_type.h"
 #include "ir/type_rules.h"
 
 namespace gpujit {
@@ -34,6 +35,7 @@ double as_double(const ConstValue& v) {
 }
 
 bool is_scalar_const(const ConstValue& v) {
+  if (v.enum_class && !v.enum_class->is_int) return false;  // a member of an Enum is not a number
   return v.kind == ConstValue::Kind::Int || v.kind == ConstValue::Kind::Float ||
          v.kind == ConstValue::Kind::Bool;
 }
@@ -223,6 +225,17 @@ std::optional<ConstValue> fold_binary(BinOpKind op, const ConstValue& a, const C
 }
 
 std::optional<ConstValue> fold_compare(CmpOpKind op, const ConstValue& a, const ConstValue& b) {
+  if (a.enum_class || b.enum_class) {
+    OpTyping t = type_enum_compare(op, a.type(), b.type());
+    if (!t.ok()) return std::nullopt;
+    const bool negated = op == CmpOpKind::NotEq || op == CmpOpKind::IsNot;
+    if (t.operand.is_void()) return ConstValue::of_bool(negated);  // decided by the classes
+    if (t.operand.is_valid()) {  // one class: the members' values decide
+      ConstValue x = a, y = b;
+      x.enum_class = y.enum_class = nullptr;
+      return fold_compare(negated ? CmpOpKind::NotEq : CmpOpKind::Eq, x, y);
+    }
+  }
   if (!is_scalar_const(a) || !is_scalar_const(b)) return std::nullopt;
   OpTyping t = type_compare(op, Operand{a.type(), &a}, Operand{b.type(), &b});
   if (!t.ok()) return std::nullopt;

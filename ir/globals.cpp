@@ -91,12 +91,8 @@ std::optional<GlobalValue> fold(const Expr& e, const GlobalEnv& env, std::string
       return constant(ConstValue::of_bool(e.as<BoolLitExpr>()->value));
     case ExprKind::NoneLit:
       return constant(ConstValue());
-    case ExprKind::StringLit: {
-      ConstValue c;
-      c.kind = ConstValue::Kind::String;
-      c.s = e.as<StringLitExpr>()->value;
-      return constant(c);
-    }
+    case ExprKind::StringLit:
+      return constant(ConstValue::of_string(e.as<StringLitExpr>()->value, e.as<StringLitExpr>()->is_bytes));
     case ExprKind::Name: {
       const std::string& id = e.as<NameExpr>()->id;
       auto it = env.find(id);

@@ -42,8 +42,15 @@ uint64_t element_size(const Type& t) { return t.is_record() ? t.record->size : s
 }  // namespace
 
 Type RecordField::value_type() const {
-  if (shape.empty()) return type;
-  return Type::array_of(type, unsigned(shape.size()), Layout::C, /*index32=*/true);
+  std::vector<int64_t> dims = array_shape();
+  Type element = text ? Type::charseq_of(type.scalar, uint32_t(shape.back())) : type;
+  if (dims.empty()) return element;
+  return Type::array_of(element, unsigned(dims.size()), Layout::C, /*index32=*/true);
+}
+
+std::vector<int64_t> RecordField::array_shape() const {
+  if (!text || shape.empty()) return shape;
+  return std::vector<int64_t>(shape.begin(), shape.end() - 1);
 }
 
 uint64_t RecordField::size() const {
@@ -126,6 +133,28 @@ const RecordType* intern_record(std::vector<RecordField> fields, uint64_t size, 
   rec.spelling = std::move(spelling);
   rec.text_field = std::move(text_field);
   r.by_spelling.emplace(std::move(key), &rec);
+  return &rec;
+}
+
+const RecordType* intern_string_dtype(ScalarKind unit, uint64_t length, std::string* error) {
+  const bool bytes = unit == ScalarKind::UInt8;
+  std::string spelling = fmt::format("[{} x {}]", bytes ? "char" : "unichr", length);
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.by_spelling.find(spelling);
+  if (it != r.by_spelling.end()) return it->second;
+  if (r.records.size() >= kMaxRecordTypes) {
+    if (error) *error = fmt::format("too many distinct record and string dtypes in one process (at most {})",
+                                    kMaxRecordTypes);
+    return nullptr;
+  }
+  RecordType& rec = r.records.emplace_back();
+  rec.id = uint16_t(r.records.size());
+  rec.char_size = bytes ? 1 : 4;
+  rec.size = length * rec.char_size;
+  rec.align = rec.char_size;
+  rec.spelling = spelling;
+  r.by_spelling.emplace(std::move(spelling), &rec);
   return &rec;
 }
 

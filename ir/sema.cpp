@@ -499,7 +499,10 @@ void FunctionAnalyzer::store_check(const Type& place, const Type& t, const Expr&
     slice_store(place, t, value_expr);
   } else if (!can_convert(t, place)) {
     error(value_expr.range,
-          fmt::format("cannot store a value of type {} into an element of type {}", t.str(), place.str()));
+          place.is_charseq() || t.is_charseq()  // ir/charseq.h
+              ? charseq_store_error(t, place)
+              : fmt::format("cannot store a value of type {} into an element of type {}", t.str(),
+                            place.str()));
   }
 }
 
@@ -514,6 +517,8 @@ void FunctionAnalyzer::slice_store(const Type& view, const Type& t, const Expr& 
           fmt::format("cannot assign an array of type {} to a slice of type {}; the source must be a "
                       "scalar or an array with as many dimensions ({})",
                       t.str(), view.str(), int(view.ndim)));
+  } else if (t.is_charseq()) {  // a string fills the slice
+    if (!can_convert(t, elem)) error(value_expr.range, charseq_store_error(t, elem));
   } else if (t.is_record() && t != elem) {
     error(value_expr.range, fmt::format("cannot store a record of type {} into a slice of {}", t.str(), view.str()));
   } else if (!t.is_scalar() && !t.is_array() && !t.is_record()) {

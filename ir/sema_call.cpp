@@ -516,7 +516,11 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
         if (checking_) fn_.operand_types[&e] = {t};
         return record(e, ExprResult::of_const(ConstValue::of_int(static_cast<int64_t>(t.elements.size()))));
       }
-      if (!t.is_array()) {
+      if (t.is_charseq() && args[0].value) {  // a literal's: Python's len
+        if (checking_) fn_.operand_types[&e] = {t};
+        return record(e, ExprResult::of_const(ConstValue::of_int(constant_length(*args[0].value))));
+      }
+      if (!t.is_array() && !t.is_charseq()) {  // a string's is NumPy's (ir/charseq.h)
         error(e.args[0]->range,
               fmt::format("object of type '{}' has no len(){}", t.str(), origin_of(*e.args[0])));
         return ExprResult::error();

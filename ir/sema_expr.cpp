@@ -172,9 +172,10 @@ ExprResult FunctionAnalyzer::expr(const Expr& e) {
       return record(e, ExprResult::of_const(ConstValue::of_bool(e.as<BoolLitExpr>()->value)));
     case ExprKind::NoneLit:
       return record(e, ExprResult::of_const(ConstValue()));
-    case ExprKind::StringLit:
-      error(e.range, "strings are not supported in kernels");
-      return ExprResult::error();
+    case ExprKind::StringLit: {  // a CharSeq constant of its own length (ir/types.h)
+      const auto* s = e.as<StringLitExpr>();
+      return record(e, ExprResult::of_const(ConstValue::of_string(s->value, s->is_bytes)));
+    }
     case ExprKind::UnaryOp:
       return unary(*e.as<UnaryOpExpr>());
     case ExprKind::BinOp:
@@ -287,11 +288,7 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
   ExprResult r;
   switch (g.kind) {
     case GlobalValue::Kind::Constant:
-      if (g.constant.kind == ConstValue::Kind::String) {
-        error(e.range, fmt::format("global '{}' is a string; strings are not supported in kernels", id));
-        return ExprResult::error();
-      }
-      r = ExprResult::of_const(g.constant);
+      r = ExprResult::of_const(g.constant);  // a string is a CharSeq constant
       break;
     case GlobalValue::Kind::Module:
       r.what = ExprResult::What::Module;
@@ -516,6 +513,7 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
     case ExprResult::What::Value: {
       const Type& t = base.type;
       if (t.is_record()) return record_field(e, t, e.attr, e.attr_range);  // a value, not a symbol
+      if (t.is_enum()) return enum_attribute(e, base);  // Color.red.value (sema_enum.cpp)
       if (t.is_vector()) return vector_lane(e, t);
       if (!t.is_array()) {
         r = member(e, base);  // z.real, z.conjugate, g.sync (sema_complex.cpp)
@@ -534,7 +532,7 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
         r.array_method = e.attr;
         break;
       }
-      if (!b && t.record) return record_field_view(e, t, e.attr, e.attr_range);  // array attributes win
+      if (!b && t.element().is_record()) return record_field_view(e, t, e.attr, e.attr_range);  // not a.size
       if (!b) {
         error(e.attr_range,
               fmt::format("'{}' has no attribute '{}'{}{}", t.str(), e.attr,
@@ -605,9 +603,10 @@ ExprResult FunctionAnalyzer::record_field_view(const Expr& e, const Type& array,
                                                SourceRange name_range) {
   ExprResult f = record_field(e, Type::record_of(array.record), name, name_range);
   if (!f.is_value()) return f;
-  const RecordField& field = *array.record->find(name);
-  return record(e, ExprResult::of_value(Type::array_of(field.type, array.ndim + unsigned(field.shape.size()),
-                                                       Layout::Any, array.index32)));
+  const RecordField& field = *array.record->find(name);  // a string field's elements are CharSeqs
+  Type element = field.value_type().is_array() ? field.value_type().element() : field.value_type();
+  const unsigned ndim = array.ndim + unsigned(field.array_shape().size());
+  return record(e, ExprResult::of_value(Type::array_of(element, ndim, Layout::Any, array.index32)));
 }
 
 ExprResult FunctionAnalyzer::binop(const BinOpExpr& e) {
@@ -850,7 +849,7 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
     return record_field(e, base.type, field->value, e.index->range);
   }
   if (const auto* field = e.index->as<StringLitExpr>();
-      field && base.is_value() && base.type.is_array() && base.type.record) {
+      field && base.is_value() && base.type.is_array() && base.type.element().is_record()) {
     return record_field_view(e, base.type, field->value, e.index->range);
   }
   ExprResult idx = value(*e.index);

@@ -17,6 +17,8 @@
 
 #include "frontend/ast.h"
 #include "frontend/diagnostics.h"
+#include "ir/charseq.h"
+#include "ir/enum_type.h"
 #include "ir/record_type.h"
 #include "ir/builtins.h"
 #include "ir/type_rules.h"
@@ -257,6 +259,10 @@ class FunctionAnalyzer {
   ExprResult vector_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
   /// v.x, v.y, v.z, v.w of a vector or Dim3 value.
   ExprResult vector_lane(const AttributeExpr& e, const Type& vector);
+
+  // --- Enum members (sema_enum.cpp)
+  /// `m.value` of an Enum member `base` (a constant when the member is); `m.name` and others are errors.
+  ExprResult enum_attribute(const AttributeExpr& e, const ExprResult& base);
 
   // --- constant memory (sema_memory.cpp)
   /// A global NumPy array named in a kernel: a C-layout array in constant memory.

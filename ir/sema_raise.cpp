@@ -58,7 +58,7 @@ std::string python_string(const std::string& s) {
 }
 
 std::string python_literal(const ConstValue& v) {
-  if (v.kind == ConstValue::Kind::String) return python_string(v.s);
+  if (v.kind == ConstValue::Kind::String) return (v.is_bytes() ? "b" : "") + python_string(v.s);
   if (v.kind == ConstValue::Kind::Tuple) {
     std::string out = "(";
     for (const ConstValue& e : v.elements) out += python_literal(e) + ", ";
@@ -116,9 +116,7 @@ void FunctionAnalyzer::raise_stmt(const RaiseStmt& s) {
     for (const ExprPtr& a : call->args) {
       std::optional<ConstValue> c;
       if (const auto* str = a->as<StringLitExpr>()) {
-        c = ConstValue{};
-        c->kind = ConstValue::Kind::String;
-        c->s = str->value;
+        c = ConstValue::of_string(str->value, str->is_bytes);
       } else {
         ExprResult r = expr(*a);
         if (!r.ok()) return;

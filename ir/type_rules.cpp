@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "ir/charseq.h"
 #include "ir/datetime_rules.h"
+#include "ir/enum_type.h"
 
 #include <cmath>
 #include <limits>
@@ -173,6 +175,7 @@ ScalarKind promote_scalars(ScalarKind a, ScalarKind b) {
 Type unify(const Type& a, const Type& b) {
   if (!a.is_valid() || !b.is_valid()) return Type::invalid();
   if (a == b) return a;
+  if (a.is_charseq() || b.is_charseq()) return unify_charseq(a, b);  // the longer string
   if (a.is_bfloat16() || b.is_bfloat16()) return Type::invalid();  // equal types returned above
   if (a.is_npdatetime() || b.is_npdatetime()) return Type::invalid();  // numba unifies no two units
   if (a.is_scalar() && b.is_scalar()) return Type::scalar_of(promote_scalars(a.scalar, b.scalar));
@@ -262,6 +265,11 @@ OpTyping type_unary(UnaryOpKind op, const Type& operand) {
 }
 
 OpTyping type_compare(CmpOpKind op, const Operand& lhs, const Operand& rhs) {
+  if (lhs.type.is_enum() || rhs.type.is_enum()) {  // ir/enum_type.h
+    OpTyping t = type_enum_compare(op, lhs.type, rhs.type);
+    if (!t.ok() || t.operand.is_valid()) return t;
+  }
+  if (lhs.type.is_charseq() || rhs.type.is_charseq()) return type_charseq_compare(op, lhs.type, rhs.type);
   switch (op) {
     case CmpOpKind::Is:
     case CmpOpKind::IsNot:
@@ -317,6 +325,7 @@ Type common_numeric_type(const std::vector<Operand>& operands) {
 bool has_truth_value(const Type& t) { return t.is_scalar() && !t.is_npdatetime(); }
 
 bool can_convert(const Type& from, const Type& to) {
+  if (from.is_charseq() || to.is_charseq()) return charseq_store_error(from, to).empty();  // ir/charseq.h
   // A complex number converts to complex types only (numba has no complex-to-real conversion).
   // bfloat16 converts to and from the real numbers and bool, not complex (numba-cuda's casts of __nv_bfloat16).
   if (from.is_scalar() && to.is_scalar()) {

@@ -6,9 +6,12 @@
 
 #include <cmath>
 
+#include "ir/enum_type.h"
+
 namespace gpujit {
 
 Type ConstValue::type() const {
+  if (enum_class) return enum_class->member_type();
   switch (kind) {
     case Kind::Int:
     case Kind::Float:
@@ -22,13 +25,28 @@ Type ConstValue::type() const {
       for (const ConstValue& e : elements) elts.push_back(e.type());
       return Type::tuple_of(std::move(elts));
     }
-    case Kind::String:
-      return Type::invalid();
+    case Kind::String: {
+      if (is_bytes()) return Type::charseq_of(ScalarKind::UInt8, uint32_t(s.size()));
+      uint32_t code_points = 0;
+      for (char c : s) code_points += (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // UTF-8 lead bytes
+      return Type::charseq_of(ScalarKind::UInt32, code_points);
+    }
   }
   return Type::invalid();
 }
 
 std::string ConstValue::str() const {
+  if (enum_class) {  // Color.red: the first name with this value (an alias names its member)
+    ConstValue plain = *this;
+    plain.enum_class = nullptr;
+    const std::string value = plain.str();
+    for (const auto& [name, member] : enum_class->members) {
+      ConstValue m = member;
+      m.enum_class = nullptr;
+      if (m.str() == value) return enum_class->name + "." + name;
+    }
+    return value;
+  }
   switch (kind) {
     case Kind::Int:
       if (is_unsigned(scalar)) return fmt::format("{}", static_cast<uint64_t>(i));
@@ -46,7 +64,7 @@ std::string ConstValue::str() const {
     case Kind::None:
       return "None";
     case Kind::String:
-      return fmt::format("'{}'", s);
+      return fmt::format("{}'{}'", is_bytes() ? "b" : "", s);
     case Kind::Tuple: {
       std::string out = "(";
       for (size_t k = 0; k < elements.size(); ++k) {
@@ -88,6 +106,14 @@ ConstValue ConstValue::of_tuple(std::vector<ConstValue> elts) {
   ConstValue c;
   c.kind = Kind::Tuple;
   c.elements = std::move(elts);
+  return c;
+}
+
+ConstValue ConstValue::of_string(std::string text, bool bytes) {
+  ConstValue c;
+  c.kind = Kind::String;
+  c.scalar = bytes ? ScalarKind::UInt8 : ScalarKind::UInt32;
+  c.s = std::move(text);
   return c;
 }
 

@@ -43,13 +43,20 @@ struct BuiltinInfo;  // ir/builtins.h
 struct ConstValue {
   enum class Kind : uint8_t { Int, Float, Bool, None, Tuple, String };
   Kind kind = Kind::None;
-  ScalarKind scalar = ScalarKind::Int64;  // the value's type for Int/Float/Bool (int64, float64, bool by default)
+  /// The value's type for Int/Float/Bool (int64, float64, bool by default); String: uint8 for bytes (b'...'),
+  /// anything else for str.
+  ScalarKind scalar = ScalarKind::Int64;
   int64_t i = 0;                          // Int (as two's complement bits for unsigned) and Bool
   double f = 0;                           // Float
-  std::string s;                          // String
+  std::string s;                          // String: str as UTF-8, bytes as they are
   std::vector<ConstValue> elements;       // Tuple
+  /// An Enum member (ir/enum_type.h): its class; the rest is the member's value. Folding an operation on it
+  /// gives a plain value.
+  const EnumType* enum_class = nullptr;
 
+  /// The value's type: a String is a CharSeq of its length, an Enum member its class's member type.
   Type type() const;
+  bool is_bytes() const { return kind == Kind::String && scalar == ScalarKind::UInt8; }
   /// Python's repr of the value: 1, 2.5, 1e-05, True, None, (1, 2). Floats print the shortest text that
   /// reads back to the same double.
   std::string str() const;
@@ -57,6 +64,8 @@ struct ConstValue {
   static ConstValue of_float(double v, ScalarKind k = ScalarKind::Float64);
   static ConstValue of_bool(bool v);
   static ConstValue of_tuple(std::vector<ConstValue> elts);
+  /// A str (UTF-8) or, with `bytes`, a bytes constant.
+  static ConstValue of_string(std::string text, bool bytes);
 };
 
 /// What a free name of a kernel denotes, as handed over by the Python shim or found by the CLI in the file.

@@ -8,6 +8,7 @@
 #include "ir/types.h"
 
 #include "ir/datetime_types.h"
+#include "ir/enum_type.h"
 #include "ir/record_type.h"
 
 #include <fmt/format.h>
@@ -469,6 +470,25 @@ bool is_unsigned(ScalarKind k) { return k >= ScalarKind::UInt8 && k <= ScalarKin
 bool is_float(ScalarKind k) { return k >= ScalarKind::Float16 && k <= ScalarKind::Float64; }
 bool is_complex(ScalarKind k) { return k == ScalarKind::Complex64 || k == ScalarKind::Complex128; }
 
+Type Type::array_of(const Type& element, unsigned ndim, Layout layout, bool index32) {
+  Type t = array_of(element.scalar, ndim, layout, index32);
+  t.record = element.record;
+  if (element.is_charseq()) {  // its string dtype; `scalar` stays unused, as for records (type_of_code)
+    t.record = intern_string_dtype(element.scalar, element.length, nullptr);
+    t.scalar = Type().scalar;
+    if (!t.record) return Type::invalid();  // the process has used up its record ids
+  }
+  return t;
+}
+
+Type Type::element() const {
+  if (!record) return scalar_of(scalar);
+  if (record->char_size)
+    return charseq_of(record->char_size == 1 ? ScalarKind::UInt8 : ScalarKind::UInt32,
+                      uint32_t(record->size / record->char_size));
+  return record_of(record);
+}
+
 unsigned Type::itemsize() const { return record ? unsigned(record->size) : scalar_size(scalar); }
 
 unsigned Type::element_align() const {
@@ -487,7 +507,11 @@ std::string Type::str() const {
     case Kind::GridGroup:
       return "grid_group";
     case Kind::Scalar:
-      return scalar_name(scalar);
+      return enum_class ? enum_class->spelling : scalar_name(scalar);
+    case Kind::EnumMember:
+      return enum_class->spelling;
+    case Kind::CharSeq:
+      return fmt::format("[{} x {}]", scalar == ScalarKind::UInt8 ? "char" : "unichr", length);
     case Kind::Vector:
       return dim3 ? "Dim3" : fmt::format("{}x{}", scalar_name(scalar), lanes);
     case Kind::Pointer:
@@ -525,8 +549,13 @@ bool operator==(const Type& a, const Type& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case Type::Kind::Scalar:
+      return a.scalar == b.scalar && a.enum_class == b.enum_class;
     case Type::Kind::Pointer:
       return a.scalar == b.scalar;
+    case Type::Kind::EnumMember:
+      return a.enum_class == b.enum_class;
+    case Type::Kind::CharSeq:
+      return a.scalar == b.scalar && a.length == b.length;
     case Type::Kind::Record:
       return a.record == b.record;
     case Type::Kind::Vector:
@@ -560,10 +589,21 @@ void record_marks(const Type& t, std::string* marks) {
   for (const Type& e : t.elements) record_marks(e, marks);
 }
 
+/// Appends the key of each enum class in `t`, depth first: numba's spelling names the class alone, and two
+/// classes may share a name (ir/enum_type.h).
+void enum_marks(const Type& t, std::string* marks) {
+  if (t.enum_class) *marks += fmt::format("{}{}", marks->empty() ? "" : ",", t.enum_class->key);
+  for (const Type& e : t.elements) enum_marks(e, marks);
+}
+
 std::string with_record_marks(std::string key, const std::vector<Type>& types) {
-  std::string marks;
-  for (const Type& t : types) record_marks(t, &marks);
-  return marks.empty() ? key : key + "<align:" + marks + ">";
+  std::string marks, enums;
+  for (const Type& t : types) {
+    record_marks(t, &marks);
+    enum_marks(t, &enums);
+  }
+  if (!marks.empty()) key += "<align:" + marks + ">";
+  return enums.empty() ? key : key + "<enum:" + enums + ">";
 }
 
 }  // namespace

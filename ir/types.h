@@ -66,6 +66,7 @@ inline bool is_timedelta64(ScalarKind k) {
 inline bool is_npdatetime(ScalarKind k) { return is_datetime64(k) || is_timedelta64(k); }
 
 struct RecordType;  // ir/record_type.h
+struct EnumType;    // ir/enum_type.h
 
 /// Array memory layout: C-contiguous ("float32[::1]", indexes without reading strides) or any ("float32[:]").
 enum class Layout : uint8_t { C, Any };
@@ -78,7 +79,13 @@ struct Type {
   /// Vector: a CUDA vector type (ir/vector_types.h), `lanes` numbers of type `scalar`, a value like a tuple;
   /// or, with `dim3` set, numba's Dim3: cuda.threadIdx, blockIdx, blockDim or gridDim read whole (three
   /// int32 lanes x, y, z).
-  enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple, GridGroup, Record, Pointer, Vector };
+  /// EnumMember: a member of the Enum class `enum_class` that is not an IntEnum (ir/enum_type.h), held as its
+  /// value. An IntEnum's member is a Scalar with `enum_class` set.
+  /// CharSeq: a fixed-width string, numba's CharSeq ([char x n], `scalar` uint8: NumPy's 'S<n>') or
+  /// UnicodeCharSeq ([unichr x n], `scalar` uint32: 'U<n>'), `length` code units held by value; string
+  /// literals are CharSeqs of their own length. An array of them has a string dtype as its `record`.
+  enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple, GridGroup, Record, Pointer, Vector,
+                              EnumMember, CharSeq };
 
   Kind kind = Kind::Invalid;
   ScalarKind scalar = ScalarKind::Int64;  // Scalar: the scalar; Array: the dtype unless `record` is set;
@@ -96,6 +103,9 @@ struct Type {
   uint8_t lanes = 0;                      // Vector only: 1 to 4
   bool dim3 = false;                      // Vector only: numba's Dim3 rather than int32x3
   std::vector<Type> elements;             // Tuple only
+  /// EnumMember, and Scalar for an IntEnum's member: the class. Interned, compared by pointer.
+  const EnumType* enum_class = nullptr;
+  uint32_t length = 0;                    // CharSeq only: its number of code units
 
   static Type invalid() { return {}; }
   static Type void_() { Type t; t.kind = Kind::Void; return t; }
@@ -106,12 +116,9 @@ struct Type {
     t.index32 = index32;
     return t;
   }
-  /// An array whose element type is `element` (a scalar or a record).
-  static Type array_of(const Type& element, unsigned ndim, Layout layout, bool index32 = false) {
-    Type t = array_of(element.scalar, ndim, layout, index32);
-    t.record = element.record;
-    return t;
-  }
+  /// An array whose element type is `element` (a scalar, a record or a CharSeq: its string dtype is
+  /// interned, ir/record_type.h).
+  static Type array_of(const Type& element, unsigned ndim, Layout layout, bool index32 = false);
   static Type record_of(const RecordType* r) { Type t; t.kind = Kind::Record; t.record = r; return t; }
   static Type tuple_of(std::vector<Type> elts) { Type t; t.kind = Kind::Tuple; t.elements = std::move(elts); return t; }
   static Type grid_group() { Type t; t.kind = Kind::GridGroup; return t; }
@@ -121,6 +128,11 @@ struct Type {
     return t;
   }
   static Type dim3_() { Type t = vector_of(ScalarKind::Int32, 3); t.dim3 = true; return t; }
+  /// A fixed-width string of `length` code units `unit` (uint8 for bytes, uint32 for str).
+  static Type charseq_of(ScalarKind unit, uint32_t length) {
+    Type t; t.kind = Kind::CharSeq; t.scalar = unit; t.length = length;
+    return t;
+  }
 
   bool is_valid() const { return kind != Kind::Invalid; }
   bool is_void() const { return kind == Kind::Void; }
@@ -130,8 +142,11 @@ struct Type {
   bool is_record() const { return kind == Kind::Record; }
   bool is_pointer() const { return kind == Kind::Pointer; }
   bool is_vector() const { return kind == Kind::Vector; }
-  /// Array only: the element type, a scalar or a record.
-  Type element() const { return record ? record_of(record) : scalar_of(scalar); }
+  /// An Enum member of any class: EnumMember, or an IntEnum's member (an integer Scalar).
+  bool is_enum() const { return enum_class != nullptr; }
+  bool is_charseq() const { return kind == Kind::CharSeq; }
+  /// Array only: the element type, a scalar, a record or a CharSeq.
+  Type element() const;
   /// Array only: the size in bytes of one element.
   unsigned itemsize() const;
   /// Array only: the alignment in bytes of one element.
@@ -147,8 +162,10 @@ struct Type {
 
   /// numba's spelling: "float32", a record as "Record(a[type=int32;offset=0],b[type=float32;offset=4];8;False)", "float32[:, ::1]" (C layout marks the last axis), "UniTuple(int64, 2)" (a
   /// tuple whose elements all have one type), "Tuple(int64, float32)" (any other tuple, "Tuple()" the empty
-  /// one), "float32x4" (a vector), "Dim3", "void", "none"; NumPy's datetimes as "datetime64[D]" and
-  /// "timedelta64[ns]" (numba's names), an array of them as "datetime64[D][::1]".
+  /// one), "float32x4" (a vector), "Dim3", "EnumMember(<enum 'Color'>, int64)" and
+  /// "IntEnumMember(<enum 'Shape'>, int64)", "[char x 12]" and "[unichr x 12]", "void", "none"; NumPy's
+  /// datetimes as "datetime64[D]" and "timedelta64[ns]" (numba's names), an array of them as
+  /// "datetime64[D][::1]".
   std::string str() const;
   /// str() plus what tells specializations apart beyond numba's spelling (index32): for cache keys and
   /// mangled names, never for users.

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "ir/enum_type.h"
 #include "ir/record_type.h"
 
 namespace gpujit::rt {
@@ -16,7 +17,7 @@ Type type_of_code(ArgCode code) {
     case 2:
       return Type::array_of(kind, (code >> 6) & 0xF, (code >> 10) & 1 ? Layout::C : Layout::Any, (code >> 11) & 1);
     case 0: {
-      const RecordType* r = code ? record_by_id(code >> 8) : nullptr;
+      const RecordType* r = is_record_code(code) ? record_by_id(code >> 8) : nullptr;
       if (!r) return Type::invalid();
       unsigned ndim = (code >> 4) & 0xF;
       if (ndim == 0) return Type::record_of(r);
@@ -27,6 +28,7 @@ Type type_of_code(ArgCode code) {
 }
 
 ArgCode code_of_type(const Type& t) {
+  if (t.is_enum()) return kArgInvalid;  // a header and its value's codes (append_codes)
   if (t.is_scalar()) return scalar_code(t.scalar);
   if (t.is_pointer()) return pointer_code(t.scalar);
   if (t.is_record()) return record_code(t.record->id, 0);
@@ -63,6 +65,11 @@ namespace {
 Type decode(const ArgCode* key, size_t n, size_t* pos) {
   if (*pos >= n) return Type::invalid();
   ArgCode code = key[(*pos)++];
+  if (is_enum_code(code)) {
+    const EnumType* e = enum_by_id(code >> 8);
+    Type value = decode(key, n, pos);  // the member's value: its class's value type
+    return e && value == e->value_type ? e->member_type() : Type::invalid();
+  }
   if (!is_tuple_code(code)) return type_of_code(code);
   std::vector<Type> elements;
   for (unsigned i = 0, count = code >> 2; i < count; ++i) elements.push_back(decode(key, n, pos));
@@ -70,6 +77,10 @@ Type decode(const ArgCode* key, size_t n, size_t* pos) {
 }
 
 bool append_codes_in(const Type& t, bool in_tuple, std::vector<ArgCode>* key) {
+  if (t.is_enum()) {
+    key->push_back(enum_code(t.enum_class->id));
+    return append_codes_in(t.enum_class->value_type, in_tuple, key);
+  }
   if (t.is_tuple()) {
     if (t.elements.size() > kMaxTupleSize) return false;
     key->push_back(tuple_code(unsigned(t.elements.size())));
@@ -96,7 +107,9 @@ std::vector<Type> types_of_key(const ArgCode* key, size_t n) {
 bool append_codes(const Type& t, std::vector<ArgCode>* key) { return append_codes_in(t, false, key); }
 
 void append_param_sizes(const Type& t, std::vector<unsigned>* sizes) {
-  if (t.is_array()) {
+  if (t.kind == Type::Kind::EnumMember) {
+    append_param_sizes(t.enum_class->value_type, sizes);  // passed as its value
+  } else if (t.is_array()) {
     sizes->push_back(8);
     sizes->insert(sizes->end(), 2 * size_t(t.ndim), t.index32 ? 4u : 8u);
   } else if (t.is_record() || t.is_pointer()) {

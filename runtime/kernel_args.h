@@ -52,7 +52,12 @@ inline ArgCode record_code(unsigned record_id, unsigned ndim, Layout layout = La
   return ArgCode((layout == Layout::C ? 1u << 2 : 0u) | (index32 ? 1u << 3 : 0u) | (ndim << 4) |
                  (record_id << 8));
 }
-inline bool is_record_code(ArgCode code) { return (code & 3u) == 0 && code != kArgInvalid; }
+inline bool is_record_code(ArgCode code) { return (code & 3u) == 0 && (code & 0xFFu) != 0; }
+/// The header code of an Enum member (ir/enum_type.h): the class's id in the high byte and nothing in the low
+/// one (a record code always has its layout or ndim bits set there). The member's value follows it as an
+/// argument of its own (a number, or a tuple), as a tuple's elements follow its header.
+inline ArgCode enum_code(unsigned enum_id) { return ArgCode(enum_id << 8); }
+inline bool is_enum_code(ArgCode code) { return code != kArgInvalid && (code & 0xFFu) == 0; }
 
 /// The code of an array argument, index32 (ir/types.h) when its elements lie within 2 GiB of its data
 /// pointer and its extents are below 2**31. Throws std::invalid_argument for an extent of 2**62 or more, which
@@ -78,7 +83,8 @@ ArgCode code_of_type(const Type& t);
 /// The argument types a key stands for, tuples decoded from their headers.
 std::vector<Type> types_of_key(const ArgCode* key, size_t n);
 /// Appends the codes of an argument of type `t`; false when it cannot be passed from the host. A tuple's
-/// elements may be numbers, arrays and tuples of them, not records.
+/// elements may be numbers, arrays and tuples of them, not records; an Enum member is its class's header
+/// and its value's codes.
 bool append_codes(const Type& t, std::vector<ArgCode>* key);
 
 /// Appends the byte size of each flattened parameter of an argument of type `t`.

@@ -379,6 +379,9 @@ def describe(value, var=None, dispatcher_class=None):
     neither a device function nor a numba CPU function is recognised."""
     if value is None:
         return ("none",)
+    enum = sys.modules.get("enum")
+    if enum is not None and isinstance(value, enum.Enum):  # before the ints: an IntEnum member is one
+        return ("enum_member", value)  # typed by its class, held as its value (ir/enum_type.h)
     if isinstance(value, bool):
         return ("bool", value)
     if isinstance(value, int):
@@ -391,11 +394,14 @@ def describe(value, var=None, dispatcher_class=None):
         return ("float", value, None)
     if isinstance(value, str):
         return ("str", value)
+    if isinstance(value, bytes):
+        return ("bytes", value)
     if isinstance(value, tuple):
         elts = [describe(v, None, dispatcher_class) for v in value]
         if elts and all(e[0] == "array" for e in elts):
             return ("array_tuple", elts)
-        bad = [e for e in elts if e[0] not in ("int", "float", "bool", "none", "str", "tuple")]
+        constant = ("int", "float", "bool", "none", "str", "bytes", "tuple", "enum_member")
+        bad = [e for e in elts if e[0] not in constant]
         if bad:
             return ("unsupported", "a tuple holding values other than numbers")
         return ("tuple", elts)
@@ -487,12 +493,8 @@ def describe(value, var=None, dispatcher_class=None):
         from . import _exceptions
 
         return ("exception", _exceptions.reference(value))
-    enum = sys.modules.get("enum")
     if enum is not None and isinstance(value, type) and issubclass(value, enum.Enum):
-        return _enum_class(value, enum)
-    if enum is not None and isinstance(value, enum.Enum):  # an IntEnum member is an int, described above
-        return ("unsupported", f"it is a member of the Enum '{type(value).__name__}', whose members are not ints; "
-                               "gpujit supports IntEnum members, which are")
+        return ("enum", value)  # a class of constants: its members (python/src/enums.cpp)
     return ("unsupported", f"its value is a {type(value).__name__} object")
 
 
@@ -541,14 +543,6 @@ def _numba_record_dtype(value):
         return None
     dtype = getattr(value, "dtype", None)
     return dtype if getattr(dtype, "names", None) else None
-
-
-def _enum_class(cls, enum):
-    """An IntEnum class as a class of constants: `Cls.member` in a kernel is the member's int value."""
-    if not issubclass(cls, int):
-        return ("unsupported", f"'{cls.__name__}' is an Enum whose members are not ints; gpujit supports the "
-                               f"members of an IntEnum (class {cls.__name__}(enum.IntEnum)) as constants")
-    return ("constants", tuple((name, describe(int(member))) for name, member in cls.__members__.items()))
 
 
 def _device_array(value, interface, np):

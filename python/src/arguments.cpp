@@ -9,6 +9,7 @@
 
 #include "dlpack.h"
 #include "dtypes.h"
+#include "enums.h"
 #include "foreign_arrays.h"
 #include "runtime/device_array.h"
 #include "runtime/graph.h"
@@ -393,6 +394,10 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     classify_tuple(obj, i, kernel, param, device, stream);
     return;
   }
+  if (is_enum_member(obj)) {  // before the numbers: an IntEnum's member is an int too
+    classify_enum(obj, i, kernel, param, device, stream);
+    return;
+  }
   for (int direction = 0; direction < 3; ++direction) {
     if (!g_arg_hint_types[direction] || !PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(g_arg_hint_types[direction])))
       continue;
@@ -458,6 +463,29 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
                                "__cuda_array_interface__ or __dlpack__");
   }
   throw pybind11::type_error(describe(kernel, param, i) + " of type '" + name + "' cannot be passed: " + why);
+}
+
+void Arguments::classify_enum(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
+                              rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
+  const EnumType* e = nullptr;
+  try {
+    e = &enum_type_of(pybind11::type::handle_of(obj));
+  } catch (const pybind11::type_error& error) {
+    throw pybind11::type_error(describe(kernel, param, i) + " is a member of an Enum kernels cannot take: " +
+                               error.what());
+  }
+  last_code() = rt::enum_code(e->id);
+  pybind11::object value = pybind11::handle(obj).attr("_value_");
+  unsigned char* bytes = add_slot().bytes;  // the value's slot; the header's stays as it is
+  if (PyTuple_CheckExact(value.ptr())) {
+    classify_tuple(value.ptr(), i, kernel, param, device, stream);
+    return;
+  }
+  rt::ArgCode code = fast_number(value.ptr(), bytes, kernel, param, i);
+  if (!code) code = slow_number(value.ptr(), bytes);
+  if (!code)
+    throw pybind11::type_error(describe(kernel, param, i) + " is an Enum member whose value is not a number");
+  last_code() = code;
 }
 
 namespace {
@@ -540,7 +568,7 @@ void** Arguments::pack(const rt::ArgCode* targets) {
       w.u64(value);
       continue;
     }
-    if (rt::is_tuple_code(codes[i])) continue;  // its elements follow
+    if (rt::is_tuple_code(codes[i]) || rt::is_enum_code(codes[i])) continue;  // its elements (value) follow
     if (v.array) {
       const rt::ArrayView& a = *v.array;
       w.u64(a.data);

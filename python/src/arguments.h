@@ -139,6 +139,10 @@ class Arguments {
                       rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   void classify_slow(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
                      rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
+  /// A member of an Enum class (ir/enum_type.h): its class's header code, then its value as an argument of
+  /// its own (a number or a tuple) in the slots that follow.
+  void classify_enum(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
+                     rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   /// A NumPy array copied to the device for the launch (unless !copy_in: gpujit.Out) and back after it
   /// (unless !copy_back: gpujit.In, or a read-only array).
   void host_array(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream,

@@ -19,7 +19,31 @@ PyTypeObject* g_device_array_type = nullptr;
 // ---------------------------------------------------------------------------------------------------------
 // Host buffers
 
-HostBuffer::HostBuffer(PyObject* obj, bool writable, bool text_fields) {
+namespace {
+
+// NumPy exports no buffer for datetime64 and timedelta64 arrays ("cannot include dtype 'M' in a buffer"):
+// such an array is read through an int64 view of its memory (which the buffer keeps alive), the unit kept in
+// the kind (ir/datetime_types.h). nullopt, with no Python error set, for any other object.
+std::optional<ScalarKind> npdatetime_buffer(PyObject* obj, Py_buffer* buf, int flags) {
+  if (!PyObject_HasAttrString(obj, "dtype") || !PyObject_HasAttrString(obj, "view")) return std::nullopt;
+  pyb::handle h(obj);
+  pyb::object dtype = h.attr("dtype");
+  if (!pyb::hasattr(dtype, "str")) return std::nullopt;
+  std::string typestr = pyb::str(dtype.attr("str")).cast<std::string>();
+  if (typestr.size() < 3 || (typestr[1] != 'M' && typestr[1] != 'm')) return std::nullopt;
+  std::optional<ScalarKind> kind = kind_from_typestr(typestr);  // not big-endian, not a multiple of a unit
+  if (!kind) return std::nullopt;
+  pyb::object counts = h.attr("view")("int64");
+  if (PyObject_GetBuffer(counts.ptr(), buf, flags) != 0) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  return kind;
+}
+
+}  // namespace
+
+HostBuffer::HostBuffer(PyObject* obj, bool writable) {
   int flags = writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO;
   if (PyObject_GetBuffer(obj, &buf_, flags) != 0) {
     pyb::error_already_set error;
@@ -38,7 +62,7 @@ HostBuffer::HostBuffer(PyObject* obj, bool writable, bool text_fields) {
     throw error;
   }
   ok_ = true;
-  if (!read_element_type(obj, text_fields)) {
+  if (!read_element_type(obj)) {
     std::string format = buf_.format ? buf_.format : "B";
     throw pyb::type_error("cannot use a host array with element format '" + format + "' and " +
                           std::to_string(buf_.ndim) + " dimensions: gpujit supports booleans, integers, "
@@ -47,11 +71,15 @@ HostBuffer::HostBuffer(PyObject* obj, bool writable, bool text_fields) {
   }
 }
 
-bool HostBuffer::read_element_type(PyObject* obj, bool text_fields) {
+bool HostBuffer::read_element_type(PyObject* obj) {
   if (buf_.ndim > rt::kMaxDims) return false;
   if (buf_.format && buf_.format[0] == 'T' && buf_.format[1] == '{' && PyObject_HasAttrString(obj, "dtype")) {
-    record_ = record_from_numpy(pyb::handle(obj).attr("dtype"), text_fields);  // throws for an unsupported field
+    record_ = record_from_numpy(pyb::handle(obj).attr("dtype"));  // throws for an unsupported field
     return record_ && record_->size == uint64_t(buf_.itemsize);
+  }
+  if (const RecordType* text = string_dtype_from_format(buf_.format)) {  // 'S<n>', 'U<n>': CharSeq elements
+    record_ = text;
+    return text->size == uint64_t(buf_.itemsize);
   }
   auto kind = kind_from_format(buf_.format);
   if (!kind || scalar_size(*kind) != unsigned(buf_.itemsize)) return false;
@@ -59,7 +87,7 @@ bool HostBuffer::read_element_type(PyObject* obj, bool text_fields) {
   return true;
 }
 
-HostBuffer::HostBuffer(PyObject* obj, std::nothrow_t, bool text_fields) {
+HostBuffer::HostBuffer(PyObject* obj, std::nothrow_t) {
   if (!PyObject_CheckBuffer(obj) || PyObject_GetBuffer(obj, &buf_, PyBUF_RECORDS_RO) != 0) {
     PyErr_Clear();
     try {
@@ -79,7 +107,7 @@ HostBuffer::HostBuffer(PyObject* obj, std::nothrow_t, bool text_fields) {
   ok_ = true;
   bool usable = false;
   try {
-    usable = read_element_type(obj, text_fields);
+    usable = read_element_type(obj);
   } catch (const pyb::error_already_set&) {
     PyErr_Clear();
   } catch (const pyb::type_error&) {
@@ -140,6 +168,7 @@ bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::stri
   }
   auto kind = kind_from_typestr(PyUnicode_AsUTF8(typestr));
   PyObject* descr = PyDict_GetItemString(raw, "descr");
+  if (!kind && (out->record = string_dtype_from_typestr(PyUnicode_AsUTF8(typestr)))) kind = ScalarKind::UInt8;
   if (!kind && descr && PyUnicode_AsUTF8(typestr)[1] == 'V') {
     // A structured element: its fields are in `descr` (NumPy's list of (name, typestr[, shape])).
     out->record = record_from_numpy(numpy().attr("dtype")(pyb::handle(descr), pyb::arg("align") = false));
@@ -366,7 +395,7 @@ static void check_compatible(const rt::ArrayView& a, const rt::ArrayView& b) {
 
 pyb::object host_to_device(PyObject* host, std::shared_ptr<rt::Stream> stream) {
   pyb::object holder = pyb::reinterpret_borrow<pyb::object>(host);
-  HostBuffer probe(host, std::nothrow, /*text_fields=*/true);
+  HostBuffer probe(host, std::nothrow);
   rt::ArrayView hv;
   bool contiguous = false;
   if (probe.ok()) {
@@ -399,7 +428,7 @@ pyb::object host_to_device(PyObject* host, std::shared_ptr<rt::Stream> stream) {
     // Lists, scalars and strided arrays: let NumPy make a contiguous copy first.
     holder = numpy().attr("ascontiguousarray")(holder);
   }
-  HostBuffer buf(holder.ptr(), false, /*text_fields=*/true);
+  HostBuffer buf(holder.ptr(), false);
   hv = buf.view();
   std::vector<int64_t> shape(hv.shape, hv.shape + hv.ndim);
   PyDeviceArray a = allocate_array(shape, ElementType{hv.dtype, hv.record}, !hv.is_c_contiguous() && hv.is_f_contiguous(), stream);
@@ -429,7 +458,7 @@ pyb::object device_to_host(const PyDeviceArray& array, pyb::handle into, const s
   } else {
     out = pyb::reinterpret_borrow<pyb::object>(into);
   }
-  HostBuffer dst(out.ptr(), true, /*text_fields=*/true);
+  HostBuffer dst(out.ptr(), true);
   rt::ArrayView hv = dst.view();
   bool same_shape = hv.ndim == v.ndim && std::equal(v.shape, v.shape + v.ndim, hv.shape);
   if (!same_shape || !hv.same_dtype(v)) {
@@ -497,7 +526,7 @@ static void copy_into_device(PyDeviceArray& dst, pyb::handle src, const std::sha
   }
   bool fortran = !core.is_c_contiguous() && core.is_f_contiguous();
   pyb::object holder = numpy().attr("asarray")(host, pyb::arg("order") = fortran ? "F" : "C");
-  HostBuffer buf(holder.ptr(), false, /*text_fields=*/true);
+  HostBuffer buf(holder.ptr(), false);
   check_compatible(core, buf.view());
   if (v.size() == 0) return;
   blocking_call(device, size_t(core.nbytes()), [&] {
@@ -842,7 +871,7 @@ void register_arrays(pyb::module_& m) {
      "another device is copied to the current one.");
 
   m.def("device_array", [](pyb::handle shape, pyb::handle dtype, pyb::handle stream, const std::string& order) {
-    ElementType kind = dtype.is_none() ? ElementType{} : element_from_dtype_like(dtype, /*text_fields=*/true);
+    ElementType kind = dtype.is_none() ? ElementType{} : element_from_dtype_like(dtype);
     rt::Device& device = rt::Runtime::get().current_device();
     PyDeviceArray a =
         allocate_array(shape_from_python(shape), kind, order == "F", array_stream_from_python(stream, device));
@@ -883,7 +912,7 @@ void register_arrays(pyb::module_& m) {
 
   m.def("_device_array_like", [](pyb::handle shape, pyb::handle dtype, bool fortran, pyb::handle stream) {
     rt::Device& device = rt::Runtime::get().current_device();
-    PyDeviceArray a = allocate_array(shape_from_python(shape), element_from_dtype_like(dtype, /*text_fields=*/true),
+    PyDeviceArray a = allocate_array(shape_from_python(shape), element_from_dtype_like(dtype),
                                      fortran, array_stream_from_python(stream, device));
     return wrap_device_array(std::move(a.view), std::move(a.stream));
   });
@@ -905,7 +934,7 @@ void register_arrays(pyb::module_& m) {
      "default stream); its interface's own stream is not read (gpujit.as_cuda_array reads it).");
   m.def("_device_view", [](pyb::handle owner, uint64_t ptr, pyb::handle shape, pyb::handle strides,
                            pyb::handle dtype, pyb::handle stream) {
-    ElementType e = element_from_dtype_like(dtype, /*text_fields=*/true);
+    ElementType e = element_from_dtype_like(dtype);
     rt::ArrayView v;
     v.dtype = e.kind;
     v.record = e.record;

@@ -61,10 +61,9 @@ inline rt::ArrayView* device_array_view(PyObject* obj) { return &device_array_of
 class HostBuffer {
  public:
   /// Acquires `obj`'s buffer; throws TypeError if it has none or its element type is unsupported.
-  /// `text_fields`: records may have string fields (for copies to and from device arrays, not for kernels).
-  explicit HostBuffer(PyObject* obj, bool writable = false, bool text_fields = false);
+  explicit HostBuffer(PyObject* obj, bool writable = false);
   /// Tries to acquire; ok() says whether it worked (no Python error is left set).
-  HostBuffer(PyObject* obj, std::nothrow_t, bool text_fields = false);
+  HostBuffer(PyObject* obj, std::nothrow_t);
   ~HostBuffer();
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
@@ -84,7 +83,7 @@ class HostBuffer {
   const RecordType* record_ = nullptr;
   /// Reads the buffer's element type; false if gpujit cannot use it. Structured elements ("T{...}") are
   /// read from the object's NumPy dtype (record_from_numpy).
-  bool read_element_type(PyObject* obj, bool text_fields);
+  bool read_element_type(PyObject* obj);
 };
 
 /// Reads `obj.__cuda_array_interface__` into a view (no keep-alive). Returns false with *error set if the

@@ -137,9 +137,9 @@ pyb::dict& record_of_numpy() {
   return *d;
 }
 
-/// The record of structured dtype `dt`; `text`: fixed-width string fields ('S<n>', 'U<n>') are allowed, as
-/// code-unit arrays marked as text (ir/record_type.h), for device arrays that move their bytes.
-const RecordType* convert_record(pyb::handle dt, const std::string& path, bool text) {
+/// The record of structured dtype `dt`; fixed-width string fields ('S<n>', 'U<n>') are code-unit arrays
+/// marked as text (ir/record_type.h), which kernels read as CharSeqs.
+const RecordType* convert_record(pyb::handle dt, const std::string& path) {
   std::vector<RecordField> fields;
   pyb::object names = dt.attr("names");
   pyb::dict by_name = dt.attr("fields");
@@ -160,10 +160,10 @@ const RecordType* convert_record(pyb::handle dt, const std::string& path, bool t
     std::string typestr = pyb::str(ft.attr("str")).cast<std::string>();
     char string_kind = typestr.size() > 2 && typestr[0] != '>' ? typestr[1] : 0;  // 'S' or 'U': a string
     if (!ft.attr("names").is_none()) {
-      f.type = Type::record_of(convert_record(ft, where, text));
+      f.type = Type::record_of(convert_record(ft, where));
     } else if (auto k = kind_from_typestr(typestr)) {
       f.type = Type::scalar_of(*k);
-    } else if (text && (string_kind == 'S' || string_kind == 'U')) {
+    } else if (string_kind == 'S' || string_kind == 'U') {  // kernels hold CharSeqs of it (ir/charseq.h)
       f.type = Type::scalar_of(string_kind == 'S' ? ScalarKind::UInt8 : ScalarKind::UInt32);
       f.shape.push_back(ft.attr("itemsize").cast<int64_t>() / (string_kind == 'S' ? 1 : 4));
       f.text = true;
@@ -192,24 +192,81 @@ const RecordType* convert_record(pyb::handle dt, const std::string& path, bool t
   return r;
 }
 
+/// The interned string dtype of NumPy's 'S<n>' or 'U<n>'; its NumPy dtype is kept for numpy_dtype_of().
+const RecordType* string_dtype(char kind, uint64_t n) {
+  std::string error;
+  ScalarKind unit = kind == 'S' ? ScalarKind::UInt8 : ScalarKind::UInt32;
+  const RecordType* r = intern_string_dtype(unit, n, &error);
+  if (!r) throw pyb::type_error(error);
+  auto& dtypes = numpy_of_record();
+  if (dtypes.size() < r->id + 1u) dtypes.resize(r->id + 1u);
+  if (!dtypes[r->id]) dtypes[r->id] = numpy().attr("dtype")((kind == 'S' ? "S" : "<U") + std::to_string(n));
+  return r;
+}
+
+/// The decimal number `digits` is made of, or nullopt (no digits, or another character).
+std::optional<uint64_t> decimal(std::string_view digits) {
+  if (digits.empty() || digits.size() > 12) return std::nullopt;
+  uint64_t n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + uint64_t(c - '0');
+  }
+  return n;
+}
+
 }  // namespace
 
-const RecordType* record_from_numpy(pyb::handle dtype, bool text_fields) {
+const RecordType* string_dtype_from_typestr(std::string_view t);
+
+namespace {
+
+/// The string dtype a dtype-like object names ('S12', '<U5', np.dtype('S3')), or null. Only text that
+/// reads as one (or a NumPy dtype of kind 'S' or 'U') asks NumPy.
+const RecordType* string_dtype_like(pyb::handle obj) {
+  std::string text;
+  if (pyb::isinstance<pyb::str>(obj)) {
+    text = obj.cast<std::string>();
+  } else if (pyb::hasattr(obj, "kind") && pyb::hasattr(obj, "str") && pyb::hasattr(obj, "itemsize")) {
+    text = pyb::str(obj.attr("str")).cast<std::string>();
+  }
+  size_t k = !text.empty() && (text[0] == '<' || text[0] == '|' || text[0] == '=') ? 1 : 0;
+  if (k >= text.size() || (text[k] != 'S' && text[k] != 'U')) return nullptr;
+  return string_dtype_from_typestr(pyb::str(numpy().attr("dtype")(obj).attr("str")).cast<std::string>());
+}
+
+}  // namespace
+
+const RecordType* string_dtype_from_typestr(std::string_view t) {
+  if (t.size() < 3 || (t[0] != '|' && t[0] != '<' && t[0] != '=')) return nullptr;
+  if (t[1] != 'S' && t[1] != 'U') return nullptr;
+  std::optional<uint64_t> n = decimal(t.substr(2));
+  return n ? string_dtype(t[1], *n) : nullptr;
+}
+
+const RecordType* string_dtype_from_format(const char* format) {
+  if (!format) return nullptr;
+  std::string_view f(format);
+  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@' || f[0] == '|')) f.remove_prefix(1);
+  if (f.empty() || (f.back() != 's' && f.back() != 'w')) return nullptr;
+  std::optional<uint64_t> n = f.size() == 1 ? std::optional<uint64_t>(1) : decimal(f.substr(0, f.size() - 1));
+  return n ? string_dtype(f.back() == 's' ? 'S' : 'U', *n) : nullptr;
+}
+
+const RecordType* record_from_numpy(pyb::handle dtype) {
   if (!pyb::hasattr(dtype, "names") || dtype.attr("names").is_none()) return nullptr;
   pyb::dict& cache = record_of_numpy();
   // NumPy's dtype equality (and hash) ignores align=True when the offsets come out the same, but numba's
   // Record type, and so the kernel's signature, tells the two apart: the flag is part of the key.
   pyb::tuple key = pyb::make_tuple(dtype, dtype.attr("isalignedstruct"));
   const RecordType* r = cache.contains(key) ? record_by_id(cache[key].cast<unsigned>())
-                                            : convert_record(dtype, "", text_fields);
+                                            : convert_record(dtype, "");
   cache[key] = r->id;
-  // A record with a string field, made for a device array before: not for a kernel (the conversion without
-  // strings throws, naming the field).
-  if (!text_fields && !r->text_field.empty()) convert_record(dtype, "", false);
   return r;
 }
 
-ElementType element_from_dtype_like(pyb::handle obj, bool text_fields) {
+ElementType element_from_dtype_like(pyb::handle obj) {
+  if (const RecordType* r = string_dtype_like(obj)) return ElementType{ScalarKind::UInt8, r};
   // A structured dtype, or anything np.dtype() makes one of (a list of fields, a record scalar type).
   PyObject* np = pyb::isinstance<pyb::str>(obj) ? nullptr : PyImport_GetModule(pyb::str("numpy").ptr());
   if (np) {  // NumPy is imported already if the user holds one of its dtypes
@@ -225,7 +282,7 @@ ElementType element_from_dtype_like(pyb::handle obj, bool text_fields) {
       if (pyb::hasattr(d, "names")) dt = d;
     }
     if (dt) {
-      if (const RecordType* r = record_from_numpy(dt, text_fields)) return ElementType{ScalarKind::UInt8, r};
+      if (const RecordType* r = record_from_numpy(dt)) return ElementType{ScalarKind::UInt8, r};
     }
   }
   return ElementType{kind_from_dtype_like(obj), nullptr};

@@ -35,17 +35,21 @@ std::optional<ScalarKind> kind_from_dlpack(uint8_t code, uint8_t bits, uint16_t 
 ScalarKind kind_from_dtype_like(pyb::handle obj);
 /// The record type of a NumPy structured dtype (align=True or packed, nested records, sub-array fields);
 /// null if `dtype` is not a structured dtype. Throws TypeError naming the field whose type kernels cannot
-/// use (objects, strings, big-endian numbers). With `text_fields`, fixed-width strings ('S5', 'U5') are
-/// allowed, for device arrays that move the records' bytes (RecordType::text_field). Cached per dtype.
-const RecordType* record_from_numpy(pyb::handle dtype, bool text_fields = false);
+/// use (objects, big-endian numbers); fixed-width string fields ('S5', 'U5') are CharSeqs (ir/charseq.h).
+/// Cached per dtype.
+const RecordType* record_from_numpy(pyb::handle dtype);
 /// An element type: a scalar kind, or a record (then `kind` is unused).
 struct ElementType {
   ScalarKind kind = ScalarKind::Float64;
   const RecordType* record = nullptr;
 };
-/// As kind_from_dtype_like, accepting structured dtypes too (with string fields if `text_fields`, as
-/// record_from_numpy).
-ElementType element_from_dtype_like(pyb::handle obj, bool text_fields = false);
+/// As kind_from_dtype_like, accepting structured dtypes and string dtypes ('S12', np.dtype('<U5')) too.
+ElementType element_from_dtype_like(pyb::handle obj);
+/// The string dtype (ir/record_type.h intern_string_dtype) of NumPy's 'S<n>' or 'U<n>' from a typestr
+/// ("|S12", "<U12") or a buffer format ("12s", "12w"); null for any other element type. numpy_dtype_of()
+/// knows its NumPy dtype. Throws TypeError when the process has used up its record ids.
+const RecordType* string_dtype_from_typestr(std::string_view typestr);
+const RecordType* string_dtype_from_format(const char* format);
 /// numpy.dtype of an array view's element type: the structured dtype a record came from.
 pyb::object numpy_dtype_of(const rt::ArrayView& view);
 /// numpy.dtype for a kind (imports NumPy on first use).

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "dtypes.h"
+#include "enums.h"
 #include "errors.h"
 
 namespace gpujit::py {
@@ -38,13 +39,13 @@ ConstValue constant_of(const pyb::tuple& d) {
                                 d[2].is_none() ? ScalarKind::Float64 : dtype_named(d[2]));
   }
   if (tag == "bool") return ConstValue::of_bool(d[1].cast<bool>());
-  if (tag == "str") {
-    ConstValue v;
-    v.kind = ConstValue::Kind::String;
-    v.s = d[1].cast<std::string>();
-    return v;
-  }
+  if (tag == "str") return ConstValue::of_string(d[1].cast<std::string>(), false);
+  if (tag == "bytes") return ConstValue::of_string(d[1].cast<std::string>(), true);
   if (tag == "none") return ConstValue{};
+  if (tag == "enum_member") {  // ("enum_member", member): a constant of its class's type (enums.h)
+    const EnumType& e = enum_type_of(pyb::type::handle_of(d[1]));
+    return *e.find(d[1].attr("_name_").cast<std::string>());
+  }
   if (tag == "tuple") {
     std::vector<ConstValue> elts;
     for (pyb::handle e : d[1]) elts.push_back(constant_of(pyb::reinterpret_borrow<pyb::tuple>(e)));
@@ -102,6 +103,10 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
                           constant_of(pyb::reinterpret_borrow<pyb::tuple>(member[1])));
         }
         g = GlobalValue::of_constants(std::move(members));
+      } else if (tag == "enum") {
+        // ("enum", class): an Enum class, a class of constants whose members are typed by it (enums.h)
+        const EnumType& e = enum_type_of(d[1]);
+        g = GlobalValue::of_constants(std::map<std::string, ConstValue>(e.members.begin(), e.members.end()));
       } else if (tag == "namespace") {
         // ("namespace", (attribute, ...)): a module of the user's; each attribute the kernel names is the
         // global "name.attribute", described on its own.

@@ -69,7 +69,7 @@ const ErrorCase kUnsupported[] = {
     {"    for *x in a:\n        pass\n", "2:9: starred expressions ('*x') are not supported in kernels"},
     {"    x = f\"{a}\"\n", "2:9: f-strings are not supported in kernels"},
     {"    x = 'a' f\"{a}\"\n", "2:13: f-strings are not supported in kernels"},
-    {"    x = b'abc'\n", "2:9: bytes literals are not supported in kernels"},
+    {"    x = b'abc' 'd'\n", "2:16: cannot mix bytes and nonbytes literals"},
     {"    x = a @ b\n", "2:11: the matrix multiplication operator '@' is not supported in kernels"},
     {"    a @= b\n", "2:7: the matrix multiplication operator '@=' is not supported in kernels"},
     {"    match a:\n        case 1:\n            pass\n",

@@ -43,7 +43,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"def k(a):\n    x = a if a[0] else 2.5\n", "float64[:]", false},
         Case{"def k(a):\n    x = None\n", "float64[:]", false},
         Case{"def k(a):\n    os.getcwd()\n", "float64[:]", false},
-        Case{"def k(a):\n    s = 'text'\n", "float64[:]", false},
+        Case{"def k(a):\n    s = 'text'\n", "float64[:]", true},  // a string value (ir/charseq.h)
+        Case{"def k(a):\n    a[0] = 'text'\n", "float64[:]", false},
         Case{"def k(a):\n    'a comment string'\n    return\n", "float64[:]", true},
         Case{"def k(a):\n    return None\n", "float64[:]", true},
         Case{"def k(a):\n    i = 0\n    while i < 10:\n        i += 1\n    else:\n        a[0] = i\n",
