@@ -208,7 +208,7 @@ std::vector<BuiltinInfo> make_rows() {
       value(Id::ArrayImag, S::Array, "imag", T::ArrayAttr, L::ArrayAttr, BuiltinReg::None, 0,
             "a complex array's imaginary parts: a view of its memory, as `real`; complex arrays only"),
       // Python builtins.
-      fn(Id::Len, S::Python, "len", 1, 1, T::Len, L::Inline, "len(a): extent of an array's first axis; len(tuple)"),
+      fn(Id::Len, S::Python, "len", 1, 1, T::Len, L::Inline, "len(a): extent of an array's first axis; len(tuple); len(s) of a string: NumPy's length"),
       fn(Id::LiteralUnroll, S::Kernel, "literal_unroll", 1, 1, T::LiteralUnroll, L::Inline,
          "for x in literal_unroll(t): a loop over a tuple, as numba's numba.literal_unroll; the tuple's "
          "elements must share one type (arrays of one dtype and rank, of any lengths)"),
