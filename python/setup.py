@@ -25,6 +25,7 @@ import pybind11
 from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.errors import CompileError, LinkError
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -67,15 +68,18 @@ _LTO_FLAGS = ("-flto=auto", "-fno-fat-lto-objects")
 
 def _lto_links(compiler):
     """Whether this compiler can link with -flto: some toolchains (a GCC built into /opt for the Python that
-    names it) lack a working lto-wrapper, and their link fails with "could not run lto-wrapper"."""
-    linker = list(getattr(compiler, "linker_so_cxx", None) or compiler.linker_so)
+    names it) lack a working lto-wrapper, and their link fails with "could not run lto-wrapper". The probe
+    compiles and links one file with the commands and LTO flags the real build uses."""
+    compile_command = list(compiler.compiler_so)
+    link_command = list(getattr(compiler, "linker_so_cxx", None) or compiler.linker_so)
     with tempfile.TemporaryDirectory() as work:
-        source = os.path.join(work, "probe.cpp")
+        source, obj = os.path.join(work, "probe.cpp"), os.path.join(work, "probe.o")
         with open(source, "w") as f:
             f.write("int gpujit_probe(int x) { return x + 1; }\n")
-        command = [linker[0], "-shared", "-fPIC", "-O2", "-flto=auto", source, "-o", os.path.join(work, "probe.so")]
+        steps = [compile_command + ["-O2", *_LTO_FLAGS, "-c", source, "-o", obj],
+                 link_command + [obj, "-O2", "-flto=auto", "-o", os.path.join(work, "probe.so")]]
         try:
-            return subprocess.run(command, capture_output=True, timeout=120).returncode == 0
+            return all(subprocess.run(step, capture_output=True, timeout=120).returncode == 0 for step in steps)
         except (OSError, subprocess.SubprocessError):
             return False
 
@@ -96,6 +100,20 @@ class BuildPyWithTopLevelFiles(build_py):
 class BuildAgainstCore(build_ext):
     """build_ext that finds the headers and library of the installed gpujit-core, which must be the very
     version of this package: the binding and the core share C++ structs."""
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except (CompileError, LinkError):
+            if not any(a in _LTO_FLAGS for a in ext.extra_link_args + ext.extra_compile_args):
+                raise
+            # The probe can pass where the real, larger link still cannot run the lto-wrapper (seen on a GPU
+            # machine's /opt/gcc): build once more without link-time optimization.
+            print("gpujit: the link with -flto failed; building again without link-time optimization")
+            ext.extra_compile_args = [a for a in ext.extra_compile_args if a not in _LTO_FLAGS]
+            ext.extra_link_args = [a for a in ext.extra_link_args if a not in _LTO_FLAGS]
+            self.force = True
+            super().build_extension(ext)
 
     def build_extensions(self):
         version = self.distribution.get_version()
