@@ -95,31 +95,24 @@ _LATER_TESTS = [(re.compile(p), why) for p, why in LATER_TESTS]
 _NEEDS_GPU = [(re.compile(p), why) for p, why in NEEDS_GPU]
 
 
+def _reason(test_id, modules, patterns):
+    """The reason `modules` (by module name) or `patterns` (over the whole id) give for a test, or None."""
+    module = test_id.split("::", 1)[0]
+    if module in modules:
+        return modules[module]
+    return next((why for pattern, why in patterns if pattern.search(test_id)), None)
+
+
 def out_of_scope(test_id):
     """The reason a test (module::Class::test) is out of scope, or None."""
-    module = test_id.split("::", 1)[0]
-    if module in MODULES:
-        return MODULES[module]
-    for pattern, why in _TESTS:
-        if pattern.search(test_id):
-            return why
-    return None
+    return _reason(test_id, MODULES, _TESTS)
 
 
 def later(test_id):
     """The issue (and reason) that owns an in-scope test counted apart for now, or None."""
-    module = test_id.split("::", 1)[0]
-    if module in LATER_MODULES:
-        return LATER_MODULES[module]
-    for pattern, why in _LATER_TESTS:
-        if pattern.search(test_id):
-            return why
-    return None
+    return _reason(test_id, LATER_MODULES, _LATER_TESTS)
 
 
 def needs_gpu(test_id):
     """The reason a test means nothing on the CPU backend, or None."""
-    for pattern, why in _NEEDS_GPU:
-        if pattern.search(test_id):
-            return why
-    return None
+    return _reason(test_id, {}, _NEEDS_GPU)
