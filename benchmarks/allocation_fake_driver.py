@@ -17,7 +17,6 @@ package (its gpujit folder's parent). valgrind must be installed.
 import argparse
 import importlib.util
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,23 +24,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from launch_fake_driver import fake_driver  # noqa: E402  builds the fake driver when it is missing or stale
+from launch_fake_driver import callgrind_per_op, fake_driver  # noqa: E402  builds the fake driver when it is missing or stale
 
 SHAPES = ("device_array", "to_device", "host argument")
 
 
 def instructions_per_op(shape, small=2000, large=12000):
-    totals = []
-    for n in (small, large):
-        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
-               "--only", shape, "--n", str(n), "--rounds", "1"]
-        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        refs = [line for line in out.stderr.splitlines() if "I   refs:" in line]
-        if out.returncode != 0 or not refs:
-            sys.exit(f"callgrind failed for {shape!r}:\n{out.stderr[-2000:]}")
-        totals.append(int(refs[-1].split()[-1].replace(",", "")))
-    return (totals[1] - totals[0]) / (large - small)
+    return callgrind_per_op(__file__, shape, small, large)
 
 
 def operations(gpu, np, kernel):

@@ -40,9 +40,15 @@ def fake_driver():
 
 
 def instructions_per_launch(shape, small=2000, large=22000):
+    return callgrind_per_op(__file__, shape, small, large)
+
+
+def callgrind_per_op(script, shape, small, large):
+    """Instructions per operation of `script --only SHAPE`, from two callgrind runs of `small` and `large`
+    operations (the difference cancels the process' start); allocation_fake_driver.py uses it too."""
     totals = []
     for n in (small, large):
-        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, script,
                "--only", shape, "--n", str(n), "--rounds", "1"]
         # NumPy's OpenBLAS threads spin for as long as the process runs, which would add its wall time.
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
