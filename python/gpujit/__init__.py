@@ -34,18 +34,8 @@ _core._set_warning_class(PerformanceWarning)
 _core._set_signature_dict(_SignatureDict.from_texts)
 
 
-def _start_warm_up():
-    """The compiler's one-time initialisation on a background thread (compiler/warm_up.h), so that the first
-    kernel of the process compiles as fast as later ones; GPUJIT_WARM_UP=0 turns it off."""
-    import atexit
-    import os
-
-    if os.environ.get("GPUJIT_WARM_UP", "1") != "0":
-        _core._start_warm_up()
-        atexit.register(_core._wait_warm_up)
-
-
-_start_warm_up()
+# The compiler's warm-up (compiler/warm_up.h) starts with the first kernel a program defines
+# (_dispatcher.start_warm_up), not here: a process that compiles nothing neither runs it nor waits for it at exit.
 
 
 # The launch path's performance warnings, on by default as in numba-cuda; gpujit.config switches them at run

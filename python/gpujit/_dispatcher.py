@@ -11,11 +11,7 @@ Layer "dispatcher" of the Python package (docs/architecture.md): imports the com
 
 import operator
 import os
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import warnings
 from collections import Counter, namedtuple
 
@@ -31,11 +27,31 @@ from .errors import InvalidConfigWarning
 CacheStats = namedtuple("CacheStats", ("cache_path", "cache_hits", "cache_misses"))
 
 
+_warm_up_started = False
+
+
+def start_warm_up():
+    """Starts the compiler's one-time initialisation on a background thread (compiler/warm_up.h), once per
+    process, so that the first kernel compiles as fast as later ones; GPUJIT_WARM_UP=0 turns it off. The first
+    Dispatcher made calls it: a kernel's definition comes well before its first launch, and a process that
+    defines no kernel (`import gpujit` alone, a script that only copies arrays) neither runs the warm-up nor
+    waits for it at exit, which is most of `import gpujit`'s time in a short process otherwise."""
+    global _warm_up_started
+    _warm_up_started = True
+    if os.environ.get("GPUJIT_WARM_UP", "1") != "0":
+        import atexit
+
+        _core._start_warm_up()
+        atexit.register(_core._wait_warm_up)
+
+
 class Dispatcher(_core.Dispatcher):
     """A jitted kernel (or, with device=True, a device function callable from kernels)."""
 
     def __init__(self, pyfunc, device=False, fastmath=False, opt=3, lineinfo=False, debug=False, max_registers=0,
                  cache=False, warn_float64=True, launch_bounds=None, debug_info=False, targetoptions=None):
+        if not _warm_up_started:
+            start_warm_up()
         code = pyfunc.__code__
         if code.co_flags & 0x0C:  # CO_VARARGS | CO_VARKEYWORDS
             raise TypeError(f"'{pyfunc.__name__}': kernels take positional parameters only (no *args, **kwargs)")
@@ -583,11 +599,15 @@ class DeviceCompileResult:
 _FunctionDescriptor = namedtuple("FunctionDescriptor", ("name", "qualname", "mangled_name", "argtypes", "restype"))
 
 # The first function a device function's PTX defines: `.visible .func (.param ...) NAME(`.
-_PTX_FUNC = re.compile(r"^\.visible\s+\.func\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)", re.M)
+_PTX_FUNC = r"^\.visible\s+\.func\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)"
 
 
+# re, shutil, subprocess and tempfile are imported by the functions that use them, not by `import gpujit`
+# (benchmarks/import_time.py): they cost milliseconds at every start and serve only introspection.
 def _ptx_function_name(ptx):
-    m = _PTX_FUNC.search(ptx)
+    import re
+
+    m = re.search(_PTX_FUNC, ptx, re.M)
     if m is None:
         raise RuntimeError("the device function's PTX defines no function")
     return m.group(1)
@@ -595,6 +615,11 @@ def _ptx_function_name(ptx):
 
 def _sass_of(ptx):
     """SASS for the one kernel of `ptx`: ptxas for its target, then cuobjdump (the CUDA toolkit's tools)."""
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+
     ptxas = _find_ptxas()
     tool = os.path.join(os.path.dirname(ptxas), "cuobjdump")
     if not os.path.isfile(tool):
@@ -654,12 +679,16 @@ def _kernel_locals(dump, numba_types):
 
 
 # Bytes per element of a PTX variable's type suffix (.b8, .u32, .f64 ...).
-_CONST_DECL = re.compile(r"^\s*(?:\.visible\s+|\.global\s+)?\.const\s+(?:\.align\s+\d+\s+)?\.[bsuf](\d+)\s+"
-                         r"[^\s\[;=]+((?:\[\d+\])*)", re.M)
+_CONST_DECL = (r"^\s*(?:\.visible\s+|\.global\s+)?\.const\s+(?:\.align\s+\d+\s+)?\.[bsuf](\d+)\s+"
+               r"[^\s\[;=]+((?:\[\d+\])*)")
 
 
 def _resource_figures(ptx):
     """Registers, shared, local and constant bytes and the largest block of the one kernel in `ptx`."""
+    import re
+    import subprocess
+    import tempfile
+
     ptxas = _find_ptxas()
     arch = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
     with tempfile.TemporaryDirectory(prefix="gpujit-ptxas-") as folder:
@@ -679,7 +708,7 @@ def _resource_figures(ptx):
 
     regs = number(r"Used (\d+) registers")
     const = 0
-    for bits, dims in _CONST_DECL.findall(ptx):
+    for bits, dims in re.findall(_CONST_DECL, ptx, re.M):
         count = 1
         for d in re.findall(r"\d+", dims):
             count *= int(d)
@@ -697,6 +726,8 @@ def _resource_figures(ptx):
 
 
 def _find_ptxas():
+    import shutil
+
     for folder in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if folder and os.path.isfile(os.path.join(folder, "bin", "ptxas")):
             return os.path.join(folder, "bin", "ptxas")

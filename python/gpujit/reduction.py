@@ -26,7 +26,6 @@ the whole reduction.
 Layer "on the dispatcher" of the Python package (docs/architecture.md): imports _dispatcher, _device_array.
 """
 
-import linecache
 import warnings
 
 from . import _core
@@ -323,6 +322,8 @@ class Reduce:
     def _kernel(self, dtype, vector=False):
         kernel = self._kernels.get((dtype, vector))
         if kernel is None:
+            import linecache  # here, not at `import gpujit`: it brings tokenize, some ms at every start
+
             import numpy as np
 
             from . import _dispatcher

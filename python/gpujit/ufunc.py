@@ -18,7 +18,6 @@ may cast within their kind (an int64 scalar to an int32 argument), as numba's uf
 Layer "on the dispatcher" of the Python package (docs/architecture.md): imports _dispatcher and _compile.
 """
 
-import linecache
 import math
 import warnings
 
@@ -164,6 +163,8 @@ class _GeneratedKernel(Dispatcher):
     """A kernel whose source is text this module wrote: compiled from that text, shown under its own name."""
 
     def __init__(self, text, name, env, options):
+        import linecache  # here, not at `import gpujit`: it brings tokenize, some ms at every start
+
         filename = f"<gpujit {name}>"
         lines = text.splitlines(True)
         linecache.cache[filename] = (len(text), None, lines, filename)

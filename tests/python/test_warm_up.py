@@ -1,5 +1,6 @@
-"""The compiler's background warm-up (compiler/warm_up.h): started by `import gpujit`, it must never change what
-compiles, hang a fork() right after the import, or keep a process from exiting."""
+"""The compiler's background warm-up (compiler/warm_up.h): started by the first kernel a program defines (not by
+`import gpujit`), it must never change what compiles, hang a fork() right after the definition, or keep a
+process from exiting."""
 
 import os
 import subprocess
@@ -20,7 +21,7 @@ PROGRAM = textwrap.dedent("""
 
     SIG = "void(float64[::1])"
     if sys.argv[1] == "fork":
-        # Right after the import the warm-up is still compiling: the fork waits for it (pthread_atfork), so
+        # Right after the definition the warm-up is still compiling: the fork waits for it (pthread_atfork), so
         # the child inherits no lock it holds and compiles.
         pid = os.fork()
         if pid == 0:
@@ -55,3 +56,23 @@ def test_a_process_that_exits_at_once_is_not_held_up(tmp_path):
     out = subprocess.run([sys.executable, "-c", "import gpujit"], capture_output=True, text=True, timeout=120,
                          env=dict(os.environ, GPUJIT_WARM_UP="1"))
     assert out.returncode == 0, out.stderr
+
+
+def test_the_first_kernel_starts_the_warm_up_and_import_alone_does_not():
+    # `import gpujit` alone must not start it: a process that compiles nothing would wait for it at exit,
+    # most of a short process' time (benchmarks/import_time.py).
+    probe = textwrap.dedent("""
+        import gpujit as gpu
+        from gpujit import _dispatcher
+        print(_dispatcher._warm_up_started)
+
+        @gpu.jit
+        def k(a):
+            pass
+
+        print(_dispatcher._warm_up_started)
+    """)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, GPUJIT_WARM_UP="1"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True"]
