@@ -108,6 +108,7 @@ std::string CudaDriver::load() {
                                 path_, symbol);
   GPUJIT_CUDA_FUNCTIONS(GPUJIT_CUDA_RESOLVE)
 #undef GPUJIT_CUDA_RESOLVE
+  cuFuncGetParamInfo = reinterpret_cast<decltype(cuFuncGetParamInfo)>(dlsym(handle_, "cuFuncGetParamInfo"));
   CUresult r = cuInit(0);
   if (r != CUDA_SUCCESS) {
     // cuInit fails this way on machines with the driver library but no usable GPU.

@@ -55,6 +55,9 @@ class CudaDriver {
 #define GPUJIT_CUDA_MEMBER(name, symbol, params) CUresult(*name) params = nullptr;
   GPUJIT_CUDA_FUNCTIONS(GPUJIT_CUDA_MEMBER)
 #undef GPUJIT_CUDA_MEMBER
+  /// cuFuncGetParamInfo (CUDA 12.4+): each parameter's offset and size, for CUDA C kernels (the Python
+  /// binding's RawKernel). Optional: null on an older driver, which loads all the same.
+  CUresult (*cuFuncGetParamInfo)(CUfunction function, size_t index, size_t* offset, size_t* size) = nullptr;
 
  private:
   CudaDriver() = default;

@@ -103,6 +103,9 @@ from ._runtime_api import (close, defer_cleanup, is_float16_supported, is_fp8_su
                            pinned, profile_start, profile_stop, profiling)
 from .errors import KernelRuntimeError  # noqa: E402
 from . import cudadrv  # noqa: E402  cuda.cudadrv.driver.AutoFreePointer and the like, as numba programs reach them
+from ._cuda_c import (RawKernel, SourceModule, compile_cuda_c, link_cuda, nvrtc_compile,  # noqa: E402
+                      toolkit_libraries)  # CUDA C/C++ with NVRTC and nvJitLink (docs/cuda_c.md)
+from .errors import LinkerError, NvrtcCompilationError, NvrtcError  # noqa: E402
 
 
 def current_context(devnum=None):

@@ -86,3 +86,22 @@ class CacheWarning(UserWarning):
 
 class InvalidConfigWarning(UserWarning):
     """jit options that contradict each other; gpujit says which one wins (numba's NumbaInvalidConfigWarning)."""
+
+
+class NvrtcError(CudaError):
+    """NVRTC, NVIDIA's runtime compiler of CUDA C/C++, failed (numba's nvrtc.NvrtcError)."""
+
+
+class NvrtcCompilationError(NvrtcError):
+    """CUDA C/C++ source did not compile: the message is a summary line and NVRTC's log, whose lines keep the
+    source's name and line ("vadd.cu(3): error: ..."); `.log` is the log alone (docs/cuda_c.md)."""
+
+    log = ""
+
+
+class LinkerError(CudaError):
+    """nvJitLink could not link device code (an undefined symbol, an architecture mismatch): `.error_log` and
+    `.info_log` are its logs (numba's driver.LinkerError)."""
+
+    error_log = ""
+    info_log = ""

@@ -54,6 +54,12 @@ class Arguments {
   void finish(rt::Device& device, rt::StreamHandle stream);
   /// Whether a NumPy array was copied to the device for this launch.
   bool copied_host_arrays() const { return !copies_.empty() || !record_copies_.empty(); }
+  /// What classify() recorded for code `i`: the view of an array code (null for others), and a scalar's bytes
+  /// (its own type's, zero-padded to 16). For packers other than pack(): CUDA C kernels (raw_kernel.cpp).
+  const rt::ArrayView* array_at(size_t i) const { return values_[i].array; }
+  const unsigned char* bytes_at(size_t i) const { return values_[i].bytes; }
+  /// The reused parameter buffer such a packer fills.
+  rt::ParamBuffer& param_buffer() { return params_; }
 
  private:
   static constexpr rt::ArgCode kFloat64Code = rt::scalar_code(ScalarKind::Float64);

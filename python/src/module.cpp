@@ -12,6 +12,7 @@
 
 #include "arguments.h"
 #include "compiler/warm_up.h"
+#include "cuda_c.h"
 #include "arrays.h"
 #include "runtime/system_info.h"
 #include "dispatcher.h"
@@ -159,6 +160,8 @@ PYBIND11_MODULE(_core, m) {
   register_arrays(m);
   register_dispatcher(m);
   register_graphs(m);
+  register_cuda_c(m);
+  register_raw_kernel(m);
   set_host_interrupt_check(&python_interrupted);
 
   pyb::class_<PyDevice>(m, "Device")

@@ -65,6 +65,7 @@ bool parse_ptx(const std::string& ptx, FakeModule* m) {
   static const std::regex entry_re(R"(\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\))");
   static const std::regex type_re(R"(\.[busf](8|16|32|64)\b)");
   static const std::regex count_re(R"(\[(\d+)\])");
+  static const std::regex align_re(R"(\.align\s+(\d+))");
   static const std::regex shared_re(R"(\.shared\s+(?:\.align\s+\d+\s+)?\.[busf](8|16|32|64)\s+[\w$]+(?:\[(\d+)\])?)");
   auto size_of = [](const std::string& decl) -> unsigned {
     std::smatch t, n;
@@ -83,6 +84,13 @@ bool parse_ptx(const std::string& ptx, FakeModule* m) {
       std::string decl = params.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       unsigned size = size_of(decl);
       if (size == 0) return false;
+      unsigned align = size >= 8 ? 8 : size;
+      std::smatch a;
+      if (decl.find(".b8") != std::string::npos && std::regex_search(decl, a, align_re)) {
+        align = unsigned(std::stoul(a[1]));
+      }
+      unsigned end = f.param_offsets.empty() ? 0 : f.param_offsets.back() + f.param_sizes.back();
+      f.param_offsets.push_back((end + align - 1) / align * align);
       f.param_sizes.push_back(size);
       if (comma == std::string::npos) break;
       start = comma + 1;
@@ -635,6 +643,16 @@ CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction fu
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = f->max_dynamic_shared; break;
     default: return kInvalidValue;
   }
+  return CUDA_SUCCESS;
+}
+
+// The offset and size of parameter `index`, as parse_ptx laid them out (CUDA 12.4's cuFuncGetParamInfo).
+CUresult cuFuncGetParamInfo(CUfunction function, size_t index, size_t* offset, size_t* size) {
+  FAKE_ENTER("cuFuncGetParamInfo");
+  auto* f = reinterpret_cast<FakeFunction*>(function);
+  if (index >= f->param_sizes.size()) return kInvalidValue;
+  if (offset) *offset = f->param_offsets[index];
+  if (size) *size = f->param_sizes[index];
   return CUDA_SUCCESS;
 }
 

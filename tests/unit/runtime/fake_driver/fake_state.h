@@ -55,6 +55,7 @@ struct FakeFunction {
   std::string name;
   CUcontext context = nullptr;  // its module's
   std::vector<unsigned> param_sizes;
+  std::vector<unsigned> param_offsets;  // each aligned to its size, or to its .align for a .b8 array
   unsigned shared_bytes = 0;
   int max_dynamic_shared = 0;
 };
