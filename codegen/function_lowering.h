@@ -175,6 +175,9 @@ class FunctionLowering {
   llvm::Value* lower_tuple(const TupleExpr& e);
   llvm::Value* lower_call(const CallExpr& e);
   llvm::Value* lower_device_call(const CallExpr& e, const TypedFunction& callee);
+  /// A call of `callee` with `args` bound to its parameters, giving `e`'s type.
+  llvm::Value* call_device_function(const Expr& e, const std::vector<const Expr*>& args,
+                                    const TypedFunction& callee);
   llvm::Value* lower_attribute(const AttributeExpr& e);
   llvm::Value* lower_subscript(const SubscriptExpr& e);
   llvm::Value* lower_bool_op(const BoolOpExpr& e);

@@ -193,9 +193,19 @@ llvm::Value* FunctionLowering::lower_call(const CallExpr& e) {
 }
 
 llvm::Value* FunctionLowering::lower_device_call(const CallExpr& e, const TypedFunction& callee) {
+  // x.m(args): an @overload_method implementation takes the receiver first (ir/sema_overload.cpp).
+  auto receiver = fn_.receivers.find(&e);
+  bool method = receiver != fn_.receivers.end();
   std::vector<std::string> names;
   for (const Param& p : callee.def->params) names.push_back(p.name);
+  if (method && !names.empty()) names.erase(names.begin());
   std::vector<const Expr*> args = bind_arguments(e, names);
+  if (method) args.insert(args.begin(), receiver->second);
+  return call_device_function(e, args, callee);
+}
+
+llvm::Value* FunctionLowering::call_device_function(const Expr& e, const std::vector<const Expr*>& args,
+                                                    const TypedFunction& callee) {
   if (args.size() != callee.signature.params.size())
     internal("call of " + callee.name + " with a wrong arity");
   std::vector<llvm::Value*> values;
@@ -219,6 +229,9 @@ llvm::Value* FunctionLowering::lower_attribute(const AttributeExpr& e) {
     return lower_builtin_value(*s->builtin, e);
   if (const Symbol* s = symbol_of(e); s && s->kind == Symbol::Kind::BuiltinNamespace)
     return lower_dim3(s->name);  // cuda.threadIdx whole
+  // x.a, typed by an @overload_attribute implementation: a call of it with x (ir/sema_overload.cpp).
+  if (const Symbol* s = symbol_of(e); s && s->kind == Symbol::Kind::DeviceFunction && s->callee)
+    return call_device_function(e, {e.value.get()}, *s->callee);
   const Type& base = type_of(*e.value);
   if (base.is_vector()) return lower_vector_lane(e);
   if (base.is_enum()) return lower_expr(*e.value);  // m.value: a member is its value (ir/enum_type.h)

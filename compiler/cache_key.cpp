@@ -177,6 +177,7 @@ void global(KeyStream& k, const GlobalValue& g) {
       k.str(g.reason);
       break;
     case GlobalValue::Kind::ExceptionClass:  // a process-local reference keys only this process' entries
+    case GlobalValue::Kind::Overloaded:  // the binding does not cache to disk a kernel that uses overloads
       k.str(g.member);
       break;
     case GlobalValue::Kind::ArrayTuple:  // its arrays are globals of their own, hashed with the rest

@@ -90,7 +90,8 @@ CompileResult compile(const CompileRequest& request) {
   }
   EntrySpec entry{options.entry != EntryKind::Kernel, request.return_type};
   std::unique_ptr<TypedProgram> program = analyze(*kernel, request.arg_types, request.globals,
-                                                  result.diagnostics, request.options.warn_float64, entry);
+                                                  result.diagnostics, request.options.warn_float64, entry,
+                                                  request.overloads.get());
   result.ms_sema = ms_since(start);
   if (!program || result.diagnostics.has_errors()) return result;
   result.signature = program->kernel()->signature;

@@ -11,6 +11,7 @@
 
 #include "codegen/artifact.h"
 #include "frontend/diagnostics.h"
+#include "ir/overloads.h"
 #include "ir/typed_function.h"
 #include "ir/types.h"
 
@@ -29,6 +30,8 @@ struct CompileRequest {
   /// Modules of device functions defined elsewhere (other files, other Python functions); kept alive here.
   std::vector<std::shared_ptr<const Module>> extra_modules;
   CompileOptions options;
+  /// Answers the calls that @overload implementations type (ir/overloads.h); null: none.
+  std::shared_ptr<OverloadResolver> overloads;
 };
 
 /// Compiles one kernel specialization. Never throws for user errors (they are in result.diagnostics);

@@ -185,7 +185,11 @@ Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::v
     s->fn->name = def.name;
     s->fn->is_kernel = is_kernel;
   } else {
+    // An overload implementation is analysed in its own free names, and so are the functions it calls.
+    auto own = impl_envs_.find(&def);
+    envs_.push_back(own != impl_envs_.end() ? own->second : &globals());
     FunctionAnalyzer(*this, *s, def, args, is_kernel, statics).run();
+    envs_.pop_back();
     s->fn->non_negative_locals = find_non_negative_locals(*s->fn);
   }
   stack_.pop_back();
@@ -203,9 +207,9 @@ void ProgramAnalyzer::commit(Specialization* s, TypedProgram& out, Diagnostics& 
 
 std::unique_ptr<TypedProgram> analyze(const FunctionDef& kernel, const std::vector<Type>& arg_types,
                                       const GlobalEnv& globals, Diagnostics& diags, bool warn_float64,
-                                      const EntrySpec& entry) {
+                                      const EntrySpec& entry, OverloadResolver* overloads) {
   size_t errors_before = diags.error_count();
-  ProgramAnalyzer program(globals);
+  ProgramAnalyzer program(globals, overloads);
   // The warning is for float32 kernels: at least one floating-point array, and every one float32/float16.
   bool narrow_arrays = false, wide_arrays = false;
   for (const Type& t : arg_types) {

@@ -22,6 +22,7 @@
 
 #include "frontend/ast.h"
 #include "frontend/diagnostics.h"
+#include "ir/overloads.h"
 #include "ir/typed_function.h"
 #include "ir/types.h"
 
@@ -40,9 +41,11 @@ struct EntrySpec {
 /// With `warn_float64`, also warns (once) when float64 arithmetic enters a kernel whose floating-point
 /// arrays are all float32 or float16: a float constant or a Python float argument next to a float32 value
 /// computes in float64, as numba types it, which is correct but rarely what a float32 kernel means.
+/// `overloads` answers the calls of Overloaded globals and the members @overload_method/@overload_attribute
+/// declare (ir/overloads.h); null: there are none.
 std::unique_ptr<TypedProgram> analyze(const FunctionDef& kernel, const std::vector<Type>& arg_types,
                                       const GlobalEnv& globals, Diagnostics& diags, bool warn_float64 = false,
-                                      const EntrySpec& entry = {});
+                                      const EntrySpec& entry = {}, OverloadResolver* overloads = nullptr);
 
 /// The branch an `if` takes at compile time, when its test folded to a constant: true for the body, false for
 /// the else block; nullopt when it is decided at run time. As numba prunes dead branches before typing, the

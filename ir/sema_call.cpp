@@ -74,6 +74,7 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
     return array_alloc(e, *callee.builtin);
   }
   if (callee.what == ExprResult::What::ArrayMethod) return array_method_call(e, callee.array_method);
+  if (callee.what == ExprResult::What::Overload) return overload_call(e, callee);  // sema_overload.cpp
   if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::PointerArray) {
     return pointer_array_call(e, *callee.builtin);
   }

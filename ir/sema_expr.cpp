@@ -304,6 +304,10 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
       r.function = g.function;
       if (!g.signatures.empty()) r.signatures = &g.signatures;
       return r;  // the call records the symbol with its specialization
+    case GlobalValue::Kind::Overloaded:
+      r.what = ExprResult::What::Overload;  // each call asks the resolver (sema_overload.cpp)
+      r.overload_key = g.member;
+      return r;
     case GlobalValue::Kind::ConstArray:
       return const_array(id, g, e);
     case GlobalValue::Kind::ArrayTuple:
@@ -512,6 +516,7 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
     }
     case ExprResult::What::Value: {
       const Type& t = base.type;
+      if (std::optional<ExprResult> m = overloaded_member(e, base)) return *m;  // sema_overload.cpp
       if (t.is_record()) return record_field(e, t, e.attr, e.attr_range);  // a value, not a symbol
       if (t.is_enum()) return enum_attribute(e, base);  // Color.red.value (sema_enum.cpp)
       if (t.is_vector()) return vector_lane(e, t);

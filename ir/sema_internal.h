@@ -21,6 +21,7 @@
 #include "ir/enum_type.h"
 #include "ir/record_type.h"
 #include "ir/builtins.h"
+#include "ir/overloads.h"
 #include "ir/type_rules.h"
 #include "ir/typed_function.h"
 #include "ir/ufuncs.h"
@@ -29,7 +30,7 @@ namespace gpujit {
 
 /// What an expression denotes.
 struct ExprResult {
-  enum class What { Value, Module, DType, Namespace, Builtin, Device, Reduction, ArrayMethod, Unknown, Error };
+  enum class What { Value, Module, DType, Namespace, Builtin, Device, Reduction, ArrayMethod, Overload, Unknown, Error };
   What what = What::Error;
   Type type;                               // Value (void for a call that returns nothing)
   std::optional<ConstValue> value;         // Value: a compile-time constant
@@ -42,6 +43,10 @@ struct ExprResult {
   const UfuncInfo* ufunc = nullptr;        // Builtin reached as numpy.NAME where NAME is a ufunc (ir/ufuncs.h)
   const ArrayReduction* reduction = nullptr;  // Reduction: np.sum (a function) or a.sum (a method, `method`)
   bool method = false;
+  /// Overload: the resolver's key of an Overloaded global; with `method`, the method's name (the receiver
+  /// is `type`, the receiver's expression `receiver`).
+  std::string overload_key;
+  const Expr* receiver = nullptr;
   std::string array_method;  // ArrayMethod: "reshape" or "view", called on the receiver of the attribute
   /// Namespace of a class of constants (an IntEnum global): its members; null for builtin namespaces.
   const std::map<std::string, ConstValue>* members = nullptr;
@@ -86,7 +91,8 @@ struct Specialization {
 
 class ProgramAnalyzer {
  public:
-  ProgramAnalyzer(const GlobalEnv& globals) : globals_(globals) {}
+  ProgramAnalyzer(const GlobalEnv& globals, OverloadResolver* overloads = nullptr)
+      : globals_(globals), overloads_(overloads) {}
 
   /// The analysed specialization of `def` for `args` (analysing it on first request), or nullptr when `def`
   /// is already being analysed further up (recursion).
@@ -96,7 +102,12 @@ class ProgramAnalyzer {
                              const std::map<size_t, ExprResult>& statics = {});
   /// Appends `s`, its callees first, to `out` and its diagnostics to `diags` (once each).
   void commit(Specialization* s, TypedProgram& out, Diagnostics& diags);
-  const GlobalEnv& globals() const { return globals_; }
+  /// The free names of the function being analysed: the compile's, or an overload implementation's own
+  /// (and those of the functions it calls) while one is analysed (ir/overloads.h).
+  const GlobalEnv& globals() const { return envs_.empty() ? globals_ : *envs_.back(); }
+  OverloadResolver* overloads() const { return overloads_; }
+  /// The resolver's answer to `q` (asked once per query and kept); null without a resolver.
+  const OverloadAnswer* resolve_overload(const OverloadQuery& q);
   /// Whether float64 arithmetic in this program deserves the float32-kernel warning (analyze()); true once.
   bool take_float64_warning() {
     if (!warn_float64_ || float64_warned_) return false;
@@ -117,6 +128,10 @@ class ProgramAnalyzer {
 
  private:
   const GlobalEnv& globals_;
+  OverloadResolver* overloads_ = nullptr;
+  std::map<std::string, std::unique_ptr<OverloadAnswer>> answers_;
+  std::map<const FunctionDef*, const GlobalEnv*> impl_envs_;  // each implementation's own free names
+  std::vector<const GlobalEnv*> envs_;                        // per function being analysed, innermost last
   std::map<std::pair<const FunctionDef*, std::string>, std::unique_ptr<Specialization>> specs_;
   std::vector<const FunctionDef*> stack_;
   bool warn_float64_ = false;
@@ -196,6 +211,11 @@ class FunctionAnalyzer {
   /// by its parameter types; null (after an error) when none fits.
   const Signature* declared_signature(const CallExpr& e, const FunctionDef& callee,
                                       const std::vector<Signature>& signatures, std::vector<Type>& types);
+  /// Calls and members typed by the embedder's @overload implementations (ir/sema_overload.cpp).
+  ExprResult overload_call(const CallExpr& e, const ExprResult& callee);
+  /// `x.name` on a value, when an @overload_method or @overload_attribute declares `name`: a bound method
+  /// (What::Overload) or the attribute's value; nullopt when no implementation takes x's type.
+  std::optional<ExprResult> overloaded_member(const AttributeExpr& e, const ExprResult& base);
   ExprResult device_call(const CallExpr& e, const FunctionDef& callee, const std::vector<ExprResult>& args,
                          const std::vector<Signature>* signatures = nullptr);
   /// A NumPy ufunc over arrays: np.sin(a, out), np.add(a, b, out=c) (ir/ufuncs.h). `out_keyword`: the

@@ -83,6 +83,8 @@ struct GlobalValue {
     ArrayTuple,    // a tuple of NumPy arrays: each is the ConstArray global named in `element_globals`
     ExceptionClass,  // an exception class a kernel may raise; `member` is the reference the Python shim
                      // resolves it by (python/gpujit/_exceptions.py)
+    Overloaded,      // a function with @overload implementations: each call asks the compile's
+                     // OverloadResolver (ir/overloads.h) with its argument types; `member` is the key
   };
   Kind kind = Kind::Constant;
   ConstValue constant;                     // Constant
@@ -99,7 +101,7 @@ struct GlobalValue {
   std::vector<int64_t> strides;            // DeviceArray: bytes between elements, per axis
   uint64_t address = 0;                    // DeviceArray: the data pointer, valid in this process only
   std::string member;                      // ModuleMember: the attribute name ("sqrt", "float32", "cuda");
-                                           // ExceptionClass: its reference
+                                           // ExceptionClass: its reference; Overloaded: the resolver's key
   std::string reason;                      // Unsupported: "its value is a call to 'np.zeros'"
   std::map<std::string, ConstValue> members;  // Constants: attribute name -> value
   std::vector<std::string> element_globals;   // ArrayTuple: "name[0]", "name[1]" ... (not Python names);
@@ -229,6 +231,10 @@ struct TypedFunction {
 
   /// Device functions this one calls, in first-call order (codegen lowers them before their callers).
   std::vector<const TypedFunction*> callees;
+  /// Calls and attributes that an @overload_method or @overload_attribute implementation types (ir/overloads.h):
+  /// the receiver, passed as the implementation's first argument. Keyed by the CallExpr of `x.m(...)` or the
+  /// AttributeExpr `x.a`.
+  std::unordered_map<const Expr*, const Expr*> receivers;
 
   const Type& type_of(const Expr* e) const;          // throws InternalError if missing
   const Symbol* symbol_of(const Expr* e) const;      // nullptr if none recorded

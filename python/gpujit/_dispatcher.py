@@ -19,6 +19,7 @@ from . import _core
 from ._arg_hints import prepare_args
 from ._signature import ArgTypes, SignatureDict, _return_type, signature_text, type_for_user, type_of_value
 from ._source import _code_names, source_args
+from . import _overloads
 from ._types import ArrayType, DType, Signature
 from .errors import InvalidConfigWarning
 
@@ -246,6 +247,10 @@ class Dispatcher(_core.Dispatcher):
             return _no_work
         tpb = tpb or 128
         return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
+
+
+# The device functions @overload implementations become (_overloads.py, which sits below this module).
+_overloads.set_dispatcher_class(Dispatcher)
 
 
 # numba-cuda's jit options. fastmath and opt change the code; debug compiles at opt 0 with bounds-checked

@@ -38,7 +38,8 @@ _RENAMED = {"DeviceNDArray": "DeviceArray"}
 _DEVICEARRAY_NAMES = ("DeviceRecord", "from_record_like", "from_array_like", "auto_device")
 # numba.cuda names that stay numba's: its configuration (forwarded to gpujit.config below), its type namespaces, its
 # driver package and test support, its random module (bound name by name below) and its driver error classes.
-_KEEP = {"config", "types", "cudadrv", "testing", "tests", "random", "CudaSupportError", "CudaAPIError"}
+_KEEP = {"config", "types", "cudadrv", "testing", "tests", "random", "CudaSupportError", "CudaAPIError",
+         "extending"}  # numba's extension API stays numba's: gpujit reads its registries (docs/extending.md)
 # numba.cuda.compiler's public functions, which programs also import from there.
 _COMPILER_NAMES = ("compile", "compile_all", "compile_ptx", "compile_for_current_device",
                    "compile_ptx_for_current_device")
@@ -440,7 +441,8 @@ def _install_standalone():
                    fp16=gpujit.fp16, bf16=gpujit.bf16)
     for name, module in (("numba.cuda.random", random), ("numba.cuda.libdevice", gpujit.libdevice),
                          ("numba.cuda.fp16", gpujit.fp16), ("numba.cuda.bf16", gpujit.bf16),
-                         ("numba.cuda.config", gpujit.config), ("numba.cuda.types", numba_types)):
+                         ("numba.cuda.config", gpujit.config), ("numba.cuda.types", numba_types),
+                         ("numba.cuda.extending", gpujit.extending), ("numba.extending", gpujit.extending)):
         sys.modules[name] = module
     _module("numba.cuda.compiler", **{n: getattr(gpujit, n) for n in _COMPILER_NAMES})
     cudadrv = _module("numba.cuda.cudadrv", package=True)

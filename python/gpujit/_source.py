@@ -31,6 +31,7 @@ import os
 import sys
 import types
 
+from . import _overloads
 from ._types import _numba_type_name
 
 # Modules a kernel may name, by their canonical name for the compiler.
@@ -420,6 +421,9 @@ def describe(value, var=None, dispatcher_class=None):
         cpu = _numba_cpu_function(value, var, dispatcher_class)
         if cpu is not None:
             return cpu
+        overloaded = _overloaded(value)
+        if overloaded is not None:
+            return overloaded
     if type(value).__name__ == "ExternFunction" and type(value).__module__.startswith("numba"):
         return ("unsupported", f"it is the external function '{value.name}{getattr(value, 'sig', '')}' declared "
                                "with cuda.declare_device; gpujit does not link external CUDA C or PTX code into "
@@ -496,6 +500,20 @@ def describe(value, var=None, dispatcher_class=None):
     if enum is not None and isinstance(value, type) and issubclass(value, enum.Enum):
         return ("enum", value)  # a class of constants: its members (python/src/enums.cpp)
     return ("unsupported", f"its value is a {type(value).__name__} object")
+
+
+def _overloaded(value):
+    """("overloaded", key) for a function with @overload implementations for the GPU (_overloads.py), the error
+    for an @intrinsic; None for anything else."""
+    if not callable(value):
+        return None
+    cls = type(value)
+    if cls.__name__ == "_Intrinsic" and cls.__module__.split(".")[0] in ("numba", "gpujit"):
+        name = getattr(value, "__name__", None) or getattr(value, "_name", "intrinsic")
+        return ("unsupported", f"'{name}' is an @intrinsic (an LLVM IR builder callback), which gpujit does not "
+                               "support: implement it in Python with @overload, or as a device function")
+    key = _overloads.function_key(value)
+    return ("overloaded", key) if key else None
 
 
 # numba CPU functions (numba.jit) called from kernels -> the device function made of each one's Python

@@ -117,6 +117,10 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
         // resolves
         g.kind = GlobalValue::Kind::ExceptionClass;
         g.member = d[1].cast<std::string>();
+      } else if (tag == "overloaded") {
+        // ("overloaded", key): a function with @overload implementations, resolved per call (overloads.h)
+        g.kind = GlobalValue::Kind::Overloaded;
+        g.member = d[1].cast<std::string>();
       } else if (tag == "unsupported") {
         g = GlobalValue::of_unsupported(d[1].cast<std::string>());
       } else if (tag == "function") {

@@ -1,0 +1,163 @@
+// Calls and members typed by the embedder's @overload, @overload_method and @overload_attribute
+// implementations (ir/overloads.h).
+//
+// A call of an Overloaded global, `x.m(...)` for a method some @overload_method declares, and `x.a` for an
+// attribute some @overload_attribute declares, become a query with the argument types (the receiver first).
+// The answer is a function definition that is then called as any device function is: specialised on the
+// argument types (device_call), its errors reported as its own, its free names its own (ProgramAnalyzer keeps
+// one environment per implementation). The built-in members win: an array's attributes and methods and a
+// record's fields are never asked about.
+#include <fmt/format.h>
+
+#include "ir/sema_internal.h"
+
+namespace gpujit {
+namespace {
+
+std::string query_key(const OverloadQuery& q) {
+  std::string k = fmt::format("{}|{}|", int(q.kind), q.key);
+  for (size_t i = 0; i < q.args.size(); ++i) {
+    k += q.args[i].str();
+    if (i < q.constants.size() && q.constants[i]) k += "=" + q.constants[i]->str();
+    k += ";";
+  }
+  return k;
+}
+
+std::string types_text(const std::vector<Type>& types) {
+  std::string out;
+  for (const Type& t : types) out += (out.empty() ? "" : ", ") + t.str();
+  return out;
+}
+
+}  // namespace
+
+const OverloadAnswer* ProgramAnalyzer::resolve_overload(const OverloadQuery& q) {
+  if (!overloads_) return nullptr;
+  std::string key = query_key(q);
+  auto it = answers_.find(key);
+  if (it == answers_.end()) {
+    auto answer = std::make_unique<OverloadAnswer>(overloads_->resolve(q));
+    // Code generation finds captured arrays by name in the compile's own free names, which an
+    // implementation's are not: its captured arrays are refused where it uses them.
+    for (auto& [name, g] : answer->globals) {
+      if (g.kind == GlobalValue::Kind::ConstArray || g.kind == GlobalValue::Kind::DeviceArray ||
+          g.kind == GlobalValue::Kind::ArrayTuple)
+        g = GlobalValue::of_unsupported("an @overload implementation cannot capture arrays yet; pass the "
+                                        "array as an argument");
+    }
+    if (answer->function) impl_envs_.emplace(answer->function, &answer->globals);
+    it = answers_.emplace(key, std::move(answer)).first;
+  }
+  return it->second.get();
+}
+
+ExprResult FunctionAnalyzer::overload_call(const CallExpr& e, const ExprResult& callee) {
+  std::vector<ExprResult> args;
+  if (callee.method) args.push_back(ExprResult::of_value(callee.type));
+  bool unknown = false, failed = false;
+  for (const ExprPtr& a : e.args) {
+    args.push_back(value(*a));
+    if (args.back().what == ExprResult::What::Unknown)
+      unknown = true;
+    else if (!args.back().is_value())
+      failed = true;
+  }
+  for (const Keyword& k : e.keywords) {
+    value(*k.value);
+    error(k.name_range, fmt::format("keyword arguments are not supported in calls of overloaded functions; "
+                                    "pass '{}' by position",
+                                    k.name));
+    failed = true;
+  }
+  if (unknown) return ExprResult::unknown();
+  if (failed) return ExprResult::error();
+  OverloadQuery q;
+  q.kind = callee.method ? OverloadQuery::Kind::Method : OverloadQuery::Kind::Function;
+  q.key = callee.overload_key;
+  for (const ExprResult& a : args) {
+    q.args.push_back(a.type);
+    q.constants.push_back(a.value);
+  }
+  const OverloadAnswer* answer = program_.resolve_overload(q);
+  if (!answer || !answer->function) {
+    std::string shown = callee.method ? fmt::format("method '{}' of {}", callee.overload_key, callee.type.str())
+                                      : fmt::format("function '{}'", path_of(*e.func));
+    std::vector<Type> params(q.args.begin() + (callee.method ? 1 : 0), q.args.end());
+    error(e.range, fmt::format("No implementation of {} found for signature: {}({}){}", shown,
+                               callee.method ? callee.overload_key : path_of(*e.func), types_text(params),
+                               answer && !answer->error.empty() ? "; " + answer->error
+                                                                : ": every overload's typing function declined "
+                                                                  "these argument types"));
+    return ExprResult::error();
+  }
+  if (callee.method && checking_) fn_.receivers[&e] = callee.receiver;
+  return device_call(e, *answer->function, args);
+}
+
+std::optional<ExprResult> FunctionAnalyzer::overloaded_member(const AttributeExpr& e, const ExprResult& base) {
+  OverloadResolver* resolver = program_.overloads();
+  if (!resolver || !base.is_value()) return std::nullopt;
+  const Type& t = base.type;
+  if (t.is_array() && (find_builtin(BuiltinScope::Array, e.attr) || find_reduction(e.attr) ||
+                       e.attr == "reshape" || e.attr == "view" ||
+                       (t.element().is_record() && t.record && t.record->find(e.attr))))
+    return std::nullopt;
+  if (t.is_record() && t.record->find(e.attr)) return std::nullopt;
+  if (resolver->declares_member(e.attr, OverloadQuery::Kind::Attribute)) {
+    OverloadQuery q;
+    q.kind = OverloadQuery::Kind::Attribute;
+    q.key = e.attr;
+    q.args = {t};
+    q.constants = {base.value};
+    const OverloadAnswer* answer = program_.resolve_overload(q);
+    if (answer && !answer->error.empty()) {
+      error(e.attr_range, fmt::format("attribute '{}' of {}: {}", e.attr, t.str(), answer->error));
+      return ExprResult::error();
+    }
+    if (answer && answer->function) {
+      const FunctionDef& def = *answer->function;
+      if (def.params.size() != 1) {
+        error(e.attr_range, fmt::format("the implementation of attribute '{}' must take one argument (the "
+                                        "object), '{}' takes {}",
+                                        e.attr, def.name, def.params.size()));
+        return ExprResult::error();
+      }
+      Specialization* s = program_.specialize(def, {t}, false);
+      if (!s || !s->done) {
+        error(e.range, fmt::format("attribute '{}' is used inside its own implementation", e.attr));
+        return ExprResult::error();
+      }
+      if (checking_) {
+        if (std::find(spec_.callees.begin(), spec_.callees.end(), s) == spec_.callees.end()) {
+          spec_.callees.push_back(s);
+          fn_.callees.push_back(s->fn.get());
+        }
+        Symbol sym;
+        sym.kind = Symbol::Kind::DeviceFunction;
+        sym.name = def.name;
+        sym.callee = s->fn.get();
+        fn_.symbols[&e] = sym;
+      }
+      const Type& ret = s->fn->signature.ret;
+      if (s->diags.has_errors() || s->fn->mangled_name.empty() || !ret.is_valid()) return ExprResult::error();
+      if (ret.is_void()) {
+        error(e.attr_range, fmt::format("the implementation of attribute '{}' returns nothing", e.attr));
+        return ExprResult::error();
+      }
+      return record(e, ExprResult::of_value(ret));
+    }
+  }
+  if (resolver->declares_member(e.attr, OverloadQuery::Kind::Method)) {
+    ExprResult m;  // a bound method: the call asks for the implementation (overload_call)
+    m.what = ExprResult::What::Overload;
+    m.method = true;
+    m.overload_key = e.attr;
+    m.type = t;
+    m.receiver = e.value.get();
+    return m;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpujit

@@ -1,0 +1,319 @@
+"""The extension API's registry and the resolver the compiler asks (python/src/overloads.h, ir/overloads.h).
+
+Implementations come from two places: gpujit's own decorators (gpujit.extending: overload, overload_method,
+overload_attribute, register_jitable) and, where numba is imported, numba's and numba-cuda's registries
+(numba.extending.overload and numba.cuda.extending.overload register templates that keep the typing function
+as `_overload_func`). Only the targets a GPU compile sees count: 'cuda' and 'generic' ('gpu' too); a 'cpu'
+overload is numba's CPU target's alone.
+
+A free name of a kernel whose value has implementations is described as ("overloaded", key) (_source.py). At
+each call the compiler's semantic analysis asks resolve(kind, key, types, constants): the argument types are
+converted to numba's type objects (numba installed) or gpujit's (_overload_types), and each typing function
+in turn is called with them, as numba calls them: the plain types first, then, for arguments known at compile
+time, their literal types (or literals first with prefer_literal=True). The first implementation returned is
+compiled as a device function; each (typing function, types) is asked once, as numba caches it.
+
+Layer "compiler inputs" of the Python package (docs/architecture.md). The implementations become gpujit
+Dispatchers, a class of the layer above: _dispatcher hands it over at import (set_dispatcher_class).
+"""
+
+import sys
+import threading
+import weakref
+
+from . import _overload_types
+
+_GPU_TARGETS = ("cuda", "generic", "gpu")
+
+_lock = threading.RLock()
+_functions = {}  # id(func) -> (func, [Overload]): gpujit's own @overload
+_members = {"method": {}, "attribute": {}}  # name -> [Overload]: gpujit's own @overload_method/_attribute
+_keyed = {}  # the key a kernel's global carries -> the function it names (kept alive here)
+_numba_templates = {}  # id(numba template) -> Overload made of it
+_dispatcher_class = None
+_wrapped = weakref.WeakKeyDictionary()  # a Python implementation -> its device function
+
+
+def set_dispatcher_class(cls):
+    global _dispatcher_class
+    _dispatcher_class = cls
+
+
+class Overload:
+    """One typing function: called with argument types, it returns an implementation or None."""
+
+    __slots__ = ("typing_func", "target", "prefer_literal", "typ", "cache")
+
+    def __init__(self, typing_func, target="generic", prefer_literal=False, typ=None):
+        self.typing_func = typing_func
+        self.target = target
+        self.prefer_literal = prefer_literal
+        self.typ = typ  # members: the type class (or type) whose values have the member
+        self.cache = {}  # types' text -> implementation (a device function) or None
+
+    def accepts(self, receiver, numba_types):
+        typ = self.typ
+        if isinstance(typ, type) and typ.__module__ == _overload_types.__name__ and numba_types is not None:
+            typ = getattr(numba_types, typ.__name__, typ)  # gpujit's class for numba's types: numba's by name
+        if isinstance(typ, type):
+            return isinstance(receiver, typ)
+        return receiver == typ
+
+
+def check_target(target):
+    if not isinstance(target, str):
+        raise TypeError(f"target must be a string ('cuda', 'generic' or 'cpu'), not {type(target).__name__}")
+    return target
+
+
+def register_function(func, overload):
+    with _lock:
+        entry = _functions.setdefault(id(func), (func, []))
+        entry[1].append(overload)
+
+
+def register_member(kind, name, overload):
+    if not isinstance(name, str) or not name.isidentifier():
+        raise TypeError(f"the {kind}'s name must be an identifier, not {name!r}")
+    with _lock:
+        _members[kind].setdefault(name, []).append(overload)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# numba's registries, read where numba is imported (never imported for them)
+
+
+def _numba_registries():
+    out = []
+    for name in ("numba.core.typing.templates", "numba.cuda.typing.templates"):
+        module = sys.modules.get(name)
+        registry = getattr(module, "builtin_registry", None)
+        if registry is not None:
+            out.append(registry)
+    return out
+
+
+def _from_template(template):
+    """The Overload of a numba overload template, made once; None for a template of another kind or target."""
+    typing_func = getattr(template, "_overload_func", None)
+    if typing_func is None:
+        return None
+    target = (getattr(template, "metadata", None) or {}).get("target", "generic")
+    if target not in _GPU_TARGETS:
+        return None
+    found = _numba_templates.get(id(template))
+    if found is None or found[0] is not template:
+        overload = Overload(typing_func, target, bool(getattr(template, "prefer_literal", False)),
+                            getattr(template, "key", None))
+        found = _numba_templates[id(template)] = (template, overload)
+    return found[1]
+
+
+def _numba_function_overloads(func):
+    out = []
+    for registry in _numba_registries():
+        for value, fnty in list(registry.globals):
+            if value is not func:
+                continue
+            for template in getattr(fnty, "templates", ()):
+                overload = _from_template(template)
+                if overload is not None and overload not in out:
+                    out.append(overload)
+    return out
+
+
+def _numba_member_overloads(kind, name):
+    out = []
+    for registry in _numba_registries():
+        for template in list(registry.attributes):
+            if getattr(template, "_attr", None) != name:
+                continue
+            if bool(getattr(template, "is_method", False)) != (kind == "method"):
+                continue
+            overload = _from_template(template)
+            if overload is not None:
+                out.append(overload)
+    return out
+
+
+def _ordered(overloads):
+    """The GPU's overloads, each typing function once (numba-cuda registers a 'generic' one in numba's registry
+    too), those for target 'cuda' first: a target's own implementation wins over a generic one, as in numba."""
+    out, seen = [], set()
+    for o in overloads:
+        if o.target in _GPU_TARGETS and id(o.typing_func) not in seen:
+            seen.add(id(o.typing_func))
+            out.append(o)
+    return sorted(out, key=lambda o: o.target == "generic")
+
+
+def _function_overloads(func):
+    own = _functions.get(id(func))
+    return _ordered((own[1] if own and own[0] is func else []) + _numba_function_overloads(func))
+
+
+def _member_overloads(kind, name):
+    return _ordered(list(_members[kind].get(name, ())) + _numba_member_overloads(kind, name))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# What _source and the compiler ask
+
+
+def function_key(value):
+    """The key of ("overloaded", key) when `value` has implementations for the GPU, else None."""
+    try:
+        if not _function_overloads(value):
+            return None
+    except TypeError:  # unhashable values and the like have none
+        return None
+    key = f"overload:{id(value)}"
+    _keyed[key] = value
+    return key
+
+
+def declares(kind, name):
+    """Whether some implementation declares a method or attribute (`kind`) of this name, for any type."""
+    return bool(_members[kind].get(name)) or bool(_numba_member_overloads(kind, name))
+
+
+def resolve(kind, key, types, constants):
+    """The device function implementing the call, None when every typing function declines, or the text of
+    the error a typing function raised (the compiler reports it at the call)."""
+    try:
+        with _lock:
+            return _resolve(kind, key, types, constants)
+    except Exception as e:  # noqa: BLE001  the user's typing function: any error is the compile's
+        return f"{type(e).__name__}: {e}"
+
+
+def _resolve(kind, key, types, constants):
+    conv = _Converter()
+    args = [conv.type(d) for d in types]
+    literals = [conv.literal(c[0]) if c else None for c in constants]
+    if kind == "function":
+        candidates = _function_overloads(_keyed[key])
+    else:
+        candidates = [o for o in _member_overloads(kind, key) if args and o.accepts(args[0], conv.numba)]
+    for overload in candidates:
+        impl = _try(overload, args, literals)
+        if impl is not None:
+            return impl
+    return None
+
+
+def _try(overload, args, literals):
+    variants = [args]
+    with_literals = [lit if lit is not None else a for a, lit in zip(args, literals)]
+    if any(lit is not None for lit in literals):
+        variants = [with_literals, args] if overload.prefer_literal else [args, with_literals]
+    failure = None
+    for v in variants:
+        key = tuple(str(t) for t in v)
+        if key not in overload.cache:
+            try:
+                overload.cache[key] = _implementation(overload.typing_func(*v))
+            except Exception as e:  # noqa: BLE001  numba tries the other variant, and reports this if none fits
+                failure = failure or e
+                continue
+        if overload.cache[key] is not None:
+            return overload.cache[key]
+    if failure is not None:
+        raise failure
+    return None
+
+
+def _implementation(result):
+    """What a typing function returned, as a device function: None, a function, (signature, function), a gpujit
+    device function or a numba CPU function."""
+    if result is None:
+        return None
+    if isinstance(result, tuple) and len(result) == 2:
+        result = result[1]
+    if _dispatcher_class is not None and isinstance(result, _dispatcher_class):
+        return result
+    py_func = getattr(result, "py_func", None)  # a numba CPU function (njit, register_jitable): its Python
+    if py_func is not None and callable(py_func):
+        result = py_func
+    if not callable(result) or not hasattr(result, "__code__"):
+        raise TypeError(f"a typing function must return a Python function implementing the call, or None; "
+                        f"it returned {type(result).__name__}")
+    found = _wrapped.get(result)
+    if found is None:
+        found = _wrapped[result] = _dispatcher_class(result, device=True)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Type descriptions (python/src/overloads.h) -> numba's types or gpujit's
+
+
+def _real_numba_types():
+    numba = sys.modules.get("numba")
+    if numba is not None and getattr(numba, "__gpujit_shim__", False):
+        return None  # the standalone drop-in mode's numba is gpujit's own
+    try:
+        from numba.core import types
+    except ImportError:
+        return None
+    return types
+
+
+class _Converter:
+    def __init__(self):
+        self.numba = _real_numba_types()
+
+    def scalar(self, name):
+        if self.numba is None:
+            return _overload_types.scalar(name)
+        t = getattr(self.numba, "boolean" if name == "bool" else name, None)
+        if t is None and name == "bfloat16":
+            cuda_types = sys.modules.get("numba.cuda.types")
+            t = getattr(cuda_types, "bfloat16", None)
+        return t if t is not None else self.numba.Opaque(name)
+
+    def record(self, np_dtype):
+        if self.numba is not None:
+            from numba.np import numpy_support
+
+            return numpy_support.from_dtype(np_dtype)
+        fields = {}
+        for name, (dt, offset, *_) in np_dtype.fields.items():
+            if dt.names is not None:
+                ft = self.record(dt)
+            elif dt.subdtype is not None:
+                ft = _overload_types.Opaque(str(dt))
+            else:
+                ft = _overload_types.scalar(dt.name)
+            fields[name] = (ft, offset)
+        return _overload_types.Record(np_dtype, fields)
+
+    def type(self, d):
+        tag = d[0]
+        if tag == "scalar":
+            return self.scalar(d[1])
+        if tag == "array":
+            dtype = self.scalar(d[1]) if isinstance(d[1], str) else self.record(d[1])
+            if self.numba is not None:
+                return self.numba.Array(dtype, d[2], d[3])
+            return _overload_types.Array(dtype, d[2], d[3])
+        if tag == "record":
+            return self.record(d[1])
+        if tag == "tuple":
+            elements = [self.type(e) for e in d[1]]
+            if self.numba is not None:
+                return self.numba.BaseTuple.from_types(elements)
+            return _overload_types.tuple_of(elements)
+        if tag == "none":
+            return self.numba.none if self.numba is not None else _overload_types.none
+        return self.numba.Opaque(d[1]) if self.numba is not None else _overload_types.Opaque(d[1])
+
+    def literal(self, value):
+        if isinstance(value, float) or value is None or isinstance(value, tuple):
+            return None  # numba makes no literal types of these
+        if self.numba is None:
+            return _overload_types.literal(value)
+        try:
+            return self.numba.literal(value)
+        except Exception:  # noqa: BLE001  numba's LiteralTypingError for a value it has no literal of
+            return None

@@ -1,0 +1,306 @@
+"""The extension API (docs/extending.md): @overload, @overload_method, @overload_attribute and @register_jitable,
+in gpujit's spelling (gpujit.extending) and numba's (numba.extending, numba.cuda.extending), typed with numba's
+type objects; and, in a process without numba, with gpujit's own (gpujit.extending.types)."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import gpujit as gpu
+from gpujit.extending import overload, overload_attribute, overload_method, register_jitable
+
+numba = pytest.importorskip("numba")
+from numba.core import types  # noqa: E402  what typing functions receive where numba is installed
+
+SEEN = []  # the types typing functions were called with
+
+
+def scale(x, k):
+    """A library function: on the host, plain Python."""
+    return x * k
+
+
+@overload(scale)
+def _scale(x, k):
+    SEEN.append((x, k))
+    if isinstance(x, types.Float) and isinstance(k, types.Integer):
+        def impl(x, k):
+            return x * k + 0.5  # recognisably this implementation
+        return impl
+    if isinstance(x, types.Integer) and isinstance(k, types.Integer):
+        def impl(x, k):
+            return x * k
+        return impl
+    return None  # any other types: declined
+
+
+def first_or(a, default):
+    pass
+
+
+@overload(first_or, target="cuda")
+def _first_or(a, default):
+    if isinstance(a, types.Array) and a.ndim == 1:
+        def impl(a, default):
+            return a[0] if a.shape[0] > 0 else default
+        return impl
+
+
+@overload(first_or, target="cpu")  # numba's CPU target only: never used in kernels
+def _first_or_cpu(a, default):
+    raise AssertionError("a 'cpu' overload was asked for a kernel")
+
+
+def sized(t):
+    pass
+
+
+@overload(sized)
+def _sized(t):
+    if isinstance(t, types.BaseTuple):
+        n = len(t)  # a closure value that differs between the tuple types
+
+        def impl(t):
+            return n
+        return impl
+
+
+@register_jitable
+def clamp(x, lo, hi):
+    return min(max(x, lo), hi)
+
+
+@overload_method(types.Array, "span")
+def _array_span(a):
+    if a.ndim == 1:
+        def impl(a):
+            return a[a.shape[0] - 1] - a[0]
+        return impl
+
+
+@overload_method(types.Float, "twice")
+def _float_twice(x, plus):
+    def impl(x, plus):
+        return 2 * x + plus
+    return impl
+
+
+@overload_attribute(types.Array, "last")
+def _array_last(a):
+    def get(a):
+        return a[a.shape[0] - 1]
+    return get
+
+
+@overload_attribute(types.Record, "total")
+def _record_total(r):
+    if "a" in r.fields and "b" in r.fields:
+        def get(r):
+            return r.a + r.b
+        return get
+
+
+def test_overload_picks_the_implementation_by_argument_types():
+    @gpu.jit
+    def k(out, x, i):
+        out[0] = scale(x, 3)
+        out[1] = scale(i, 3)
+
+    out = np.zeros(2)
+    k[1, 1](out, 1.5, 4)
+    assert out.tolist() == [5.0, 12.0]
+    # numba's own type objects, plain (not literal) first: float64, int64, and the int64 constant 3
+    assert (types.float64, types.int64) in SEEN and (types.int64, types.int64) in SEEN
+
+
+def test_overload_declining_every_type_is_a_compile_error_naming_the_line_and_types():
+    @gpu.jit
+    def k(out, c):
+        out[0] = scale(c, 2)  # a complex: declined
+
+    with pytest.raises(gpu.CompileError) as info:
+        k[1, 1](np.zeros(1, np.complex128), 1j)
+    e = info.value
+    assert "No implementation of function 'scale'" in str(e) and "scale(complex128, int64)" in str(e)
+    assert e.lineno == k.py_func.__code__.co_firstlineno + 2
+
+
+def test_target_cuda_overload_is_used_and_cpu_overload_is_not():
+    @gpu.jit
+    def k(out, a):
+        out[0] = first_or(a, -1.0)
+
+    out = np.zeros(1)
+    k[1, 1](out, np.array([7.0, 8.0]))
+    assert out[0] == 7.0
+    k[1, 1](out, np.zeros(0))
+    assert out[0] == -1.0
+
+
+def test_each_specialisation_keeps_its_own_closure_values():
+    @gpu.jit
+    def k(out):
+        out[0] = sized((1, 2))
+        out[1] = sized((1.0, 2, 3))
+
+    out = np.zeros(2, np.int64)
+    k[1, 1](out)
+    assert out.tolist() == [2, 3]
+
+
+def test_register_jitable_function_runs_in_kernels_and_on_the_host():
+    @gpu.jit
+    def k(out, x):
+        out[0] = clamp(x, 0.0, 1.0)
+
+    out = np.zeros(1)
+    k[1, 1](out, 3.5)
+    assert out[0] == 1.0
+    assert clamp(-2, 0, 1) == 0
+
+
+def test_overload_method_on_arrays_and_scalars():
+    @gpu.jit
+    def k(out, a, x):
+        out[0] = a.span()
+        out[1] = x.twice(1.0)
+
+    out = np.zeros(2)
+    k[1, 1](out, np.array([1.0, 5.0, 11.0]), np.float32(2.0))
+    assert out.tolist() == [10.0, 5.0]
+
+
+def test_overload_attribute_on_arrays_and_records():
+    rec = np.dtype([("a", np.float64), ("b", np.float64)])
+
+    @gpu.jit
+    def k(out, a, r):
+        out[0] = a.last
+        out[1] = r[0].total
+
+    out = np.zeros(2)
+    recs = np.array([(1.0, 2.5)], dtype=rec)
+    k[1, 1](out, np.array([3.0, 4.0]), recs)
+    assert out.tolist() == [4.0, 3.5]
+
+
+def test_builtin_attributes_win_over_overloads():
+    @gpu.jit
+    def k(out, a):
+        out[0] = a.size  # the array's own, never asked of an overload
+
+    out = np.zeros(1)
+    k[1, 1](out, np.zeros(5))
+    assert out[0] == 5
+
+
+def test_typing_function_that_raises_is_reported_at_the_call():
+    def boom(x):
+        pass
+
+    @overload(boom)
+    def _boom(x):
+        raise ValueError("bad things")
+
+    @gpu.jit
+    def k(out):
+        out[0] = boom(1)
+
+    with pytest.raises(gpu.CompileError, match="ValueError: bad things"):
+        k[1, 1](np.zeros(1))
+
+
+def test_numba_decorators_are_read_from_numba_registries():
+    from numba.cuda.extending import overload as cuda_overload
+    from numba.extending import overload as numba_overload, register_jitable as numba_jitable
+
+    def add_one(x):
+        pass
+
+    def add_two(x):
+        pass
+
+    @cuda_overload(add_one, target="cuda")
+    def _add_one(x):
+        return lambda x: x + 1
+
+    @numba_overload(add_two)
+    def _add_two(x):
+        def impl(x):
+            return x + 2
+        return impl
+
+    @numba_jitable
+    def triple(x):
+        return 3 * x
+
+    @gpu.jit
+    def k(out):
+        out[0] = add_one(1)
+        out[1] = add_two(1)
+        out[2] = triple(2)
+
+    out = np.zeros(3, np.int64)
+    k[1, 1](out)
+    assert out.tolist() == [2, 3, 6]
+
+
+def test_intrinsic_is_refused_with_a_clear_error():
+    from gpujit.extending import intrinsic
+
+    @intrinsic
+    def my_intrinsic(typingctx, x):
+        pass
+
+    @gpu.jit
+    def k(out):
+        out[0] = my_intrinsic(1)
+
+    with pytest.raises(gpu.CompileError, match="@intrinsic"):
+        k[1, 1](np.zeros(1))
+    with pytest.raises(NotImplementedError):
+        my_intrinsic(1)
+
+
+def test_without_numba_typing_functions_get_gpujits_types(tmp_path):
+    program = tmp_path / "lib_program.py"
+    program.write_text(textwrap.dedent("""
+        import sys
+        sys.modules["numba"] = None  # as if numba were not installed
+        import numpy as np
+        import gpujit as gpu
+        from gpujit.extending import overload, overload_method, types
+
+        def norm1(a):
+            pass
+
+        @overload(norm1)
+        def _norm1(a):
+            assert types.__name__ == "gpujit._overload_types"
+            if isinstance(a, types.Array) and isinstance(a.dtype, types.Float) and a.ndim == 1:
+                def impl(a):
+                    s = 0.0
+                    for i in range(a.shape[0]):
+                        s += abs(a[i])
+                    return s
+                return impl
+
+        @overload_method(types.Integer, "halve")
+        def _halve(n):
+            return lambda n: n // 2
+
+        @gpu.jit
+        def k(out, a, n):
+            out[0] = norm1(a)
+            out[1] = n.halve()
+
+        out = np.zeros(2)
+        k[1, 1](out, np.array([1.0, -2.0, 3.0]), 9)
+        print(out.tolist())
+    """))
+    r = subprocess.run([sys.executable, str(program)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[6.0, 4.0]"
