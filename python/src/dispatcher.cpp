@@ -1,5 +1,8 @@
-// The dispatcher, the launch configuration object and the launch path (see dispatcher.h).
+// The dispatcher: the Dispatcher type, its source, compiles and specializations (see dispatcher.h). The
+// launch configuration object and the launch path are in dispatcher_launch.cpp; the state both share is
+// in dispatcher_internal.h.
 #include "dispatcher.h"
+#include "dispatcher_internal.h"
 #include "disk_cache_io.h"
 
 #include <algorithm>
@@ -25,7 +28,6 @@
 #include "graphs.h"
 #include "ir/type_rules.h"
 #include "kernel_source.h"
-#include "overloads.h"
 #include "runtime/disk_cache.h"
 #include "runtime/host_executor.h"
 #include "runtime/kernel_cache.h"
@@ -33,79 +35,10 @@
 #include "runtime/runtime.h"
 
 namespace gpujit::py {
-namespace {
-
-// ---------------------------------------------------------------------------------------------------------
-// State
-
-/// Grids of this many blocks or more never look the device up for the low-occupancy warning: no GPU has as
-/// many multiprocessors, so the common launch (a big grid) pays one comparison.
-constexpr uint64_t kMaxMultiprocessors = 1024;
-
-struct DispatcherState {
-  std::string name;
-  std::vector<std::string> param_names;
-  bool device = false;
-  CompileOptions options;
-  /// Signatures given at decoration; when non-empty the dispatcher compiles nothing else and converts
-  /// scalar arguments to the closest one (numba's behaviour for explicit signatures).
-  std::vector<std::vector<rt::ArgCode>> signatures;
-  /// The same signatures as written, return type included ("int32(int32, int32)"; "void(...)" where none was
-  /// given): calls of a device function convert to them (ir/sema_call.cpp).
-  std::vector<std::string> signature_texts;
-  std::shared_ptr<const KernelSource> source;
-  /// The source while its free names are being read (a recursive device function meets itself then).
-  std::shared_ptr<KernelSource> partial;
-  rt::KernelCache cache;
-  /// cache=True: PTX compiles go through the on-disk cache (runtime/disk_cache.h), whose folder is chosen at
-  /// the first compile (disk_cache_chosen); disk_cache stays empty when no folder can be written.
-  bool cache_to_disk = false;
-  bool disk_cache_chosen = false;
-  std::optional<rt::DiskCache> disk_cache;
-  /// On-disk cache hits and misses per signature text, for kernel.stats (numba's dispatcher.stats).
-  std::map<std::string, long> disk_hits, disk_misses;
-  /// Loads of the device's machine code from the disk cache, and links that made it (kernel._stats).
-  long code_hits = 0, code_misses = 0;
-  /// The launch warnings already issued: each at most once per kernel (and grid size), so that a loop
-  /// launching small grids or NumPy arrays pays a bit test, not Python's warnings machinery, after the first.
-  std::bitset<kMaxMultiprocessors> warned_grids;
-  bool warned_host_copy = false;
-  /// The threads the last explicit compile (jit([sig, ...]) or compile(sig)) ran on (compile_signatures), for
-  /// tests.
-  long eager_compile_threads = 0;
-  /// numba's kernel.extensions: the Python list of objects whose prepare_args(ty, val, stream=, retr=) each
-  /// launch passes every argument through; empty for almost every kernel, and then nothing runs.
-  pyb::object extensions;
-};
-
-struct DispatcherObject {
-  PyObject_HEAD
-  DispatcherState* state;
-  // The last `kernel[...]` key and its launcher: a loop that launches with the same constant configuration
-  // tuple gets the same launcher back without parsing it again.
-  PyObject* last_key;
-  PyObject* last_launcher;
-};
-
-struct LaunchSpec {
-  rt::LaunchConfig config;
-  std::shared_ptr<rt::Stream> stream;  // keeps a gpujit stream alive while the launcher exists
-};
-
-struct LauncherObject {
-  PyObject_HEAD
-  vectorcallfunc vectorcall;
-  PyObject* dispatcher;
-  LaunchSpec spec;
-  /// numba's pre_launch_callbacks: a list made when first read; each callable in it is called with
-  /// (dispatcher, launcher) right before every launch of this configuration.
-  PyObject* callbacks;
-};
 
 PyTypeObject* g_dispatcher_type = nullptr;
-PyTypeObject* g_launcher_type = nullptr;
 
-DispatcherState& state_of(PyObject* self) { return *reinterpret_cast<DispatcherObject*>(self)->state; }
+namespace {
 
 std::string describe_key(const std::vector<rt::ArgCode>& key) {
   std::vector<Type> types = rt::types_of_key(key.data(), key.size());
@@ -145,15 +78,6 @@ std::shared_ptr<const KernelSource> source_of(PyObject* self) {
   fill_globals(*st.partial, args[4], &resolve_device_function);
   st.source = st.partial;
   return st.source;
-}
-
-/// The device compiles go to, or null when no backend can run here (compiling still works then).
-rt::Device* compile_device() {
-  try {
-    return &rt::Runtime::get().current_device();
-  } catch (const rt::NoDriverError&) {
-    return nullptr;
-  }
 }
 
 /// The device inspect_ptx compiles for: the current device if it is a CUDA one, else none (PTX for the
@@ -213,8 +137,6 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
   req.globals = src->globals;
   req.extra_modules = src->extra_modules;
   req.options = st.options;
-  auto overloads = std::make_shared<PyOverloadResolver>(&resolve_device_function);
-  req.overloads = overloads;
   if (device) device->configure_compile(req.options);
   bool plain = !keep.llvm && !keep.typed;
   if (plain) {
@@ -246,9 +168,6 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
   }
   if (disk && why == rt::DiskCache::Miss::Damaged) warn_damaged(entry);
   if (!result->ok) raise_compile_error(result->diagnostics);
-  // Code that @overload implementations typed depends on Python functions the disk cache's key does not
-  // cover (what a typing function returns): it stays in this process.
-  if (!hit && overloads->used()) disk = nullptr;
   if (plain) {
     // Another thread may have compiled the same specialization while this one ran without the GIL: keep
     // the first result, so the cache holds one entry and its warnings are issued once.
@@ -370,381 +289,6 @@ rt::LoadedKernel* specialize(PyObject* self, rt::Device& device, const rt::ArgCo
   // numba's wording first (users search for it), then which kernel and what it does accept.
   throw pyb::type_error("No matching definition for argument type(s) " + args.substr(1, args.size() - 2) +
                         " of kernel '" + st.name + "'; its signatures are:" + sigs);
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Launch
-
-/// numba's implicit-copy warning, once per kernel: a NumPy array (a pinned one too, as in numba) was copied
-/// to a CUDA device for the launch and will be copied back after it. On the CPU backend that "copy" is a host
-/// memcpy the kernel's speed does not hinge on, so it does not warn.
-void warn_host_copy(DispatcherState& st, rt::Device& device) {
-  if (!g_launch_warnings.implicit_copy || device.backend() != rt::BackendKind::Cuda) return;
-  std::string message = "Host array used in CUDA kernel will incur copy overhead to/from device (kernel '" +
-                        st.name + "'): pass device arrays (gpujit.to_device) to keep data on the GPU between launches";
-  warn_performance(message.c_str());
-  st.warned_host_copy = true;
-}
-
-void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs);
-
-/// A launch through the kernel's extensions: gpujit._dispatcher._prepare_args gives the arguments as the
-/// hooks made them and the write-backs they asked for (retr), which run after the launch.
-void launch_with_extensions(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
-  DispatcherState& st = state_of(dispatcher);
-  pyb::tuple given(nargs);
-  for (size_t i = 0; i < nargs; ++i) given[i] = pyb::reinterpret_borrow<pyb::object>(args[i]);
-  pyb::object stream = pyb::int_(reinterpret_cast<uintptr_t>(spec.config.stream));
-  pyb::tuple prepared = pyb::module_::import("gpujit._dispatcher").attr("_prepare_args")(st.extensions, given, stream);
-  auto new_args = prepared[0].cast<pyb::tuple>();
-  std::vector<PyObject*> raw;
-  for (pyb::handle h : new_args) raw.push_back(h.ptr());
-  launch_prepared(dispatcher, spec, raw.data(), raw.size());
-  for (pyb::handle writeback : prepared[1]) writeback();
-}
-
-void launch(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
-  DispatcherState& st = state_of(dispatcher);
-  if (st.extensions && PyList_Check(st.extensions.ptr()) && PyList_GET_SIZE(st.extensions.ptr()) > 0) {
-    launch_with_extensions(dispatcher, spec, args, nargs);
-    return;
-  }
-  launch_prepared(dispatcher, spec, args, nargs);
-}
-
-/// The TypeError for a launch with `nargs` arguments; the end is what Python's inspect.Signature.bind (and so
-/// numba-cuda) says.
-pyb::type_error wrong_argument_count(const DispatcherState& st, size_t nargs) {
-  size_t n = st.param_names.size();
-  std::string m = "kernel '" + st.name + "' takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
-                  " but " + std::to_string(nargs) + (nargs == 1 ? " was" : " were") + " given: ";
-  if (nargs < n) return pyb::type_error(m + "missing a required argument: '" + st.param_names[nargs] + "'");
-  m += "too many positional arguments (its parameters are ";
-  for (size_t i = 0; i < n; ++i) m += (i ? ", " : "") + st.param_names[i];
-  return pyb::type_error(m + (n ? ")" : "none)"));
-}
-
-void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* const* args, size_t nargs) {
-  DispatcherState& st = state_of(dispatcher);
-  if (st.device) {
-    // RuntimeError with numba-cuda's words, which its users and tests match.
-    PyErr_SetString(PyExc_RuntimeError, ("Cannot compile a device function as a kernel: '" + st.name +
-                                         "' is a device function (jit(device=True)); call it from a kernel")
-                                            .c_str());
-    throw pyb::error_already_set();
-  }
-  if (nargs != st.param_names.size()) throw wrong_argument_count(st, nargs);
-  rt::Device& device = rt::Runtime::get().current_device();
-  // The launcher (kernel[grid, block, stream]) may have been made while another device was current.
-  if (spec.stream && &spec.stream->device() != &device) {
-    check_stream_device(*spec.stream, device, ("the launch of kernel '" + st.name + "'").c_str());
-  }
-  // A launch a graph captures: the graph keeps its arguments, whose memory its replays use. Here, before
-  // the arguments are read, `args` is not kept live past that loop (which cost the loop a register).
-  if (rt::Capture* c = rt::capture_of(&device, spec.config.stream)) [[unlikely]]
-    keep_captured_arguments(*c, args, nargs);
-  ArgumentScope scope(nargs);
-  Arguments& a = scope.get();
-  for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);
-  if (a.copied_host_arrays() && !st.warned_host_copy) warn_host_copy(st, device);
-  if (!st.signatures.empty()) a.drop_index32();
-  const rt::ArgCode* targets = nullptr;
-  rt::LoadedKernel* kernel = st.cache.find(a.codes(), a.code_count(), &device);
-  if (!kernel) kernel = specialize(dispatcher, device, a.codes(), a.code_count(), &targets);
-  rt::validate_launch(spec.config, device.properties(), *kernel);
-  void** params = a.pack(targets);
-  if (device.backend() == rt::BackendKind::Host) {
-    // The cpu backend runs the whole grid before it returns: other Python threads run meanwhile. Nothing
-    // below touches a Python object (params points into this thread's Arguments), and Ctrl-C reaches the
-    // launch through the interrupt check (install_interrupt_check), which takes the GIL to run the handlers.
-    bool interrupted = false;
-    {
-      pyb::gil_scoped_release release;
-      try {
-        device.launch(*kernel, spec.config, params, a.packed());
-      } catch (const HostInterrupted&) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      // The interrupt check raised KeyboardInterrupt already, or the SIGINT hook cancelled the launch and
-      // Python's handler has yet to run.
-      if (!PyErr_Occurred() && PyErr_CheckSignals() == 0) PyErr_SetNone(PyExc_KeyboardInterrupt);
-      throw pyb::error_already_set();
-    }
-  } else {
-    device.launch(*kernel, spec.config, params, a.packed());
-  }
-  a.finish(device, spec.config.stream);
-}
-
-PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  auto* l = reinterpret_cast<LauncherObject*>(self);
-  try {
-    if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
-      throw pyb::type_error("kernel '" + state_of(l->dispatcher).name + "' takes positional arguments only");
-    }
-    if (l->callbacks && PyList_GET_SIZE(l->callbacks) > 0) {
-      pyb::list callbacks = pyb::reinterpret_borrow<pyb::list>(l->callbacks);
-      for (pyb::handle cb : pyb::list(callbacks)) cb(pyb::handle(l->dispatcher), pyb::handle(self));
-    }
-    launch(l->dispatcher, l->spec, args, PyVectorcall_NARGS(nargsf));
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
-  }
-  Py_RETURN_NONE;
-}
-
-// A launcher and its dispatcher reference each other through the dispatcher's cached launcher, so both
-// types take part in garbage collection.
-int launcher_traverse(PyObject* self, visitproc visit, void* arg) {
-  Py_VISIT(Py_TYPE(self));
-  Py_VISIT(reinterpret_cast<LauncherObject*>(self)->dispatcher);
-  Py_VISIT(reinterpret_cast<LauncherObject*>(self)->callbacks);
-  return 0;
-}
-
-int launcher_clear(PyObject* self) {
-  Py_CLEAR(reinterpret_cast<LauncherObject*>(self)->dispatcher);
-  Py_CLEAR(reinterpret_cast<LauncherObject*>(self)->callbacks);
-  return 0;
-}
-
-void launcher_dealloc(PyObject* self) {
-  auto* l = reinterpret_cast<LauncherObject*>(self);
-  PyTypeObject* tp = Py_TYPE(self);
-  PyObject_GC_UnTrack(self);
-  l->spec.~LaunchSpec();
-  Py_CLEAR(l->dispatcher);
-  Py_CLEAR(l->callbacks);
-  tp->tp_free(self);
-  Py_DECREF(tp);
-}
-
-PyObject* dim3_tuple(const rt::Dim3& d) { return Py_BuildValue("(III)", d.x, d.y, d.z); }
-
-PyObject* launcher_griddim(PyObject* self, void*) {
-  return dim3_tuple(reinterpret_cast<LauncherObject*>(self)->spec.config.grid);
-}
-PyObject* launcher_blockdim(PyObject* self, void*) {
-  return dim3_tuple(reinterpret_cast<LauncherObject*>(self)->spec.config.block);
-}
-PyObject* launcher_sharedmem(PyObject* self, void*) {
-  return PyLong_FromUnsignedLong(reinterpret_cast<LauncherObject*>(self)->spec.config.shared_bytes);
-}
-PyObject* launcher_dispatcher(PyObject* self, void*) {
-  return Py_NewRef(reinterpret_cast<LauncherObject*>(self)->dispatcher);
-}
-
-/// numba's launch_config.pre_launch_callbacks. A configuration with callbacks is this launcher's own: the
-/// dispatcher stops handing it out for an equal `kernel[...]` key, as numba makes a configuration per
-/// subscript.
-PyObject* launcher_callbacks(PyObject* self, void*) {
-  auto* l = reinterpret_cast<LauncherObject*>(self);
-  if (!l->callbacks) {
-    l->callbacks = PyList_New(0);
-    if (!l->callbacks) return nullptr;
-    auto* d = reinterpret_cast<DispatcherObject*>(l->dispatcher);
-    if (d && d->last_launcher == self) {
-      Py_CLEAR(d->last_key);
-      Py_CLEAR(d->last_launcher);
-    }
-  }
-  return Py_NewRef(l->callbacks);
-}
-
-/// Pickles as the dispatcher and the configuration, `dispatcher[griddim, blockdim, 0, sharedmem]` again when
-/// loaded (numba's configured kernels pickle so). A stream is a live handle of this process: a launcher on
-/// one other than the default stream does not pickle.
-PyObject* launcher_reduce(PyObject* self, PyObject*) {
-  auto* l = reinterpret_cast<LauncherObject*>(self);
-  if (l->callbacks && PyList_GET_SIZE(l->callbacks) > 0) {
-    PyObject* pickle = PyImport_ImportModule("pickle");
-    PyObject* error = pickle ? PyObject_GetAttrString(pickle, "PicklingError") : nullptr;
-    Py_XDECREF(pickle);
-    if (error) PyErr_SetString(error, "Cannot pickle configured launches with pre-launch callbacks");
-    Py_XDECREF(error);
-    return nullptr;
-  }
-  if (l->spec.config.stream != nullptr) {
-    PyErr_SetString(PyExc_TypeError,
-                    "a kernel configured with a stream cannot be pickled: the stream is this process's handle; "
-                    "pickle the kernel and configure it with a stream where it is loaded");
-    return nullptr;
-  }
-  try {
-    pyb::object getitem = pyb::module_::import("operator").attr("getitem");
-    pyb::tuple config = pyb::make_tuple(pyb::reinterpret_steal<pyb::object>(dim3_tuple(l->spec.config.grid)),
-                                        pyb::reinterpret_steal<pyb::object>(dim3_tuple(l->spec.config.block)), 0,
-                                        l->spec.config.shared_bytes);
-    return pyb::make_tuple(getitem, pyb::make_tuple(pyb::handle(l->dispatcher), config)).release().ptr();
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
-  }
-}
-
-PyGetSetDef launcher_getset[] = {
-    {"griddim", launcher_griddim, nullptr, "The grid, (x, y, z) blocks.", nullptr},
-    {"blockdim", launcher_blockdim, nullptr, "The block, (x, y, z) threads.", nullptr},
-    {"sharedmem", launcher_sharedmem, nullptr, "Bytes of dynamic shared memory per block.", nullptr},
-    {"dispatcher", launcher_dispatcher, nullptr, "The kernel this configuration launches.", nullptr},
-    {"pre_launch_callbacks", launcher_callbacks, nullptr,
-     "Callables called with (dispatcher, configuration) before each launch of this configuration.", nullptr},
-    {nullptr, nullptr, nullptr, nullptr, nullptr},
-};
-
-PyMethodDef launcher_methods[] = {
-    {"__reduce__", launcher_reduce, METH_NOARGS, nullptr},
-    {nullptr, nullptr, 0, nullptr},
-};
-
-PyMemberDef launcher_members[] = {
-    {"__vectorcalloffset__", T_PYSSIZET, offsetof(LauncherObject, vectorcall), READONLY, nullptr},
-    {nullptr, 0, 0, 0, nullptr},
-};
-
-PyType_Slot launcher_slots[] = {
-    {Py_tp_dealloc, reinterpret_cast<void*>(launcher_dealloc)},
-    {Py_tp_traverse, reinterpret_cast<void*>(launcher_traverse)},
-    {Py_tp_clear, reinterpret_cast<void*>(launcher_clear)},
-    {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
-    {Py_tp_members, launcher_members},
-    {Py_tp_getset, launcher_getset},
-    {Py_tp_methods, launcher_methods},
-    {Py_tp_doc, const_cast<char*>("A kernel with its launch configuration; call it with the kernel's arguments.")},
-    {0, nullptr},
-};
-
-PyType_Spec launcher_spec = {"gpujit._core.Launcher", sizeof(LauncherObject), 0,
-                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC,
-                             launcher_slots};
-
-/// `obj` as numba's launch errors show a configuration: a list of its dimensions ("[1, 2, 3, 4]", "[2.0]").
-std::string dims_as_list(PyObject* obj) {
-  pyb::handle h(obj);
-  if (PyTuple_Check(obj) || PyList_Check(obj)) return pyb::repr(pyb::list(pyb::reinterpret_borrow<pyb::object>(h)));
-  return "[" + pyb::repr(h).cast<std::string>() + "]";
-}
-
-/// Reads a grid or block: an int or a sequence of one to three ints. The errors use numba's words
-/// ("griddim must be a sequence of integers, got [2.0]"), which programs written for numba-cuda look for.
-rt::Dim3 parse_dims(PyObject* obj, const char* what) {
-  rt::Dim3 d;
-  uint32_t* axes[3] = {&d.x, &d.y, &d.z};
-  auto not_integers = [&] {
-    return pyb::type_error(std::string(what) + "dim must be a sequence of integers, got " + dims_as_list(obj) +
-                           " (" + what + " must be an int or a tuple of up to 3 ints)");
-  };
-  auto read = [&](PyObject* v, int axis) {
-    long long x = PyLong_AsLongLong(v);
-    if (x == -1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      throw not_integers();
-    }
-    if (x < 0 || x > 0xFFFFFFFFLL) {
-      throw rt::LaunchError(std::string(what) + " dimension " + "xyz"[axis] + " is " + std::to_string(x) +
-                            "; it must be between 1 and the device's limit");
-    }
-    *axes[axis] = uint32_t(x);
-  };
-  if (PyLong_Check(obj)) {
-    read(obj, 0);
-  } else if (PyTuple_Check(obj) || PyList_Check(obj)) {
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
-    if (n < 1 || n > 3) {
-      throw rt::LaunchError(std::string(what) + "dim must be a sequence of 1, 2 or 3 integers, got " +
-                            dims_as_list(obj) + " (" + what + " must have 1 to 3 dimensions, got " +
-                            std::to_string(n) + ")");
-    }
-    PyObject** items = PySequence_Fast_ITEMS(obj);
-    for (Py_ssize_t i = 0; i < n; ++i) read(items[i], int(i));
-  } else {
-    throw not_integers();
-  }
-  rt::validate_dims(d, what);
-  return d;
-}
-
-/// numba's low-occupancy warning, issued where the configuration is made (`kernel[blocks, threads]`): a
-/// grid with fewer blocks than the CUDA device has multiprocessors leaves some of them idle. The CPU
-/// backend runs blocks on host threads and has no such notion, so it never warns.
-void warn_if_low_occupancy(DispatcherState& st, const rt::Dim3& grid) {
-  uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
-  if (blocks >= kMaxMultiprocessors || st.warned_grids[blocks] || !g_launch_warnings.low_occupancy) return;
-  int multiprocessors = 0;
-  try {
-    rt::Device* device = compile_device();
-    if (!device || device->backend() != rt::BackendKind::Cuda) return;
-    multiprocessors = device->properties().multiprocessors;
-  } catch (const std::exception&) {
-    return;  // no usable device: the launch itself will say why
-  }
-  if (blocks >= uint64_t(multiprocessors)) return;
-  std::string message = "Grid size " + std::to_string(blocks) +
-                        " will likely result in GPU under-utilization due to low occupancy: the device has " +
-                        std::to_string(multiprocessors) + " multiprocessors and each block runs on one (kernel '" +
-                        st.name + "')";
-  warn_performance(message.c_str());
-  st.warned_grids[blocks] = true;  // not when a filter made it an error: that one raised
-}
-
-PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
-  auto* d = reinterpret_cast<DispatcherObject*>(self);
-  if (key == d->last_key) {
-    Py_INCREF(d->last_launcher);
-    return d->last_launcher;
-  }
-  try {
-    PyObject* const* items = &key;
-    Py_ssize_t n = 1;
-    if (PyTuple_Check(key)) {
-      items = &PyTuple_GET_ITEM(key, 0);
-      n = PyTuple_GET_SIZE(key);
-    }
-    if (n < 2 || n > 4) {
-      throw pyb::type_error("launch configuration must be [blocks, threads], [blocks, threads, stream] or "
-                            "[blocks, threads, stream, dynamic_shared_bytes]");
-    }
-    LaunchSpec spec;
-    spec.config.grid = parse_dims(items[0], "grid");
-    spec.config.block = parse_dims(items[1], "block");
-    warn_if_low_occupancy(*d->state, spec.config.grid);
-    if (n >= 3 && !(PyLong_CheckExact(items[2]) && PyLong_AsLong(items[2]) == 0) && items[2] != Py_None) {
-      spec.stream = stream_from_python(items[2], rt::Runtime::get().current_device());
-      spec.config.stream = spec.stream ? spec.stream->handle() : nullptr;
-    }
-    if (n == 4) {
-      long long shared = PyLong_AsLongLong(items[3]);
-      if (shared == -1 && PyErr_Occurred()) throw pyb::error_already_set();
-      if (shared < 0 || shared > 0x7FFFFFFF) {
-        throw rt::LaunchError("dynamic shared memory must be between 0 and 2^31 bytes, not " + std::to_string(shared));
-      }
-      spec.config.shared_bytes = uint32_t(shared);
-    }
-    auto* l = reinterpret_cast<LauncherObject*>(PyType_GenericAlloc(g_launcher_type, 0));
-    if (!l) return nullptr;
-    l->vectorcall = launcher_vectorcall;
-    Py_INCREF(self);
-    l->dispatcher = self;
-    new (&l->spec) LaunchSpec(std::move(spec));
-    Py_INCREF(key);
-    Py_INCREF(l);
-    Py_XSETREF(d->last_key, key);
-    Py_XSETREF(d->last_launcher, reinterpret_cast<PyObject*>(l));
-    return reinterpret_cast<PyObject*>(l);
-  } catch (const rt::LaunchError& e) {
-    // numba's wording first, then the kernel.
-    PyErr_SetString(launch_error_class(), (e.what() + (" (kernel '" + d->state->name + "')")).c_str());
-    return nullptr;
-  } catch (const pyb::type_error& e) {
-    PyErr_SetString(PyExc_TypeError, (e.what() + (" (kernel '" + d->state->name + "')")).c_str());
-    return nullptr;
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -952,7 +496,6 @@ std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const 
   req.globals = src->globals;
   req.extra_modules = src->extra_modules;
   req.options = st.options;
-  req.overloads = std::make_shared<PyOverloadResolver>(&resolve_device_function);
   req.options.target = TargetKind::Nvptx;
   if (rt::Device* device = ptx_device()) device->configure_compile(req.options);
   if (!arch.empty()) req.options.arch = arch;
@@ -1217,11 +760,15 @@ PyType_Spec dispatcher_spec = {"gpujit._core.Dispatcher", sizeof(DispatcherObjec
 
 }  // namespace
 
+rt::LoadedKernel* specialize_for_launch(PyObject* self, rt::Device& device, const rt::ArgCode* codes, size_t n,
+                                        const rt::ArgCode** targets) {
+  return specialize(self, device, codes, n, targets);
+}
+
 void register_dispatcher(pyb::module_& m) {
   g_dispatcher_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&dispatcher_spec));
   if (!g_dispatcher_type) throw pyb::error_already_set();
-  g_launcher_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&launcher_spec));
-  if (!g_launcher_type) throw pyb::error_already_set();
+  make_launcher_type();
   m.attr("Dispatcher") = pyb::handle(reinterpret_cast<PyObject*>(g_dispatcher_type));
   m.attr("Launcher") = pyb::handle(reinterpret_cast<PyObject*>(g_launcher_type));
   m.def("_set_signature_dict", [](pyb::object factory) {
