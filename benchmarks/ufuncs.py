@@ -17,6 +17,12 @@ Three sections, every peer measured in the same run on the same data (copied to 
    sigmoid kernel (throughput, target at least 90%), the cost of one call on a small array against one launch
    of that kernel (target at most 2 us more), next to numba-cuda's `@vectorize` and `cp.ElementwiseKernel`;
    and the smoothing as `@gpu.guvectorize(..., '(n),()->(n)')` against its kernel and numba's `@guvectorize`.
+4. array kinds (issue 31): `gpu.vectorize` (an add of 1e7 float32), `gpu.guvectorize` (the smoothing) and
+   `gpu.reduce` (a sum of 1e7 float32) on gpujit's own arrays, CuPy arrays and PyTorch tensors (each kind
+   skipped where its library or a GPU is missing), each with and without `out=` (`res=` for reduce), timed
+   next to the same gpujit kernel launched on the same arrays (for reduce, the reduction's own kernel,
+   launched as gpu.reduce launches it), every pair in the same round and the rounds interleaved over every
+   kind. Target: each ufunc call at least 0.9 of its kernel's throughput. `--array-kinds` runs it alone.
 
 GPU time is measured with each library's CUDA events around `--reps` calls after a warm-up (the median of 3
 such rounds), on the default stream; per-call cost is the wall time of many asynchronous calls on a small
@@ -161,6 +167,8 @@ def load_example(name, peer):
 def host(array):
     if hasattr(array, "copy_to_host"):
         return array.copy_to_host()
+    if hasattr(array, "cpu") and hasattr(array, "numpy"):  # a PyTorch tensor
+        return array.cpu().numpy()
     return array.get() if hasattr(array, "get") else np.asarray(array)
 
 
@@ -386,6 +394,152 @@ def vectorize_section(peers, sizes, reps, calls):
     return [through, per_call, guv]
 
 
+def array_kinds():
+    """{kind: (to_device, empty_like)}: gpujit's arrays, CuPy's and PyTorch's where they import and see a GPU."""
+    kinds = {"gpujit": (gpu.to_device, lambda a: gpu.device_array(a.shape, a.dtype))}
+    if gpu.get_current_device().backend != "cuda":
+        return kinds
+    try:
+        import cupy as cp
+
+        cp.cuda.runtime.getDeviceCount()
+        kinds["cupy"] = (cp.asarray, cp.empty_like)
+    except Exception as e:
+        print(f"  array kinds: no CuPy ({type(e).__name__}: {e})", file=sys.stderr)
+    try:
+        import torch
+
+        if not torch.cuda.is_available():
+            raise RuntimeError("torch sees no GPU")
+        kinds["torch"] = (lambda a: torch.from_numpy(np.ascontiguousarray(a)).cuda(), torch.empty_like)
+    except Exception as e:
+        print(f"  array kinds: no PyTorch ({type(e).__name__}: {e})", file=sys.stderr)
+    return kinds
+
+
+def array_kinds_section(sizes, reps):
+    """vectorize, guvectorize and reduce on each kind of array against the same gpujit kernel on the same
+    arrays, interleaved; returns rows whose figures are GB/s of the ufunc ("ufunc") and of the kernel."""
+    from gpujit import reduction
+
+    rng = np.random.default_rng(4)
+    n = sizes["elementwise"]
+    xs, ys = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    rows_, cols = sizes["smoothing"]
+    series = rng.standard_normal((rows_, cols), dtype=np.float32).cumsum(axis=1, dtype=np.float32)
+    alpha = np.float32(0.1)
+    smoothing_ref = load_example("exp_smoothing", gpujit_peer())["exp_smoothing_numpy"](series, alpha)
+
+    add = gpu.vectorize(["float32(float32, float32)"])(lambda a, b: a + b)
+    smooth = gpu.guvectorize(["void(float32[:], float32, float32[:])"], "(n),()->(n)")(smooth_row)
+    total = gpu.reduce(lambda a, b: a + b)
+
+    @gpu.jit
+    def add_kernel(a, b, out):
+        i = gpu.grid(1)
+        if i < out.size:
+            out[i] = a[i] + b[i]
+
+    @gpu.jit
+    def smooth_kernel(x, alpha, out):
+        r = gpu.grid(1)
+        if r < x.shape[0]:
+            keep = np.float32(1.0) - alpha
+            level = x[r, 0]
+            out[r, 0] = level
+            for t in range(1, x.shape[1]):
+                level = alpha * x[r, t] + keep * level
+                out[r, t] = level
+
+    def reduce_kernel(arr, res):
+        """gpu.reduce's one launch on `arr` (reduction.py, Reduce.__call__ with res=), without the call's checks."""
+        vector = arr.is_c_contiguous() and arr.device_ctypes_pointer.value % 16 == 0
+        kernel = total._kernel(np.dtype(np.float32), vector)
+        width = reduction.vector_width(np.dtype(np.float32))
+        blocks = reduction._first_pass_blocks(max(n // width, n % width) if vector else n)
+        partials = gpu.device_array(max(blocks, 1), np.float32)
+        launch = total._configured(kernel, blocks, reduction._THREADS, 0)
+        counter = reduction._counter(0)
+        return lambda: launch(arr, res, partials, counter, np.float32(0), False)
+
+    timer = gpujit_peer()
+    plans = []  # (row, kind, ufunc call, kernel call, verify: a fresh call's result checked against NumPy)
+    for kind, (to_device, empty_like) in array_kinds().items():
+        x, y, out = to_device(xs), to_device(ys), empty_like(to_device(xs))
+        ser, sout = to_device(series), empty_like(to_device(series))
+        res = empty_like(to_device(xs[:1]))
+        fresh = lambda a: empty_like(to_device(a))  # noqa: E731  an output no other call wrote
+        add_ok = lambda got: np.allclose(host(got), xs + ys)  # noqa: E731
+        smooth_ok = lambda got: np.allclose(host(got), smoothing_ref, rtol=1e-5, atol=1e-4)  # noqa: E731
+        sum_ok = lambda got: abs(float(np.ravel(host(got))[0]) - xs.sum(dtype=np.float64)) <= 1e-4 * n  # noqa: E731
+        gb_add, gb_smooth, gb_sum = 3 * xs.nbytes / 1e9, 2 * series.nbytes / 1e9, xs.nbytes / 1e9
+        blocks = (n + 255) // 256
+        kernel_add = lambda x=x, y=y, out=out: add_kernel[blocks, 256](x, y, out)  # noqa: E731
+        kernel_smooth = lambda s=ser, o=sout: smooth_kernel[(rows_ + 127) // 128, 128](s, alpha, o)  # noqa: E731
+        # The reduction's own kernel on the same memory (seen as gpujit arrays: its arguments are prepared here).
+        kernel_sum = reduce_kernel(gpu.as_cuda_array(x) if kind != "gpujit" else x,
+                                   gpu.as_cuda_array(res) if kind != "gpujit" else res)
+
+        def keep_res(x=x):
+            r = fresh(xs[:1])
+            total(x, res=r)
+            return r
+
+        plans += [
+            (row("kinds", f"vectorize add {n} float32, out=", "GB/s", gb_add), kind,
+             lambda x=x, y=y, out=out: add(x, y, out=out), kernel_add,
+             lambda x=x, y=y: add_ok(add(x, y, out=fresh(xs)))),
+            (row("kinds", f"vectorize add {n} float32, no out", "GB/s", gb_add), kind,
+             lambda x=x, y=y: add(x, y), kernel_add, lambda x=x, y=y: add_ok(add(x, y))),
+            (row("kinds", f"guvectorize smoothing {rows_}x{cols}, out=", "GB/s", gb_smooth), kind,
+             lambda s=ser, o=sout: smooth(s, alpha, o), kernel_smooth,
+             lambda s=ser: smooth_ok(smooth(s, alpha, fresh(series)))),
+            (row("kinds", f"guvectorize smoothing {rows_}x{cols}, no out", "GB/s", gb_smooth), kind,
+             lambda s=ser: smooth(s, alpha), kernel_smooth, lambda s=ser: smooth_ok(smooth(s, alpha))),
+            (row("kinds", f"reduce sum {n} float32, res=", "GB/s", gb_sum), kind,
+             lambda x=x, r=res: total(x, res=r), kernel_sum, lambda: sum_ok(keep_res())),
+            (row("kinds", f"reduce sum {n} float32, to host", "GB/s", gb_sum), kind,
+             lambda x=x: total(x), kernel_sum, lambda x=x: sum_ok(np.array([total(x)]))),
+        ]
+    # Interleaved: each round times every pair (ufunc, then its kernel) of every kind before the next round.
+    times = {id(p[0]): ([], []) for p in plans}
+    for _ in range(3):
+        for r, kind, call, kernel, verify in plans:
+            if "error" in r:
+                continue
+            try:
+                ufunc_times, kernel_times = times[id(r)]
+                ufunc_times.append(timer.gpu_seconds(call, reps))
+                kernel_times.append(timer.gpu_seconds(kernel, reps))
+            except Exception as e:  # reported in its row; the other rows stand
+                r["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+    for r, kind, call, kernel, verify in plans:
+        r["kind"] = kind
+        if "error" in r:
+            continue
+        ufunc_times, kernel_times = times[id(r)]
+        r["seconds"] = {"ufunc": statistics.median(ufunc_times), "kernel": statistics.median(kernel_times)}
+        try:
+            r["ok"] = {"ufunc": bool(verify())}
+        except Exception as e:
+            r["ok"] = {"ufunc": False}
+            r["error"] = f"check: {type(e).__name__}: {e}"
+    return [p[0] for p in plans]
+
+
+def print_kind_rows(rows):
+    print(f"{'kind':7} {'workload':52} {'ufunc GB/s':>11} {'kernel GB/s':>12} {'ufunc/kernel':>13}  check")
+    for r in rows:
+        if "seconds" not in r or "error" in r:
+            print(f"{r['kind']:7} {r['what'][:52]:52} not measured: {r.get('error', '?')}")
+            continue
+        u, k = r["amount"] / r["seconds"]["ufunc"], r["amount"] / r["seconds"]["kernel"]
+        r["figures"] = {"ufunc": u, "kernel": k, "ratio": u / k}
+        check = "ok" if all(r["ok"].values()) else "WRONG"
+        flag = "" if u / k >= 0.9 else "  (below the 0.9 target)"
+        print(f"{r['kind']:7} {r['what'][:52]:52} {u:11.1f} {k:12.1f} {u / k:13.3f}  [{check}]{flag}")
+
+
 # ---------------------------------------------------------------------------------------------------------
 
 
@@ -462,6 +616,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smaller problems (a smoke test, not a measurement)")
     ap.add_argument("--reps", type=int, default=20, help="calls per timed round")
     ap.add_argument("--calls", type=int, default=5000, help="asynchronous calls per round of the per-call cost")
+    ap.add_argument("--array-kinds", action="store_true",
+                    help="only the ufuncs on gpujit, CuPy and PyTorch arrays against their kernels (section 4)")
     ap.add_argument("--reduce-sweep", action="store_true",
                     help="only gpu.reduce's launch settings against cp.sum (how reduction.py's were chosen; GPU)")
     args = ap.parse_args()
@@ -474,6 +630,12 @@ def main():
         if backend != "cuda":
             sys.exit("--reduce-sweep compares against CuPy and needs a GPU")
         reduce_sweep(sizes, reps)
+        return
+    if args.array_kinds:
+        krows = array_kinds_section(sizes, reps)
+        print_kind_rows(krows)
+        if any(not ok for r in krows for ok in r["ok"].values()):
+            sys.exit("a workload computed a wrong result")
         return
     peers = [gpujit_peer()]
     if backend == "cuda":
@@ -498,6 +660,9 @@ def main():
                       "(target: at most +2 us)")
             elif r["what"].startswith("sigmoid"):
                 print(f"vectorize throughput: {f['gpujit'] / f['gpujit kernel']:.3f} of the kernel's (target: 0.9)")
+    krows = array_kinds_section(sizes, reps)
+    print_kind_rows(krows)
+    vrows += krows
     red = rows[0].get("figures", {})
     if "gpujit" in red and "cupy" in red:
         print(f"gpu.reduce of {sizes['reduce']} float32 over cp.sum: {red['gpujit'] / red['cupy']:.3f} "

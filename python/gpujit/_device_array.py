@@ -339,6 +339,18 @@ def as_cuda_array(obj, sync=True):
     return from_cuda_array_interface(desc, owner=obj, sync=sync)
 
 
+def as_device_operand(obj):
+    """`obj`, a device array of any kind, as a DeviceArray read the way a kernel launch reads it: a DeviceArray
+    as it is; a PyTorch tensor or CuPy array through the library's own attributes (no interface dict, no wait
+    for a stream: a launch makes neither, docs/python.md); any other __cuda_array_interface__ object through
+    as_cuda_array (the interface's stream waited for, as a launch does). For the ufuncs and reductions, whose
+    calls on foreign arrays then cost what their kernels' launches on them do."""
+    if type(obj) is DeviceArray:
+        return obj
+    a = _core._foreign_device_array(obj)
+    return a if a is not None else as_cuda_array(obj)
+
+
 # ---- numba's type of an array ----
 
 _numba = {}  # "types", "from_dtype": numba's, once looked up; "cache": (dtype, aligned, ndim, layout) -> type

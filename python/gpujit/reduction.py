@@ -30,7 +30,7 @@ import warnings
 
 from . import _core
 from . import _kernel_api
-from ._device_array import as_cuda_array
+from ._device_array import as_cuda_array, as_device_operand
 from .errors import CompileError, PerformanceWarning
 
 _WARP = 32
@@ -429,11 +429,17 @@ reduce = Reduce
 
 
 def _as_array(arr):
-    """(array, on_device): a DeviceArray or foreign device array as it is, anything else as a NumPy array."""
+    """(array, on_device): a DeviceArray as it is, another library's device array as a DeviceArray over it
+    (as_device_operand: a PyTorch tensor or CuPy array read as a launch reads it, with no wait for a stream),
+    anything else as a NumPy array."""
     if isinstance(arr, _core.DeviceArray):
         return arr, True
-    if not isinstance(arr, type) and hasattr(arr, "__cuda_array_interface__"):
-        return as_cuda_array(arr), True
+    if not isinstance(arr, type):
+        foreign = _core._foreign_device_array(arr)
+        if foreign is not None:
+            return foreign, True
+        if hasattr(arr, "__cuda_array_interface__"):
+            return as_cuda_array(arr), True
     import numpy as np
 
     try:
@@ -444,13 +450,17 @@ def _as_array(arr):
 
 def _result_array(res, dtype):
     """`res` as a DeviceArray (a view of a foreign device array), after checking it can take the result."""
+    if not isinstance(res, (_core.DeviceArray, type)):
+        foreign = _core._foreign_device_array(res)  # a tensor or CuPy array: no interface dict, no wait
+        if foreign is not None:
+            res = foreign
     if isinstance(res, type) or not (isinstance(res, _core.DeviceArray) or hasattr(res, "__cuda_array_interface__")):
         raise TypeError(f"res must be a device array (gpu.device_array(1, dtype)); got {type(res).__name__} "
                         "(without res, the result is returned to the host)")
     import numpy as np
 
     if not isinstance(res, _core.DeviceArray):
-        res = as_cuda_array(res)
+        res = as_device_operand(res)
     if np.dtype(res.dtype) != dtype:
         raise TypeError(f"res has dtype {np.dtype(res.dtype)}, the array has {dtype}; they must match")
     if res.ndim != 1 or res.shape[0] < 1:

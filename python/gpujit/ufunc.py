@@ -87,7 +87,20 @@ _DeviceArray = _core.DeviceArray
 
 
 def _is_device(a):
-    return type(a) is _core.DeviceArray or hasattr(a, "__cuda_array_interface__")
+    return type(a) is _core.DeviceArray or _device_or_none(a) is not None
+
+
+def _device_or_none(a):
+    """`a` as a DeviceArray when it is a device array of any kind, read as a kernel launch reads it (a PyTorch
+    tensor or CuPy array by its own attributes, with no wait for a stream: as_device_operand); else None."""
+    if type(a) is _DeviceArray:
+        return a
+    if type(a) in (int, float, complex, bool):
+        return None
+    d = _core._foreign_device_array(a)
+    if d is None and hasattr(a, "__cuda_array_interface__"):
+        d = as_cuda_array(a)
+    return d
 
 
 def _type_key(a):
@@ -96,10 +109,10 @@ def _type_key(a):
 
 
 def _as_operands(args):
-    """The arguments with `__cuda_array_interface__` objects made DeviceArrays and other array-likes that are
-    not arrays (lists, tuples, namedtuples) NumPy arrays, so that their dtype is known and keys the cache."""
-    if all(type(a) is _DeviceArray or type(a) in (int, float, complex, bool) or
-           hasattr(a, "dtype") and not hasattr(a, "__cuda_array_interface__") for a in args):
+    """The arguments with device arrays of other libraries made DeviceArrays (as_device_operand: PyTorch
+    tensors and CuPy arrays read as a launch reads them) and other array-likes that are not arrays (lists,
+    tuples, namedtuples) NumPy arrays, so that their dtype is known and keys the cache."""
+    if all(type(a) is _DeviceArray or type(a) in (int, float, complex, bool) for a in args):
         return args
     return tuple(_as_operand(a) for a in args)
 
@@ -107,8 +120,9 @@ def _as_operands(args):
 def _as_operand(a):
     if type(a) is _DeviceArray or isinstance(a, (int, float, complex)):
         return a
-    if hasattr(a, "__cuda_array_interface__"):
-        return as_cuda_array(a)
+    d = _device_or_none(a)
+    if d is not None:
+        return d
     return a if hasattr(a, "dtype") else _numpy().asarray(a)
 
 
@@ -374,7 +388,9 @@ class UFunc:
                             launch = launchers[(n, stream)] = kernel[(n + _THREADS - 1) // _THREADS, _THREADS,
                                                                      stream]
                         launch(*args, out)
-                    return out
+                    # A foreign `out` comes back as a DeviceArray over its memory, as on the general path
+                    # and in numba.
+                    return out if type(out) is _DeviceArray else _core._foreign_device_array(out)
         try:
             return self._slow(args, out, stream)
         except CompileError as e:
@@ -399,10 +415,7 @@ class UFunc:
         values = []
         shape = ()
         for a, dt in zip(args, sig.arg_dtypes):
-            if type(a) is _core.DeviceArray:
-                on_device = True
-            elif hasattr(a, "__cuda_array_interface__"):
-                a = as_cuda_array(a)
+            if type(a) is _core.DeviceArray:  # device arrays of other libraries are DeviceArrays by now
                 on_device = True
             else:
                 np = np or _numpy()
@@ -419,7 +432,10 @@ class UFunc:
             if a.shape != shape:
                 shape = a.shape if not shape else _broadcast(shape, a.shape, self.__name__)
         if out is not None:
-            on_device = on_device or _is_device(out)
+            device_out = _device_or_none(out)
+            if device_out is not None:
+                out = device_out
+                on_device = True
         if not shape:  # every input is a scalar: one thread
             result = self._run_flat(sig, values, arrays, 1, None, stream)
             host = result.copy_to_host(stream=stream)
@@ -462,8 +478,6 @@ class UFunc:
         """(device array written by the kernel, host array to copy it into or None)."""
         if out is None:
             return _core.device_array(shape, sig.ret_dtype, stream), None
-        if type(out) is not _DeviceArray and hasattr(out, "__cuda_array_interface__"):
-            out = as_cuda_array(out)
         if tuple(out.shape) != tuple(shape):
             raise ValueError(f"{self.__name__}: out has shape {tuple(out.shape)}; the inputs broadcast to "
                              f"{tuple(shape)}")
@@ -559,11 +573,11 @@ class UFunc:
         associative and commutative: the order of operations is a tree's, not left to right)."""
         if self.nin != 2:
             raise TypeError(f"{self.__name__}.reduce: only binary ufuncs reduce; this one takes {self.nin} inputs")
-        on_device = _is_device(arr)
+        device_arr = _device_or_none(arr)
         np = _numpy()
         with _OnTarget(self.target):
-            if on_device:
-                a = arr if type(arr) is _core.DeviceArray else as_cuda_array(arr)
+            if device_arr is not None:
+                a = device_arr
             else:
                 a = _core.to_device(np.ascontiguousarray(np.asarray(arr)), stream)
             if a.ndim != 1:
@@ -713,6 +727,7 @@ class GUFunc:
     def _call(self, ins, outs, stream):
         np = _numpy()
         ins = _as_operands(ins)
+        outs = [_as_operand(o) for o in outs]  # foreign device arrays once, as a launch reads them
         key = tuple(map(_type_key, ins))
         sig = self._plans.get(key)
         if sig is None:
@@ -750,7 +765,7 @@ class GUFunc:
         # Outputs: given (checked and, for host ones, written back at the end) or allocated.
         out_arrays, host_outs = [], []
         for j, (dims, dt) in enumerate(zip(layout.outputs, sig.arg_dtypes[self.nin:])):
-            given = _as_operand(outs[j]) if outs else None
+            given = outs[j] if outs else None
             if given is not None:
                 split = len(given.shape) - len(dims)
                 if split < 0:

@@ -11,6 +11,7 @@
 #include "array_shape.h"
 #include "dtypes.h"
 #include "runtime/runtime.h"
+#include "ufunc_operands.h"
 
 namespace gpujit::py {
 
@@ -879,36 +880,7 @@ void register_arrays(pyb::module_& m) {
   }, pyb::arg("shape"), pyb::arg("dtype") = pyb::none(), pyb::arg("stream") = 0, pyb::arg("order") = "C",
      "A new uninitialized device array.");
 
-  // The key of vectorize's fast path (ufunc.py, UFunc.__call__), in one call instead of a dozen attribute
-  // reads: (n, (dtype code of each input, then of out or None)) when every input is a 1-D DeviceArray of n
-  // elements of a scalar dtype and out is None or one more such array; None otherwise.
-  m.def("_elementwise_key", [](pyb::tuple args, pyb::handle out) -> pyb::object {
-    const size_t count = args.size();
-    if (count == 0) return pyb::none();
-    int64_t n = -1;
-    auto code = [&](PyObject* obj) -> PyObject* {
-      if (Py_TYPE(obj) != g_device_array_type) return nullptr;
-      const rt::ArrayView& v = device_array_of(obj)->view;
-      if (v.ndim != 1 || v.record) return nullptr;
-      if (n < 0) n = v.size();
-      if (v.size() != n) return nullptr;
-      return PyLong_FromLong(static_cast<long>(v.dtype));
-    };
-    pyb::tuple key(count + 1);
-    for (size_t i = 0; i < count; ++i) {
-      PyObject* c = code(args[i].ptr());
-      if (!c) return pyb::none();
-      PyTuple_SET_ITEM(key.ptr(), i, c);
-    }
-    if (out.is_none()) {
-      PyTuple_SET_ITEM(key.ptr(), count, pyb::none().release().ptr());
-    } else {
-      PyObject* c = code(out.ptr());
-      if (!c) return pyb::none();
-      PyTuple_SET_ITEM(key.ptr(), count, c);
-    }
-    return pyb::make_tuple(n, std::move(key));
-  });
+  register_ufunc_operands(m);  // _elementwise_key, _foreign_device_array
 
   m.def("_device_array_like", [](pyb::handle shape, pyb::handle dtype, bool fortran, pyb::handle stream) {
     rt::Device& device = rt::Runtime::get().current_device();
