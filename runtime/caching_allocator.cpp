@@ -1,6 +1,7 @@
 // The caching allocator's free lists (see caching_allocator.h).
 #include "runtime/caching_allocator.h"
 
+#include <atomic>
 #include <exception>
 
 #include <fmt/format.h>
@@ -10,6 +11,19 @@
 #include "runtime/runtime_error.h"
 
 namespace gpujit::rt {
+
+namespace {
+// Process-wide, as numba's config is; read at each free.
+std::atomic<size_t> g_pending_count{0};
+std::atomic<double> g_pending_ratio{0.2};
+}  // namespace
+
+void CachingAllocator::set_pending_limits(size_t count, double ratio) {
+  g_pending_count.store(count);
+  g_pending_ratio.store(ratio);
+}
+
+std::pair<size_t, double> CachingAllocator::pending_limits() { return {g_pending_count.load(), g_pending_ratio.load()}; }
 
 size_t CachingAllocator::round_size(size_t bytes) {
   constexpr size_t kGranule = 512;
@@ -27,7 +41,7 @@ CachingAllocator::Block CachingAllocator::allocate(size_t bytes, void* stream) {
     stats_.cache_hits++;
     stats_.bytes_cached -= block;
     stats_.bytes_in_use += block;
-    return {ptr, block, stream};
+    return {ptr, block, stream, bytes};
   }
   uint64_t ptr = 0;
   try {
@@ -58,18 +72,38 @@ CachingAllocator::Block CachingAllocator::allocate(size_t bytes, void* stream) {
   }
   stats_.backend_allocations++;
   stats_.bytes_in_use += size;
-  return {ptr, size, stream};
+  return {ptr, size, stream, bytes};
 }
 
 void CachingAllocator::free(const Block& block) {
   if (block.ptr == 0) return;
   stats_.bytes_in_use -= block.size;
   stats_.bytes_cached += block.size;
-  cache_.emplace(Key{block.stream, block.size}, block.ptr);
+  pending_.push_back(block);
+  pending_bytes_ += block.requested;
+  if (deferred_ > 0) return;
+  if (pending_.size() > g_pending_count.load()) {
+    flush_pending();
+    return;
+  }
+  // numba's byte limit, int(capacity * ratio): the device's memory as read once when it was first used (a free
+  // runs in destructors, where a driver call that may fail has no place).
+  // A device of unknown size (0) has the count limit only.
+  uint64_t capacity = device_.properties().total_memory;
+  if (capacity > 0 && pending_bytes_ > uint64_t(double(capacity) * g_pending_ratio.load())) flush_pending();
+}
+
+void CachingAllocator::flush_pending() {
+  if (deferred_ > 0) return;
+  for (const Block& b : pending_) cache_.emplace(Key{b.stream, b.size}, b.ptr);
+  pending_.clear();
+  pending_bytes_ = 0;
 }
 
 void CachingAllocator::release_cached() {
-  if (cache_.empty() || deferred_ > 0) return;
+  if (deferred_ > 0) return;
+  flush_pending();
+  if (cache_.empty()) return;
   device_.synchronize();
   // A block leaves the cache before its free is tried, so a failing free (the device lost, a sticky error)
   // neither frees a block twice later nor stops the others from being freed; the first failure is rethrown.
@@ -97,8 +131,13 @@ void CachingAllocator::forget_stream(void* stream) {
   auto first = cache_.lower_bound({stream, 0});
   auto last = first;
   while (last != cache_.end() && last->first.first == stream) ++last;
-  if (first == last) return;
+  bool pending = false;
+  for (const Block& b : pending_) pending = pending || b.stream == stream;
+  if (first == last && !pending) return;
   device_.synchronize_stream(stream);
+  for (Block& b : pending_) {
+    if (b.stream == stream) b.stream = nullptr;
+  }
   for (auto it = first; it != last; ++it) cache_.emplace(Key{nullptr, it->first.second}, it->second);
   cache_.erase(first, last);
 }

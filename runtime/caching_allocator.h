@@ -14,6 +14,15 @@
 // numba's defer_cleanup(): while release is deferred, nothing is given back to the driver (a free synchronizes
 // the device), neither by release_cached() nor after running out of memory, which then fails at once.
 //
+// numba's pending deallocations (a context's `deallocations`): a freed block first joins a queue of pending
+// frees, where no allocation takes it, and the queue is flushed into the cache when it holds more than
+// `count` blocks or more than `ratio` of the device's memory (the requested sizes, as numba counts them),
+// when flush_pending() is called, and before cached memory is given back. Nothing is flushed while release is
+// deferred, so memory freed inside defer_cleanup() is not reused before the block ends (numba's promise, which
+// keeps memory that asynchronous work on another stream may still read). gpujit's default limit is 0 blocks:
+// the queue is flushed at each free and a block is reusable at once; numba's is 10 (and 0.2), which the
+// drop-in mode sets from numba's config (set_pending_limits).
+//
 // Not thread-safe on its own: the Python binding calls it with the GIL held; other callers lock around it.
 #pragma once
 
@@ -21,6 +30,7 @@
 #include <cstdint>
 #include <map>
 #include <utility>
+#include <vector>
 
 namespace gpujit::rt {
 
@@ -32,7 +42,7 @@ class CachingAllocator {
     uint64_t backend_allocations = 0;  // times the backend's allocate() was called
     uint64_t cache_hits = 0;           // allocations served from the cache
     uint64_t bytes_in_use = 0;         // held by live blocks
-    uint64_t bytes_cached = 0;         // held by free blocks in the cache
+    uint64_t bytes_cached = 0;         // held by free blocks in the cache (pending ones too)
   };
 
   explicit CachingAllocator(Device& device) : device_(device) {}
@@ -45,6 +55,7 @@ class CachingAllocator {
     uint64_t ptr = 0;
     size_t size = 0;  // the block's real size, at least what was asked for
     void* stream = nullptr;
+    size_t requested = 0;  // the bytes asked for, which the pending queue counts
   };
 
   /// A block of at least `bytes` for use in order on `stream` (null: the default stream). 0 bytes gives a
@@ -64,6 +75,15 @@ class CachingAllocator {
   void forget_stream(void* stream);
 
   const Stats& stats() const { return stats_; }
+
+  /// The pending queue's limits for every device: more than `count` blocks, or more than `ratio` times the
+  /// device's memory in requested bytes, flush it (numba's CUDA_DEALLOCS_COUNT and CUDA_DEALLOCS_RATIO).
+  static void set_pending_limits(size_t count, double ratio);
+  static std::pair<size_t, double> pending_limits();
+  /// Moves the pending blocks into the cache, where allocations reuse them; nothing while deferred.
+  void flush_pending();
+  size_t pending_count() const { return pending_.size(); }
+  uint64_t pending_bytes() const { return pending_bytes_; }
   /// The size a request of `bytes` is rounded up to.
   static size_t round_size(size_t bytes);
 
@@ -72,6 +92,8 @@ class CachingAllocator {
 
   Device& device_;
   std::multimap<Key, uint64_t> cache_;
+  std::vector<Block> pending_;
+  uint64_t pending_bytes_ = 0;
   Stats stats_;
   int deferred_ = 0;
 };

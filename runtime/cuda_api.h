@@ -102,6 +102,7 @@ constexpr unsigned CU_STREAM_NON_BLOCKING = 1;  // does not synchronize with the
 constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 1;
 constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 2;
 constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;  // cuMemAllocManaged: any stream may use the memory
+constexpr unsigned CU_MEM_ATTACH_HOST = 2;    // cuMemAllocManaged: attached to the host until a stream attaches it
 constexpr unsigned CU_MEMHOSTREGISTER_PORTABLE = 1;   // cuMemHostRegister: pinned for every context
 constexpr unsigned CU_MEMHOSTREGISTER_DEVICEMAP = 2;  // and mapped into the device's address space
 constexpr unsigned CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1;  // cuIpcOpenMemHandle: peers map it when they use it

@@ -117,6 +117,16 @@ void CudaDevice::bind() {
 
 void CudaDevice::activate() { bind(); }
 
+void* CudaDevice::thread_context() {
+  CUcontext current = nullptr;
+  GPUJIT_CU(driver_, cuCtxGetCurrent, &current);
+  return current;
+}
+
+void CudaDevice::set_thread_context(void* context) {
+  GPUJIT_CU(driver_, cuCtxSetCurrent, static_cast<CUcontext>(context));
+}
+
 rt::DevicePtr CudaDevice::allocate(size_t bytes) {
   if (bytes == 0) return 0;
   bind();
@@ -151,10 +161,11 @@ rt::DevicePtr CudaDevice::mapped_pointer(void* host) {
   return rt::DevicePtr(ptr);
 }
 
-void* CudaDevice::allocate_managed(size_t bytes) {
+void* CudaDevice::allocate_managed(size_t bytes, bool attach_global) {
   CUdeviceptr ptr = 0;
   bind();
-  GPUJIT_CU(driver_, cuMemAllocManaged, &ptr, bytes == 0 ? 1 : bytes, CU_MEM_ATTACH_GLOBAL);
+  GPUJIT_CU(driver_, cuMemAllocManaged, &ptr, bytes == 0 ? 1 : bytes,
+            attach_global ? CU_MEM_ATTACH_GLOBAL : CU_MEM_ATTACH_HOST);
   return reinterpret_cast<void*>(uintptr_t(ptr));
 }
 

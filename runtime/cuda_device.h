@@ -55,12 +55,14 @@ class CudaDevice final : public rt::Device {
 
   rt::BackendKind backend() const override { return rt::BackendKind::Cuda; }
   void activate() override;
+  void* thread_context() override;
+  void set_thread_context(void* context) override;
 
   rt::DevicePtr allocate(size_t bytes) override;
   void deallocate(rt::DevicePtr ptr) override;
   void* allocate_pinned(size_t bytes) override;
   void deallocate_pinned(void* ptr) override;
-  void* allocate_managed(size_t bytes) override;
+  void* allocate_managed(size_t bytes, bool attach_global) override;
   void deallocate_managed(void* ptr) override;
   rt::DevicePtr mapped_pointer(void* host) override;
   void copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) override;

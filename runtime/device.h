@@ -121,6 +121,10 @@ class Device {
 
   /// Makes the device current for the calling thread (CUDA: binds its primary context).
   virtual void activate() = 0;
+  /// The CUDA context bound to the calling thread, whoever bound it (null: none), and binding one back, so that
+  /// `with gpus[i]:` leaves the thread's context as it found it (numba's). The host backend has none.
+  virtual void* thread_context() { return nullptr; }
+  virtual void set_thread_context(void*) {}
 
   // Memory. allocate() returns 0 only for 0 bytes.
   virtual DevicePtr allocate(size_t bytes) = 0;
@@ -132,9 +136,9 @@ class Device {
   /// space (numba's mapped arrays): CUDA's cuMemHostGetDevicePointer; the host backend's own pointer.
   virtual DevicePtr mapped_pointer(void* host) = 0;
   /// Managed (unified) memory, numba's managed_array: one address that the host and kernels both use, the
-  /// driver migrating pages on demand. CUDA's cuMemAllocManaged (attached globally); host memory on the host
-  /// backend.
-  virtual void* allocate_managed(size_t bytes) = 0;
+  /// driver migrating pages on demand. CUDA's cuMemAllocManaged, attached globally (any stream may use it) or,
+  /// with `attach_global` false, to the host (numba's attach_global=False); host memory on the host backend.
+  virtual void* allocate_managed(size_t bytes, bool attach_global) = 0;
   virtual void deallocate_managed(void* ptr) = 0;
   virtual void copy_to_device(DevicePtr dst, const void* src, size_t bytes, StreamHandle stream) = 0;
   virtual void copy_to_host(void* dst, DevicePtr src, size_t bytes, StreamHandle stream) = 0;

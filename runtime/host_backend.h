@@ -43,7 +43,7 @@ class HostDevice final : public rt::Device {
   void deallocate(rt::DevicePtr ptr) override;
   void* allocate_pinned(size_t bytes) override;
   void deallocate_pinned(void* ptr) override;
-  void* allocate_managed(size_t bytes) override { return allocate_pinned(bytes); }
+  void* allocate_managed(size_t bytes, bool) override { return allocate_pinned(bytes); }
   void deallocate_managed(void* ptr) override { deallocate_pinned(ptr); }
   rt::DevicePtr mapped_pointer(void* host) override;
   void copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) override;

@@ -165,7 +165,7 @@ def detect():
     except CudaError as e:
         print(f"no CUDA devices: {e}")
         return False
-    print(f"Found {len(devices)} CUDA device{'s' if len(devices) != 1 else ''}")
+    print(f"Found {len(devices)} CUDA devices")  # numba's words, which programs and numba's tests look for
     for d in devices:
         print(f"id {d.id} {d.name!r:>30} compute capability {d.compute_capability[0]}.{d.compute_capability[1]}")
     return bool(devices)

@@ -37,7 +37,7 @@ def like_layout(ary):
     return order, tuple(strides)
 
 
-def _host_array(shape, dtype, strides, order, mapped, stream=0, managed=False):
+def _host_array(shape, dtype, strides, order, mapped, stream=0, managed=False, attach_global=True):
     import numpy as np
 
     dt = np.dtype(dtype)
@@ -46,7 +46,7 @@ def _host_array(shape, dtype, strides, order, mapped, stream=0, managed=False):
     for s in shape:
         count *= s
     nbytes = max(count * dt.itemsize, 1)
-    buf = _core._managed_buffer(nbytes) if managed else _core._pinned_buffer(nbytes)
+    buf = _core._managed_buffer(nbytes, bool(attach_global)) if managed else _core._pinned_buffer(nbytes)
     cls = _mapped_class() if mapped else np.ndarray
     if strides is not None:
         ary = np.ndarray.__new__(cls, shape, dt, buffer=buf, strides=tuple(strides))
@@ -104,13 +104,12 @@ def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_
     """A NumPy array in managed (unified) memory: the host and kernels read and write it at one address, and
     a kernel takes it in place, with no copy (synchronize before the host reads what a kernel wrote).
 
-    `stream` is the stream its `__cuda_array_interface__` names, as numba's; the memory is always attached
-    globally (any stream may use it), so `attach_global=False` is refused rather than ignored.
+    `stream` is the stream its `__cuda_array_interface__` names, as numba's. `attach_global=False` attaches
+    the memory to the host (CUDA's CU_MEM_ATTACH_HOST), as numba's does: devices of compute capability 6.0 or
+    newer still reach it from kernels; older ones need it attached to a stream first.
     """
-    if not attach_global:
-        raise NotImplementedError("managed_array(attach_global=False): gpujit attaches managed memory globally "
-                                  "(any stream may use it)")
-    return _host_array(shape, dtype, strides, order, mapped=True, stream=stream, managed=True)
+    return _host_array(shape, dtype, strides, order, mapped=True, stream=stream, managed=True,
+                       attach_global=attach_global)
 
 
 def pinned_array_like(ary):

@@ -31,8 +31,9 @@ import contextlib
 from abc import ABCMeta, abstractmethod
 
 from . import _core
+from ._deallocations import DeviceDeallocations, PendingDeallocs
 from ._ipc import GetIpcHandleMixin, get_ipc_handle_of, open_ipc_handle_on
-from ._memory_pointers import (ManagedMemory, MappedMemory, MemoryInfo, MemoryPointer, PinnedMemory,
+from ._memory_pointers import (AutoFreePointer, ManagedMemory, MappedMemory, MemoryInfo, PinnedMemory,
                                address_of)
 
 _SUPPORTED_EMM_INTERFACE_VERSION = 1
@@ -87,40 +88,6 @@ class BaseCUDAMemoryManager(metaclass=ABCMeta):
         """The version of this interface the plugin implements: 1."""
 
 
-class _PendingFrees:
-    """Frees put off until flushed (numba's pending deallocations); `disable()` holds them while active."""
-
-    def __init__(self):
-        self._items = []
-        self._disabled = 0
-
-    def add_item(self, free, handle, size=0):
-        self._items.append((free, handle))
-        self.clear()
-
-    def clear(self):
-        if self._disabled:
-            return
-        items, self._items = self._items, []
-        for free, handle in items:
-            free(handle)
-
-    @contextlib.contextmanager
-    def disable(self):
-        self._disabled += 1
-        try:
-            yield
-        finally:
-            self._disabled -= 1
-
-    @property
-    def is_disabled(self):
-        return self._disabled > 0
-
-    def __len__(self):
-        return len(self._items)
-
-
 class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
     """A plugin base that implements the host allocations with gpujit's own memory, so a plugin implements
     only device memory (memalloc, get_memory_info, get_ipc_handle, initialize, interface_version). A plugin
@@ -129,7 +96,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.allocations = {}
-        self.deallocations = _PendingFrees()
+        self.deallocations = PendingDeallocs()
 
     def memhostalloc(self, size, mapped=False, portable=False, wc=False):
         import numpy as np
@@ -164,11 +131,8 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
     def memallocmanaged(self, size, attach_global=True):
         import numpy as np
 
-        if not attach_global:
-            raise NotImplementedError("memallocmanaged(attach_global=False): gpujit attaches managed memory "
-                                      "globally (any stream may use it)")
         with _current(self.context):
-            buf = _core._managed_buffer(size)
+            buf = _core._managed_buffer(size, bool(attach_global))
         ptr = np.frombuffer(buf, dtype=np.uint8).ctypes.data
         allocations = self.allocations
         mem = ManagedMemory(self.context, ptr, size, owner=buf, finalizer=lambda: allocations.pop(ptr, None))
@@ -189,7 +153,13 @@ class GpujitMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     """gpujit's own memory management, as a manager object (numba's NumbaCUDAMemoryManager): what a device's
     `memory_manager` is when no plugin is bound. Arrays do not allocate through it (they use the caching
     allocator directly); it answers programs that call the context's memory functions, and assigning it as a
-    device's memory_manager puts the device back on gpujit's own allocator."""
+    device's memory_manager puts the device back on gpujit's own allocator. Its `deallocations` is the
+    caching allocator's queue of pending frees on the device (gpujit._deallocations)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.context is not None:
+            self.deallocations = DeviceDeallocations(self.context)
 
     def initialize(self):
         pass
@@ -199,7 +169,12 @@ class GpujitMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
         with _current(self.context):
             array = _core.device_array(size, dtype=np.uint8)
-        return MemoryPointer(self.context, array.device_ctypes_pointer.value or 0, size, owner=array)
+        # As numba's: an AutoFreePointer kept in `allocations` until its last OwnedPointer dies; then the
+        # memory goes back to the caching allocator (into the queue of pending frees).
+        address, allocations = array.device_ctypes_pointer.value or 0, self.allocations
+        mem = AutoFreePointer(self.context, address, size, finalizer=lambda: allocations.pop(address, array))
+        allocations[address] = mem
+        return mem.own()
 
     def get_memory_info(self):
         return MemoryInfo(*_device_memory_info(self.context))
@@ -236,6 +211,12 @@ def _current(device):
     """`device` is the calling thread's current device for the block (allocations go to the current one)."""
     with device:
         yield
+
+
+def _in(device, make):
+    """make(), with `device` current."""
+    with _current(device):
+        return make()
 
 
 def set_memory_manager(mm_plugin):
@@ -379,6 +360,14 @@ Device.device = property(lambda self: self, doc="The device itself (numba's cont
 Device.get_memory_info = lambda self: manager_of(self).get_memory_info()
 Device.get_memory_info.__doc__ = "MemoryInfo(free, total) in bytes, as the device's memory manager reports it."
 Device.reset = _reset
+Device.create_stream = lambda self: _in(self, _core.stream)
+Device.create_stream.__doc__ = "A new stream on the device (numba's context.create_stream())."
+Device.create_event = lambda self, timing=True: _in(self, lambda: _core.event(timing))
+Device.create_event.__doc__ = "A new event on the device; `timing`: it records time (numba's create_event())."
+Device.handle = property(lambda self: _core._context_handle(self),
+                         doc="The device's CUDA context (its primary context) as an int; None on the CPU backend.")
+Device.deallocations = property(lambda self: manager_of(self).deallocations,
+                                doc="The queue of pending frees of the device's memory manager (numba's).")
 Device.defer_cleanup = _defer_cleanup
 Device.prepare_for_use = lambda self: manager_of(self).initialize()
 Device.memalloc = lambda self, size: manager_of(self).memalloc(size)

@@ -86,22 +86,27 @@ class MemoryPointer:
             view.copy_to_device(np.full(count, byte, dtype=np.uint8), stream=stream)
 
     def view(self, start, stop=None):
-        """The bytes [start, stop) of this memory, keeping it alive."""
+        """The bytes [start, stop) of this memory. A view of memory this class owns is an OwnedPointer, which
+        counts in the memory's refct (as numba's); a view of memory owned elsewhere keeps that owner."""
         stop = self.size if stop is None else stop
         size = stop - start
-        if size < 0:
-            raise RuntimeError("size cannot be negative")
         if not self.device_pointer:
             if size != 0:
                 raise RuntimeError("non-empty slice into empty slice")
-            return self
-        return MemoryPointer(self.context, self.device_pointer + start, size, owner=self.owner)
+            view = self
+        else:
+            if size < 0:
+                raise RuntimeError("size cannot be negative")
+            view = MemoryPointer(self.context, self.device_pointer + start, size, owner=self.owner)
+        if isinstance(self.owner, (MemoryPointer, OwnedPointer)):
+            return OwnedPointer(weakref.proxy(self.owner), view)
+        return view
 
     @property
     def device_ctypes_pointer(self):
         import ctypes
 
-        return ctypes.c_void_p(self.device_pointer or None)
+        return ctypes.c_size_t(self.device_pointer)
 
     @property
     def device_pointer_value(self):
@@ -133,13 +138,15 @@ class MappedMemory(AutoFreePointer):
         self.handle = self.host_pointer
 
     def own(self):
-        return OwnedPointer(weakref.proxy(self))
+        return MappedOwnedPointer(weakref.proxy(self))
 
 
-class PinnedMemory:
-    """Page-locked host memory that is not mapped into the device (numba's PinnedMemory)."""
+class PinnedMemory(_core._HostMemory):
+    """Page-locked host memory that is not mapped into the device (numba's PinnedMemory); a buffer over the
+    host memory (numpy.frombuffer, numpy.ndarray(buffer=...))."""
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
+        _core._HostMemory.__init__(self, address_of(pointer), size)
         self.context = context
         self.owned = owner
         self.size = size
@@ -165,9 +172,10 @@ class ManagedMemory(AutoFreePointer):
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
         self.owned = owner
         super().__init__(context, pointer, size, finalizer=finalizer)
+        self.host_pointer = self.device_pointer
 
     def own(self):
-        return OwnedPointer(weakref.proxy(self))
+        return ManagedOwnedPointer(weakref.proxy(self))
 
 
 class OwnedPointer:
@@ -193,6 +201,23 @@ class OwnedPointer:
 
     def __getattr__(self, name):
         return getattr(self._view, name)
+
+
+class MappedOwnedPointer(OwnedPointer, _core._HostMemory):
+    """An OwnedPointer of MappedMemory that is also a buffer over its host memory (numba's), so that
+    `numpy.ndarray(n, dtype, buffer=ctx.memhostalloc(size, mapped=True))` is an array over it."""
+
+    def __init__(self, memptr, view=None):
+        _core._HostMemory.__init__(self, memptr.host_pointer, memptr.size)
+        OwnedPointer.__init__(self, memptr, view)
+
+
+class ManagedOwnedPointer(OwnedPointer, _core._HostMemory):
+    """An OwnedPointer of ManagedMemory that is also a buffer over it, for the host."""
+
+    def __init__(self, memptr, view=None):
+        _core._HostMemory.__init__(self, memptr.host_pointer, memptr.size)
+        OwnedPointer.__init__(self, memptr, view)
 
 
 class _Described:

@@ -47,7 +47,8 @@ _COMPILER_NAMES = ("compile", "compile_all", "compile_ptx", "compile_for_current
 _DRIVER_NAMES = ("BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin", "MemoryPointer",
                  "MemoryInfo", "IpcHandle", "set_memory_manager", "Stream", "Event")
 # The launch switches numba's config module has and gpujit.config follows.
-_FORWARDED = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY", "CUDA_ARRAY_INTERFACE_SYNC")
+_FORWARDED = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY", "CUDA_ARRAY_INTERFACE_SYNC",
+              "CUDA_DEALLOCS_COUNT", "CUDA_DEALLOCS_RATIO")
 
 
 def numba_shim_active():
@@ -227,6 +228,7 @@ def _bind_driver(module):
         if not name.startswith("_") and name not in _KEEP and hasattr(module, name) \
                 and not isinstance(getattr(ours, name), types.ModuleType):
             setattr(module, name, getattr(ours, name))
+    _refresh_error_classes()  # gpujit's driver errors become numba's CudaAPIError too
 
 
 def _bind_compiler(module):
@@ -282,9 +284,33 @@ def _refresh_error_classes():
         invalid_config = type("InvalidConfigWarning", (gpujit.InvalidConfigWarning,) + config,
                               {"__init__": _warning_init, "__module__": "gpujit.errors",
                                "__doc__": gpujit.InvalidConfigWarning.__doc__})
-    gpujit._core._set_error_classes(compile_error, gpujit.CudaSupportError, gpujit.CudaAPIError, gpujit.LaunchError)
+    support_error, api_error = _driver_error_classes(gpujit)
+    gpujit._core._set_error_classes(compile_error, support_error, api_error, gpujit.LaunchError)
     gpujit._core._set_warning_class(performance)
     gpujit._dispatcher.InvalidConfigWarning = invalid_config
+
+
+def _driver_error_classes(gpujit):
+    """gpujit's CudaSupportError and CudaAPIError as the runtime raises them: with numba-cuda's driver modules
+    loaded, classes that also derive from numba's CudaSupportError (an ImportError) and CudaAPIError, so that
+    `except numba.cuda.cudadrv.driver.CudaAPIError` catches gpujit's driver errors."""
+    error = sys.modules.get("numba.cuda.cudadrv.error")
+    driver = sys.modules.get("numba.cuda.cudadrv.driver")
+    support, api = gpujit.CudaSupportError, gpujit.CudaAPIError
+    numba_support = getattr(error, "CudaSupportError", None)
+    numba_api = getattr(driver, "CudaAPIError", None)
+    body = {"__init__": _driver_error_init, "__str__": Exception.__str__, "__module__": "gpujit.errors"}
+    if isinstance(numba_support, type) and not issubclass(support, numba_support):
+        support = type("CudaSupportError", (support, numba_support), dict(body, __doc__=support.__doc__))
+    if isinstance(numba_api, type) and not issubclass(api, numba_api):
+        api = type("CudaAPIError", (api, numba_api), dict(body, __doc__=api.__doc__))
+    return support, api
+
+
+def _driver_error_init(self, *args):
+    # numba's classes read `msg` (and CudaAPIError prints "[code] msg"); gpujit's message is kept as is.
+    Exception.__init__(self, *args)
+    self.msg = str(args[0]) if args else ""
 
 
 def _compile_error_init(self, message, filename=None, lineno=None, col=None):
@@ -309,6 +335,7 @@ _HOOKS = {
     "numba.cuda.compiler": _bind_compiler,
     "numba.cuda.cudadrv.devicearray": _bind_devicearray,
     "numba.cuda.cudadrv.driver": _bind_driver,
+    "numba.cuda.cudadrv.error": _bind_errors,
     "numba.cuda.core.config": _bind_config,
     "numba.core.errors": _bind_errors,
     "numba.cuda.core.errors": _bind_errors,

@@ -18,6 +18,7 @@
 #include "dispatcher.h"
 #include "graphs.h"
 #include "memory_api.h"
+#include "deallocation_api.h"
 #include "dtypes.h"
 #include "errors.h"
 #include "foreign_arrays.h"
@@ -55,6 +56,10 @@ pyb::object device_attribute(const PyDevice& d, const std::string& name) {
 /// The devices `with gpu.gpus[i]:` blocks of the calling thread left, innermost last: each block's exit makes
 /// the device before it current again. Per thread, as the current device is.
 thread_local std::vector<rt::Device*> tl_left_devices;
+// The CUDA context bound to the thread when each `with device:` block began (null: none), bound again at its
+// end through the CUDA device kept beside it, so that the block leaves no context behind on a thread that had
+// none (numba's gpus[i]); no device where neither device of the block is a CUDA one.
+thread_local std::vector<std::pair<rt::Device*, void*>> tl_left_contexts;
 
 /// A device array's, stream's or event's device as Python sees it; None for an array whose device is not known
 /// (one made from a foreign array's memory before any launch).
@@ -79,7 +84,8 @@ struct PinnedBuffer {
 /// Managed (unified) memory, numba's managed_array: gpujit.managed_array wraps it in a NumPy array; the host and
 /// kernels use the same address.
 struct ManagedBuffer {
-  ManagedBuffer(rt::Device& d, size_t n) : device(&d), data(d.allocate_managed(n)), bytes(n) {}
+  ManagedBuffer(rt::Device& d, size_t n, bool attach_global)
+      : device(&d), data(d.allocate_managed(n, attach_global)), bytes(n) {}
   ManagedBuffer(const ManagedBuffer&) = delete;
   ManagedBuffer& operator=(const ManagedBuffer&) = delete;
   rt::Device* device;
@@ -185,16 +191,26 @@ PYBIND11_MODULE(_core, m) {
       .def("__enter__", [](const PyDevice& d) {
         // numba's `with cuda.gpus[i]:` makes device i current for the block, for the calling thread only.
         rt::Runtime& r = rt::Runtime::get();
+        rt::Device* cuda = d.device->backend() == rt::BackendKind::Cuda ? d.device : nullptr;
+        void* context = cuda ? cuda->thread_context() : nullptr;  // before current_device() may bind one
         rt::Device& before = r.current_device();
+        if (!cuda && before.backend() == rt::BackendKind::Cuda) {
+          cuda = &before;
+          context = cuda->thread_context();
+        }
         r.make_current(*d.device);
         tl_left_devices.push_back(&before);
+        tl_left_contexts.emplace_back(cuda, context);
         return d;
       })
       .def("__exit__", [](const PyDevice&, pyb::args) {
         if (tl_left_devices.empty()) return false;
         rt::Device* before = tl_left_devices.back();
+        auto [cuda, context] = tl_left_contexts.back();
         tl_left_devices.pop_back();
+        tl_left_contexts.pop_back();
         rt::Runtime::get().make_current(*before);
+        if (cuda) cuda->set_thread_context(context);
         return false;
       })
       .def("can_access_peer", [](const PyDevice& d, const PyDevice& peer) { return d.device->can_access_peer(*peer.device); },
@@ -214,6 +230,7 @@ PYBIND11_MODULE(_core, m) {
       });
 
   register_memory_api(m);  // after Device, whose methods it adds
+  register_deallocation_api(m);
 
   m.def("select_device", [](int ordinal) { return PyDevice{&rt::Runtime::get().select_device(ordinal)}; },
         pyb::arg("device_id"),
@@ -379,9 +396,11 @@ PYBIND11_MODULE(_core, m) {
       })
       .def_property_readonly("device_pointer", [](ManagedBuffer& b) { return uintptr_t(b.data); },
                              "The address kernels use for this memory: the host's own (gpujit.managed_array).");
-  m.def("_managed_buffer", [](size_t bytes) {
-    return std::make_unique<ManagedBuffer>(rt::Runtime::get().current_device(), bytes);
-  }, "Managed (unified) memory of `bytes` bytes (gpujit.managed_array wraps it in a NumPy array).");
+  m.def("_managed_buffer", [](size_t bytes, bool attach_global) {
+    return std::make_unique<ManagedBuffer>(rt::Runtime::get().current_device(), bytes, attach_global);
+  }, pyb::arg("bytes"), pyb::arg("attach_global") = true,
+     "Managed (unified) memory of `bytes` bytes, attached globally or to the host (gpujit.managed_array wraps "
+     "it in a NumPy array).");
 
   m.def("kernel_builtins", [] {
     // (namespace, name, callable): the rows of the compiler's builtins table reachable through `gpujit.`.

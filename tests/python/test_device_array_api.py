@@ -230,8 +230,11 @@ def test_a_kernel_writes_a_managed_array_in_place():
     assert iface["stream"] is None
     stream = gpu.stream()
     assert gpu.managed_array((2, 3), np.int64, stream=stream).__cuda_array_interface__["stream"] == int(stream.handle)
-    with pytest.raises(NotImplementedError, match="attach_global=False"):
-        gpu.managed_array(4, attach_global=False)
+    host_attached = gpu.managed_array(4, np.float32, attach_global=False)  # CU_MEM_ATTACH_HOST, as numba's
+    host_attached[:] = 1
+    scale[1, 4](host_attached, 2)
+    gpu.synchronize()
+    np.testing.assert_array_equal(host_attached, [2, 2, 2, 2])
 
 
 class _Foreign:

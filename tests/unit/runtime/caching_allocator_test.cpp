@@ -20,6 +20,7 @@ namespace {
 class CountingDevice final : public Device {
  public:
   CountingDevice() : Device(DeviceProperties{}) {}
+  explicit CountingDevice(const DeviceProperties& props) : Device(props) {}
   BackendKind backend() const override { return BackendKind::Host; }
   void activate() override {}
   DevicePtr allocate(size_t bytes) override {
@@ -41,7 +42,7 @@ class CountingDevice final : public Device {
   }
   void* allocate_pinned(size_t) override { return nullptr; }
   void deallocate_pinned(void*) override {}
-  void* allocate_managed(size_t) override { return nullptr; }
+  void* allocate_managed(size_t, bool) override { return nullptr; }
   void deallocate_managed(void*) override {}
   DevicePtr mapped_pointer(void*) override { return 0; }
   void copy_to_device(DevicePtr, const void*, size_t, StreamHandle) override {}
@@ -83,6 +84,77 @@ class CountingDevice final : public Device {
 
 void* const kStreamA = reinterpret_cast<void*>(0xA);
 void* const kStreamB = reinterpret_cast<void*>(0xB);
+
+// Sets the pending queue's limits for one test and puts gpujit's defaults (0 blocks, 0.2) back after it.
+struct PendingLimits {
+  PendingLimits(size_t count, double ratio) { CachingAllocator::set_pending_limits(count, ratio); }
+  ~PendingLimits() { CachingAllocator::set_pending_limits(0, 0.2); }
+};
+
+TEST(CachingAllocator, PendingFreesAreNotReusedUntilTheQueuePassesItsCount) {
+  PendingLimits limits(2, 1.0);
+  CountingDevice dev;
+  CachingAllocator& a = dev.allocator();
+  auto first = a.allocate(100, nullptr);
+  a.free(first);
+  EXPECT_EQ(a.pending_count(), 1u);
+  EXPECT_EQ(a.pending_bytes(), 100u);  // the bytes asked for, not the rounded block
+  auto second = a.allocate(100, nullptr);
+  EXPECT_NE(second.ptr, first.ptr);  // the pending block is not handed out
+  a.free(second);
+  auto third = a.allocate(100, nullptr);
+  a.free(third);  // a third pending free passes the count of 2: all three become reusable
+  EXPECT_EQ(a.pending_count(), 0u);
+  EXPECT_EQ(a.pending_bytes(), 0u);
+  EXPECT_EQ(dev.allocations, 3);
+  a.allocate(100, nullptr);
+  EXPECT_EQ(dev.allocations, 3);
+  EXPECT_EQ(a.stats().cache_hits, 1u);
+}
+
+TEST(CachingAllocator, PendingFreesFlushPastTheirShareOfTheDevicesMemory) {
+  PendingLimits limits(100, 0.5);
+  DeviceProperties props;
+  props.total_memory = 2000;  // a limit of 1000 bytes
+  CountingDevice dev(props);
+  CachingAllocator& a = dev.allocator();
+  a.free(a.allocate(600, nullptr));
+  a.free(a.allocate(400, nullptr));
+  EXPECT_EQ(a.pending_count(), 2u);  // 1000 bytes: not more than the limit
+  a.free(a.allocate(1, nullptr));
+  EXPECT_EQ(a.pending_count(), 0u);
+}
+
+TEST(CachingAllocator, DeferredReleaseHoldsThePendingFrees) {
+  PendingLimits limits(1, 1.0);
+  CountingDevice dev;
+  CachingAllocator& a = dev.allocator();
+  a.defer_release();
+  for (int i = 0; i < 4; ++i) a.free(a.allocate(100, nullptr));
+  a.flush_pending();
+  a.release_cached();
+  EXPECT_EQ(a.pending_count(), 4u);
+  EXPECT_EQ(dev.allocations, 4);  // nothing freed inside was reused
+  EXPECT_EQ(dev.live.size(), 4u);
+  a.resume_release();
+  a.flush_pending();
+  EXPECT_EQ(a.pending_count(), 0u);
+  a.release_cached();
+  EXPECT_TRUE(dev.live.empty());
+}
+
+TEST(CachingAllocator, ReleasingTheCacheFlushesThePendingFreesFirst) {
+  PendingLimits limits(10, 1.0);
+  CountingDevice dev;
+  CachingAllocator& a = dev.allocator();
+  a.free(a.allocate(100, kStreamA));
+  a.forget_stream(kStreamA);  // the pending block moves to the default stream too
+  EXPECT_EQ(dev.stream_syncs, 1);
+  a.release_cached();
+  EXPECT_EQ(a.pending_count(), 0u);
+  EXPECT_TRUE(dev.live.empty());
+  EXPECT_EQ(a.stats().bytes_cached, 0u);
+}
 
 TEST(CachingAllocator, FreeThenAllocateSameSizeReusesTheBlock) {
   CountingDevice dev;
