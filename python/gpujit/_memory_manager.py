@@ -165,14 +165,13 @@ class GpujitMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         pass
 
     def memalloc(self, size):
-        import numpy as np
-
-        with _current(self.context):
-            array = _core.device_array(size, dtype=np.uint8)
+        # From the caching allocator itself: a plugin deriving from this class calls it through super(), and
+        # an array's allocation would come back to that plugin.
+        memory = _core._own_device_memory(self.context, size)
         # As numba's: an AutoFreePointer kept in `allocations` until its last OwnedPointer dies; then the
         # memory goes back to the caching allocator (into the queue of pending frees).
-        address, allocations = array.device_ctypes_pointer.value or 0, self.allocations
-        mem = AutoFreePointer(self.context, address, size, finalizer=lambda: allocations.pop(address, array))
+        address, allocations = memory.address, self.allocations
+        mem = AutoFreePointer(self.context, address, size, finalizer=lambda: allocations.pop(address, memory))
         allocations[address] = mem
         return mem.own()
 

@@ -69,6 +69,13 @@ rt::IpcMemHandle ipc_handle_from(const pyb::bytes& data) {
 
 void* host_address(uint64_t ptr) { return reinterpret_cast<void*>(uintptr_t(ptr)); }
 
+/// Device memory from gpujit's own caching allocator, whatever allocator the device's arrays use: numba's
+/// default manager (gpujit's GpujitMemoryManager) hands it out, also to a plugin that derives from it and
+/// calls super().memalloc, which must not come back to the plugin.
+struct OwnDeviceMemory {
+  std::shared_ptr<rt::DeviceBuffer> buffer;
+};
+
 }  // namespace
 
 void register_memory_api(pyb::module_& m) {
@@ -80,6 +87,14 @@ void register_memory_api(pyb::module_& m) {
     }
   }, pyb::arg("device"), pyb::arg("allocate"),
      "Makes `device`'s arrays take their memory from allocate(size) -> (address, owner); None: gpujit's own.");
+  pyb::class_<OwnDeviceMemory>(m, "_OwnDeviceMemory")
+      .def_property_readonly("address", [](const OwnDeviceMemory& o) { return uint64_t(o.buffer->ptr()); })
+      .def_property_readonly("size", [](const OwnDeviceMemory& o) { return o.buffer->bytes(); });
+  m.def("_own_device_memory", [](PyDevice& d, size_t bytes) {
+    d.device->activate();
+    return OwnDeviceMemory{std::make_shared<rt::DeviceBuffer>(*d.device, bytes, nullptr)};
+  }, pyb::arg("device"), pyb::arg("bytes"),
+     "`bytes` of device memory from the device's caching allocator, never from an external allocator.");
   m.def("_has_external_allocator", [](PyDevice& d) { return d.device->external_allocator() != nullptr; });
   m.def("_set_first_use_hook", [](pyb::object hook) {
     if (hook.is_none()) {
