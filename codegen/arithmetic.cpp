@@ -20,6 +20,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include "codegen/fp8_lowering.h"
 #include "codegen/function_lowering.h"
 #include "ir/enum_type.h"
 
@@ -40,6 +41,16 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
     internal("no conversion from '" + from.str() + "' to '" + to.str() + "'");
 
   if (from.is_npdatetime() || to.is_npdatetime()) return datetime_cast(v, from, to);  // datetime_lowering.cpp
+  if (from.is_fp8() || to.is_fp8()) {  // fp8_lowering.cpp: bfloat16 and float16 go in as their float32 value
+    Fp8Lowering fp8(b_, has_fp8_cvt(m_.target().machine()));
+    if (to.is_fp8()) {
+      if (from.is_bfloat16()) v = bfloat16_widen(v);
+      else if (from.is_scalar(ScalarKind::Float16)) v = b_.CreateFPExt(v, b_.getFloatTy());
+      return fp8.to_fp8(v, from.scalar, to.scalar);
+    }
+    if (to.is_scalar(ScalarKind::Float16)) return fp8.fp8_to_half(v, from.scalar);
+    return cast(fp8.fp8_to_float(v, from.scalar), Type::scalar_of(ScalarKind::Float32), to);
+  }
   if (from.is_bfloat16() || to.is_bfloat16()) return bfloat16_cast(v, from, to);  // bf16_lowering.cpp
   if (from.is_complex() || to.is_complex()) return complex_cast(v, from, to);  // complex_lowering.cpp
   const ScalarKind f = from.scalar, t = to.scalar;

@@ -16,6 +16,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include "codegen/fp8_lowering.h"
 #include "codegen/function_lowering.h"
 #include "ir/builtins.h"
 #include "ir/fp16_functions.h"
@@ -271,6 +272,12 @@ llvm::Value* FunctionLowering::lower_builtin_call(const BuiltinInfo& bi, const C
 
     case BuiltinLowering::Bf16:
       return cast(lower_bf16(bi, e), type_of(e), result);
+
+    case BuiltinLowering::Fp8: {  // codegen/fp8_lowering.cpp
+      std::vector<llvm::Value*> values;
+      for (size_t i = 0; i < e.args.size(); ++i) values.push_back(operand(i));
+      return Fp8Lowering(b_, has_fp8_cvt(m_.target().machine())).call(fp8_function(bi), values);
+    }
 
     case BuiltinLowering::Operator: {
       const Type& t = operand_type(0);

@@ -108,6 +108,7 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
           return llvm::Type::getBFloatTy(c);
         default:
           if (is_npdatetime(t.scalar)) return llvm::Type::getInt64Ty(c);  // codegen/datetime_lowering.cpp
+          if (is_fp8(t.scalar)) return llvm::Type::getInt8Ty(c);  // its bits (codegen/fp8_lowering.cpp)
           break;
       }
       break;

@@ -14,6 +14,7 @@
 #include "frontend/diagnostics.h"
 #include "ir/libdevice_functions.h"
 #include "ir/bf16_functions.h"
+#include "ir/fp8_functions.h"
 #include "ir/fp16_functions.h"
 #include "ir/operator_functions.h"
 #include "ir/vector_types.h"
@@ -179,6 +180,8 @@ std::vector<BuiltinInfo> make_rows() {
       intrinsic(Id::Selp, "selp", 3, "selp(p, a, b): a if p else b, both evaluated"),
       intrinsic(Id::AssumeAligned, "assume_aligned", 2,
                 "assume_aligned(ary, n): promises that ary's data starts at a multiple of n bytes (a constant power of two), so that neighbouring elements load as one vector; a gpujit extension, undefined if broken"),
+      intrinsic(Id::FromBuffer, "from_buffer", 1,
+                "from_buffer(ary): the address of ary's first element, as a pointer to its dtype (numba's CPointer): what cffi's ffi.from_buffer(ary) gives in a kernel, for external functions (declare_device)"),
       intrinsic(Id::Nanosleep, "nanosleep", 1,
                 "nanosleep(ns): suspends the thread for about ns nanoseconds (an integer, as uint32; at most 1 ms); nothing on the CPU backend"),
       // Loads and stores with a PTX cache operator; the operator is the name's last two letters.
@@ -369,6 +372,7 @@ struct Table {
     for (size_t i = 0; i < count; ++i) {
       if (i == static_cast<size_t>(BuiltinId::LibdeviceCall) || i == static_cast<size_t>(BuiltinId::OperatorCall) ||
           i == static_cast<size_t>(BuiltinId::Fp16Call) || i == static_cast<size_t>(BuiltinId::Bf16Call) ||
+          i == static_cast<size_t>(BuiltinId::Fp8Call) ||
           i == static_cast<size_t>(BuiltinId::VectorCtor))
         continue;  // rows of their own
       if (!by_id[i]) throw InternalError(fmt::format("builtin id {} has no row", i));
@@ -429,6 +433,8 @@ const char* scope_prefix(BuiltinScope scope) {
       return "cuda.fp16.";
     case S::Bf16:
       return "cuda.bf16.";
+    case S::Fp8:
+      return "cuda.fp8.";
   }
   return "";
 }
@@ -440,6 +446,7 @@ const BuiltinInfo* find_builtin(BuiltinScope scope, std::string_view name) {
   if (scope == S::Operator) return find_operator_builtin(name);
   if (scope == S::Fp16) return find_fp16_builtin(name);
   if (scope == S::Bf16) return find_bf16_builtin(name);
+  if (scope == S::Fp8) return find_fp8_builtin(name);
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && name == r.name) return &r;
   }
@@ -469,6 +476,7 @@ std::vector<std::string_view> builtin_names(BuiltinScope scope) {
   if (scope == S::Operator) return operator_names();
   if (scope == S::Fp16) return fp16_names();
   if (scope == S::Bf16) return bf16_names();
+  if (scope == S::Fp8) return fp8_names();
   std::vector<std::string_view> names;
   for (const BuiltinInfo& r : table().rows) {
     if (r.scope == scope && r.id != BuiltinId::Cast) names.push_back(r.name);

@@ -44,6 +44,7 @@ enum class BuiltinScope : uint8_t {
   GridGroup,  // methods of a grid group: g.sync()
   Fp16,       // numba.cuda.fp16.*: float16 intrinsics (ir/fp16_functions.h)
   Bf16,       // numba.cuda.bf16.*: bfloat16 functions and conversions (ir/bf16_functions.h)
+  Fp8,        // numba.cuda's cuda_fp8 functions: cvt_float_to_fp8 ... (ir/fp8_functions.h)
   Operator,   // Python's operator module: operator.add ... (ir/operator_functions.h)
   Libdevice,  // numba.cuda.libdevice.*: every function of libdevice.10.bc (ir/libdevice_functions.h)
   Numpy,      // NumPy's ufuncs that are operators: np.add, np.less, np.logical_and ... (ir/operator_functions.h)
@@ -236,6 +237,7 @@ enum class BuiltinId : uint16_t {
   GridGroupSync,
   Fp16Call,       // every fp16.* function: its rows live in ir/fp16_functions.cpp
   Bf16Call,       // every bf16.* function: its rows live in ir/bf16_functions.cpp
+  Fp8Call,        // every fp8.* function: its rows live in ir/fp8_functions.cpp
   OperatorCall,   // every operator.* function: its rows live in ir/operator_functions.cpp
   LibdeviceCall,  // every libdevice.* function: its rows live in ir/libdevice_functions.cpp
   VectorCtor,     // every vector type's constructor (cuda.float32x4 ...): rows in ir/vector_types.cpp
@@ -289,6 +291,7 @@ enum class BuiltinTyping : uint8_t {
   GridGroup,      // cg.this_grid(), g.sync() (ir/sema_random.cpp)
   Fp16,             // fp16.*: float16 operands; float16 result, bool for comparisons
   Bf16,             // bf16.*: the parameter and result types of the function (ir/bf16_functions.h)
+  Fp8,              // fp8.*: the function's value type, then integer mode arguments (ir/fp8_functions.h)
   OperatorBinary,   // operator.add ...: typed as the binary operator in the row's `axis` (a BinOpKind)
   OperatorCompare,  // operator.lt ...: as the comparison in `axis` (a CmpOpKind)
   OperatorUnary,    // operator.neg ...: as the unary operator in `axis` (a UnaryOpKind)
@@ -319,6 +322,7 @@ enum class BuiltinLowering : uint8_t {
   Random,           // the xoroshiro128+ step and its conversions (codegen/random_lowering.cpp)
   Fp16,             // fp16.*: by the row's name (codegen/builtin_lowering.cpp)
   Bf16,             // bf16.*: by the function's op (codegen/bf16_lowering.cpp)
+  Fp8,              // fp8.*: by the function's op (codegen/fp8_lowering.cpp)
   Operator,         // operator.*: the operator in the row's `axis`, as written in place
   LibdeviceFn,      // libdevice.*: the function called by its own name, outputs through local slots
   GridSync,         // this_grid() and a grid-wide barrier through the target (codegen/warp_lowering.cpp)

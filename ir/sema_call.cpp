@@ -14,6 +14,7 @@
 
 #include "ir/const_eval.h"
 #include "ir/bf16_functions.h"
+#include "ir/fp8_functions.h"
 #include "ir/fp16_functions.h"
 #include "ir/libdevice_functions.h"
 #include "ir/sema_internal.h"
@@ -38,7 +39,7 @@ std::string arity_text(int min_args, int max_args) {
 // bfloat16 is not among them: it has its own operators and functions (numba.cuda.bf16) and converts only
 // explicitly, see ir/type_rules.h.
 bool is_number(const Type& t) {
-  return t.is_scalar() && !t.is_complex() && !t.is_bfloat16() && !t.is_npdatetime();
+  return t.is_scalar() && !t.is_complex() && !t.is_bfloat16() && !t.is_npdatetime() && !t.is_fp8();
 }
 
 // The value of float(text) as Python reads it: a decimal number, or nan/inf/infinity in any case, with an
@@ -202,6 +203,10 @@ ExprResult FunctionAnalyzer::cast_call(const CallExpr& e, ScalarKind dtype,
   const Type& from = args[0].type;
   bool convertible = is_number(from) || (is_complex(dtype) && from.is_complex()) ||
                      (from.is_bfloat16() && !is_complex(dtype));
+  // fp8_e4m3(x) converts a real number or a bfloat16, and float32(f) ... an fp8 value (cuda_fp8.h's
+  // constructors and conversion operators; ir/fp8_functions.h); an fp8 type converts to another through float32.
+  if (is_fp8(dtype)) convertible = (is_number(from) && !from.is_bool()) || from.is_bfloat16() || from.is_fp8();
+  else if (from.is_fp8()) convertible = !is_complex(dtype);
   if (from.is_npdatetime() || is_npdatetime(dtype)) {
     // numba: np.int64(t) of a datetime64 or timedelta64 is its count of units; no other cast of them.
     if (!from.is_npdatetime() || !(dtype == ScalarKind::Int64 || dtype == ScalarKind::UInt64)) {
@@ -326,6 +331,27 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
         }
       }
       return done(std::vector<Type>(args.size(), param), Type::scalar_of(f.result));
+    }
+    case BuiltinTyping::Fp8: {
+      // The value converts to its parameter type as in a C call (a vector must be the very type); the mode
+      // arguments are integers (saturation_t, fp8_interpretation_t and cudaRoundMode members are IntEnums).
+      const Fp8Function& f = fp8_function(b);
+      const Type value = fp8_value_type(f.value, f.value_lanes);
+      std::vector<Type> params(args.size(), Type::scalar_of(ScalarKind::Int32));
+      params[0] = value;
+      for (size_t i = 0; i < args.size(); ++i) {
+        bool ok = i == 0 ? (f.value_lanes ? args[i].type == value : can_convert(args[i].type, value))
+                         : args[i].type.is_integer();
+        if (!ok) {
+          std::string want = i > 0 ? "an integer (a saturation_t, fp8_interpretation_t or cudaRoundMode member)"
+                             : f.value_lanes == 1 ? "a bfloat16_raw (what cvt_e8m0_to_bf16raw returns)"
+                                                  : "a " + value.str();
+          error(e.args[i]->range, fmt::format("{}() argument {} must be {}, got {}{}", name, i + 1, want,
+                                              args[i].type.str(), origin_of(*e.args[i])));
+          return ExprResult::error();
+        }
+      }
+      return done(params, fp8_value_type(f.result, f.result_lanes));
     }
     case BuiltinTyping::OperatorBinary: {
       OpTyping t = type_binary(static_cast<BinOpKind>(b.axis), ops[0], ops[1]);

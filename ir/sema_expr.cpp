@@ -394,6 +394,16 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
       if (!b) return no_attribute(builtin_names(BuiltinScope::Bf16));
       r = from_row(b);
     }
+  } else if (module == "gpujit.fp8" || module == "numba.cuda.fp8") {
+    std::optional<ScalarKind> k = parse_scalar_name(attr);
+    if (k && is_fp8(*k)) {
+      r.what = ExprResult::What::DType;
+      r.dtype = *k;
+    } else {
+      const BuiltinInfo* b = find_builtin(BuiltinScope::Fp8, attr);
+      if (!b) return no_attribute(builtin_names(BuiltinScope::Fp8));
+      r = from_row(b);
+    }
   } else if (module == "operator") {
     const BuiltinInfo* b = find_builtin(BuiltinScope::Operator, attr);
     if (!b) return no_attribute(builtin_names(BuiltinScope::Operator));
@@ -412,6 +422,8 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     r = from_row(b);
   } else if (is_kernel_module(module) && attr.rfind("bf16.", 0) == 0) {
     return module_attribute(module + ".bf16", attr.substr(5), e, attr_range);
+  } else if (is_kernel_module(module) && attr.rfind("fp8.", 0) == 0) {
+    return module_attribute(module + ".fp8", attr.substr(4), e, attr_range);
   } else if (is_kernel_module(module) && attr.rfind("libdevice.", 0) == 0) {
     // `sin = libdevice.sin` at module level, or `from gpujit.libdevice import sin`.
     const BuiltinInfo* b = find_builtin(BuiltinScope::Libdevice, attr.substr(10));

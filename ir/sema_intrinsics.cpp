@@ -25,7 +25,7 @@ constexpr size_t kMaxPrintValues = 32;
 // bfloat16 is not among them: it has its own operators and functions (numba.cuda.bf16) and converts only
 // explicitly, see ir/type_rules.h.
 bool is_number(const Type& t) {
-  return t.is_scalar() && !t.is_complex() && !t.is_bfloat16() && !t.is_npdatetime();
+  return t.is_scalar() && !t.is_complex() && !t.is_bfloat16() && !t.is_npdatetime() && !t.is_fp8();
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ namespace gpujit {
 
 namespace {
 
-bool is_real(const Type& t) { return t.is_scalar() && !t.is_complex() && !t.is_bfloat16(); }
+bool is_real(const Type& t) { return t.is_scalar() && !t.is_complex() && !t.is_bfloat16() && !t.is_fp8(); }
 
 /// The type numba's `acc = start; for x in elements: acc = acc + x` gives acc, or invalid with *error set.
 Type sum_type(const Type& start, const std::vector<Type>& elements, std::string* error) {

@@ -47,7 +47,7 @@ ScalarKind widen_int(ScalarKind k) {
 // bfloat16 is not among them: it has its own operators and functions (numba.cuda.bf16) and converts only
 // explicitly, see ir/type_rules.h. Nor are datetime64 and timedelta64 (ir/datetime_rules.h).
 bool is_number(const Type& t) {
-  return t.is_scalar() && !t.is_complex() && !t.is_bfloat16() && !t.is_npdatetime();
+  return t.is_scalar() && !t.is_complex() && !t.is_bfloat16() && !t.is_npdatetime() && !t.is_fp8();
 }
 
 bool fits_unsigned(int64_t v, ScalarKind k) {
@@ -177,6 +177,7 @@ Type unify(const Type& a, const Type& b) {
   if (a == b) return a;
   if (a.is_charseq() || b.is_charseq()) return unify_charseq(a, b);  // the longer string
   if (a.is_bfloat16() || b.is_bfloat16()) return Type::invalid();  // equal types returned above
+  if (a.is_fp8() || b.is_fp8()) return Type::invalid();
   if (a.is_npdatetime() || b.is_npdatetime()) return Type::invalid();  // numba unifies no two units
   if (a.is_scalar() && b.is_scalar()) return Type::scalar_of(promote_scalars(a.scalar, b.scalar));
   if (a.is_array() && b.is_array()) {

@@ -449,10 +449,19 @@ class TypeReader {
 
 }  // namespace
 
-const char* scalar_name(ScalarKind k) { return is_npdatetime(k) ? npdatetime_name(k) : info(k).name; }
+// The fp8 kinds follow the datetime ones in ScalarKind, so they have a table of their own.
+constexpr std::array<const char*, 3> kFp8Names = {"fp8_e4m3", "fp8_e5m2", "fp8_e8m0"};
+
+const char* scalar_name(ScalarKind k) {
+  if (is_fp8(k)) return kFp8Names[size_t(k) - size_t(ScalarKind::Fp8E4M3)];
+  return is_npdatetime(k) ? npdatetime_name(k) : info(k).name;
+}
 
 std::optional<ScalarKind> parse_scalar_name(std::string_view name) {
   if (std::optional<ScalarKind> k = parse_npdatetime_name(name)) return k;
+  for (size_t i = 0; i < kFp8Names.size(); ++i) {
+    if (name == kFp8Names[i]) return ScalarKind(size_t(ScalarKind::Fp8E4M3) + i);
+  }
   for (const ScalarInfo& s : kScalars) {
     if (name == s.name) return s.kind;
   }
@@ -462,7 +471,10 @@ std::optional<ScalarKind> parse_scalar_name(std::string_view name) {
   return std::nullopt;
 }
 
-unsigned scalar_size(ScalarKind k) { return is_npdatetime(k) ? 8 : info(k).size; }
+unsigned scalar_size(ScalarKind k) {
+  if (is_fp8(k)) return 1;
+  return is_npdatetime(k) ? 8 : info(k).size;
+}
 
 bool is_integer(ScalarKind k) { return k >= ScalarKind::Int8 && k <= ScalarKind::UInt64; }
 bool is_signed(ScalarKind k) { return k >= ScalarKind::Int8 && k <= ScalarKind::Int64; }

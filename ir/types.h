@@ -38,6 +38,9 @@ enum class ScalarKind : uint8_t {
   TimedeltaYears, TimedeltaMonths, TimedeltaWeeks, TimedeltaDays, TimedeltaHours, TimedeltaMinutes,
   TimedeltaSeconds, TimedeltaMillis, TimedeltaMicros, TimedeltaNanos, TimedeltaPicos, TimedeltaFemtos,
   TimedeltaAttos, TimedeltaGeneric,
+  // numba-cuda's fp8 types (cuda_fp8.h's __nv_fp8_e4m3, __nv_fp8_e5m2, __nv_fp8_e8m0): one byte each, storage
+  // only. They convert to and from numbers and bfloat16 (ir/fp8_functions.h), nothing else applies to them.
+  Fp8E4M3, Fp8E5M2, Fp8E8M0,
 };
 
 /// numba's name for the scalar: "bool", "int32", "uint8", "float64", "complex64"...
@@ -64,6 +67,8 @@ inline bool is_timedelta64(ScalarKind k) {
   return k >= ScalarKind::TimedeltaYears && k <= ScalarKind::TimedeltaGeneric;
 }
 inline bool is_npdatetime(ScalarKind k) { return is_datetime64(k) || is_timedelta64(k); }
+/// One of the fp8 types: not a number (no operators, no promotion), it only converts (explicitly).
+inline bool is_fp8(ScalarKind k) { return k >= ScalarKind::Fp8E4M3 && k <= ScalarKind::Fp8E8M0; }
 
 struct RecordType;  // ir/record_type.h
 struct EnumType;    // ir/enum_type.h
@@ -157,6 +162,7 @@ struct Type {
   bool is_float() const { return kind == Kind::Scalar && gpujit::is_float(scalar); }
   bool is_complex() const { return kind == Kind::Scalar && gpujit::is_complex(scalar); }
   bool is_bfloat16() const { return kind == Kind::Scalar && scalar == ScalarKind::BFloat16; }
+  bool is_fp8() const { return kind == Kind::Scalar && gpujit::is_fp8(scalar); }
   /// A datetime64 or timedelta64 scalar (ir/datetime_types.h).
   bool is_npdatetime() const { return kind == Kind::Scalar && gpujit::is_npdatetime(scalar); }
 

@@ -50,7 +50,7 @@ globals().update(_vector_type_names)
 # gpujit.random is a module (host-side create_xoroshiro128p_states too), in place of the kernel namespace.
 random = __import__("importlib").import_module(".random", __name__)
 from . import extending  # noqa: E402,F401  @overload and its kin for kernels (docs/extending.md)
-from . import bf16, fp16, libdevice  # noqa: E402  kernel namespaces: bfloat16, float16 intrinsics, libdevice
+from . import bf16, fp8, fp16, libdevice  # noqa: E402  kernel namespaces: bfloat16, fp8, float16, libdevice
 from .ufunc import guvectorize, vectorize  # noqa: E402  NumPy-style ufuncs over kernels (docs/ufuncs.md)
 
 DeviceArray = _core.DeviceArray

@@ -202,6 +202,40 @@ def _bind_cuda(cuda):
         _bind_config(config)
 
 
+# numba-cuda's bfloat16 math functions under their cuda_bf16.h names in numba.cuda._internal.cuda_bf16.
+_BF16_MATH = ("htrunc", "hceil", "hfloor", "hrint", "hsqrt", "hrsqrt", "hrcp", "hlog", "hlog2", "hlog10", "hcos",
+              "hsin", "hexp", "hexp2", "hexp10", "htanh", "htanh_approx")
+
+
+def _bind_cuda_bf16(module):
+    """numba.cuda._internal.cuda_bf16, the cuda_bf16.h bindings numba.cuda.bf16 re-exports (and its tests import
+    directly): `nv_bfloat16` is gpujit's bfloat16, and each function (`htrunc`, `__hadd`, `__float2bfloat16_rz`
+    ...) gpujit's bf16 function of the same name without the leading underscores."""
+    bf16 = _gpujit().bf16
+    module.nv_bfloat16 = bf16.bfloat16
+    for name, value in list(vars(module).items()):
+        if not isinstance(value, types.FunctionType):
+            continue
+        if name in _BF16_MATH or (name.startswith("__") and not name.endswith("__")):
+            setattr(module, name, getattr(bf16, name.lstrip("_")))
+
+
+def _bind_cuda_fp8(module):
+    """numba.cuda._internal.cuda_fp8 (cuda_fp8.h): its fp8 types and cvt_* functions are gpujit.fp8's; its
+    saturation_t and fp8_interpretation_t stay numba's IntEnums (kernels read their members as integers)."""
+    fp8 = importlib.import_module("gpujit.fp8")
+    for name in ("fp8_e4m3", "fp8_e5m2", "fp8_e8m0") + fp8._FUNCTIONS:
+        setattr(module, name, getattr(fp8, name))
+
+
+def _bind_api(module):
+    """numba.cuda.api: the capability queries its tests import from there."""
+    gpujit = _gpujit()
+    for name in ("is_fp8_supported", "is_bfloat16_supported", "is_float16_supported"):
+        if hasattr(module, name) and hasattr(gpujit, name):
+            setattr(module, name, getattr(gpujit, name))
+
+
 def _bind_random(module):
     _bind(module, importlib.import_module("gpujit.random"), dir(module))
 
@@ -332,6 +366,9 @@ _HOOKS = {
     "numba": _bind_numba,
     "numba.cuda": _bind_cuda,
     "numba.cuda.random": _bind_random,
+    "numba.cuda.api": _bind_api,
+    "numba.cuda._internal.cuda_bf16": _bind_cuda_bf16,
+    "numba.cuda._internal.cuda_fp8": _bind_cuda_fp8,
     "numba.cuda.compiler": _bind_compiler,
     "numba.cuda.cudadrv.devicearray": _bind_devicearray,
     "numba.cuda.cudadrv.driver": _bind_driver,

@@ -20,8 +20,8 @@ host arrays in place, and the feature queries.
   device's memory manager (mempin), and unpin when the block ends. On the CPU backend nothing needs pinning,
   and the mapped array is a DeviceArray over the host array's own memory.
 - is_float16_supported() is True (float16 works on every device and on the CPU backend). is_fp8_supported()
-  is False: gpujit's kernels have no fp8 types yet, whatever the device (numba answers compute capability >=
-  8.9; a device's `supports_fp8` still says what the hardware has).
+  is numba's answer, compute capability >= 8.9, and True on the CPU backend (gpujit.fp8's conversions are
+  software there, bit-exact with CUDA's).
 """
 
 import contextlib
@@ -130,6 +130,8 @@ def is_float16_supported():
 
 
 def is_fp8_supported():
-    """Whether kernels can use fp8 types: not in gpujit, whose kernels have no fp8 types (numba: compute
-    capability >= 8.9; the device's `supports_fp8` says what the hardware has)."""
-    return False
+    """Whether kernels can use the fp8 types and conversions (gpujit.fp8): on a GPU of compute capability 8.9 or
+    newer, as numba-cuda answers, and always on the CPU backend."""
+    if _core.backend_name() == "cpu":
+        return True
+    return tuple(_core.get_current_device().compute_capability) >= (8, 9)

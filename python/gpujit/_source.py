@@ -499,6 +499,8 @@ def describe(value, var=None, dispatcher_class=None):
         return ("exception", _exceptions.reference(value))
     if enum is not None and isinstance(value, type) and issubclass(value, enum.Enum):
         return ("enum", value)  # a class of constants: its members (python/src/enums.cpp)
+    if isinstance(value, type) and type(value).__name__ == "FastEnumMetaclass":
+        return ("enum", _int_enum_of(value))  # cuda-python's enums: cuda.bindings.runtime.cudaRoundMode ...
     return ("unsupported", f"its value is a {type(value).__name__} object")
 
 
@@ -514,6 +516,22 @@ def _overloaded(value):
                                "support: implement it in Python with @overload, or as a device function")
     key = _overloads.function_key(value)
     return ("overloaded", key) if key else None
+
+
+_int_enums = {}
+
+
+def _int_enum_of(cls):
+    """An IntEnum with the members of one of cuda-python's enum classes (cuda.bindings' FastEnum, whose members are
+    ints but not enum.Enum members), made once per class, so that kernels read `cudaRoundMode.cudaRoundZero`."""
+    made = _int_enums.get(cls)
+    if made is None:
+        import enum
+
+        members = [(name, int(member)) for name, member in cls.__members__.items()]
+        made = _int_enums[cls] = enum.IntEnum(cls.__name__, members, module=cls.__module__,
+                                              qualname=cls.__qualname__)
+    return made
 
 
 # numba CPU functions (numba.jit) called from kernels -> the device function made of each one's Python

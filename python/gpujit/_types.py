@@ -156,6 +156,8 @@ def _numba_type_name(value):
     if not mod.startswith("numba"):
         return None
     text = str(value)
+    if text == "__nv_bfloat16":  # numba.cuda.types.bfloat16 (numba-cuda's bfloat16 scalar type)
+        return "bfloat16"
     return text if text in _NUMBA_SCALARS else None
 
 
