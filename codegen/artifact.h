@@ -53,8 +53,8 @@ struct CompileOptions {
   /// map each instruction to the user's source line, and no other debug information. NVPTX only.
   bool lineinfo = false;
   /// DWARF debug information in the PTX (numba's debug=True, nvcc's -G): a `.debug_info` section with the
-  /// compile unit and each function, and the `.loc` line table, for cuda-gdb and Nsight. It describes no
-  /// variables. NVPTX only; implies the line table of `lineinfo`.
+  /// compile unit, each function and every Python variable with its type (codegen/debug_info.h), and the
+  /// `.loc` line table, for cuda-gdb and Nsight. NVPTX only; implies the line table of `lineinfo`.
   bool debug_info = false;
   /// At most this many registers per thread (numba's max_registers): `.maxnreg` on the PTX entry. 0: no
   /// limit. NVPTX only; 1..255.

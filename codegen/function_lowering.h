@@ -36,6 +36,7 @@
 #include <llvm/IR/Module.h>
 
 #include "codegen/artifact.h"
+#include "codegen/debug_info.h"
 #include "codegen/target.h"
 #include "frontend/ast.h"
 #include "frontend/diagnostics.h"
@@ -44,9 +45,6 @@
 #include "ir/typed_function.h"
 
 namespace llvm {
-class DIBuilder;  // codegen/lowering.cpp, which alone makes and destroys ModuleLowering, includes it
-class DICompileUnit;
-class DIFile;
 }  // namespace llvm
 
 namespace gpujit {
@@ -91,9 +89,11 @@ class ModuleLowering {
   /// kernel's file that asks for `.file`/`.loc` directives only (DebugDirectivesOnly, as nvcc -lineinfo);
   /// with `dwarf` (CompileOptions::debug_info), line tables with a .debug_info section (LineTablesOnly).
   void enable_line_info(const FunctionDef& kernel, bool dwarf);
-  /// Gives `fn` a DISubprogram for `def` when line information is on; its statements then carry DILocations
-  /// (FunctionLowering::lower_stmt). No-op otherwise.
-  void attach_line_info(llvm::Function& fn, const FunctionDef& def);
+  /// Gives `fn` a DISubprogram for `typed` when line information is on; its statements then carry
+  /// DILocations (FunctionLowering::lower_stmt). No-op otherwise.
+  void attach_line_info(llvm::Function& fn, const TypedFunction& typed);
+  /// The module's debug info with variables (debug=True), or null: then no variable is described.
+  DebugInfo* variable_info() { return debug_ && debug_->full() ? debug_.get() : nullptr; }
   /// Resolves the debug info's forward references; call once every function is lowered.
   void finish_line_info();
 
@@ -107,12 +107,7 @@ class ModuleLowering {
   Diagnostics& diags_;
   std::map<const TypedFunction*, llvm::Function*> functions_;
   std::map<std::pair<unsigned, bool>, llvm::Function*> int_pow_;
-  /// The DIFile of the file `def` comes from (line information on).
-  llvm::DIFile* line_info_file(const FunctionDef& def);
-
-  std::unique_ptr<llvm::DIBuilder> di_;  // set when line information is on
-  llvm::DICompileUnit* di_unit_ = nullptr;
-  std::map<const SourceFile*, llvm::DIFile*> di_files_;
+  std::unique_ptr<DebugInfo> debug_;  // set when line information is on (codegen/debug_info.h)
 };
 
 /// The parts of an array value, unpacked from its struct.
@@ -379,6 +374,9 @@ class FunctionLowering {
   const Symbol* symbol_of(const Expr& e) const { return fn_.symbol_of(&e); }
   llvm::Type* llvm_type(const Type& t) { return m_.llvm_type(t); }
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
+  /// debug=True: describes the Python variable `name` held in `slot` (a parameter gets its argument number).
+  void declare_variable(DebugInfo& di, llvm::AllocaInst* slot, llvm::Instruction* after, const std::string& name,
+                        const Type& type);
   /// round(x, ndigits) of a float x (codegen/builtin_lowering.cpp).
   llvm::Value* round_ndigits(llvm::Value* x, llvm::Value* ndigits);
   llvm::Value* local_slot(const std::string& name);

@@ -13,20 +13,17 @@
 // Line information (lineinfo=True) is debug info of the smallest kind: one compile unit that asks for
 // DebugDirectivesOnly (NVPTX then emits `.file` and `.loc` and no .debug_info section, as nvcc -lineinfo),
 // a DISubprogram per function, and statement locations (lower_stmt.cpp). It never changes the code.
-// debug=True (CompileOptions::debug_info) asks for LineTablesOnly instead: the same, plus a .debug_info
-// section describing the compile unit and the functions, for cuda-gdb.
+// debug=True (CompileOptions::debug_info) asks for full DWARF instead: the same, plus a .debug_info
+// section describing the compile unit, the functions and every Python variable, for cuda-gdb
+// (codegen/debug_info.h). The variables' llvm.dbg.declares are made in FunctionLowering's constructor.
 #include "codegen/lowering.h"
 
 #include <functional>
 #include <set>
 
 #include <llvm/IR/ConstantRange.h>
-#include <llvm/BinaryFormat/Dwarf.h>
-#include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Support/FileSystem.h>
-#include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
@@ -229,44 +226,15 @@ llvm::Function* ModuleLowering::int_pow_function(unsigned bits, bool is_signed) 
 // Line information
 
 void ModuleLowering::enable_line_info(const FunctionDef& kernel, bool dwarf) {
-  // The flags clang sets on every module with debug info; DWARF 2 is what CUDA's compilers use on the device.
-  module_.addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
-  module_.addModuleFlag(llvm::Module::Warning, "Dwarf Version", 2);
-  di_ = std::make_unique<llvm::DIBuilder>(module_);
-  // One compile unit, the kernel's file; device functions from other files get DIFiles of their own.
-  // debug=True asks for LineTablesOnly, which makes NVPTX emit the .debug_info section as well.
-  di_unit_ = di_->createCompileUnit(llvm::DISourceLanguageName(llvm::dwarf::DW_LANG_Python),
-                                    line_info_file(kernel), "gpujit", /*isOptimized=*/!dwarf, "", 0,
-                                    llvm::StringRef(),
-                                    dwarf ? llvm::DICompileUnit::LineTablesOnly
-                                          : llvm::DICompileUnit::DebugDirectivesOnly);
+  debug_ = std::make_unique<DebugInfo>(module_, kernel, dwarf);
 }
 
-llvm::DIFile* ModuleLowering::line_info_file(const FunctionDef& def) {
-  llvm::DIFile*& file = di_files_[def.file.get()];
-  if (file) return file;
-  // The path Python reports for the function (or the CLI was given), absolute so that a profiler finds the
-  // file from any folder; a pseudo-name such as "<string>" stays as it is.
-  llvm::SmallString<256> path(def.file ? def.file->name() : std::string("<unknown>"));
-  if (!path.starts_with("<")) llvm::sys::fs::make_absolute(path);
-  file = di_->createFile(llvm::sys::path::filename(path), llvm::sys::path::parent_path(path));
-  return file;
-}
-
-void ModuleLowering::attach_line_info(llvm::Function& fn, const FunctionDef& def) {
-  if (!di_) return;
-  llvm::DIFile* file = line_info_file(def);
-  llvm::DISubroutineType* type = di_->createSubroutineType(di_->getOrCreateTypeArray({}));
-  unsigned line = def.range.begin.line;
-  llvm::DISubprogram* sp =
-      di_->createFunction(di_unit_, def.name, fn.getName(), file, line, type, line,
-                          llvm::DINode::FlagPrototyped,
-                          llvm::DISubprogram::SPFlagDefinition | llvm::DISubprogram::SPFlagOptimized);
-  fn.setSubprogram(sp);
+void ModuleLowering::attach_line_info(llvm::Function& fn, const TypedFunction& typed) {
+  if (debug_) debug_->attach(fn, typed);
 }
 
 void ModuleLowering::finish_line_info() {
-  if (di_) di_->finalize();
+  if (debug_) debug_->finalize();
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -288,9 +256,21 @@ FunctionLowering::FunctionLowering(ModuleLowering& m, const TypedFunction& fn, l
     if (!type.is_valid() || type.is_void()) continue;
     llvm::Type* t = llvm_type(type);
     llvm::AllocaInst* slot = b_.CreateAlloca(t, nullptr, name);
-    b_.CreateStore(llvm::Constant::getNullValue(t), slot);
+    llvm::StoreInst* zero = b_.CreateStore(llvm::Constant::getNullValue(t), slot);
     locals_[name] = slot;
+    if (DebugInfo* di = m.variable_info()) declare_variable(*di, slot, zero, name, type);
   }
+}
+
+void FunctionLowering::declare_variable(DebugInfo& di, llvm::AllocaInst* slot, llvm::Instruction* after,
+                                        const std::string& name, const Type& type) {
+  // A parameter is argument i + 1 (DWARF's numbering); any other variable an automatic one. Both are placed
+  // on the `def` line: a variable's slot lives for the whole call.
+  unsigned arg_no = 0;
+  const auto& params = fn_.def->params;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == name) arg_no = unsigned(i + 1);
+  di.declare(*llvm_fn_, slot, after, name, type, arg_no, fn_.def->range.begin.line);
 }
 
 llvm::AllocaInst* FunctionLowering::entry_alloca(llvm::Type* t, const std::string& name) {
@@ -493,10 +473,10 @@ llvm::Function* lower_device_entry(ModuleLowering& m, const TypedFunction& fn, E
                                          llvm::GlobalValue::ExternalLinkage, name, m.module());
   wrapper->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::Function* body = m.device_function(fn);
-  m.attach_line_info(*body, *fn.def);
+  m.attach_line_info(*body, fn);
   FunctionLowering(m, fn, body).lower_device_function();
 
-  m.attach_line_info(*wrapper, *fn.def);
+  m.attach_line_info(*wrapper, fn);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", wrapper));
   if (llvm::DISubprogram* sp = wrapper->getSubprogram())
     b.SetCurrentDebugLocation(
@@ -596,7 +576,7 @@ LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& global
   for (const auto& fn : program.functions) {
     if (fn.get() == kernel) continue;
     llvm::Function* llvm_fn = m.device_function(*fn);
-    m.attach_line_info(*llvm_fn, *fn->def);
+    m.attach_line_info(*llvm_fn, *fn);
     FunctionLowering lowering(m, *fn, llvm_fn);
     lowering.lower_device_function();
   }
@@ -616,7 +596,7 @@ LoweredModule lower_program(const TypedProgram& program, const GlobalEnv& global
   out.kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *out.module);
   out.kernel->addFnAttr(llvm::Attribute::NoUnwind);
   target.mark_kernel(*out.kernel);
-  m.attach_line_info(*out.kernel, *kernel->def);
+  m.attach_line_info(*out.kernel, *kernel);
   FunctionLowering lowering(m, *kernel, out.kernel);
   lowering.lower_kernel(&out.params);
   m.finish_line_info();
