@@ -134,6 +134,32 @@ def test_each_function_has_a_subprogram_with_its_def_line_and_parameter_types():
     assert 'name: "halve"' in md[scope]
 
 
+@gpu.jit(device=True, inline="always")
+def twice(v):
+    w = v * 2.0
+    return w
+
+
+def test_a_device_function_inlined_before_llvm_keeps_its_lines_and_variables_through_inlined_at():
+    @gpu.jit(debug=True)
+    def k(out, x):
+        out[0] = twice(x)
+
+    ir = k.inspect_llvm("void(float64[::1], float64)")
+    md = metadata(ir)
+    assert not re.search(r"call .*twice", ir)  # inlined
+    _, w, _ = variable(ir, "w")
+    scope = re.search(r"scope: (![0-9]+)", w).group(1)
+    assert 'name: "twice"' in md[scope]
+    _, first = inspect.getsourcelines(twice.py_func)
+    # The multiplication's line, in twice's scope, inlined at the kernel's call.
+    located = [t for t in md.values() if t.startswith(f"!DILocation(line: {first + 2}, column: 5, scope: {scope}, inlinedAt: ")]
+    assert located, ir
+    at = md[re.search(r"inlinedAt: (![0-9]+)", located[0]).group(1)]
+    _, k_first = inspect.getsourcelines(k.py_func)
+    assert at.startswith(f"distinct !DILocation(line: {k_first + 2},")
+
+
 def test_lineinfo_keeps_to_line_tables_and_no_option_emits_no_debug_metadata():
     lines = compiled_ir(lineinfo=True)
     assert "DebugDirectivesOnly" in lines and "!DILocalVariable" not in lines and "#dbg_declare" not in lines
