@@ -20,6 +20,7 @@ from ._arg_hints import prepare_args
 from ._signature import ArgTypes, SignatureDict, _return_type, signature_text, type_for_user, type_of_value
 from ._source import _code_names, source_args
 from . import _overloads
+from . import config
 from ._types import ArrayType, DType, Signature
 from .errors import InvalidConfigWarning
 
@@ -262,11 +263,13 @@ _overloads.set_dispatcher_class(Dispatcher)
 # before LLVM's optimizer (inspect_llvm shows them gone) and forceinline=True marks it alwaysinline for LLVM
 # (gpujit/_source.py, codegen/lowering.cpp); the others (link, lto, shared_memory_carveout) are accepted so
 # that numba-cuda code runs, and have no effect yet (carveout values are checked as numba checks them).
-# extensions are numba's prepare_args hooks, run over the arguments of each launch (_arg_hints.py). warn_float64 is
-# gpujit's own: False silences the PerformanceWarning for float64 arithmetic in a float32 kernel.
+# _dbg_optnone (numba's, for debugging the compiler's output) compiles at optimization level 0; debug left out
+# takes config.CUDA_DEBUGINFO_DEFAULT. extensions are numba's prepare_args hooks, run over the arguments of each
+# launch (_arg_hints.py). warn_float64 is gpujit's own: False silences the PerformanceWarning for float64
+# arithmetic in a float32 kernel.
 _OPTIONS = {"device", "fastmath", "opt", "lineinfo", "debug", "inline", "cache", "link", "max_registers",
             "boundscheck", "forceinline", "launch_bounds", "lto", "shared_memory_carveout", "extensions",
-            "warn_float64"}
+            "warn_float64", "_dbg_optnone"}
 
 
 def jit(func_or_sig=None, device=False, **options):
@@ -288,6 +291,12 @@ def jit(func_or_sig=None, device=False, **options):
     unknown = set(options) - _OPTIONS
     if unknown:
         raise TypeError(f"jit() got unknown option(s): {', '.join(sorted(unknown))}")
+    if options.get("debug") is None:
+        # numba's default for debug: config.CUDA_DEBUGINFO_DEFAULT (NUMBA_CUDA_DEBUGINFO), read at decoration.
+        options["debug"] = bool(config.CUDA_DEBUGINFO_DEFAULT)
+    if options.pop("_dbg_optnone", False):
+        # numba's switch that keeps LLVM from optimizing a debug build: gpujit compiles it at level 0.
+        options["opt"] = False
     if options.get("shared_memory_carveout") is not None:
         _check_carveout(options["shared_memory_carveout"])
     _check_inline(options.get("inline", "never"))

@@ -5,6 +5,7 @@
     gpujit.config.CUDA_ARRAY_INTERFACE_SYNC = 0     # no wait for the stream a foreign array's interface names
     gpujit.config.CUDA_DEALLOCS_COUNT = 10          # numba's queue of pending frees (gpujit._deallocations)
     gpujit.config.CUDA_DEALLOCS_RATIO = 0.2
+    gpujit.config.CUDA_DEBUGINFO_DEFAULT = 1        # jit() without debug= compiles as debug=True
 
 Each starts from its environment variable (GPUJIT_LOW_OCCUPANCY_WARNINGS, else numba-cuda's
 NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS; GPUJIT_WARN_ON_IMPLICIT_COPY, else NUMBA_CUDA_WARN_ON_IMPLICIT_COPY;
@@ -12,7 +13,9 @@ GPUJIT_CUDA_ARRAY_INTERFACE_SYNC, else NUMBA_CUDA_ARRAY_INTERFACE_SYNC), on when
 The limits of the pending frees start from GPUJIT_MAX_PENDING_DEALLOCS_COUNT (else numba-cuda's
 NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT, else 0: a freed block is reusable at once) and
 GPUJIT_MAX_PENDING_DEALLOCS_RATIO (else NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO, else 0.2), and an assignment
-takes effect at the next free (docs/python.md, "Pending frees").
+takes effect at the next free (docs/python.md, "Pending frees"). CUDA_DEBUGINFO_DEFAULT starts from
+GPUJIT_CUDA_DEBUGINFO (else numba-cuda's NUMBA_CUDA_DEBUGINFO, else 0) and applies to decorators run after
+the assignment.
 
 Layer "base" of the Python package (docs/architecture.md): imports only _core.
 """
@@ -104,4 +107,6 @@ _core._set_pending_limits(_limit_from_environment(*_DEALLOCS["CUDA_DEALLOCS_COUN
                           _limit_from_environment(*_DEALLOCS["CUDA_DEALLOCS_RATIO"], 0.2))
 # Read by Python code only (gpujit._device_array), at each foreign array that names a stream.
 CUDA_ARRAY_INTERFACE_SYNC = int(_from_environment("GPUJIT_CUDA_ARRAY_INTERFACE_SYNC", "NUMBA_CUDA_ARRAY_INTERFACE_SYNC"))
+# jit()'s debug= when a decorator leaves it out (gpujit._dispatcher.jit, at decoration): DWARF and bounds checks.
+CUDA_DEBUGINFO_DEFAULT = _limit_from_environment("GPUJIT_CUDA_DEBUGINFO", "NUMBA_CUDA_DEBUGINFO", int, 0)
 sys.modules[__name__].__class__ = _Config

@@ -212,3 +212,17 @@ def test_a_raise_in_a_debug_kernel_names_the_python_line():
     with pytest.raises(ValueError) as info:
         check[1, 1](np.array([-1.0]))
     assert f"line {raise_line}" in str(info.value) or f":{raise_line}" in str(info.value)
+
+
+def test_config_debuginfo_default_gives_debug_to_decorators_that_leave_it_out(monkeypatch):
+    monkeypatch.setattr(gpu.config, "CUDA_DEBUGINFO_DEFAULT", 1)
+    assert "!DILocalVariable" in gpu.jit(kernel_source).inspect_llvm(SIG)
+    assert "!DICompileUnit" not in gpu.jit(debug=False)(kernel_source).inspect_llvm(SIG)
+    monkeypatch.setattr(gpu.config, "CUDA_DEBUGINFO_DEFAULT", 0)
+    assert "!DICompileUnit" not in gpu.jit(kernel_source).inspect_llvm(SIG)
+
+
+def test_dbg_optnone_is_accepted_and_compiles_at_level_zero():
+    k = gpu.jit(debug=True, _dbg_optnone=True)(kernel_source)
+    assert "!DILocalVariable" in k.inspect_llvm(SIG)
+    assert gpu.jit(_dbg_optnone=True)(kernel_source).targetoptions["opt"] == 0
