@@ -54,7 +54,8 @@ struct RawLoaded {
 
 struct RawState {
   std::string name;  // the kernel's symbol in the module (a C++ kernel's mangled name)
-  std::vector<RawLoaded> loaded;
+  /// Per device; pointers stay valid as it grows (a load calls Python, and another thread may load meanwhile).
+  std::vector<std::unique_ptr<RawLoaded>> loaded;
 };
 
 struct RawFunctionObject {
@@ -120,8 +121,8 @@ RawLoaded& load(PyObject* self, rt::Device& device) {
                            "or give its mangled name)");
   }
   auto& ck = static_cast<cuda::CudaKernel&>(*kernel);
-  RawLoaded loaded;
-  loaded.device = &device;
+  auto loaded = std::make_unique<RawLoaded>();
+  loaded->device = &device;
   size_t natural_end = 0;  // where ParamBuffer puts the next parameter: each aligned to its size
   bool natural = true;
   for (size_t i = 0;; ++i) {
@@ -129,8 +130,8 @@ RawLoaded& load(PyObject* self, rt::Device& device) {
     cuda::CUresult r = driver.cuFuncGetParamInfo(ck.function, i, &offset, &size);
     if (r == 1) break;  // CUDA_ERROR_INVALID_VALUE: no parameter i
     if (r != cuda::CUDA_SUCCESS) driver.throw_error(r, "cuFuncGetParamInfo", "reading the parameters of '" + st.name + "'");
-    loaded.params.push_back({unsigned(offset), unsigned(size)});
-    loaded.param_names.push_back("argument " + std::to_string(i));
+    loaded->params.push_back({unsigned(offset), unsigned(size)});
+    loaded->param_names.push_back("argument " + std::to_string(i));
     unsigned align = unsigned(size);
     if (size == 0 || size > 8 || (size & (size - 1)) != 0) {
       natural = false;
@@ -141,10 +142,10 @@ RawLoaded& load(PyObject* self, rt::Device& device) {
     natural_end += size;
   }
   // The one-buffer launch (runtime/cuda_device.cpp) when the packed layout is the driver's.
-  ck.param_bytes = natural && !loaded.params.empty() ? natural_end : 0;
-  loaded.kernel = std::move(kernel);
+  ck.param_bytes = natural && !loaded->params.empty() ? natural_end : 0;
+  loaded->kernel = std::move(kernel);
   st.loaded.push_back(std::move(loaded));
-  return st.loaded.back();
+  return *st.loaded.back();
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -234,9 +235,9 @@ void launch(PyObject* self, const RawLaunchSpec& spec, PyObject* const* args, si
   RawState& st = state_of(self);
   rt::Device& device = rt::Runtime::get().current_device();
   RawLoaded* k = nullptr;
-  for (RawLoaded& l : st.loaded) {
-    if (l.device == &device) {
-      k = &l;
+  for (const auto& l : st.loaded) {
+    if (l->device == &device) {
+      k = l.get();
       break;
     }
   }
@@ -450,8 +451,8 @@ PyObject* function_param_layout(PyObject* self, PyObject*) {
   try {
     rt::Device& device = rt::Runtime::get().current_device();
     RawLoaded* k = nullptr;
-    for (RawLoaded& l : state_of(self).loaded) {
-      if (l.device == &device) k = &l;
+    for (const auto& l : state_of(self).loaded) {
+      if (l->device == &device) k = l.get();
     }
     if (!k) k = &load(self, device);
     pyb::list out;

@@ -158,6 +158,34 @@ def test_raw_kernel_packs_parameters_by_the_driver_layout(fake):
     assert params[1:] == [struct.pack("<f", 0.5), struct.pack("<i", -7)]
 
 
+def test_scalars_fill_parameters_of_every_size_at_the_drivers_offsets(fake):
+    k = gpu.RawKernel('extern "C" __global__ void m(char c, unsigned short u, long long q, double d, float2 f,'
+                      ' bool b) {}\n', "m")
+    assert k._param_layout() == [(0, 1), (2, 2), (8, 8), (16, 8), (24, 8), (32, 1)]
+    k[1, 1](-3, 65535, -2**40, 1.5, np.complex64(1 + 2j), True)
+    params = fake.last_launch()[5]
+    assert params == [struct.pack("<b", -3), struct.pack("<H", 65535), struct.pack("<q", -2**40),
+                      struct.pack("<d", 1.5), struct.pack("<ff", 1, 2), b"\x01"]
+    k[1, 1](np.int8(4), np.uint16(7), np.int64(9), np.float64(0.25), np.complex64(3j), np.bool_(False))
+    assert fake.last_launch()[5][0] == b"\x04" and fake.last_launch()[5][5] == b"\x00"
+    with pytest.raises(TypeError, match="argument 1 .*65536 does not fit its 2-byte parameter"):
+        k[1, 1](0, 65536, 0, 0.0, np.complex64(0), False)
+    with pytest.raises(TypeError, match="argument 4 .*a numpy.complex128 has 16 bytes"):
+        k[1, 1](0, 0, 0, 0.0, np.complex128(0), False)
+
+
+def test_launcher_is_reused_for_the_same_configuration(fake):
+    k = gpu.RawKernel(SCALE, "scale")
+    config = (4, 64)
+    assert k[config] is k[config]
+    x = gpu.to_device(np.ones(4, np.float32))
+    k[config](x, 1.0, 4)
+    loads = fake.calls("cuModuleLoadData") + fake.calls("cuModuleLoadDataEx")
+    k[config](x, 1.0, 4)
+    k[1, 1](x, 1.0, 4)
+    assert fake.calls("cuModuleLoadData") + fake.calls("cuModuleLoadDataEx") == loads  # loaded once per device
+
+
 def test_raw_kernel_argument_errors(fake):
     k = gpu.RawKernel(SCALE, "scale")
     x = gpu.to_device(np.ones(4, np.float32))
@@ -238,3 +266,32 @@ def test_source_module_runs_on_the_gpu():
     a = np.arange(300.0)
     mod.get_function("add")(gpu.InOut(out), gpu.In(a), 300, block=(128, 1, 1), grid=(3, 1))
     np.testing.assert_allclose(out, 1 + a)
+
+
+@pytest.mark.gpu
+def test_raw_kernel_takes_cupy_and_torch_arrays():
+    k = gpu.RawKernel(SCALE, "scale")
+    try:
+        import cupy
+    except ImportError:
+        cupy = None
+    if cupy is not None:
+        c = cupy.arange(64, dtype=cupy.float32)
+        k[1, 64](c, 2.0, 64)
+        cupy.cuda.Device().synchronize()
+        np.testing.assert_allclose(cupy.asnumpy(c), np.arange(64) * 2.0)
+        sig = cupy.RawKernel(SCALE, "scale")
+        c2 = cupy.arange(64, dtype=cupy.float32)
+        sig((1,), (64,), (c2, np.float32(2.0), np.int32(64)))
+        np.testing.assert_array_equal(cupy.asnumpy(c2), cupy.asnumpy(c))
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None and torch.cuda.is_available():
+        t = torch.arange(64, dtype=torch.float32, device="cuda")
+        k[1, 64](t, 0.5, 64)
+        torch.cuda.synchronize()
+        np.testing.assert_allclose(t.cpu().numpy(), np.arange(64) * 0.5)
+    if cupy is None and torch is None:
+        pytest.skip("neither CuPy nor PyTorch is installed")
