@@ -219,6 +219,7 @@ class SourceModule:
         else:
             self.source = f'{_EXTERN_C_OPEN}#line 1 "{name}"\n{source}\n}}\n'
         self._functions = {}
+        self._cubin = None  # the last cubin compiled, to check get_function's names against
         # PyCUDA compiles at construction: a compile error shows here. Without a CUDA device the compile
         # waits for the first launch (or compile_for()).
         if arch is not None:
@@ -231,17 +232,26 @@ class SourceModule:
             self._code(major, minor, "cubin")
 
     def _code(self, major, minor, kind):
-        arch = self.arch or f"sm_{major}{minor}"
-        return nvrtc_compile(self.source, arch, kind, name=self.name, options=self.options).code
+        return self.compile_for(self.arch or f"sm_{major}{minor}", kind)
 
     def compile_for(self, arch, output="cubin"):
         """The module's code for `arch`: PTX text or cubin bytes."""
-        return nvrtc_compile(self.source, arch, output, name=self.name, options=self.options).code
+        code = nvrtc_compile(self.source, arch, output, name=self.name, options=self.options).code
+        if output == "cubin":
+            self._cubin = code
+        return code
 
     def get_function(self, name):
-        """The kernel `name` of the module (its mangled name when no_extern_c and it has C++ linkage)."""
+        """The kernel `name` of the module (its mangled name when no_extern_c and it has C++ linkage). A name
+        the compiled module lacks is a ValueError here, as PyCUDA raises one; before the module is compiled
+        (no CUDA device and no arch=) it is at the first launch."""
         f = self._functions.get(name)
         if f is None:
+            # A cubin's symbol names are NUL-terminated strings of its string tables.
+            if self._cubin is not None and b"\0" + name.encode() + b"\0" not in self._cubin:
+                raise ValueError(f"the CUDA C module {self.name!r} has no kernel named {name!r} (a __global__ "
+                                 "function of C++ linkage has a mangled name: leave no_extern_c=False, or give "
+                                 "its mangled name)")
             f = self._functions[name] = SourceFunction(self, name)
         return f
 

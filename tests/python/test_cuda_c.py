@@ -131,6 +131,19 @@ def test_raw_kernel_compiles_without_a_gpu():
         gpu.RawKernel(SCALE, "scale", backend="nvcc")
 
 
+def test_source_module_checks_names_once_compiled():
+    mod = gpu.SourceModule("__global__ void first(int* x) { x[0] = 1; }\n"
+                           "__global__ void second(int* x) { x[0] = 2; }\n", arch="sm_90")
+    assert mod.get_function("first").name == "first"
+    assert mod.get_function("second") is mod.get_function("second")
+    with pytest.raises(ValueError, match="has no kernel named 'firs'"):
+        mod.get_function("firs")
+    cpp = gpu.SourceModule("__global__ void mykernel(int* x) {}\n", no_extern_c=True, arch="sm_90")
+    with pytest.raises(ValueError, match="mangled name"):
+        cpp.get_function("mykernel")
+    assert cpp.get_function("_Z8mykernelPi").name == "_Z8mykernelPi"
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Launching: the CPU backend refuses, the fake driver records the packed parameters
 
