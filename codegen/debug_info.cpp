@@ -132,7 +132,8 @@ llvm::DISubprogram* DebugInfo::attach(llvm::Function& fn, const TypedFunction& t
 }
 
 void DebugInfo::declare(llvm::Function& fn, llvm::AllocaInst* slot, llvm::Instruction* after,
-                        const std::string& name, const Type& t, unsigned arg_no, unsigned line) {
+                        const std::string& name, const Type& t, unsigned arg_no, unsigned line,
+                        unsigned column) {
   llvm::DISubprogram* sp = fn.getSubprogram();
   if (!full_ || !sp || !is_user_name(name)) return;
   llvm::DIType* ty = type(t);
@@ -141,7 +142,8 @@ void DebugInfo::declare(llvm::Function& fn, llvm::AllocaInst* slot, llvm::Instru
   llvm::DILocalVariable* var =
       arg_no > 0 ? builder_.createParameterVariable(sp, name, arg_no, f, line, ty, /*AlwaysPreserve=*/true)
                  : builder_.createAutoVariable(sp, name, f, line, ty, /*AlwaysPreserve=*/true);
-  auto* loc = llvm::DILocation::get(module_.getContext(), line, 0, sp);
+  // The prologue's location (the `def` line and column, FunctionLowering's constructor): one node for both.
+  auto* loc = llvm::DILocation::get(module_.getContext(), line, column, sp);
   builder_.insertDeclare(slot, var, builder_.createExpression(), loc, std::next(after->getIterator()));
 }
 

@@ -47,10 +47,11 @@ class DebugInfo {
   llvm::DISubprogram* attach(llvm::Function& fn, const TypedFunction& typed);
 
   /// Full DWARF: describes the Python variable `name` of type `type` held in `slot` (an entry-block alloca of
-  /// `fn`), an argument when `arg_no` > 0, with an llvm.dbg.declare placed after `slot`'s initialization
-  /// (`after`). Names that are not the user's (compiler temporaries) and types of no size are left out.
+  /// `fn`), an argument when `arg_no` > 0, declared at `line`, with an llvm.dbg.declare at `line`:`column`
+  /// placed after `slot`'s initialization (`after`). Names that are not the user's (compiler temporaries)
+  /// and types of no size are left out.
   void declare(llvm::Function& fn, llvm::AllocaInst* slot, llvm::Instruction* after, const std::string& name,
-               const Type& type, unsigned arg_no, unsigned line);
+               const Type& type, unsigned arg_no, unsigned line, unsigned column);
 
   /// Resolves forward references; call once every function is lowered.
   void finalize() { builder_.finalize(); }

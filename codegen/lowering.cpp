@@ -270,7 +270,7 @@ void FunctionLowering::declare_variable(DebugInfo& di, llvm::AllocaInst* slot, l
   const auto& params = fn_.def->params;
   for (size_t i = 0; i < params.size(); ++i)
     if (params[i].name == name) arg_no = unsigned(i + 1);
-  di.declare(*llvm_fn_, slot, after, name, type, arg_no, fn_.def->range.begin.line);
+  di.declare(*llvm_fn_, slot, after, name, type, arg_no, fn_.def->range.begin.line, fn_.def->range.begin.col);
 }
 
 llvm::AllocaInst* FunctionLowering::entry_alloca(llvm::Type* t, const std::string& name) {
