@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "frontend/diagnostics.h"
+#include "ir/extern_function.h"
 #include "ir/types.h"
 
 // codegen/ and compiler/ are compiled with hidden visibility (LLVM must not leak); their public entry points
@@ -67,6 +68,9 @@ struct CompileOptions {
   int max_threads = 0, min_blocks = 0, max_cluster_rank = 0;
   EntryKind entry = EntryKind::Kernel;
   std::string abi_name;        // EntryKind::DeviceC: the symbol; empty: the function's name
+  /// Code to link with the kernel (jit's link=), besides what its external functions bring (declare_device):
+  /// CompileResult::link gets both. NVPTX only.
+  std::vector<LinkFile> link;
   bool keep_tokens = false;    // fill CompileResult::tokens
   bool keep_ast = false;       // fill CompileResult::ast
   bool keep_typed = false;     // fill CompileResult::typed
@@ -98,6 +102,15 @@ struct CompileResult {
   /// numba's inspect_llvm shows: device functions are calls unless jit(inline=...) inlined them).
   std::string lowered_llvm_ir;
   std::string ptx;
+  /// NVPTX: the code the PTX must be linked with before it loads (jit's link= and the link= of each external
+  /// function the kernel calls, in that order, each once); empty: the PTX loads on its own. The runtime links
+  /// it (runtime/kernel_link.h).
+  std::vector<LinkFile> link;
+  /// The symbols of the external functions the kernel calls (declare_device), in first-call order.
+  std::vector<std::string> extern_functions;
+  /// Whether the PTX must be linked before it loads: it has link inputs or calls external functions (which,
+  /// with nothing to define them, nvJitLink names as undefined).
+  bool needs_link() const { return !link.empty() || !extern_functions.empty(); }
   /// NVPTX: the kernel's libdevice functions came optimized ahead and were linked after its optimization
   /// (a kernel without loops, codegen/libdevice.h), not linked before it.
   bool libdevice_optimized_ahead = false;

@@ -173,6 +173,8 @@ class FunctionLowering {
   /// A call of `callee` with `args` bound to its parameters, giving `e`'s type.
   llvm::Value* call_device_function(const Expr& e, const std::vector<const Expr*>& args,
                                     const TypedFunction& callee);
+  /// A call of a declare_device function (codegen/extern_lowering.cpp).
+  llvm::Value* lower_extern_call(const CallExpr& e, const ExternFunction& callee);
   llvm::Value* lower_attribute(const AttributeExpr& e);
   llvm::Value* lower_subscript(const SubscriptExpr& e);
   llvm::Value* lower_bool_op(const BoolOpExpr& e);

@@ -53,6 +53,10 @@ class HostTarget final : public Target {
   unsigned constant_address_space() const override { return 0; }
   unsigned global_address_space() const override { return 0; }
   bool narrow_index_math() const override { return false; }
+  std::string extern_calls_unsupported() const override {
+    return "the cpu backend cannot run linked CUDA C/PTX code; run this kernel on a CUDA GPU (or compile it for "
+           "one without launching: compile_ptx, or compile(..., output=\"cubin\"))";
+  }
   llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx) const override;
   llvm::Value* dynamic_shared_size(llvm::IRBuilder<>& b) override;
   void print(llvm::IRBuilder<>& b, llvm::Value* format, llvm::ArrayRef<llvm::Value*> args) override;

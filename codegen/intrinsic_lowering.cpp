@@ -47,6 +47,8 @@ llvm::Value* FunctionLowering::lower_intrinsic(const BuiltinInfo& bi, const Call
   if (it == fn_.operand_types.end() || it->second.size() != e.args.size())
     internal("no operand types for " + bi.qualified_name());
   const std::vector<Type>& types = it->second;
+  if (bi.id == BuiltinId::FromBuffer)  // the array's data pointer, its first field
+    return b_.CreateExtractValue(lower_expr_as(*e.args[0], types[0]), {0});
   if (bi.id == BuiltinId::AssumeAligned) {
     // An llvm.assume on the data pointer: LLVM's AlignmentFromAssumptions raises the alignment of the loads
     // and stores it can prove sit at multiples of it, and the load/store vectorizer then merges neighbours.

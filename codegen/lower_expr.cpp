@@ -178,6 +178,9 @@ llvm::Value* FunctionLowering::lower_call(const CallExpr& e) {
     case Symbol::Kind::DeviceFunction:
       if (!s->callee) internal("device function symbol without a typed callee");
       return lower_device_call(e, *s->callee);
+    case Symbol::Kind::ExternFunction:
+      if (!s->extern_fn) internal("external function symbol without its declaration");
+      return lower_extern_call(e, *s->extern_fn);
     case Symbol::Kind::DType: {
       // float32(x), np.int32(x): a conversion; with no argument, the dtype's zero.
       const Type& t = type_of(e);

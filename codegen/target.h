@@ -135,6 +135,8 @@ class Target {
 
   /// Why this target cannot compute in bfloat16, or "" when it can (codegen/bf16_lowering.cpp).
   virtual std::string bfloat16_unsupported() const { return ""; }
+  /// Why this target cannot call external (linked) device code; empty where it can (NVPTX).
+  virtual std::string extern_calls_unsupported() const { return ""; }
   /// Whether LLVM's bfloat operations and conversions give the exact results here (NVPTX). Where they do not
   /// (x86's vcvtneps2bf16 flushes subnormals), lowering computes in float32 and rounds with integer code.
   virtual bool native_bfloat16() const { return false; }

@@ -131,6 +131,17 @@ void constant(KeyStream& k, const ConstValue& c) {
   }
 }
 
+void link_files(KeyStream& k, const std::vector<LinkFile>& files) {
+  k.u64(files.size());
+  for (const LinkFile& f : files) {
+    k.str(f.kind);
+    k.str(f.name);
+    k.str(f.data);
+    k.u64(f.options.size());
+    for (const std::string& o : f.options) k.str(o);
+  }
+}
+
 void global(KeyStream& k, const GlobalValue& g) {
   k.u64(uint64_t(g.kind));
   switch (g.kind) {
@@ -191,6 +202,13 @@ void global(KeyStream& k, const GlobalValue& g) {
         constant(k, value);
       }
       break;
+    case GlobalValue::Kind::ExternFunction:
+      if (!g.extern_fn) throw InternalError("cache key: an external function global without its declaration");
+      k.str(g.extern_fn->name);
+      k.str(g.extern_fn->signature.key());
+      k.u64(g.extern_fn->c_abi);
+      link_files(k, g.extern_fn->link);
+      break;
   }
 }
 
@@ -217,6 +235,10 @@ std::string cache_key(const CompileRequest& request) {
     k.i64(o.max_threads);
     k.i64(o.min_blocks);
     k.i64(o.max_cluster_rank);
+  }
+  if (!o.link.empty()) {  // keys without link= stay as they were
+    k.str("link");
+    link_files(k, o.link);
   }
   if (o.entry != EntryKind::Kernel) {  // kernels' keys stay as they were before device entries existed
     k.u64(uint64_t(o.entry));

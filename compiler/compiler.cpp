@@ -45,6 +45,23 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+/// CompileResult::link: jit's link= first, then each external function's code (functions in program order,
+/// callees before callers), each input once.
+void collect_link(const TypedProgram& program, const CompileOptions& options, CompileResult& result) {
+  auto add = [&](const LinkFile& f) {
+    if (std::find(result.link.begin(), result.link.end(), f) == result.link.end()) result.link.push_back(f);
+  };
+  for (const LinkFile& f : options.link) add(f);
+  for (const auto& fn : program.functions) {
+    for (const ExternFunction* x : fn->externs) {
+      if (std::find(result.extern_functions.begin(), result.extern_functions.end(), x->name) ==
+          result.extern_functions.end())
+        result.extern_functions.push_back(x->name);
+      for (const LinkFile& f : x->link) add(f);
+    }
+  }
+}
+
 }  // namespace
 
 CompileResult compile(const CompileRequest& request) {
@@ -103,6 +120,7 @@ CompileResult compile(const CompileRequest& request) {
   } else {
     if (options.opt_level > 0) warm_up_arch(options.arch);  // in the background, once per architecture
     compile_typed_for_nvptx(*program, request.globals, options, result);
+    if (result.ok) collect_link(*program, options, result);
     if (result.ok) prepare_codegen(options.arch, options.opt_level);  // for the next compile, in the background
   }
   return result;

@@ -182,6 +182,8 @@ std::vector<BuiltinInfo> make_rows() {
                 "assume_aligned(ary, n): promises that ary's data starts at a multiple of n bytes (a constant power of two), so that neighbouring elements load as one vector; a gpujit extension, undefined if broken"),
       intrinsic(Id::FromBuffer, "from_buffer", 1,
                 "from_buffer(ary): the address of ary's first element, as a pointer to its dtype (numba's CPointer): what cffi's ffi.from_buffer(ary) gives in a kernel, for external functions (declare_device)"),
+      intrinsic(Id::FromBuffer, "from_buffer", 1,
+                "from_buffer(ary): the address of ary's first element, as a pointer to its dtype (numba's CPointer): what cffi's ffi.from_buffer(ary) gives in a kernel, for external functions (declare_device)"),
       intrinsic(Id::Nanosleep, "nanosleep", 1,
                 "nanosleep(ns): suspends the thread for about ns nanoseconds (an integer, as uint32; at most 1 ms); nothing on the CPU backend"),
       // Loads and stores with a PTX cache operator; the operator is the name's last two letters.

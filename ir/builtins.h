@@ -118,6 +118,7 @@ enum class BuiltinId : uint16_t {
   BitCount,
   Nanosleep,
   AssumeAligned,  // gpujit's own: a promise about an array's data pointer (ir/sema_intrinsics.cpp)
+  FromBuffer,     // an array's data as a pointer: cffi's ffi.from_buffer in a kernel (ir/sema_intrinsics.cpp)
   // Loads and stores with a PTX cache operator (ir/sema_memory.cpp, codegen/cache_hint_lowering.cpp).
   LdCa,
   LdCg,

@@ -176,6 +176,8 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
     }
     case ExprResult::What::Device:
       return device_call(e, *callee.function, args, callee.signatures);
+    case ExprResult::What::Extern:
+      return extern_call(e, *callee.extern_fn, args);
     case ExprResult::What::Reduction:
       return reduction_call(e, *callee.reduction, args, callee.method);
     case ExprResult::What::Module:

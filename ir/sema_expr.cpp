@@ -136,6 +136,11 @@ Symbol symbol_for(const ExprResult& r, const std::string& name) {
     case ExprResult::What::Device:
       s.kind = Symbol::Kind::DeviceFunction;
       break;
+    case ExprResult::What::Extern:
+      s.kind = Symbol::Kind::ExternFunction;
+      s.name = r.extern_fn->name;
+      s.extern_fn = r.extern_fn;
+      break;
     default:
       if (r.builtin && r.builtin->typing != BuiltinTyping::MathConstant) {
         s.kind = Symbol::Kind::Builtin;
@@ -229,6 +234,7 @@ ExprResult FunctionAnalyzer::value(const Expr& e) {
       break;
     case ExprResult::What::Builtin:
     case ExprResult::What::Device:
+    case ExprResult::What::Extern:
     case ExprResult::What::Reduction:
     case ExprResult::What::ArrayMethod:
       error(e.range, fmt::format("'{}' is a function; call it", p));
@@ -305,6 +311,10 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
       if (!g.signatures.empty()) r.signatures = &g.signatures;
       return r;  // the call records the symbol with its specialization
     case GlobalValue::Kind::Overloaded:
+    case GlobalValue::Kind::ExternFunction:
+      r.what = ExprResult::What::Extern;
+      r.extern_fn = g.extern_fn.get();
+      break;
       r.what = ExprResult::What::Overload;  // each call asks the resolver (sema_overload.cpp)
       r.overload_key = g.member;
       return r;
@@ -404,6 +414,10 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
       if (!b) return no_attribute(builtin_names(BuiltinScope::Fp8));
       r = from_row(b);
     }
+  } else if (module == "cffi") {  // a cffi.FFI object (python/gpujit/_source.py): ffi.from_buffer(ary)
+    const BuiltinInfo* b = attr == "from_buffer" ? find_builtin(BuiltinScope::Kernel, "from_buffer") : nullptr;
+    if (!b) return no_attribute({"from_buffer"});
+    r = from_row(b);
   } else if (module == "operator") {
     const BuiltinInfo* b = find_builtin(BuiltinScope::Operator, attr);
     if (!b) return no_attribute(builtin_names(BuiltinScope::Operator));

@@ -30,7 +30,7 @@ namespace gpujit {
 
 /// What an expression denotes.
 struct ExprResult {
-  enum class What { Value, Module, DType, Namespace, Builtin, Device, Reduction, ArrayMethod, Overload, Unknown, Error };
+  enum class What { Value, Module, DType, Namespace, Builtin, Device, Extern, Reduction, ArrayMethod, Overload, Unknown, Error };
   What what = What::Error;
   Type type;                               // Value (void for a call that returns nothing)
   std::optional<ConstValue> value;         // Value: a compile-time constant
@@ -40,6 +40,7 @@ struct ExprResult {
   const BuiltinInfo* builtin = nullptr;    // Builtin (functions); also set for builtin values
   const FunctionDef* function = nullptr;   // Device
   const std::vector<Signature>* signatures = nullptr;  // Device: its explicit signatures, if any
+  const ExternFunction* extern_fn = nullptr;  // Extern: a declare_device function (ir/extern_function.h)
   const UfuncInfo* ufunc = nullptr;        // Builtin reached as numpy.NAME where NAME is a ufunc (ir/ufuncs.h)
   const ArrayReduction* reduction = nullptr;  // Reduction: np.sum (a function) or a.sum (a method, `method`)
   bool method = false;
@@ -213,6 +214,8 @@ class FunctionAnalyzer {
                                       const std::vector<Signature>& signatures, std::vector<Type>& types);
   /// Calls and members typed by the embedder's @overload implementations (ir/sema_overload.cpp).
   ExprResult overload_call(const CallExpr& e, const ExprResult& callee);
+  /// A call of a declare_device function (ir/sema_extern.cpp).
+  ExprResult extern_call(const CallExpr& e, const ExternFunction& callee, const std::vector<ExprResult>& args);
   /// `x.name` on a value, when an @overload_method or @overload_attribute declares `name`: a bound method
   /// (What::Overload) or the attribute's value; nullopt when no implementation takes x's type.
   std::optional<ExprResult> overloaded_member(const AttributeExpr& e, const ExprResult& base);

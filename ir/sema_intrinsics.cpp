@@ -76,6 +76,11 @@ ExprResult FunctionAnalyzer::intrinsic_call(const CallExpr& e, const BuiltinInfo
       if (checking_) fn_.array_alignments[&e] = alignment;
       return done({args[0].type, Type::scalar_of(ScalarKind::Int64)}, Type::void_());
     }
+    case BuiltinId::FromBuffer:
+      // numba types cffi's from_buffer of an array as a CPointer of its dtype; any layout (a slice x[i:] too).
+      if (!require(0, args[0].type.is_array() && !args[0].type.record, "an array of numbers"))
+        return ExprResult::error();
+      return done({args[0].type}, Type::pointer_to(args[0].type.scalar));
     case BuiltinId::Popc:
     case BuiltinId::Clz:
       if (!require(0, args[0].type.is_integer(), "an integer")) return ExprResult::error();

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "frontend/ast.h"
+#include "ir/extern_function.h"
 #include "ir/types.h"
 
 namespace gpujit {
@@ -85,6 +86,7 @@ struct GlobalValue {
                      // resolves it by (python/gpujit/_exceptions.py)
     Overloaded,      // a function with @overload implementations: each call asks the compile's
                      // OverloadResolver (ir/overloads.h) with its argument types; `member` is the key
+    ExternFunction,  // a function declared with declare_device, defined by linked code: `extern_fn`
   };
   Kind kind = Kind::Constant;
   ConstValue constant;                     // Constant
@@ -112,6 +114,7 @@ struct GlobalValue {
   /// definition gets `alwaysinline`, and LLVM's inliner does the rest.
   bool inline_always = false;
   bool force_inline = false;
+  std::shared_ptr<const ExternFunction> extern_fn;  // ExternFunction (ir/extern_function.h)
 
   static GlobalValue of_constant(ConstValue c);
   static GlobalValue of_module(std::string canonical_name);
@@ -139,6 +142,7 @@ struct Symbol {
                        // "local", "const", "atomic"
     ConstArray,        // a captured global NumPy array (GlobalValue::ConstArray) named `name`: its value is
                        // that array in constant memory
+    ExternFunction,    // `extern_fn`, a declare_device function: a call of linked code
   };
   Kind kind = Kind::Local;
   std::string name;
@@ -146,6 +150,7 @@ struct Symbol {
   const BuiltinInfo* builtin = nullptr;
   const TypedFunction* callee = nullptr;
   ScalarKind dtype = ScalarKind::Float64;
+  const ExternFunction* extern_fn = nullptr;  // ExternFunction
 };
 
 struct UfuncInfo;  // ir/ufuncs.h
@@ -235,6 +240,8 @@ struct TypedFunction {
   /// the receiver, passed as the implementation's first argument. Keyed by the CallExpr of `x.m(...)` or the
   /// AttributeExpr `x.a`.
   std::unordered_map<const Expr*, const Expr*> receivers;
+  /// External functions (declare_device) this one calls, in first-call order: their code is linked.
+  std::vector<const ExternFunction*> externs;
 
   const Type& type_of(const Expr* e) const;          // throws InternalError if missing
   const Symbol* symbol_of(const Expr* e) const;      // nullptr if none recorded

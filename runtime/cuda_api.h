@@ -48,7 +48,13 @@ struct CUipcMemHandle {
 };
 
 // CUjitInputType: what cuLinkAddData is given.
-enum CUjitInputType : int { CU_JIT_INPUT_PTX = 1 };
+enum CUjitInputType : int {
+  CU_JIT_INPUT_CUBIN = 0,
+  CU_JIT_INPUT_PTX = 1,
+  CU_JIT_INPUT_FATBINARY = 2,
+  CU_JIT_INPUT_OBJECT = 3,
+  CU_JIT_INPUT_LIBRARY = 4,
+};
 
 constexpr CUresult CUDA_SUCCESS = 0;
 

@@ -2,6 +2,7 @@
 #include "runtime/cuda_device.h"
 
 #include <cstring>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -11,6 +12,8 @@
 #include "runtime/kernel_args.h"
 #include "codegen/device_error.h"
 #include "runtime/graph.h"
+#include "runtime/cuda_toolkit.h"
+#include "runtime/kernel_link.h"
 #include "runtime/runtime_error.h"
 
 namespace gpujit::cuda {
@@ -452,6 +455,10 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
   // Owns the module from here on: a failure below unloads it with the kernel.
   auto kernel = std::make_shared<CudaKernel>(*this);
   kernel->name = name;
+  if (result.needs_link()) {  // external code (declare_device, link=): linked into a cubin first
+    std::string cubin = link_external(result, name);
+    return load_linked(std::move(kernel), result, cubin);
+  }
   char error_log[8192] = {};
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* values[] = {error_log, reinterpret_cast<void*>(uintptr_t(sizeof(error_log) - 1))};
@@ -459,6 +466,76 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
   if (r != CUDA_SUCCESS) {
     kernel->module = nullptr;
     throw_load_error(r, "cuModuleLoadData", name, error_log);
+  }
+  finish_load(*kernel, result);
+  return kernel;
+}
+
+std::string CudaDevice::link_external(const CompileResult& result, const std::string& name) {
+  std::string arch = fmt::format("sm_{}{}", props_.cc_major, props_.cc_minor);
+  if (rt::nvjitlink_available()) return rt::link_kernel(result, arch);
+  // Without nvJitLink, the driver's own linker (cuLink*): CUDA C compiled to a cubin by NVRTC first, and no
+  // LTO-IR, which only nvJitLink links.
+  bind();
+  char error_log[8192] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {error_log, reinterpret_cast<void*>(uintptr_t(sizeof(error_log) - 1))};
+  CUlinkState link = nullptr;
+  CUresult r = driver_.cuLinkCreate(2, options, values, &link);
+  if (r != CUDA_SUCCESS) throw_load_error(r, "cuLinkCreate", name, error_log);
+  struct Destroy {
+    CudaDriver& d;
+    CUlinkState s;
+    ~Destroy() { d.cuLinkDestroy(s); }
+  } destroy{driver_, link};
+  auto add = [&](CUjitInputType type, const std::string& data, const std::string& input_name) {
+    // PTX is read as text up to its NUL; the others by their size.
+    std::string bytes = type == CU_JIT_INPUT_PTX ? std::string(data.c_str()) + '\0' : data;
+    CUresult added = driver_.cuLinkAddData(link, type, bytes.data(), bytes.size(), input_name.c_str(), 0, nullptr,
+                                           nullptr);
+    if (added != CUDA_SUCCESS) throw_load_error(added, "cuLinkAddData", name + " (" + input_name + ")", error_log);
+  };
+  add(CU_JIT_INPUT_PTX, result.ptx, name);
+  for (const LinkFile& f : result.link) {
+    if (f.kind == "cu") {
+      rt::CudaCProgram program;
+      program.source = f.data;
+      program.name = f.name;
+      program.options = f.options;
+      program.options.push_back("-rdc=true");
+      add(CU_JIT_INPUT_CUBIN, rt::compile_cuda_c(program, arch, rt::CudaCOutput::cubin).code, f.name);
+    } else if (f.kind == "ltoir") {
+      std::string why;
+      try {
+        rt::nvjitlink_library();
+      } catch (const rt::ToolkitMissingError& e) {
+        why = e.what();
+      }
+      throw rt::ToolkitMissingError("linking LTO-IR ('" + f.name + "', kernel '" + name + "') needs nvJitLink: " + why);
+    } else {
+      static const std::map<std::string, CUjitInputType> kinds = {{"ptx", CU_JIT_INPUT_PTX},
+                                                                  {"cubin", CU_JIT_INPUT_CUBIN},
+                                                                  {"fatbin", CU_JIT_INPUT_FATBINARY},
+                                                                  {"object", CU_JIT_INPUT_OBJECT},
+                                                                  {"library", CU_JIT_INPUT_LIBRARY}};
+      auto kind = kinds.find(f.kind);
+      if (kind == kinds.end()) throw std::invalid_argument("unknown link input kind '" + f.kind + "'");
+      add(kind->second, f.data, f.name);
+    }
+  }
+  void* cubin = nullptr;
+  size_t size = 0;
+  r = driver_.cuLinkComplete(link, &cubin, &size);
+  if (r != CUDA_SUCCESS) throw_load_error(r, "cuLinkComplete", name, error_log);
+  return std::string(static_cast<const char*>(cubin), size);  // the link state owns it: a copy
+}
+
+std::shared_ptr<rt::LoadedKernel> CudaDevice::load_linked(std::shared_ptr<CudaKernel> kernel,
+                                                          const CompileResult& result, const std::string& cubin) {
+  CUresult r = driver_.cuModuleLoadData(&kernel->module, cubin.data());
+  if (r != CUDA_SUCCESS) {
+    kernel->module = nullptr;
+    throw_load_error(r, "cuModuleLoadData", kernel->name, "");
   }
   finish_load(*kernel, result);
   return kernel;
@@ -473,6 +550,12 @@ std::string CudaDevice::machine_code_tag() const {
 std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel_keeping_code(const CompileResult& result,
                                                                        const std::string& name, std::string* code) {
   bind();
+  if (result.needs_link()) {
+    *code = link_external(result, name);
+    auto kernel = std::make_shared<CudaKernel>(*this);
+    kernel->name = name;
+    return load_linked(std::move(kernel), result, *code);
+  }
   char error_log[8192] = {};
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* values[] = {error_log, reinterpret_cast<void*>(uintptr_t(sizeof(error_log) - 1))};

@@ -119,6 +119,12 @@ class CudaDevice final : public rt::Device {
   void bind();
   /// Looks up a loaded module's kernel function and reads its attributes.
   void finish_load(CudaKernel& kernel, const CompileResult& result);
+  /// The kernel's PTX linked with its external code (runtime/kernel_link.h) into a cubin for this device:
+  /// nvJitLink, or the driver's cuLink* where nvJitLink cannot be loaded (no LTO-IR then).
+  std::string link_external(const CompileResult& result, const std::string& name);
+  /// Loads a cubin linked from the kernel's PTX and its external code (runtime/kernel_link.h).
+  std::shared_ptr<rt::LoadedKernel> load_linked(std::shared_ptr<CudaKernel> kernel, const CompileResult& result,
+                                                const std::string& cubin);
   /// Rethrows a failed module load or link with the JIT's log and the kernel's name.
   [[noreturn]] void throw_load_error(CUresult r, const char* function, const std::string& name, const char* log);
 

@@ -252,7 +252,8 @@ std::shared_ptr<CompileResult> DiskCache::load(const std::string& entry, const s
 }
 
 bool DiskCache::store(const std::string& entry, const std::string& key, const CompileResult& result) const {
-  if (!result.ok || result.ptx.empty()) return false;
+  // A kernel linked with external code is not stored: the entry would need its link inputs too.
+  if (!result.ok || result.ptx.empty() || result.needs_link()) return false;
   Writer payload;
   payload.str(key);
   payload.str(result.entry_name);

@@ -19,6 +19,8 @@ Layer "package root" of the Python package (docs/architecture.md): only the top 
 from . import _core
 from . import _source  # noqa: F401  its audit hook keeps exec'd sources from here on, for kernels made by exec
 from ._compile import compile, compile_all, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
+from ._linking import (LTOIR, Archive, CUSource, Cubin, Fatbin, LinkableCode, Object, PTXSource,  # noqa: F401
+                      declare_device)  # external device code (docs/cuda_c.md)
 from ._dispatcher import Dispatcher, jit
 from ._signature import SignatureDict as _SignatureDict
 from ._kernel_api import build as _build_kernel_api

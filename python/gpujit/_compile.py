@@ -18,6 +18,7 @@ Refused by name: output other than PTX (NVVM's LTO-IR) and the C ABI for kernels
 Layer "on the dispatcher" of the Python package (docs/architecture.md): imports _dispatcher and _signature.
 """
 
+from . import _core
 from ._dispatcher import Dispatcher, _launch_bounds
 from ._signature import _declared_return, _return_type
 from .errors import CompileError
@@ -41,7 +42,8 @@ def _arch(cc):
 
 
 def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False, cc=None, opt=None,
-                abi="numba", abi_info=None, forceinline=False, launch_bounds=None, **unsupported):
+                abi="numba", abi_info=None, forceinline=False, launch_bounds=None, link=None, output="ptx",
+                lto=False, **unsupported):
     """PTX for `pyfunc` compiled for the signature `sig`; returns (ptx, return type).
 
     `sig` is what @jit takes: "void(float32[::1], int32)", a tuple of types (float32[::1], int32), or a
@@ -64,13 +66,17 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
     if debug:
         opt_level = 0
     dispatcher = Dispatcher(pyfunc, device=bool(device), fastmath=bool(fastmath), opt=opt_level,
-                            lineinfo=bool(lineinfo), debug=bool(debug), debug_info=bool(debug))
+                            lineinfo=bool(lineinfo), debug=bool(debug), debug_info=bool(debug),
+                            targetoptions={"link": link} if link else None)
     # Without abi_name the core names a C-ABI function after its definition (a lambda's is lambda_L_C).
     abi_name = str(abi_info.get("abi_name", "")) if abi == "c" else ""
     try:
-        ptx, ret = dispatcher._compile_entry(sig, not (device and _declared_return(sig)),
-                                             abi if device else "kernel", abi_name, _arch(cc),
-                                             _launch_bounds(None if device else launch_bounds))
+        ptx, ret, link, entry = dispatcher._compile_entry(sig, not (device and _declared_return(sig)),
+                                                          abi if device else "kernel", abi_name, _arch(cc),
+                                                          _launch_bounds(None if device else launch_bounds))
+        if output == "cubin":
+            # The PTX linked with the code of the external functions it calls (declare_device, link=).
+            return _core._link_kernel(ptx, entry + ".ptx", link, _arch(cc) or "sm_80", lto), _return_type(ret, sig)
         return ptx, _return_type(ret, sig)
     except CompileError as e:
         if "must have void return type" in str(e):
@@ -80,14 +86,22 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
 
 
 def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c",
-            abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
-    """numba's compile(): compile_ptx with numba's defaults for it (a device function, the C ABI)."""
-    if output != "ptx":
+            abi_info=None, output="ptx", forceinline=False, launch_bounds=None, link=None, lto=False):
+    """numba's compile(): compile_ptx with numba's defaults for it (a device function, the C ABI).
+
+    gpujit's output="cubin" (a kernel, device=False) links the PTX with the code of the external functions it
+    calls (declare_device) and with `link` into a cubin for `cc` (sm_80 without one), through NVRTC and
+    nvJitLink, without a GPU; lto=True links with nvJitLink's -lto (CUDA C sources compiled to LTO-IR)."""
+    if output not in ("ptx", "cubin"):
         if output == "ltoir":
-            raise NotImplementedError("compile(output='ltoir'): gpujit produces PTX only (output='ptx')")
+            raise NotImplementedError("compile(output='ltoir'): gpujit produces PTX (output='ptx') or, linked with "
+                                      "its external code, a cubin (output='cubin')")
         raise NotImplementedError(f"Unsupported output type: {output}")
+    if output == "cubin" and not device:
+        abi = "numba"  # a kernel has no ABI to choose; compile()'s default, the C ABI, is for device functions
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc,
-                       opt=opt, abi=abi, abi_info=abi_info, forceinline=forceinline, launch_bounds=launch_bounds)
+                       opt=opt, abi=abi, abi_info=abi_info, forceinline=forceinline, launch_bounds=launch_bounds,
+                       link=link, output=output, lto=lto)
 
 
 def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c",

@@ -17,6 +17,7 @@ from collections import Counter, namedtuple
 
 from . import _core
 from ._arg_hints import prepare_args
+from ._linking import link_descriptions
 from ._signature import ArgTypes, SignatureDict, _return_type, signature_text, type_for_user, type_of_value
 from ._source import _code_names, source_args
 from . import _overloads
@@ -58,8 +59,10 @@ class Dispatcher(_core.Dispatcher):
         if code.co_flags & 0x0C:  # CO_VARARGS | CO_VARKEYWORDS
             raise TypeError(f"'{pyfunc.__name__}': kernels take positional parameters only (no *args, **kwargs)")
         params = code.co_varnames[: code.co_argcount]
+        link = (targetoptions or {}).get("link")
         super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache,
-                         warn_float64, _launch_bounds(launch_bounds), debug_info)
+                         warn_float64, _launch_bounds(launch_bounds), debug_info,
+                         link=link_descriptions(link) if link else None)
         self._extensions = list((targetoptions or {}).get("extensions") or ())
         self._set_extensions(self._extensions)
         self.py_func = pyfunc
@@ -132,7 +135,7 @@ class Dispatcher(_core.Dispatcher):
         key = ArgTypes(tuple(args) if isinstance(args, list) else args)
         found = self._device_results.get(key)
         if found is None:
-            ptx, ret = self._compile_entry("void" + key.text, True, "numba", "", "")
+            ptx, ret = self._compile_entry("void" + key.text, True, "numba", "", "")[:2]
             found = DeviceCompileResult(self, key, _ptx_function_name(ptx), _return_type(ret, args))
             self._device_results[key] = found
         return found
@@ -261,8 +264,9 @@ _overloads.set_dispatcher_class(Dispatcher)
 # more threads per block than its bound fails as the driver fails it (CUDA_ERROR_INVALID_VALUE, on the cpu
 # backend too); a device function's inline ('always'/True, 'never'/False, or a cost model) inlines its calls
 # before LLVM's optimizer (inspect_llvm shows them gone) and forceinline=True marks it alwaysinline for LLVM
-# (gpujit/_source.py, codegen/lowering.cpp); the others (link, lto, shared_memory_carveout) are accepted so
-# that numba-cuda code runs, and have no effect yet (carveout values are checked as numba checks them).
+# (gpujit/_source.py, codegen/lowering.cpp); link= is code linked with a kernel (paths or code objects,
+# _linking.py); the others (lto, shared_memory_carveout) are accepted so that numba-cuda code runs, and have
+# no effect yet (carveout values are checked as numba checks them).
 # _dbg_optnone (numba's, for debugging the compiler's output) compiles at optimization level 0; debug left out
 # takes config.CUDA_DEBUGINFO_DEFAULT. extensions are numba's prepare_args hooks, run over the arguments of each
 # launch (_arg_hints.py). warn_float64 is gpujit's own: False silences the PerformanceWarning for float64

@@ -32,6 +32,7 @@ import sys
 import types
 
 from . import _overloads
+from ._linking import ExternFunction
 from ._types import _numba_type_name
 
 # Modules a kernel may name, by their canonical name for the compiler.
@@ -424,11 +425,14 @@ def describe(value, var=None, dispatcher_class=None):
         overloaded = _overloaded(value)
         if overloaded is not None:
             return overloaded
+    if isinstance(value, ExternFunction):  # declare_device: a call of linked code (_linking.py)
+        return value._description
+    if type(value).__name__ == "FFI" and type(value).__module__.startswith("cffi"):
+        return ("module", "cffi")  # ffi.from_buffer(ary) in a kernel: the array's data pointer
     if type(value).__name__ == "ExternFunction" and type(value).__module__.startswith("numba"):
         return ("unsupported", f"it is the external function '{value.name}{getattr(value, 'sig', '')}' declared "
-                               "with cuda.declare_device; gpujit does not link external CUDA C or PTX code into "
-                               "kernels yet (declare_device with link=): write the function in Python as a "
-                               "cuda.jit(device=True) function")
+                               "with numba's own cuda.declare_device; declare it with gpujit.declare_device (or run "
+                               "the program under gpujit's numba shim, whose numba.cuda.declare_device is gpujit's)")
     name = getattr(value, "_gpujit_dtype", None)
     if name is not None:
         return ("dtype", name)

@@ -28,6 +28,7 @@
 #include "graphs.h"
 #include "ir/type_rules.h"
 #include "kernel_source.h"
+#include "link_files.h"
 #include "runtime/disk_cache.h"
 #include "runtime/host_executor.h"
 #include "runtime/kernel_cache.h"
@@ -304,15 +305,17 @@ PyObject* dispatcher_new(PyTypeObject* type, PyObject*, PyObject*) {
 int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* keywords[] = {"name",         "params",        "device",     "fastmath", "opt",
                                    "debug",        "lineinfo",      "max_registers", "cache", "warn_float64",
-                                   "launch_bounds", "debug_info",   nullptr};
+                                   "launch_bounds", "debug_info",   "link",          nullptr};
   const char* name = nullptr;
   PyObject* params = nullptr;
   int device = 0, fastmath = 0, opt = 3, debug = 0, lineinfo = 0, max_registers = 0, cache = 0, warn_float64 = 1;
   int max_threads = 0, min_blocks = 0, max_cluster_rank = 0;  // launch_bounds; 0: left out
   int debug_info = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippipp(iii)p", const_cast<char**>(keywords), &name,
+  PyObject* link = nullptr;  // jit's link=: link input descriptions (link_files.h)
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippipp(iii)pO", const_cast<char**>(keywords), &name,
                                    &params, &device, &fastmath, &opt, &debug, &lineinfo, &max_registers, &cache,
-                                   &warn_float64, &max_threads, &min_blocks, &max_cluster_rank, &debug_info)) {
+                                   &warn_float64, &max_threads, &min_blocks, &max_cluster_rank, &debug_info,
+                                   &link)) {
     return -1;
   }
   try {
@@ -329,6 +332,7 @@ int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
     st.options.max_registers = max_registers;  // 0: no limit; the jit decorator checked the range
     st.cache_to_disk = cache != 0;
     st.options.warn_float64 = warn_float64 != 0;
+    if (link && link != Py_None) st.options.link = link_files_of(link);
     if (!st.device) {  // a kernel's entry only; the jit decorator checked the values
       st.options.max_threads = max_threads;
       st.options.min_blocks = min_blocks;
@@ -517,7 +521,7 @@ std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const 
 }
 
 /// _compile_entry(signature, infer_return, abi, abi_name, arch[, (max_threads, min_blocks, max_cluster_rank)])
-/// -> (ptx, return type as text), for
+/// -> (ptx, return type as text, link inputs, entry name), for
 /// compile_ptx: `abi` is "kernel" (a kernel, for `arch`), or "c" or "numba" for a device function on its own
 /// (codegen/artifact.h EntryKind).
 PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
@@ -538,7 +542,9 @@ PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
     auto result = compile_device_entry(self, signature_text(sig), infer_return != 0, entry, abi_name, arch,
                                        {}, {max_threads, min_blocks, max_cluster_rank});
     Type ret = result->signature.ret.is_valid() ? result->signature.ret : Type::void_();
-    return pyb::make_tuple(result->ptx, ret.str()).release().ptr();
+    return pyb::make_tuple(result->ptx, ret.str(), link_files_to_py(result->link), result->entry_name)
+        .release()
+        .ptr();
   } catch (...) {
     set_error_from_current_exception();
     return nullptr;

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "runtime/cuda_toolkit.h"
 #include "runtime/graph.h"
 #include "runtime/runtime_error.h"
 
@@ -18,6 +19,25 @@ PyObject* g_capture_error = nullptr;
 PyObject* g_performance_warning = nullptr;
 
 PyObject* or_default(PyObject* cls, PyObject* fallback) { return cls ? cls : fallback; }
+
+// NVRTC's and nvJitLink's errors where a kernel links external code (declare_device): gpujit.errors' class
+// `cls` with the logs as attributes; RuntimeError if the package's class cannot be imported.
+// The tools' logs may hold bytes that are not UTF-8 (a cubin's name, a mangled symbol): replaced, not fatal.
+pyb::object text_of(const std::string& s) {
+  return pyb::reinterpret_steal<pyb::object>(PyUnicode_DecodeUTF8(s.data(), Py_ssize_t(s.size()), "replace"));
+}
+
+void set_toolkit_error(const char* cls, const std::string& message,
+                       std::initializer_list<std::pair<const char*, std::string>> attrs) {
+  try {
+    pyb::object type = pyb::module_::import("gpujit.errors").attr(cls);
+    pyb::object err = type(text_of(message));
+    for (const auto& [name, value] : attrs) err.attr(name) = text_of(value);
+    PyErr_SetObject(type.ptr(), err.ptr());
+  } catch (pyb::error_already_set&) {
+    PyErr_SetObject(PyExc_RuntimeError, text_of(message).ptr());
+  }
+}
 
 }  // namespace
 
@@ -54,6 +74,12 @@ void set_error_from_current_exception() {
     } catch (pyb::error_already_set& err) {
       err.restore();
     }
+  } catch (const rt::CudaCCompileError& e) {
+    set_toolkit_error("NvrtcCompilationError", e.what(), {{"log", e.log()}});
+  } catch (const rt::CudaLinkError& e) {
+    set_toolkit_error("LinkerError", e.what(), {{"error_log", e.error_log()}, {"info_log", e.info_log()}});
+  } catch (const rt::ToolkitMissingError& e) {
+    set_toolkit_error("CudaSupportError", e.what(), {});
   } catch (const InternalError& e) {
     PyErr_SetString(PyExc_RuntimeError, (std::string("internal gpujit error (please report it): ") + e.what()).c_str());
   } catch (const std::out_of_range& e) {

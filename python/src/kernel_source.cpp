@@ -6,6 +6,7 @@
 #include "dtypes.h"
 #include "enums.h"
 #include "errors.h"
+#include "link_files.h"
 
 namespace gpujit::py {
 namespace {
@@ -121,6 +122,10 @@ void fill_globals(KernelSource& src, pyb::handle globals, SourceResolver resolve
         // ("overloaded", key): a function with @overload implementations, resolved per call (overloads.h)
         g.kind = GlobalValue::Kind::Overloaded;
         g.member = d[1].cast<std::string>();
+      } else if (tag == "extern") {
+        // ("extern", name, signature, abi, link inputs): a declare_device function (link_files.h)
+        g.kind = GlobalValue::Kind::ExternFunction;
+        g.extern_fn = extern_function_of(d);
       } else if (tag == "unsupported") {
         g = GlobalValue::of_unsupported(d[1].cast<std::string>());
       } else if (tag == "function") {

@@ -11,6 +11,7 @@
 //   ("array", dtype, shape, bytes)
 //   ("unsupported", reason)         ("exception", reference of an exception class)
 //   ("enum", Enum class)            ("enum_member", member of an Enum class)      ("bytes", value)
+//   ("extern", name, signature, abi, link inputs): a declare_device function (link_files.h)
 //   ("overloaded", key): a function with @overload implementations (python/gpujit/_overloads.py)
 // A device function's own free names are merged into the kernel's environment (the kernel's win on a
 // clash), since semantic analysis resolves every function of a compile in one environment; its module is

@@ -22,6 +22,7 @@
 #include "dtypes.h"
 #include "errors.h"
 #include "foreign_arrays.h"
+#include "link_files.h"
 #include "ir/builtins.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_spec.h"
@@ -168,6 +169,7 @@ PYBIND11_MODULE(_core, m) {
   register_graphs(m);
   register_cuda_c(m);
   register_raw_kernel(m);
+  register_link_files(m);
   set_host_interrupt_check(&python_interrupted);
 
   pyb::class_<PyDevice>(m, "Device")

@@ -1,0 +1,248 @@
+"""External device code: numba's declare_device and the code a kernel links (jit's link=, declare_device's link=).
+
+    mul = gpu.declare_device("mul_f32_f32", "float32(float32, float32)", link="functions.cu")
+
+    @gpu.jit
+    def k(r, x, y):
+        i = gpu.grid(1)
+        if i < r.size:
+            r[i] = mul(x[i], y[i])
+
+The kernel's call becomes a call of the external symbol (`.extern .func` in its PTX, with numba's ABI or the C
+ABI, ir/extern_function.h); loading the kernel on a GPU links its PTX with the code of every external function
+it calls into one cubin through nvJitLink (runtime/kernel_link.h). compile(..., output="cubin") does the same
+without a GPU, for an architecture given by cc.
+
+Link inputs are paths (.cu compiled by NVRTC, .ptx, .cubin, .fatbin, .o, .a, .ltoir) or code in memory: this
+module's CUSource, PTXSource, Cubin, Fatbin, Object, Archive and LTOIR, or numba-cuda's classes of those names.
+They are read when declared (a file changed afterwards is not seen) and described to the binding as
+(kind, name, data, options) tuples (python/src/link_files.h).
+
+Layer "compiler inputs" of the Python package (docs/architecture.md): imports _signature and errors.
+"""
+
+import io
+import os
+import re
+import sys
+
+from ._signature import signature_text
+from .errors import LinkerError
+
+# A file's extension -> the kind of link input it is (python/src/link_files.h).
+_EXTENSIONS = {".cu": "cu", ".ptx": "ptx", ".cubin": "cubin", ".fatbin": "fatbin", ".o": "object", ".a": "library",
+               ".ltoir": "ltoir", ".lto": "ltoir"}
+
+
+class LinkableCode:
+    """Code to link, held in memory (numba's LinkableCode): `data` is text or bytes (or a StringIO/BytesIO),
+    `name` what compile and link errors call it. setup_callback and teardown_callback (numba runs them
+    around a module's load and unload) are not supported."""
+
+    kind = None
+    default_name = "<unnamed>"
+
+    def __init__(self, data, name=None, setup_callback=None, teardown_callback=None, nrt=False):
+        if setup_callback and not callable(setup_callback):
+            raise TypeError("setup_callback must be callable")
+        if teardown_callback and not callable(teardown_callback):
+            raise TypeError("teardown_callback must be callable")
+        self._data = data
+        self._name = name
+        self.setup_callback = setup_callback
+        self.teardown_callback = teardown_callback
+        self.nrt = nrt
+
+    @property
+    def name(self):
+        return self._name or self.default_name
+
+    @property
+    def data(self):
+        if isinstance(self._data, (io.StringIO, io.BytesIO)):
+            return self._data.getvalue()
+        return self._data
+
+    @staticmethod
+    def from_path(path):
+        """The code of a file, of the class its extension names."""
+        root, extension = os.path.splitext(path)
+        kind = _EXTENSIONS.get(extension)
+        if kind is None:
+            raise ValueError(f"Don't know how to link {path}: the extension is none of {', '.join(_EXTENSIONS)}")
+        with open(path, "r" if kind in ("cu", "ptx") else "rb") as f:
+            data = f.read()
+        return _CLASSES[kind](data, name=os.path.basename(root))
+
+    @classmethod
+    def from_path_or_obj(cls, path_or_obj):
+        return cls.from_path(path_or_obj) if isinstance(path_or_obj, str) else path_or_obj
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class PTXSource(LinkableCode):
+    """PTX text in memory."""
+    kind, default_name = "ptx", "<unnamed-ptx>"
+
+
+class CUSource(LinkableCode):
+    """CUDA C/C++ source in memory, compiled by NVRTC for the kernel's architecture."""
+    kind, default_name = "cu", "<unnamed-cu>"
+
+
+class Cubin(LinkableCode):
+    """A cubin (device code for one architecture) in memory."""
+    kind, default_name = "cubin", "<unnamed-cubin>"
+
+
+class Fatbin(LinkableCode):
+    """A fatbin in memory."""
+    kind, default_name = "fatbin", "<unnamed-fatbin>"
+
+
+class Object(LinkableCode):
+    """A relocatable object (.o, nvcc -dc) in memory."""
+    kind, default_name = "object", "<unnamed-object>"
+
+
+class Archive(LinkableCode):
+    """A static library (.a) in memory."""
+    kind, default_name = "library", "<unnamed-archive>"
+
+
+class LTOIR(LinkableCode):
+    """LTO-IR (NVRTC or nvcc with -dlto) in memory; linked with nvJitLink's -lto."""
+    kind, default_name = "ltoir", "<unnamed-ltoir>"
+
+
+_CLASSES = {c.kind: c for c in (PTXSource, CUSource, Cubin, Fatbin, Object, Archive, LTOIR)}
+# numba-cuda's class names for the same kinds (its objects are accepted as they are).
+_NUMBA_KINDS = {"PTXSource": "ptx", "CUSource": "cu", "Cubin": "cubin", "Fatbin": "fatbin", "Object": "object",
+                "Archive": "library", "LTOIR": "ltoir"}
+
+
+def _cu_options(directory):
+    """NVRTC's include directories for a .cu: its own folder, numba's CUDA_NVRTC_EXTRA_SEARCH_PATHS (':'-separated,
+    read from gpujit.config or numba's config), and the toolkit's include folder (curand_kernel.h ...)."""
+    dirs = [directory] if directory else []
+    extra = ""
+    for name in ("gpujit.config", "numba.cuda.config", "numba.core.config"):
+        config = sys.modules.get(name)
+        value = getattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", "") if config is not None else ""
+        if value:
+            extra = value
+            break
+    extra = extra or os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
+    dirs += [d for d in extra.split(":") if d]
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home and os.path.isdir(os.path.join(home, "include")):
+            dirs.append(os.path.join(home, "include"))
+            break
+    return tuple("-I" + d for d in dirs)
+
+
+def link_description(item):
+    """One link input (a path or a code object) as the binding's (kind, name, data, options)."""
+    if isinstance(item, os.PathLike):
+        item = os.fspath(item)
+    if isinstance(item, str):
+        extension = os.path.splitext(item)[1]
+        kind = _EXTENSIONS.get(extension)
+        if kind is None:  # numba's words first
+            what = f"with extension {extension}" if extension else "with no extension"
+            raise LinkerError(f"Don't know how to link file {what} ({item}): link takes .cu, .ptx, .cubin, "
+                              ".fatbin, .o, .a and .ltoir files, or code objects (CUSource, PTXSource, ...)")
+        if not os.path.isfile(item):
+            raise LinkerError(f"{item} not found")
+        try:
+            with open(item, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise LinkerError(f"cannot read link input {item}: {e.strerror}") from None
+        options = _cu_options(os.path.dirname(os.path.abspath(item))) if kind == "cu" else ()
+        return (kind, item, data, options)
+    kind = getattr(item, "kind", None) if isinstance(item, LinkableCode) else None
+    if kind is None and type(item).__name__ in _NUMBA_KINDS and hasattr(item, "data"):
+        kind = _NUMBA_KINDS[type(item).__name__]
+    if kind is None:
+        raise TypeError(f"cannot link a {type(item).__name__}: link takes paths and code objects (CUSource, "
+                        "PTXSource, Cubin, Fatbin, Object, Archive, LTOIR)")
+    if getattr(item, "setup_callback", None) or getattr(item, "teardown_callback", None):
+        raise NotImplementedError(f"{type(item).__name__} {item.name!r}: setup_callback and teardown_callback are not "
+                                  "supported by gpujit; initialize the linked code from a kernel or the host instead")
+    data = item.data
+    if isinstance(data, memoryview):
+        data = data.tobytes()
+    if not isinstance(data, (bytes, bytearray, str)):
+        raise TypeError(f"{type(item).__name__} {item.name!r}: its data is a {type(data).__name__}, not text or bytes")
+    options = _cu_options(os.getcwd()) if kind == "cu" else ()
+    return (kind, str(item.name), bytes(data) if isinstance(data, bytearray) else data, options)
+
+
+def link_descriptions(link):
+    """A link= value (one input, or a list, tuple or set of them) as a tuple of descriptions, each once."""
+    if link is None:
+        return ()
+    if not isinstance(link, (list, tuple, set, frozenset)):
+        link = (link,)
+    out = []
+    for item in link:
+        d = link_description(item)
+        if d not in out:
+            out.append(d)
+    # A set's order is arbitrary: sorted, so that the same set always makes the same kernel (and cache key).
+    if isinstance(link, (set, frozenset)):
+        out.sort(key=lambda d: (d[0], d[1]))
+    return tuple(out)
+
+
+class ExternFunction:
+    """A device function defined by external code (declare_device): `name` its symbol, `sig` its signature.
+    Call it from kernels and device functions."""
+
+    def __init__(self, name, sig, link, abi, text):
+        self.name = name
+        self.sig = sig
+        self.link = link
+        self.abi = abi
+        self._description = ("extern", name, text, abi, link_descriptions(link))
+
+    def __repr__(self):
+        return f"<external device function {self.name}{self._description[2][self._description[2].find('('):]}>"
+
+    def __call__(self, *args):
+        raise TypeError(f"external function '{self.name}' can only be called from a kernel or a device function")
+
+
+def _normalized(sig):
+    """The signature's text for the compiler, and the object `.sig` holds (numba's Signature where numba's typing
+    is loaded, as numba's declare_device gives). TypeError without a return type."""
+    if isinstance(sig, tuple) or (isinstance(sig, str) and sig.strip().startswith("(")):
+        raise TypeError("Return type must be provided for device declarations")
+    text = re.sub(r"CPointer\(\s*([\w.]+)\s*\)", r"\1*", signature_text(sig))
+    text = text.replace("types.", "")
+    shown = sig
+    sigutils = sys.modules.get("numba.core.sigutils")
+    if sigutils is not None:
+        try:
+            args, ret = sigutils.normalize_signature(sig)
+            shown = ret(*args) if ret is not None else sig
+        except Exception:
+            shown = sig
+    return text, shown
+
+
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
+    """numba's cuda.declare_device: a function named `name` with signature `sig` ("float32(float32, float32)", a
+    pointer as CPointer(float32) or "float32*"), defined by the code in `link` (a path or code object, or a list of
+    them), callable from kernels. abi="numba" (the default): the symbol returns an int status (0) and writes its
+    result through a pointer passed first; abi="c": a plain C function. Scalars and pointers cross the boundary
+    (pass an array as ffi.from_buffer(a) to a pointer parameter)."""
+    if abi not in ("numba", "c"):
+        raise NotImplementedError(f"Unsupported ABI: {abi}")
+    if use_cooperative:
+        raise NotImplementedError("declare_device(use_cooperative=True) is not supported by gpujit")
+    text, shown = _normalized(sig)
+    return ExternFunction(name, shown, link, abi, text)

@@ -1,0 +1,33 @@
+// Linking a kernel with the code its external functions live in (declare_device's and jit's link=,
+// ir/extern_function.h): the kernel's PTX and each LinkFile of CompileResult::link become one cubin for one
+// architecture, through nvJitLink (runtime/cuda_toolkit.h). CUDA C sources are compiled by NVRTC first, with
+// -rdc=true (their functions are called from another module): to a cubin, or to LTO-IR for a link-time-
+// optimized link (which then also needs the kernel as LTO-IR or PTX; PTX takes part in the link unoptimized
+// across the boundary, see docs/cuda_c.md).
+//
+// Works without a GPU: the architecture is an argument ("sm_90").
+#pragma once
+
+#include <string>
+
+#include "codegen/artifact.h"
+
+namespace gpujit::rt {
+
+struct KernelLinkOptions {
+  /// nvJitLink's -lto; CUDA C sources are compiled to LTO-IR for it. Needed when an input is LTO-IR.
+  bool lto = false;
+  /// Extra NVRTC options for every CUDA C source ("-DN=4"); include directories come with each LinkFile.
+  std::vector<std::string> nvrtc_options;
+};
+
+/// The cubin of `result`'s PTX linked with `result.link` for `arch`. Throws CudaCCompileError (a CUDA C source
+/// that does not compile, NVRTC's log with its file and line), CudaLinkError (nvJitLink's log: an undefined
+/// symbol, an architecture mismatch), ToolkitMissingError, std::invalid_argument (an unknown input kind).
+std::string link_kernel(const CompileResult& result, const std::string& arch, const KernelLinkOptions& options = {});
+
+/// The same for PTX and link files given directly (the binding's compile(output='cubin')).
+std::string link_kernel(const std::string& ptx, const std::string& ptx_name, const std::vector<LinkFile>& link,
+                        const std::string& arch, const KernelLinkOptions& options = {});
+
+}  // namespace gpujit::rt
