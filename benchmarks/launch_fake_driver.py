@@ -50,8 +50,10 @@ def callgrind_per_op(script, shape, small, large):
     for n in (small, large):
         cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, script,
                "--only", shape, "--n", str(n), "--rounds", "1"]
-        # NumPy's OpenBLAS threads spin for as long as the process runs, which would add its wall time.
-        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        # NumPy's OpenBLAS threads spin for as long as the process runs, which would add its wall time. The
+        # compiler's warm-up threads (compiler/warm_up.h) are counted too, and how much of their work a run
+        # does depends on timing (a code generator prepared or not before exit): off, so the two runs cancel.
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", GPUJIT_WARM_UP="0")
         out = subprocess.run(cmd, capture_output=True, text=True, env=env)
         refs = [line for line in out.stderr.splitlines() if "I   refs:" in line]
         if out.returncode != 0 or not refs:

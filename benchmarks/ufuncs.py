@@ -18,7 +18,7 @@ Three sections, every peer measured in the same run on the same data (copied to 
    of that kernel (target at most 2 us more), next to numba-cuda's `@vectorize` and `cp.ElementwiseKernel`;
    and the smoothing as `@gpu.guvectorize(..., '(n),()->(n)')` against its kernel and numba's `@guvectorize`.
 4. array kinds (issue 31): `gpu.vectorize` (an add of 1e7 float32), `gpu.guvectorize` (the smoothing) and
-   `gpu.reduce` (a sum of 1e7 float32) on gpujit's own arrays, CuPy arrays and PyTorch tensors (each kind
+   `gpu.reduce` (a sum of 2**26 float32) on gpujit's own arrays, CuPy arrays and PyTorch tensors (each kind
    skipped where its library or a GPU is missing), each with and without `out=` (`res=` for reduce), timed
    next to the same gpujit kernel launched on the same arrays (for reduce, the reduction's own kernel,
    launched as gpu.reduce launches it), every pair in the same round and the rounds interleaved over every
@@ -425,6 +425,7 @@ def array_kinds_section(sizes, reps):
     rng = np.random.default_rng(4)
     n = sizes["elementwise"]
     xs, ys = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    zs = rng.random(sizes["reduce"], dtype=np.float32)  # reduce's workload: the size section 1 sums
     rows_, cols = sizes["smoothing"]
     series = rng.standard_normal((rows_, cols), dtype=np.float32).cumsum(axis=1, dtype=np.float32)
     alpha = np.float32(0.1)
@@ -453,10 +454,11 @@ def array_kinds_section(sizes, reps):
 
     def reduce_kernel(arr, res):
         """gpu.reduce's one launch on `arr` (reduction.py, Reduce.__call__ with res=), without the call's checks."""
+        m = arr.shape[0]
         vector = arr.is_c_contiguous() and arr.device_ctypes_pointer.value % 16 == 0
         kernel = total._kernel(np.dtype(np.float32), vector)
         width = reduction.vector_width(np.dtype(np.float32))
-        blocks = reduction._first_pass_blocks(max(n // width, n % width) if vector else n)
+        blocks = reduction._first_pass_blocks(max(m // width, m % width) if vector else m)
         partials = gpu.device_array(max(blocks, 1), np.float32)
         launch = total._configured(kernel, blocks, reduction._THREADS, 0)
         counter = reduction._counter(0)
@@ -467,22 +469,23 @@ def array_kinds_section(sizes, reps):
     for kind, (to_device, empty_like) in array_kinds().items():
         x, y, out = to_device(xs), to_device(ys), empty_like(to_device(xs))
         ser, sout = to_device(series), empty_like(to_device(series))
-        res = empty_like(to_device(xs[:1]))
+        z, res = to_device(zs), empty_like(to_device(zs[:1]))
         fresh = lambda a: empty_like(to_device(a))  # noqa: E731  an output no other call wrote
         add_ok = lambda got: np.allclose(host(got), xs + ys)  # noqa: E731
         smooth_ok = lambda got: np.allclose(host(got), smoothing_ref, rtol=1e-5, atol=1e-4)  # noqa: E731
-        sum_ok = lambda got: abs(float(np.ravel(host(got))[0]) - xs.sum(dtype=np.float64)) <= 1e-4 * n  # noqa: E731
-        gb_add, gb_smooth, gb_sum = 3 * xs.nbytes / 1e9, 2 * series.nbytes / 1e9, xs.nbytes / 1e9
+        expected = zs.sum(dtype=np.float64)
+        sum_ok = lambda got: abs(float(np.ravel(host(got))[0]) - expected) <= 1e-4 * expected  # noqa: E731
+        gb_add, gb_smooth, gb_sum = 3 * xs.nbytes / 1e9, 2 * series.nbytes / 1e9, zs.nbytes / 1e9
         blocks = (n + 255) // 256
         kernel_add = lambda x=x, y=y, out=out: add_kernel[blocks, 256](x, y, out)  # noqa: E731
         kernel_smooth = lambda s=ser, o=sout: smooth_kernel[(rows_ + 127) // 128, 128](s, alpha, o)  # noqa: E731
         # The reduction's own kernel on the same memory (seen as gpujit arrays: its arguments are prepared here).
-        kernel_sum = reduce_kernel(gpu.as_cuda_array(x) if kind != "gpujit" else x,
+        kernel_sum = reduce_kernel(gpu.as_cuda_array(z) if kind != "gpujit" else z,
                                    gpu.as_cuda_array(res) if kind != "gpujit" else res)
 
-        def keep_res(x=x):
-            r = fresh(xs[:1])
-            total(x, res=r)
+        def keep_res(z=z):
+            r = fresh(zs[:1])
+            total(z, res=r)
             return r
 
         plans += [
@@ -496,10 +499,10 @@ def array_kinds_section(sizes, reps):
              lambda s=ser: smooth_ok(smooth(s, alpha, fresh(series)))),
             (row("kinds", f"guvectorize smoothing {rows_}x{cols}, no out", "GB/s", gb_smooth), kind,
              lambda s=ser: smooth(s, alpha), kernel_smooth, lambda s=ser: smooth_ok(smooth(s, alpha))),
-            (row("kinds", f"reduce sum {n} float32, res=", "GB/s", gb_sum), kind,
-             lambda x=x, r=res: total(x, res=r), kernel_sum, lambda: sum_ok(keep_res())),
-            (row("kinds", f"reduce sum {n} float32, to host", "GB/s", gb_sum), kind,
-             lambda x=x: total(x), kernel_sum, lambda x=x: sum_ok(np.array([total(x)]))),
+            (row("kinds", f"reduce sum {zs.size} float32, res=", "GB/s", gb_sum), kind,
+             lambda z=z, r=res: total(z, res=r), kernel_sum, lambda: sum_ok(keep_res())),
+            (row("kinds", f"reduce sum {zs.size} float32, to host", "GB/s", gb_sum), kind,
+             lambda z=z: total(z), kernel_sum, lambda z=z: sum_ok(np.array([total(z)]))),
         ]
     # Interleaved: each round times every pair (ufunc, then its kernel) of every kind before the next round.
     times = {id(p[0]): ([], []) for p in plans}
