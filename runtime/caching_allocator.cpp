@@ -23,7 +23,9 @@ void CachingAllocator::set_pending_limits(size_t count, double ratio) {
   g_pending_ratio.store(ratio);
 }
 
-std::pair<size_t, double> CachingAllocator::pending_limits() { return {g_pending_count.load(), g_pending_ratio.load()}; }
+std::pair<size_t, double> CachingAllocator::pending_limits() {
+  return {g_pending_count.load(), g_pending_ratio.load()};
+}
 
 size_t CachingAllocator::round_size(size_t bytes) {
   constexpr size_t kGranule = 512;
@@ -79,6 +81,10 @@ void CachingAllocator::free(const Block& block) {
   if (block.ptr == 0) return;
   stats_.bytes_in_use -= block.size;
   stats_.bytes_cached += block.size;
+  if (deferred_ == 0 && pending_.empty() && g_pending_count.load() == 0) {
+    cache_.emplace(Key{block.stream, block.size}, block.ptr);  // gpujit's default: reusable at once
+    return;
+  }
   pending_.push_back(block);
   pending_bytes_ += block.requested;
   if (deferred_ > 0) return;
