@@ -182,8 +182,6 @@ std::vector<BuiltinInfo> make_rows() {
                 "assume_aligned(ary, n): promises that ary's data starts at a multiple of n bytes (a constant power of two), so that neighbouring elements load as one vector; a gpujit extension, undefined if broken"),
       intrinsic(Id::FromBuffer, "from_buffer", 1,
                 "from_buffer(ary): the address of ary's first element, as a pointer to its dtype (numba's CPointer): what cffi's ffi.from_buffer(ary) gives in a kernel, for external functions (declare_device)"),
-      intrinsic(Id::FromBuffer, "from_buffer", 1,
-                "from_buffer(ary): the address of ary's first element, as a pointer to its dtype (numba's CPointer): what cffi's ffi.from_buffer(ary) gives in a kernel, for external functions (declare_device)"),
       intrinsic(Id::Nanosleep, "nanosleep", 1,
                 "nanosleep(ns): suspends the thread for about ns nanoseconds (an integer, as uint32; at most 1 ms); nothing on the CPU backend"),
       // Loads and stores with a PTX cache operator; the operator is the name's last two letters.
@@ -555,6 +553,15 @@ std::string builtins_markdown() {
       if (alias) ++i;
     }
   }
+  md += "\n## fp8 (`numba.cuda._internal.cuda_fp8`, `gpujit.fp8`)\n\nThe types `fp8_e4m3`, `fp8_e5m2` and `fp8_e8m0` "
+        "(CUDA's cuda_fp8.h): `fp8_e4m3(x)` converts a real number or a bfloat16 (to nearest even, saturating to the "
+        "largest finite value; `fp8_e8m0(x)` rounds up to a power of two), `float32(f)`, `float16(f)`, `bfloat16(f)`, "
+        "`int32(f)` ... convert back (exactly; to integers toward zero, saturating, NaN to 0); fp8 values have no "
+        "operators. The functions work on the storage bytes; `saturation` is `saturation_t.NOSAT` (0) or "
+        "`SATFINITE` (1), `interpretation` `fp8_interpretation_t.E4M3` (0) or `E5M2` (1), `rounding` "
+        "`cudaRoundMode.cudaRoundZero` (1) or `cudaRoundPosInf` (2). Results are cuda_fp8.hpp's bit for bit on "
+        "every target.\n\n| name | description |\n| --- | --- |\n";
+  for (std::string_view n : fp8_names()) md += fmt::format("| `fp8.{}` | {} |\n", n, find_fp8_builtin(n)->doc);
   md += "\n## operator (Python's `operator` module)\n\nA function of the operator module held in a variable "
         "and called (`op = operator.add; op(a, b)`) is the operator it names, typed as if written in place: ";
   for (std::string_view n : operator_names()) md += fmt::format("`operator.{}` ", n);

@@ -225,7 +225,8 @@ def _bind_cuda_fp8(module):
     saturation_t and fp8_interpretation_t stay numba's IntEnums (kernels read their members as integers)."""
     fp8 = importlib.import_module("gpujit.fp8")
     for name in ("fp8_e4m3", "fp8_e5m2", "fp8_e8m0") + fp8._FUNCTIONS:
-        setattr(module, name, getattr(fp8, name))
+        if hasattr(module, name):  # cvt_fp8_to_halfraw is gpujit's only
+            setattr(module, name, getattr(fp8, name))
 
 
 def _bind_api(module):
