@@ -17,7 +17,6 @@ docs/cuda_c.md documents it all.
 Layer "base" of the Python package (docs/architecture.md): imports only `_core` and `errors`.
 """
 
-import hashlib
 import os
 import sys
 
@@ -108,6 +107,8 @@ def nvrtc_compile(source, arch, output="ptx", *, name="kernel.cu", options=(), h
     exprs = list(name_expressions or ())
     key = ""
     if cache:
+        import hashlib  # here, not at `import gpujit`: some ms at every start (benchmarks/import_time.py)
+
         h = hashlib.sha256()
         for part in (str(nvrtc_version()), source, name, str(arch), output, *opts, *(k + "\0" + v for k, v in header_items)):
             h.update(part.encode())

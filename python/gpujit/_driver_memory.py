@@ -11,7 +11,6 @@ memory is host memory, so they are plain copies there).
 Layer "base" of the Python package (docs/architecture.md): imports only _core and base modules.
 """
 
-import ctypes
 
 from ._memory_pointers import _bytes_view
 
@@ -31,6 +30,8 @@ def require_device_memory(obj):
 def device_ctypes_pointer(obj):
     """The device address of CUDA memory as a ctypes object (c_void_p(0) for None)."""
     if obj is None:
+        import ctypes  # here, not at `import gpujit`: some ms at every start (benchmarks/import_time.py)
+
         return ctypes.c_void_p(0)
     require_device_memory(obj)
     return obj.device_ctypes_pointer
@@ -71,6 +72,8 @@ def host_memory_extents(obj):
         low = sum((n - 1) * s for n, s in zip(obj.shape, obj.strides) if s < 0)
         high = sum((n - 1) * s for n, s in zip(obj.shape, obj.strides) if s > 0)
         return data + low, data + high + obj.itemsize
+    import ctypes
+
     if isinstance(obj, ctypes._SimpleCData) or isinstance(obj, (ctypes.Structure, ctypes.Union, ctypes.Array)):
         start = ctypes.addressof(obj)
         return start, start + ctypes.sizeof(obj)
@@ -121,6 +124,8 @@ def device_memory_size(devmem):
 
 
 def _host_bytes(address, size):
+    import ctypes
+
     import numpy as np
 
     return np.ctypeslib.as_array((ctypes.c_uint8 * size).from_address(address)) if size else \

@@ -23,7 +23,6 @@ Layer "compiler inputs" of the Python package (docs/architecture.md): imports _s
 
 import io
 import os
-import re
 import sys
 
 from ._signature import signature_text
@@ -221,6 +220,8 @@ def _normalized(sig):
     is loaded, as numba's declare_device gives). TypeError without a return type."""
     if isinstance(sig, tuple) or (isinstance(sig, str) and sig.strip().startswith("(")):
         raise TypeError("Return type must be provided for device declarations")
+    import re  # here, not at `import gpujit` (benchmarks/import_time.py)
+
     text = re.sub(r"CPointer\(\s*([\w.]+)\s*\)", r"\1*", signature_text(sig))
     text = text.replace("types.", "")
     shown = sig

@@ -7,8 +7,9 @@ import subprocess
 import sys
 
 # Each costs milliseconds at start (tokenize, which linecache brings, and subprocess the most) and is needed
-# only by some functions: compile_ptx's tools, SASS and resource figures, generated kernels' source text.
-LAZY = {"subprocess", "tempfile", "shutil", "linecache", "tokenize", "re", "inspect", "pathlib"}
+# only by some functions: compile_ptx's tools, SASS and resource figures, generated kernels' source text,
+# CUDA C's cache key (hashlib), ctypes pointers of driver memory.
+LAZY = {"subprocess", "tempfile", "shutil", "linecache", "tokenize", "re", "inspect", "pathlib", "hashlib", "ctypes"}
 
 PROBE = ("import sys; before = set(sys.modules); import gpujit; "
          "print(' '.join(sorted(set(sys.modules) - before)))")
