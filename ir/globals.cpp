@@ -23,7 +23,8 @@ namespace {
 
 // The canonical name of an importable module: the kernel namespace is "gpujit" or "numba.cuda".
 std::string canonical_module(const std::string& name) {
-  if (name == "gpujit.random" || name == "gpujit.libdevice" || name == "gpujit.fp16" || name == "gpujit.bf16")
+  if (name == "gpujit.random" || name == "gpujit.libdevice" || name == "gpujit.fp16" || name == "gpujit.bf16" ||
+      name == "gpujit.fp8")
     return name;  // namespaces of their own
   if (name == "gpujit" || name.rfind("gpujit.", 0) == 0) return "gpujit";
   return name;

@@ -455,7 +455,7 @@ ExprResult FunctionAnalyzer::module_attribute(const std::string& module, const s
     if (std::find(std::begin(kNamespaces), std::end(kNamespaces), attr) != std::end(kNamespaces)) {
       r.what = ExprResult::What::Namespace;
       r.module = attr;
-    } else if (attr == "libdevice" || attr == "fp16" || attr == "bf16") {
+    } else if (attr == "libdevice" || attr == "fp16" || attr == "bf16" || attr == "fp8") {
       r.what = ExprResult::What::Module;
       r.module = module + "." + attr;
     } else if (const BuiltinInfo* b = find_builtin(BuiltinScope::Kernel, attr)) {

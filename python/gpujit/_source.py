@@ -42,7 +42,7 @@ _MODULES = {"math": "math", "cmath": "cmath", "numpy": "numpy", "gpujit": "gpuji
             "numba.cuda.random": "numba.cuda.random", "gpujit.libdevice": "gpujit.libdevice",
             "numba.cuda.libdevice": "numba.cuda.libdevice", "operator": "operator",
             "gpujit.fp16": "gpujit.fp16", "numba.cuda.fp16": "numba.cuda.fp16",
-            "gpujit.bf16": "gpujit.bf16", "numba.cuda.bf16": "numba.cuda.bf16"}
+            "gpujit.bf16": "gpujit.bf16", "numba.cuda.bf16": "numba.cuda.bf16", "gpujit.fp8": "gpujit.fp8"}
 
 
 def source_args(pyfunc, dispatcher_class):

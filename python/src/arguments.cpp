@@ -111,6 +111,10 @@ Wide read_scalar(const unsigned char* p, ScalarKind k) {
 }
 
 void write_scalar(const Wide& w, ScalarKind k, unsigned char* out) {
+  if (is_fp8(k)) {  // no host value is an fp8 (gpujit.fp8): a signature naming one cannot take an argument
+    throw pybind11::type_error(std::string("a kernel cannot take a ") + scalar_name(k) +
+                               " argument: pass its uint8 storage (or a float) and convert inside the kernel");
+  }
   double f = w.is_float ? w.f : (w.is_unsigned ? double(uint64_t(w.i)) : double(w.i));
   // Float to integer truncates toward zero, as a C cast and numba do.
   int64_t i = w.is_float ? int64_t(w.f) : w.i;

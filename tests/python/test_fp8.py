@@ -400,3 +400,28 @@ def test_ptx_uses_cvt_on_sm_90_and_assembles(cc, tmp_path):
     proc = subprocess.run([PTXAS, f"-arch={arch}", str(path), "-o", str(tmp_path / "fp8.cubin")],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_module_attributes_and_device_functions():
+    @gpu.jit(device=True)
+    def passthrough(v):  # an fp8 value goes into and out of a device function as itself
+        return v
+
+    @gpu.jit
+    def kernel(out, x):
+        out[0] = gpu.float32(passthrough(gpu.fp8.fp8_e5m2(x[0])))
+        out[1] = gpu.fp8.cvt_float_to_fp8(x[0], saturation_t.SATFINITE, fp8_interpretation_t.E5M2)
+
+    out = np.zeros(2, np.float32)
+    kernel[1, 1](out, np.array([3.3], np.float32))
+    assert out[0] == ref_decode(ref_encode(3.3, E5M2, SATFINITE, 0), E5M2)
+    assert out[1] == ref_encode(float(np.float32(3.3)), E5M2, SATFINITE, 0)
+
+
+def test_kernels_take_no_fp8_arguments():
+    @gpu.jit("void(fp8_e4m3, float32[:])")
+    def kernel(a, out):
+        out[0] = gpu.float32(a)
+
+    with pytest.raises(TypeError, match="cannot take a fp8_e4m3 argument"):
+        kernel[1, 1](1.5, np.zeros(1, np.float32))
