@@ -213,11 +213,11 @@ llvm::Value* FunctionLowering::call_device_function(const Expr& e, const std::ve
     internal("call of " + callee.name + " with a wrong arity");
   std::vector<llvm::Value*> values;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (!args[i]) internal("missing argument in a call of " + callee.name);
     const Type& param = callee.signature.params[i];
-    // A compile-time argument (a function, a dtype, a constant the callee needs as one) is part of the
-    // callee's specialization and passes nothing (ir/sema_call.cpp, device_call).
+    // A compile-time argument (a function, a dtype, a constant the callee needs as one, a default value the
+    // call leaves out) is part of the callee's specialization and passes nothing (ir/sema_call.cpp).
     if (param.kind == Type::Kind::None) continue;
+    if (!args[i]) internal("missing argument in a call of " + callee.name);
     llvm::Value* v = lower_expr_as(*args[i], param);
     if (!v->getType()->isEmptyTy()) values.push_back(v);  // one of no size passes nothing (device_function)
   }

@@ -314,6 +314,8 @@ struct RaiseStmt : Stmt {
 struct Param {
   std::string name;
   SourceRange range;
+  /// `b=1`: the default value, null if none. Semantic analysis checks it: a constant, and none in a kernel.
+  ExprPtr default_value;
 };
 
 struct FunctionDef {

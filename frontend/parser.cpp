@@ -377,16 +377,12 @@ void Parser::parse_params(FunctionDef& fn) {
     } else if (t.is(TokenKind::Name)) {
       advance();
       if (accept(TokenKind::Colon)) parse_test();  // an annotation is accepted and ignored
-      if (accept(TokenKind::Equal)) {
-        size_t value_start = pos_;
-        parse_test();
-        report(span_from(value_start),
-               fmt::format("default value for parameter '{}' is not supported in kernels", t.text));
-      }
+      ExprPtr default_value;  // a device function's; semantic analysis checks it (ir/sema_overload.cpp)
+      if (accept(TokenKind::Equal)) default_value = parse_test();
       for (const Param& p : fn.params) {
         if (p.name == t.text) report(t.range, fmt::format("duplicate parameter '{}'", t.text));
       }
-      fn.params.push_back({t.text, t.range});
+      fn.params.push_back({t.text, t.range, std::move(default_value)});
     } else {
       fail_unexpected("a parameter name");
     }

@@ -37,6 +37,8 @@ struct OverloadQuery {
   /// The arguments whose value is known at compile time (numba types them as literals where a typing
   /// function asks for literals); nullopt for the others.
   std::vector<std::optional<ConstValue>> constants;
+  /// The last keywords.size() arguments are passed by these names (f(x, k=y)).
+  std::vector<std::string> keywords;
 };
 
 /// The embedder's answer.

@@ -261,6 +261,14 @@ void FunctionAnalyzer::run() {
   bool bad_param = false;
   for (size_t i = 0; i < def_.params.size(); ++i) {
     const Param& p = def_.params[i];
+    if (is_kernel_ && p.default_value) {  // a device function's default is a compile-time argument
+      checking_ = true;
+      error(p.default_value->range,
+            fmt::format("default value for parameter '{}' is not supported in kernels", p.name));
+      checking_ = false;
+      bad_param = true;
+      continue;
+    }
     const Type& t = fn_.signature.params[i];
     if (static_params_.count(p.name)) continue;  // bound at compile time, not a variable
     checking_ = true;

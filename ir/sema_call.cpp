@@ -874,10 +874,20 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
                                          const std::vector<Signature>* signatures) {
   // Functions and dtypes are compile-time arguments: the callee is specialized on them and they pass
   // nothing at run time (their parameter is typed None).
+  // Parameters the call leaves out take their default values (sema_overload.cpp).
+  if (args.size() < callee.params.size() && callee.params[args.size()].default_value) {
+    std::vector<ExprResult> filled = args;
+    for (size_t i = args.size(); i < callee.params.size(); ++i) {
+      std::optional<ExprResult> d = default_argument(e, callee, i);
+      if (!d) return ExprResult::error();
+      filled.push_back(*d);
+    }
+    return device_call(e, callee, filled, signatures);
+  }
   std::vector<Type> types;
   std::map<size_t, ExprResult> statics;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i].is_value()) {
+    if (args[i].is_value() && !args[i].omitted) {
       types.push_back(args[i].type);
     } else {
       types.push_back(Type::none());

@@ -237,6 +237,7 @@ ExprResult FunctionAnalyzer::value(const Expr& e) {
     case ExprResult::What::Extern:
     case ExprResult::What::Reduction:
     case ExprResult::What::ArrayMethod:
+    case ExprResult::What::Overload:
       error(e.range, fmt::format("'{}' is a function; call it", p));
       break;
     default:

@@ -48,6 +48,8 @@ struct ExprResult {
   /// is `type`, the receiver's expression `receiver`).
   std::string overload_key;
   const Expr* receiver = nullptr;
+  /// A parameter's default value that a call leaves out (numba's Omitted): a compile-time argument.
+  bool omitted = false;
   std::string array_method;  // ArrayMethod: "reshape" or "view", called on the receiver of the attribute
   /// Namespace of a class of constants (an IntEnum global): its members; null for builtin namespaces.
   const std::map<std::string, ConstValue>* members = nullptr;
@@ -212,6 +214,9 @@ class FunctionAnalyzer {
   /// by its parameter types; null (after an error) when none fits.
   const Signature* declared_signature(const CallExpr& e, const FunctionDef& callee,
                                       const std::vector<Signature>& signatures, std::vector<Type>& types);
+  /// The default value of `callee`'s parameter `i` as an omitted argument (ExprResult::omitted); an error at
+  /// the call `e` if it has none or it is not a constant.
+  std::optional<ExprResult> default_argument(const CallExpr& e, const FunctionDef& callee, size_t i);
   /// Calls and members typed by the embedder's @overload implementations (ir/sema_overload.cpp).
   ExprResult overload_call(const CallExpr& e, const ExprResult& callee);
   /// A call of a declare_device function (ir/sema_extern.cpp).

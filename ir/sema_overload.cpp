@@ -7,8 +7,11 @@
 // argument types (device_call), its errors reported as its own, its free names its own (ProgramAnalyzer keeps
 // one environment per implementation). The built-in members win: an array's attributes and methods and a
 // record's fields are never asked about.
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "ir/const_eval.h"
 #include "ir/sema_internal.h"
 
 namespace gpujit {
@@ -21,6 +24,7 @@ std::string query_key(const OverloadQuery& q) {
     if (i < q.constants.size() && q.constants[i]) k += "=" + q.constants[i]->str();
     k += ";";
   }
+  for (const std::string& name : q.keywords) k += "|" + name;
   return k;
 }
 
@@ -30,7 +34,63 @@ std::string types_text(const std::vector<Type>& types) {
   return out;
 }
 
+/// The value of a literal default (`b=1`, `s='x'`, `k=None`, `t=(1, -2.5)`), or nullopt.
+std::optional<ConstValue> literal_value(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::IntLit: {
+      uint64_t v = e.as<IntLitExpr>()->value;
+      if (v > uint64_t(INT64_MAX)) return ConstValue::of_int(int64_t(v), ScalarKind::UInt64);
+      return ConstValue::of_int(int64_t(v));
+    }
+    case ExprKind::FloatLit:
+      if (e.as<FloatLitExpr>()->imaginary) return std::nullopt;
+      return ConstValue::of_float(e.as<FloatLitExpr>()->value);
+    case ExprKind::BoolLit:
+      return ConstValue::of_bool(e.as<BoolLitExpr>()->value);
+    case ExprKind::NoneLit:
+      return ConstValue{};
+    case ExprKind::StringLit:
+      return ConstValue::of_string(e.as<StringLitExpr>()->value, e.as<StringLitExpr>()->is_bytes);
+    case ExprKind::UnaryOp: {
+      const auto* u = e.as<UnaryOpExpr>();
+      std::optional<ConstValue> v = literal_value(*u->operand);
+      if (!v) return std::nullopt;
+      return fold_unary(u->op, *v);
+    }
+    case ExprKind::Tuple: {
+      std::vector<ConstValue> elts;
+      for (const ExprPtr& x : e.as<TupleExpr>()->elts) {
+        std::optional<ConstValue> v = literal_value(*x);
+        if (!v) return std::nullopt;
+        elts.push_back(std::move(*v));
+      }
+      return ConstValue::of_tuple(std::move(elts));
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
+
+std::optional<ExprResult> FunctionAnalyzer::default_argument(const CallExpr& e, const FunctionDef& callee,
+                                                             size_t i) {
+  const Param& p = callee.params[i];
+  if (!p.default_value) {
+    error(e.range, fmt::format("{}() is missing the argument '{}'", callee.name, p.name));
+    return std::nullopt;
+  }
+  std::optional<ConstValue> v = literal_value(*p.default_value);
+  if (!v) {
+    error(e.range, fmt::format("the default value of parameter '{}' of {}() must be a constant (a number, a "
+                               "string, True, False, None or a tuple of them) for a call that leaves it out",
+                               p.name, callee.name));
+    return std::nullopt;
+  }
+  ExprResult r = ExprResult::of_const(*v);
+  r.omitted = true;
+  return r;
+}
 
 const OverloadAnswer* ProgramAnalyzer::resolve_overload(const OverloadQuery& q) {
   if (!overloads_) return nullptr;
@@ -63,12 +123,13 @@ ExprResult FunctionAnalyzer::overload_call(const CallExpr& e, const ExprResult& 
     else if (!args.back().is_value())
       failed = true;
   }
+  const size_t positional = args.size();
   for (const Keyword& k : e.keywords) {
-    value(*k.value);
-    error(k.name_range, fmt::format("keyword arguments are not supported in calls of overloaded functions; "
-                                    "pass '{}' by position",
-                                    k.name));
-    failed = true;
+    args.push_back(value(*k.value));
+    if (args.back().what == ExprResult::What::Unknown)
+      unknown = true;
+    else if (!args.back().is_value())
+      failed = true;
   }
   if (unknown) return ExprResult::unknown();
   if (failed) return ExprResult::error();
@@ -79,6 +140,7 @@ ExprResult FunctionAnalyzer::overload_call(const CallExpr& e, const ExprResult& 
     q.args.push_back(a.type);
     q.constants.push_back(a.value);
   }
+  for (const Keyword& k : e.keywords) q.keywords.push_back(k.name);
   const OverloadAnswer* answer = program_.resolve_overload(q);
   if (!answer || !answer->function) {
     std::string shown = callee.method ? fmt::format("method '{}' of {}", callee.overload_key, callee.type.str())
@@ -91,8 +153,36 @@ ExprResult FunctionAnalyzer::overload_call(const CallExpr& e, const ExprResult& 
                                                                   "these argument types"));
     return ExprResult::error();
   }
+  // Keywords bind to the implementation's parameters by name, as code generation binds them.
+  const FunctionDef& impl = *answer->function;
+  std::vector<ExprResult> bound(args.begin(), args.begin() + long(positional));
+  for (size_t i = 0; i < e.keywords.size(); ++i) {
+    const Keyword& k = e.keywords[i];
+    auto p = std::find_if(impl.params.begin(), impl.params.end(), [&](const Param& x) { return x.name == k.name; });
+    if (p == impl.params.end() || size_t(p - impl.params.begin()) < positional) {
+      error(k.name_range, fmt::format("the implementation '{}' of this call {} parameter '{}' to pass by keyword",
+                                      impl.name, p == impl.params.end() ? "has no" : "already got its", k.name));
+      return ExprResult::error();
+    }
+  }
+  for (size_t i = positional; i < impl.params.size(); ++i) {
+    auto k = std::find_if(e.keywords.begin(), e.keywords.end(),
+                          [&](const Keyword& x) { return x.name == impl.params[i].name; });
+    if (k == e.keywords.end()) {
+      std::optional<ExprResult> d = default_argument(e, impl, i);
+      if (!d) return ExprResult::error();
+      bound.push_back(*d);
+      continue;
+    }
+    bound.push_back(args[positional + size_t(k - e.keywords.begin())]);
+  }
+  if (bound.size() < args.size()) {
+    error(e.range, fmt::format("the implementation '{}' takes {} arguments, the call passes {}", impl.name,
+                               impl.params.size(), args.size()));
+    return ExprResult::error();
+  }
   if (callee.method && checking_) fn_.receivers[&e] = callee.receiver;
-  return device_call(e, *answer->function, args);
+  return device_call(e, impl, bound);
 }
 
 std::optional<ExprResult> FunctionAnalyzer::overloaded_member(const AttributeExpr& e, const ExprResult& base) {

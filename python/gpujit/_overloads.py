@@ -42,13 +42,14 @@ def set_dispatcher_class(cls):
 class Overload:
     """One typing function: called with argument types, it returns an implementation or None."""
 
-    __slots__ = ("typing_func", "target", "prefer_literal", "typ", "cache")
+    __slots__ = ("typing_func", "target", "prefer_literal", "typ", "strict", "cache")
 
-    def __init__(self, typing_func, target="generic", prefer_literal=False, typ=None):
+    def __init__(self, typing_func, target="generic", prefer_literal=False, typ=None, strict=True):
         self.typing_func = typing_func
         self.target = target
         self.prefer_literal = prefer_literal
         self.typ = typ  # members: the type class (or type) whose values have the member
+        self.strict = strict  # the implementation must take the typing function's parameters
         self.cache = {}  # types' text -> implementation (a device function) or None
 
     def accepts(self, receiver, numba_types):
@@ -104,7 +105,7 @@ def _from_template(template):
     found = _numba_templates.get(id(template))
     if found is None or found[0] is not template:
         overload = Overload(typing_func, target, bool(getattr(template, "prefer_literal", False)),
-                            getattr(template, "key", None))
+                            getattr(template, "key", None), bool(getattr(template, "_strict", False)))
         found = _numba_templates[id(template)] = (template, overload)
     return found[1]
 
@@ -177,17 +178,18 @@ def declares(kind, name):
     return bool(_members[kind].get(name)) or bool(_numba_member_overloads(kind, name))
 
 
-def resolve(kind, key, types, constants):
+def resolve(kind, key, types, constants, keywords=()):
     """The device function implementing the call, None when every typing function declines, or the text of
-    the error a typing function raised (the compiler reports it at the call)."""
+    the error a typing function raised (the compiler reports it at the call). The last len(keywords) arguments
+    are passed by those names."""
     try:
         with _lock:
-            return _resolve(kind, key, types, constants)
+            return _resolve(kind, key, types, constants, tuple(keywords))
     except Exception as e:  # noqa: BLE001  the user's typing function: any error is the compile's
         return f"{type(e).__name__}: {e}"
 
 
-def _resolve(kind, key, types, constants):
+def _resolve(kind, key, types, constants, keywords):
     conv = _Converter()
     args = [conv.type(d) for d in types]
     literals = [conv.literal(c[0]) if c else None for c in constants]
@@ -196,23 +198,25 @@ def _resolve(kind, key, types, constants):
     else:
         candidates = [o for o in _member_overloads(kind, key) if args and o.accepts(args[0], conv.numba)]
     for overload in candidates:
-        impl = _try(overload, args, literals)
+        impl = _try(overload, args, literals, keywords)
         if impl is not None:
             return impl
     return None
 
 
-def _try(overload, args, literals):
+def _try(overload, args, literals, keywords):
     variants = [args]
     with_literals = [lit if lit is not None else a for a, lit in zip(args, literals)]
     if any(lit is not None for lit in literals):
         variants = [with_literals, args] if overload.prefer_literal else [args, with_literals]
     failure = None
     for v in variants:
-        key = tuple(str(t) for t in v)
+        key = tuple(str(t) for t in v) + keywords
         if key not in overload.cache:
+            n = len(v) - len(keywords)
             try:
-                overload.cache[key] = _implementation(overload.typing_func(*v))
+                overload.cache[key] = _implementation(overload.typing_func(*v[:n], **dict(zip(keywords, v[n:]))),
+                                                      overload)
             except Exception as e:  # noqa: BLE001  numba tries the other variant, and reports this if none fits
                 failure = failure or e
                 continue
@@ -223,21 +227,67 @@ def _try(overload, args, literals):
     return None
 
 
-def _implementation(result):
+def check_signatures(typing_func, impl):
+    """numba's strict overloads: the implementation takes the typing function's parameters, by the same names,
+    with the same keyword defaults; it may gather trailing ones with *args; neither may take **kwargs."""
+    import inspect
+
+    def split(func):
+        sig = inspect.signature(func)
+        plain, keywords, star = [], [], None
+        for p in sig.parameters.values():
+            if p.kind == p.VAR_KEYWORD:
+                raise TypeError(f"The use of VAR_KEYWORD (e.g. **kwargs) is unsupported. (offending argument name "
+                                f"is '{p}')")
+            if p.default is p.empty:
+                plain.append(p)
+                if p.kind == p.VAR_POSITIONAL:
+                    star = p
+            else:
+                keywords.append(p)
+        return sig, plain, keywords, star
+
+    typing_sig, t_plain, t_keywords, t_star = split(typing_func)
+    impl_sig, i_plain, i_keywords, i_star = split(impl)
+    both = f"Typing signature:         {typing_sig}\nImplementation signature: {impl_sig}"
+    prefix = "Typing and implementation arguments differ in "
+    if t_star is not None and i_star is None:
+        raise TypeError(f"VAR_POSITIONAL (e.g. *args) argument kind (offending argument name is '{t_star}') found in "
+                        f"the typing function signature, but is not in the implementing function signature.\n{both}")
+    if t_star is None and i_star is not None:
+        i_plain = i_plain[:i_plain.index(i_star)]
+        if i_plain:
+            if i_plain[-1] not in t_plain:
+                raise TypeError(f"{prefix}argument names.\n{both}\nFirst difference: '{i_plain[-1]}'")
+            t_plain = t_plain[:t_plain.index(i_plain[-1]) + 1]
+    if t_plain != i_plain:
+        raise TypeError(f"{prefix}argument names.\n{both}\nDifference: {set(t_plain) ^ set(i_plain)}")
+    if [p.name for p in t_keywords] != [p.name for p in i_keywords]:
+        raise TypeError(f"{prefix}keyword argument names.\n{both}\nDifference: {set(t_keywords) ^ set(i_keywords)}")
+    if [p.default for p in t_keywords] != [p.default for p in i_keywords]:
+        raise TypeError(f"{prefix}keyword argument default values.\n{both}\n"
+                        f"Difference: {set(t_keywords) ^ set(i_keywords)}")
+
+
+def _implementation(result, overload):
     """What a typing function returned, as a device function: None, a function, (signature, function), a gpujit
-    device function or a numba CPU function."""
+    device function or a numba CPU function; checked against the typing function's parameters if strict."""
     if result is None:
         return None
     if isinstance(result, tuple) and len(result) == 2:
         result = result[1]
-    if _dispatcher_class is not None and isinstance(result, _dispatcher_class):
-        return result
-    py_func = getattr(result, "py_func", None)  # a numba CPU function (njit, register_jitable): its Python
+    original = result
+    dispatcher = _dispatcher_class is not None and isinstance(result, _dispatcher_class)
+    py_func = getattr(result, "py_func", None)  # a device function or numba CPU function (njit): its Python
     if py_func is not None and callable(py_func):
         result = py_func
     if not callable(result) or not hasattr(result, "__code__"):
         raise TypeError(f"a typing function must return a Python function implementing the call, or None; "
                         f"it returned {type(result).__name__}")
+    if overload.strict:
+        check_signatures(overload.typing_func, result)
+    if dispatcher:
+        return original
     found = _wrapped.get(result)
     if found is None:
         found = _wrapped[result] = _dispatcher_class(result, device=True)

@@ -39,7 +39,7 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
     target = _overloads.check_target(target)
 
     def decorate(typing_func):
-        _overloads.register_function(func, _overloads.Overload(typing_func, target, prefer_literal))
+        _overloads.register_function(func, _overloads.Overload(typing_func, target, prefer_literal, strict=strict))
         return typing_func
 
     return decorate
@@ -51,7 +51,8 @@ def overload_method(typ, attr, target="generic", prefer_literal=False, **kwargs)
     target = _overloads.check_target(target)
 
     def decorate(typing_func):
-        _overloads.register_member("method", attr, _overloads.Overload(typing_func, target, prefer_literal, typ))
+        _overloads.register_member("method", attr,
+                                   _overloads.Overload(typing_func, target, prefer_literal, typ, strict=False))
         return typing_func
 
     return decorate
@@ -64,7 +65,7 @@ def overload_attribute(typ, attr, target="generic", prefer_literal=False, **kwar
 
     def decorate(typing_func):
         _overloads.register_member("attribute", attr,
-                                   _overloads.Overload(typing_func, target, prefer_literal, typ))
+                                   _overloads.Overload(typing_func, target, prefer_literal, typ, strict=False))
         return typing_func
 
     return decorate
@@ -78,7 +79,7 @@ def register_jitable(*args, **kwargs):
         def typing(*types):
             return fn
 
-        _overloads.register_function(fn, _overloads.Overload(typing, "generic"))
+        _overloads.register_function(fn, _overloads.Overload(typing, "generic", strict=False))
         return fn
 
     if args and not kwargs and len(args) == 1 and callable(args[0]):

@@ -28,6 +28,7 @@
 #include "graphs.h"
 #include "ir/type_rules.h"
 #include "kernel_source.h"
+#include "overloads.h"
 #include "link_files.h"
 #include "runtime/disk_cache.h"
 #include "runtime/host_executor.h"
@@ -138,6 +139,8 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
   req.globals = src->globals;
   req.extra_modules = src->extra_modules;
   req.options = st.options;
+  auto overloads = std::make_shared<PyOverloadResolver>(&resolve_device_function);
+  req.overloads = overloads;
   if (device) device->configure_compile(req.options);
   bool plain = !keep.llvm && !keep.typed;
   if (plain) {
@@ -169,6 +172,9 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
   }
   if (disk && why == rt::DiskCache::Miss::Damaged) warn_damaged(entry);
   if (!result->ok) raise_compile_error(result->diagnostics);
+  // Code that @overload implementations typed depends on Python functions the disk cache's key does not
+  // cover (what a typing function returns): it stays in this process.
+  if (!hit && overloads->used()) disk = nullptr;
   if (plain) {
     // Another thread may have compiled the same specialization while this one ran without the GIL: keep
     // the first result, so the cache holds one entry and its warnings are issued once.
@@ -500,6 +506,7 @@ std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const 
   req.globals = src->globals;
   req.extra_modules = src->extra_modules;
   req.options = st.options;
+  req.overloads = std::make_shared<PyOverloadResolver>(&resolve_device_function);
   req.options.target = TargetKind::Nvptx;
   if (rt::Device* device = ptx_device()) device->configure_compile(req.options);
   if (!arch.empty()) req.options.arch = arch;

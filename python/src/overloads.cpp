@@ -83,8 +83,10 @@ OverloadAnswer PyOverloadResolver::resolve(const OverloadQuery& q) {
       const bool known = i < q.constants.size() && q.constants[i];
       constants.append(known ? pyb::tuple(pyb::make_tuple(describe_constant(*q.constants[i]))) : pyb::tuple());
     }
-    pyb::object impl =
-        pyb::module_::import("gpujit._overloads").attr("resolve")(kind_name(q.kind), q.key, types, constants);
+    pyb::list keywords;
+    for (const std::string& k : q.keywords) keywords.append(k);
+    pyb::object impl = pyb::module_::import("gpujit._overloads")
+                           .attr("resolve")(kind_name(q.kind), q.key, types, constants, keywords);
     if (impl.is_none()) return answer;
     if (pyb::isinstance<pyb::str>(impl)) {
       answer.error = impl.cast<std::string>();

@@ -1,7 +1,7 @@
 // The binding's answer to semantic analysis' overload queries (ir/overloads.h): Python's typing functions.
 //
-// Each query goes to gpujit._overloads.resolve(kind, key, argument types, constants), under the GIL (a
-// compile runs without it). The types are described as small tuples that _overloads.py turns into numba's
+// Each query goes to gpujit._overloads.resolve(kind, key, argument types, constants, keyword names), under
+// the GIL (a compile runs without it). The types are described as small tuples that _overloads.py turns into numba's
 // type objects (numba installed) or gpujit's own:
 //   ("scalar", name)   ("array", dtype, ndim, layout "C" | "A")   ("record", numpy dtype)   ("tuple", [types])
 //   ("none",)          ("other", text)

@@ -103,6 +103,19 @@ def _record_total(r):
         return get
 
 
+def combine(a, b, scale):
+    pass
+
+
+@overload(combine)
+def _combine(a, b, scale):
+    SEEN.append(("combine", a, b, scale))
+
+    def impl(a, b, scale):
+        return (a + b) * scale
+    return impl
+
+
 def test_overload_picks_the_implementation_by_argument_types():
     @gpu.jit
     def k(out, x, i):
@@ -114,6 +127,93 @@ def test_overload_picks_the_implementation_by_argument_types():
     assert out.tolist() == [5.0, 12.0]
     # numba's own type objects, plain (not literal) first: float64, int64, and the int64 constant 3
     assert (types.float64, types.int64) in SEEN and (types.int64, types.int64) in SEEN
+
+
+def test_keyword_arguments_bind_by_name():
+    @gpu.jit
+    def k(out, x, i):
+        out[0] = combine(x, scale=10.0, b=2.0)
+        out[1] = combine(x, i, scale=i)
+
+    out = np.zeros(2)
+    k[1, 1](out, 1.5, 2)
+    assert out.tolist() == [35.0, 7.0]
+    assert ("combine", types.float64, types.float64, types.float64) in SEEN  # the typing function got keywords
+
+    @gpu.jit
+    def missing(out, x):
+        out[0] = combine(x, 2.0)
+
+    with pytest.raises(gpu.CompileError, match="scale"):
+        missing[1, 1](out, 1.0)
+
+
+def with_defaults(out, x, y=5, z=6):
+    pass
+
+
+@overload(with_defaults)
+def _with_defaults(out, x, y=5, z=6):
+    def impl(out, x, y=5, z=6):
+        out[0] = x + y
+        out[1] = z
+    return impl
+
+
+def renamed(a, b):
+    pass
+
+
+@overload(renamed)
+def _renamed(a, b):
+    def impl(a, c):  # strict (the default): the implementation must take the typing function's parameters
+        return a + c
+    return impl
+
+
+def test_keywords_and_default_values_of_implementations():
+    @gpu.jit
+    def k(out, a, b):
+        with_defaults(out, a, z=b)
+
+    out = np.zeros(2, np.int64)
+    k[1, 1](out, 1, 2)
+    assert out.tolist() == [6, 2]
+
+
+def test_strict_overload_refuses_an_implementation_with_other_parameters():
+    @gpu.jit
+    def k(out):
+        out[0] = renamed(1, 2)
+
+    with pytest.raises(gpu.CompileError, match="Typing and implementation arguments differ in argument names"):
+        k[1, 1](np.zeros(1))
+
+
+def test_device_function_default_values_are_compile_time_arguments():
+    @gpu.jit(device=True)
+    def f(x, k=2, s=-1.5, t=(1, 2), flag=True, unused=None):
+        if flag:
+            return x * k + s + t[1]
+        return 0.0
+
+    @gpu.jit
+    def k(out, x):
+        out[0] = f(x)
+        out[1] = f(x, 3)
+
+    out = np.zeros(2)
+    k[1, 1](out, 1.0)
+    assert out.tolist() == [2.5, 3.5]
+
+
+def test_kernel_default_value_is_an_error():
+    @gpu.jit
+    def k(out, x=1):
+        out[0] = x
+
+    with pytest.raises(gpu.CompileError, match="default value for parameter 'x' is not supported in kernels"):
+        k[1, 1](np.zeros(1), 2)
 
 
 def test_overload_declining_every_type_is_a_compile_error_naming_the_line_and_types():
@@ -304,3 +404,60 @@ def test_without_numba_typing_functions_get_gpujits_types(tmp_path):
     r = subprocess.run([sys.executable, str(program)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[6.0, 4.0]"
+
+
+def test_ptx_of_a_kernel_calling_overloads_compiles():
+    def k(out, x, a):
+        out[0] = scale(x, 2) + a.span()
+
+    ptx, _ = gpu.compile_ptx(k, "void(float64[::1], float64, float64[::1])")
+    assert ".entry" in ptx
+
+
+def test_bound_method_used_as_a_value_is_an_error():
+    @gpu.jit
+    def k(out, a):
+        f = a.span
+        out[0] = 1.0
+
+    with pytest.raises(gpu.CompileError, match="'a.span' is a function; call it"):
+        k[1, 1](np.zeros(1), np.zeros(3))
+
+
+def test_standalone_numba_modules_are_gpujits_extension_api(tmp_path):
+    program = tmp_path / "standalone_program.py"
+    program.write_text(textwrap.dedent("""
+        import sys
+        sys.modules["numba"] = None  # numba not installed: the drop-in mode makes its own numba modules
+        del sys.modules["numba"]
+        import gpujit
+        gpujit.install_numba_shim(standalone=True)
+        import numpy as np
+        from numba import cuda
+        from numba.extending import overload, register_jitable
+        from numba.cuda.extending import overload_method, types
+
+        @register_jitable
+        def sq(x):
+            return x * x
+
+        @overload_method(types.Array, "sumsq")
+        def _sumsq(a):
+            def impl(a):
+                s = 0.0
+                for i in range(a.shape[0]):
+                    s += sq(a[i])
+                return s
+            return impl
+
+        @cuda.jit
+        def k(out, a):
+            out[0] = a.sumsq()
+
+        out = np.zeros(1)
+        k[1, 1](out, np.array([1.0, 2.0, 3.0]))
+        print(out[0])
+    """))
+    r = subprocess.run([sys.executable, str(program)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "14.0"

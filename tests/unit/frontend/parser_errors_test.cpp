@@ -134,7 +134,6 @@ TEST(ParserErrors, SyntaxErrors) { check_cases(std::begin(kSyntax), std::end(kSy
 
 TEST(ParserErrors, UnsupportedParameters) {
   const std::pair<const char*, const char*> cases[] = {
-      {"def k(a, b=1): pass\n", "1:12: default value for parameter 'b' is not supported in kernels"},
       {"def k(a, *args): pass\n", "1:10: '*args' parameters are not supported in kernels"},
       {"def k(a, **kw): pass\n", "1:10: '**kw' parameters are not supported in kernels"},
       {"def k(a, *, b): pass\n", "1:10: keyword-only parameters are not supported in kernels"},
