@@ -311,11 +311,11 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
       r.function = g.function;
       if (!g.signatures.empty()) r.signatures = &g.signatures;
       return r;  // the call records the symbol with its specialization
-    case GlobalValue::Kind::Overloaded:
     case GlobalValue::Kind::ExternFunction:
       r.what = ExprResult::What::Extern;
       r.extern_fn = g.extern_fn.get();
       break;
+    case GlobalValue::Kind::Overloaded:
       r.what = ExprResult::What::Overload;  // each call asks the resolver (sema_overload.cpp)
       r.overload_key = g.member;
       return r;

@@ -214,13 +214,13 @@ class FunctionAnalyzer {
   /// by its parameter types; null (after an error) when none fits.
   const Signature* declared_signature(const CallExpr& e, const FunctionDef& callee,
                                       const std::vector<Signature>& signatures, std::vector<Type>& types);
+  /// A call of a declare_device function (ir/sema_extern.cpp).
+  ExprResult extern_call(const CallExpr& e, const ExternFunction& callee, const std::vector<ExprResult>& args);
   /// The default value of `callee`'s parameter `i` as an omitted argument (ExprResult::omitted); an error at
   /// the call `e` if it has none or it is not a constant.
   std::optional<ExprResult> default_argument(const CallExpr& e, const FunctionDef& callee, size_t i);
   /// Calls and members typed by the embedder's @overload implementations (ir/sema_overload.cpp).
   ExprResult overload_call(const CallExpr& e, const ExprResult& callee);
-  /// A call of a declare_device function (ir/sema_extern.cpp).
-  ExprResult extern_call(const CallExpr& e, const ExternFunction& callee, const std::vector<ExprResult>& args);
   /// `x.name` on a value, when an @overload_method or @overload_attribute declares `name`: a bound method
   /// (What::Overload) or the attribute's value; nullopt when no implementation takes x's type.
   std::optional<ExprResult> overloaded_member(const AttributeExpr& e, const ExprResult& base);

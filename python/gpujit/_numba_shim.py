@@ -255,8 +255,8 @@ def _bind_driver(module):
     """numba.cuda.cudadrv.driver: the memory-manager plugin interface, the memory pointer classes and the rest of
     gpujit.cudadrv.driver that numba's module also has, and numba's Stream and Event classes."""
     gpujit = _gpujit()
-    ours = importlib.import_module("gpujit.cudadrv.driver")
     module.LinkerError = gpujit.errors.LinkerError  # a link= input missing or not linkable (gpujit/_linking.py)
+    ours = importlib.import_module("gpujit.cudadrv.driver")
     for name in _DRIVER_NAMES:
         if hasattr(gpujit, name):
             setattr(module, name, getattr(gpujit, name))
