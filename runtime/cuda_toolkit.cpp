@@ -464,6 +464,12 @@ LinkResult link_cuda(const std::vector<LinkInput>& inputs, const std::string& ar
   std::vector<const char*> opts{arch_option.c_str()};
   if (options.lto) opts.push_back("-lto");
   for (const std::string& o : options.options) opts.push_back(o.c_str());
+  // nvJitLink keeps the pointers to the inputs' names (and may keep their data) until the handle is destroyed:
+  // its messages at nvJitLinkComplete name the input. They live here, declared before the handle's guard, so
+  // they outlive it (ASan caught a name read after its loop iteration ended).
+  std::vector<std::string> names, ptx_copies;
+  names.reserve(inputs.size());
+  ptx_copies.reserve(inputs.size());
   LinkGuard guard{n};
   nvJitLinkResult r = n.Create(&guard.handle, static_cast<uint32_t>(opts.size()), opts.data());
   if (r != 0) {
@@ -473,12 +479,11 @@ LinkResult link_cuda(const std::vector<LinkInput>& inputs, const std::string& ar
                         log, {});
   }
   for (const LinkInput& in : inputs) {
-    std::string name = in.name.empty() ? fmt::format("<{} input>", link_input_kind_name(in.kind)) : in.name;
-    std::string ptx;  // PTX needs its terminating NUL
+    const std::string& name =
+        names.emplace_back(in.name.empty() ? fmt::format("<{} input>", link_input_kind_name(in.kind)) : in.name);
     const std::string* data = &in.data;
     if (in.kind == LinkInputKind::ptx && (in.data.empty() || in.data.back() != '\0')) {
-      ptx = in.data + '\0';
-      data = &ptx;
+      data = &ptx_copies.emplace_back(in.data + '\0');  // PTX needs its terminating NUL
     }
     r = n.AddData(guard.handle, static_cast<int>(in.kind), data->data(), data->size(), name.c_str());
     if (r != 0)
