@@ -31,6 +31,8 @@ MODULES = {
     "cudadrv.test_nvvm_driver": "NVVM, the compiler numba's LLVM IR goes through (gpujit's goes through LLVM's NVPTX)",
     "cudadrv.test_inline_ptx": "llvmlite IR fed to NVVM by hand",
     "cudadrv.test_cuda_driver": "numba's own driver object (driver.cuModuleLoad..., its module and function wrappers)",
+    "cudadrv.test_init": "numba's own driver object: its child processes patch numba's driver.cuInit and check how "
+                         "numba's driver reports the failure",
 }
 
 # Single tests (module::Class::test, as a regular expression over that id), with the reason.
@@ -82,6 +84,10 @@ NEEDS_GPU = [
     (r"cudadrv\.test_emm_plugins::", "External Memory Management plugins allocate CUDA device memory; the CPU "
      "backend keeps its own allocator, as numba's simulator has no EMM"),
     (r"test_multigpu::", "several devices"),
+    (r"cudadrv\.test_context_stack::(TestContextLeak|Test3rdPartyContext)::", "CUDA contexts made and counted "
+     "through the driver, which the CPU backend has not"),
+    (r"cudadrv\.test_reset_device::", "resetting a CUDA device"),
+    (r"cudadrv\.test_events::.*cuda_core", "events of NVIDIA's cuda.core package on a CUDA device"),
     (r"test_cuda_array_interface::.*(stream|sync|consumer)", "streams as the CUDA array interface exchanges them"),
     (r"test_inspect::.*sass", "SASS from nvdisasm for a real device"),
     (r"test_compiler::TestCompileForCurrentDevice::", "the current device's compute capability (the CPU backend "
