@@ -94,10 +94,24 @@ def _numba_registries():
     return out
 
 
+def _numba_s_own(typing_func):
+    """Whether an overload is numba's own library's (its implementation of operator.add for strings, of a
+    cooperative group's sync, of NumPy functions): gpujit has its own builtins for what numba implements so, and
+    numba's implementations lean on numba's internals. Those of numba's test suites are users' overloads."""
+    # A typing function numba makes at run time has no __module__; the module it was made in is its globals'.
+    module = getattr(typing_func, "__module__", None) or getattr(typing_func, "__globals__", {}).get("__name__") or ""
+    if not (module == "numba" or module.startswith(("numba.", "numba_cuda."))):
+        return False
+    if getattr(typing_func, "__qualname__", "").startswith("register_jitable."):
+        return False  # numba's register_jitable wraps a user's function in an overload made in numba's module
+    return ".tests." not in module + "."
+
+
 def _from_template(template):
-    """The Overload of a numba overload template, made once; None for a template of another kind or target."""
+    """The Overload of a numba overload template, made once; None for a template of another kind or target, and
+    for numba's own library's overloads (_numba_s_own)."""
     typing_func = getattr(template, "_overload_func", None)
-    if typing_func is None:
+    if typing_func is None or _numba_s_own(typing_func):
         return None
     target = (getattr(template, "metadata", None) or {}).get("target", "generic")
     if target not in _GPU_TARGETS:

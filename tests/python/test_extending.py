@@ -348,6 +348,25 @@ def test_numba_decorators_are_read_from_numba_registries():
     assert out.tolist() == [2, 3, 6]
 
 
+def test_numba_s_own_library_overloads_leave_gpujit_s_builtins_alone():
+    # numba registers overloads of its own for operator.add (strings, jitclasses) and friends; read from its
+    # registries, they shadowed gpujit's operators: `op(a, b)` with op = operator.add found "no implementation".
+    import operator
+
+    import numba.experimental.jitclass.overloads  # noqa: F401  numba's own overloads of operator.add and others
+    from gpujit import _overloads
+
+    assert _overloads.function_key(operator.add) is None
+    for op in (operator.add, operator.truediv):
+        @gpu.jit
+        def k(a, b):
+            a[0] = op(a[0], b[0])
+
+        a, b = np.full(1, 3.0), np.full(1, 2.0)
+        k[1, 1](a, b)
+        assert a[0] == op(3.0, 2.0)
+
+
 def test_intrinsic_is_refused_with_a_clear_error():
     from gpujit.extending import intrinsic
 
