@@ -308,17 +308,26 @@ int run_ptx(const PtxOptions& opts) {
 
 /// The Python that `gpujit run` hands over to: GPUJIT_PYTHON when set, else the python3 beside this executable
 /// (the bin folder of the virtual environment or prefix gpujit was pip-installed into, which has the gpujit
-/// package), else python3 from PATH.
-std::string python_for_run() {
+/// package), else python3 from PATH. "Beside" is first the folder of the path the tool was started by, as
+/// given (a wheel's bin/gpujit may be a link to the binary elsewhere, whose folder has no Python), then the
+/// folder of the binary itself.
+std::string python_for_run(const char* argv0) {
   if (const char* env = std::getenv("GPUJIT_PYTHON"); env != nullptr && *env != '\0') return env;
+  std::vector<std::string> dirs;
+  if (argv0 != nullptr && std::strchr(argv0, '/') != nullptr) {
+    std::string dir(argv0);
+    dirs.push_back(dir.substr(0, dir.rfind('/')));
+  }
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) {
     self[n] = '\0';
     std::string dir(self);
-    dir.erase(dir.rfind('/'));
+    dirs.push_back(dir.substr(0, dir.rfind('/')));
+  }
+  for (const std::string& dir : dirs) {
     for (const char* name : {"python3", "python"}) {
-      std::string candidate = dir + "/" + name;
+      std::string candidate = (dir.empty() ? std::string("/") : dir) + "/" + name;
       if (access(candidate.c_str(), X_OK) == 0) return candidate;
     }
   }
@@ -328,7 +337,7 @@ std::string python_for_run() {
 /// `gpujit run [-m MODULE | PROGRAM.py] [ARGS...]`: every argument after `run` is the program's, passed on
 /// untouched to `python -m gpujit run`, which installs the numba shim and runs the program as `__main__`.
 int run_python_program(int argc, char** argv) {
-  std::string python = python_for_run();
+  std::string python = python_for_run(argv[0]);
   std::vector<std::string> words = {python, "-m", "gpujit", "run"};
   for (int i = 2; i < argc; ++i) words.emplace_back(argv[i]);
   std::vector<char*> args;

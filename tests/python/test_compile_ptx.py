@@ -42,7 +42,7 @@ def test_numba_abi_returns_a_status_and_writes_the_result_through_a_pointer():
 
 def test_declared_return_type_converts_the_result():
     ptx, resty = gpu.compile_ptx(add, "uint32(uint32, uint32)", device=True)
-    assert resty == gpu.uint32
+    assert str(resty) == "uint32"  # numba's uint32 once numba is loaded (a string signature)
     ptx, resty = gpu.compile_ptx(add, gpu.int16(gpu.int16, gpu.int16), device=True)
     assert resty == gpu.int16
 

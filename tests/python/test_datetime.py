@@ -420,7 +420,7 @@ _MIXED_SIG = ("void(datetime64[M][::1], datetime64[W][::1], timedelta64[D][::1],
 
 def test_mixed_units_and_float_widths_compile_for_nvptx_and_run():
     ptx, ret = gpu.compile_ptx(_mixed, _MIXED_SIG)
-    assert ".visible .entry" in ptx and str(ret) == "void"
+    assert ".visible .entry" in ptx and str(ret) in ("void", "none")  # numba prints its void "none"
     months, weeks = dates("M", seed=36), dates("W", seed=37)
     t = deltas("D", seed=38, scale=1000)
     t[0] = np.timedelta64(7, "D")

@@ -47,6 +47,8 @@ def test_numba_programs_use_gpujits_bf16_and_fp8(tmp_path):
     program = tmp_path / "program.py"
     program.write_text(PROGRAM)
     proc = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0 and "has no attribute 'row_stack'" in proc.stderr:
+        pytest.skip("numba-cuda 0.30's own modules do not import with this NumPy (np.row_stack is gone)")
     assert proc.returncode == 0, proc.stderr
     # 3.25 + 3.25 truncated; 3.25 in e4m3 (exact); 3.25 rounded up to a power of two; NOSAT overflow is e4m3's
     # NaN; 3.25 toward zero is 2^1 (128); 1.0's bfloat16 bits 0x3F80, high byte.

@@ -280,6 +280,27 @@ def test_cli_tool_hands_run_over_to_python(tmp_path):
     assert "run" in helped.stdout and "numba-cuda program" in helped.stdout
 
 
+def test_cli_run_uses_the_python_beside_the_name_it_was_started_by(tmp_path):
+    # A wheel install starts the tool through bin/gpujit (a console script or a link) while the binary lives in
+    # the gpujit_core package; the Python to hand over to is the one in bin/, not one found on PATH.
+    tool = Path(os.environ.get("GPUJIT_TEST_CLI") or Path(sys.executable).parent / "gpujit")
+    if not tool.exists():
+        pytest.skip("no gpujit executable beside this interpreter")
+    if tool.read_bytes()[:4] != b"\x7fELF":
+        pytest.skip(f"{tool} is a script, not the tool itself")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gpujit").symlink_to(tool.resolve())
+    fake = bin_dir / "python3"
+    fake.write_text("#!/bin/sh\necho \"the python beside: $*\"\n")
+    fake.chmod(0o755)
+    env = dict(os.environ)
+    env.pop("GPUJIT_PYTHON", None)
+    out = subprocess.run([str(bin_dir / "gpujit"), "run", "prog.py", "x"], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, timeout=60)
+    assert out.stdout.strip() == "the python beside: -m gpujit run prog.py x", out.stdout + out.stderr
+
+
 def test_info_reports_the_shim(tmp_path):
     out = run([sys.executable, "-m", "gpujit", "info"], cwd=tmp_path)
     assert out.returncode == 0, out.stderr

@@ -48,4 +48,6 @@ def _run_cli():
     """The `gpujit` console script: replaces this process with the C++ tool, so its exit status is the tool's."""
     tool = cli()
     sys.stdout.flush()
-    os.execv(tool, [tool] + sys.argv[1:])
+    # argv[0] stays this script's path: `gpujit run` hands over to the Python beside the name it was started by
+    # (this environment's bin folder), which the tool's own folder inside the package is not.
+    os.execv(tool, [sys.argv[0] or tool] + sys.argv[1:])
