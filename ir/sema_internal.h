@@ -191,6 +191,7 @@ class FunctionAnalyzer {
   ExprResult compare(const CompareExpr& e);
   ExprResult ifexp(const IfExpExpr& e);
   ExprResult tuple(const TupleExpr& e);
+  // --- subscripts and slices (sema_subscript.cpp)
   ExprResult subscript(const SubscriptExpr& e, bool is_store);
   /// One component of an array index: an integer (type) or a slice.
   struct IndexPart {
@@ -371,5 +372,10 @@ class FunctionAnalyzer {
 
 /// The canonical module names the kernel namespace is reached through.
 bool is_kernel_module(const std::string& canonical);
+
+/// "; did you mean 'sqrt'?" naming the candidate closest to `wrong` (sema_expr.cpp), else "".
+std::string suggest(std::string_view wrong, const std::vector<std::string_view>& candidates);
+/// "1 index" / "2 indices".
+std::string plural(size_t n, const char* one, const char* many);
 
 }  // namespace gpujit
