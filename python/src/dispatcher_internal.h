@@ -75,6 +75,18 @@ struct DispatcherObject {
   PyObject* last_launcher;
 };
 
+/// Reads a grid or block: an int or a sequence of one to three ints, with numba's error words
+/// ("griddim must be a sequence of integers, got [2.0]"), which programs written for numba-cuda look for.
+rt::Dim3 parse_dims(PyObject* obj, const char* what);
+
+/// What `kernel[grid, block(, stream(, dynamic_shared_bytes))]` says, read from its `n` (2 to 4) items: gpujit
+/// kernels and CUDA C kernels (raw_kernel.cpp) take the same configuration.
+struct LaunchConfigItems {
+  rt::LaunchConfig config;
+  std::shared_ptr<rt::Stream> stream;  // a gpujit stream named by the configuration, kept alive with it
+};
+LaunchConfigItems read_launch_config(PyObject* const* items, Py_ssize_t n);
+
 struct LaunchSpec {
   rt::LaunchConfig config;
   std::shared_ptr<rt::Stream> stream;  // keeps a gpujit stream alive while the launcher exists

@@ -268,8 +268,33 @@ PyType_Spec launcher_spec = {"gpujit._core.Launcher", sizeof(LauncherObject), 0,
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC,
                              launcher_slots};
 
+/// numba's low-occupancy warning, issued where the configuration is made (`kernel[blocks, threads]`): a
+/// grid with fewer blocks than the CUDA device has multiprocessors leaves some of them idle. The CPU
+/// backend runs blocks on host threads and has no such notion, so it never warns.
+void warn_if_low_occupancy(DispatcherState& st, const rt::Dim3& grid) {
+  uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
+  if (blocks >= kMaxMultiprocessors || st.warned_grids[blocks] || !g_launch_warnings.low_occupancy) return;
+  int multiprocessors = 0;
+  try {
+    rt::Device* device = compile_device();
+    if (!device || device->backend() != rt::BackendKind::Cuda) return;
+    multiprocessors = device->properties().multiprocessors;
+  } catch (const std::exception&) {
+    return;  // no usable device: the launch itself will say why
+  }
+  if (blocks >= uint64_t(multiprocessors)) return;
+  std::string message = "Grid size " + std::to_string(blocks) +
+                        " will likely result in GPU under-utilization due to low occupancy: the device has " +
+                        std::to_string(multiprocessors) + " multiprocessors and each block runs on one (kernel '" +
+                        st.name + "')";
+  warn_performance(message.c_str());
+  st.warned_grids[blocks] = true;  // not when a filter made it an error: that one raised
+}
+
+}  // namespace
+
 /// `obj` as numba's launch errors show a configuration: a list of its dimensions ("[1, 2, 3, 4]", "[2.0]").
-std::string dims_as_list(PyObject* obj) {
+static std::string dims_as_list(PyObject* obj) {
   pyb::handle h(obj);
   if (PyTuple_Check(obj) || PyList_Check(obj)) return pyb::repr(pyb::list(pyb::reinterpret_borrow<pyb::object>(h)));
   return "[" + pyb::repr(h).cast<std::string>() + "]";
@@ -314,30 +339,24 @@ rt::Dim3 parse_dims(PyObject* obj, const char* what) {
   return d;
 }
 
-/// numba's low-occupancy warning, issued where the configuration is made (`kernel[blocks, threads]`): a
-/// grid with fewer blocks than the CUDA device has multiprocessors leaves some of them idle. The CPU
-/// backend runs blocks on host threads and has no such notion, so it never warns.
-void warn_if_low_occupancy(DispatcherState& st, const rt::Dim3& grid) {
-  uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
-  if (blocks >= kMaxMultiprocessors || st.warned_grids[blocks] || !g_launch_warnings.low_occupancy) return;
-  int multiprocessors = 0;
-  try {
-    rt::Device* device = compile_device();
-    if (!device || device->backend() != rt::BackendKind::Cuda) return;
-    multiprocessors = device->properties().multiprocessors;
-  } catch (const std::exception&) {
-    return;  // no usable device: the launch itself will say why
+LaunchConfigItems read_launch_config(PyObject* const* items, Py_ssize_t n) {
+  LaunchConfigItems out;
+  out.config.grid = parse_dims(items[0], "grid");
+  out.config.block = parse_dims(items[1], "block");
+  if (n >= 3 && !(PyLong_CheckExact(items[2]) && PyLong_AsLong(items[2]) == 0) && items[2] != Py_None) {
+    out.stream = stream_from_python(items[2], rt::Runtime::get().current_device());
+    out.config.stream = out.stream ? out.stream->handle() : nullptr;
   }
-  if (blocks >= uint64_t(multiprocessors)) return;
-  std::string message = "Grid size " + std::to_string(blocks) +
-                        " will likely result in GPU under-utilization due to low occupancy: the device has " +
-                        std::to_string(multiprocessors) + " multiprocessors and each block runs on one (kernel '" +
-                        st.name + "')";
-  warn_performance(message.c_str());
-  st.warned_grids[blocks] = true;  // not when a filter made it an error: that one raised
+  if (n == 4) {
+    long long shared = PyLong_AsLongLong(items[3]);
+    if (shared == -1 && PyErr_Occurred()) throw pyb::error_already_set();
+    if (shared < 0 || shared > 0x7FFFFFFF) {
+      throw rt::LaunchError("dynamic shared memory must be between 0 and 2^31 bytes, not " + std::to_string(shared));
+    }
+    out.config.shared_bytes = uint32_t(shared);
+  }
+  return out;
 }
-
-}  // namespace
 
 PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
   auto* d = reinterpret_cast<DispatcherObject*>(self);
@@ -356,22 +375,9 @@ PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
       throw pyb::type_error("launch configuration must be [blocks, threads], [blocks, threads, stream] or "
                             "[blocks, threads, stream, dynamic_shared_bytes]");
     }
-    LaunchSpec spec;
-    spec.config.grid = parse_dims(items[0], "grid");
-    spec.config.block = parse_dims(items[1], "block");
+    LaunchConfigItems read = read_launch_config(items, n);
+    LaunchSpec spec{read.config, std::move(read.stream)};
     warn_if_low_occupancy(*d->state, spec.config.grid);
-    if (n >= 3 && !(PyLong_CheckExact(items[2]) && PyLong_AsLong(items[2]) == 0) && items[2] != Py_None) {
-      spec.stream = stream_from_python(items[2], rt::Runtime::get().current_device());
-      spec.config.stream = spec.stream ? spec.stream->handle() : nullptr;
-    }
-    if (n == 4) {
-      long long shared = PyLong_AsLongLong(items[3]);
-      if (shared == -1 && PyErr_Occurred()) throw pyb::error_already_set();
-      if (shared < 0 || shared > 0x7FFFFFFF) {
-        throw rt::LaunchError("dynamic shared memory must be between 0 and 2^31 bytes, not " + std::to_string(shared));
-      }
-      spec.config.shared_bytes = uint32_t(shared);
-    }
     auto* l = reinterpret_cast<LauncherObject*>(PyType_GenericAlloc(g_launcher_type, 0));
     if (!l) return nullptr;
     l->vectorcall = launcher_vectorcall;

@@ -27,6 +27,7 @@
 
 #include "arguments.h"
 #include "arrays.h"
+#include "dispatcher_internal.h"
 #include "errors.h"
 #include "graphs.h"
 #include "runtime/cuda_device.h"
@@ -321,36 +322,6 @@ PyType_Slot launcher_slots[] = {
 PyType_Spec launcher_spec = {"gpujit._core.RawLauncher", sizeof(RawLauncherObject), 0,
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC, launcher_slots};
 
-/// A grid or block: an int or a sequence of one to three ints.
-rt::Dim3 parse_dims(PyObject* obj, const char* what) {
-  rt::Dim3 d;
-  uint32_t* axes[3] = {&d.x, &d.y, &d.z};
-  auto read = [&](PyObject* v, int axis) {
-    long long x = PyLong_AsLongLong(v);
-    if (x == -1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      throw pyb::type_error(std::string(what) + " must be an int or a tuple of up to 3 ints");
-    }
-    if (x < 0 || x > 0xFFFFFFFFLL) {
-      throw rt::LaunchError(std::string(what) + " dimension " + "xyz"[axis] + " is " + std::to_string(x) +
-                            "; it must be between 1 and the device's limit");
-    }
-    *axes[axis] = uint32_t(x);
-  };
-  if (PyLong_Check(obj)) {
-    read(obj, 0);
-  } else if (PyTuple_Check(obj) || PyList_Check(obj)) {
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
-    if (n < 1 || n > 3) throw pyb::type_error(std::string(what) + " must have 1 to 3 dimensions");
-    PyObject** items = PySequence_Fast_ITEMS(obj);
-    for (Py_ssize_t i = 0; i < n; ++i) read(items[i], int(i));
-  } else {
-    throw pyb::type_error(std::string(what) + " must be an int or a tuple of up to 3 ints");
-  }
-  rt::validate_dims(d, what);
-  return d;
-}
-
 PyObject* function_subscript(PyObject* self, PyObject* key) {
   auto* f = reinterpret_cast<RawFunctionObject*>(self);
   if (key == f->last_key) {
@@ -369,21 +340,8 @@ PyObject* function_subscript(PyObject* self, PyObject* key) {
                             "[blocks, threads, stream, dynamic_shared_bytes] (CUDA C kernel '" +
                             f->state->name + "')");
     }
-    RawLaunchSpec spec;
-    spec.config.grid = parse_dims(items[0], "grid");
-    spec.config.block = parse_dims(items[1], "block");
-    if (n >= 3 && !(PyLong_CheckExact(items[2]) && PyLong_AsLong(items[2]) == 0) && items[2] != Py_None) {
-      spec.stream = stream_from_python(items[2], rt::Runtime::get().current_device());
-      spec.config.stream = spec.stream ? spec.stream->handle() : nullptr;
-    }
-    if (n == 4) {
-      long long shared = PyLong_AsLongLong(items[3]);
-      if (shared == -1 && PyErr_Occurred()) throw pyb::error_already_set();
-      if (shared < 0 || shared > 0x7FFFFFFF) {
-        throw rt::LaunchError("dynamic shared memory must be between 0 and 2^31 bytes, not " + std::to_string(shared));
-      }
-      spec.config.shared_bytes = uint32_t(shared);
-    }
+    LaunchConfigItems read = read_launch_config(items, n);
+    RawLaunchSpec spec{read.config, std::move(read.stream)};
     auto* l = reinterpret_cast<RawLauncherObject*>(PyType_GenericAlloc(g_raw_launcher_type, 0));
     if (!l) return nullptr;
     l->vectorcall = launcher_vectorcall;
