@@ -112,10 +112,11 @@ from .errors import LinkerError, NvrtcCompilationError, NvrtcError  # noqa: E402
 
 
 def current_context(devnum=None):
-    """numba's cuda.current_context(): here the device, which has get_memory_info() and synchronize()."""
-    if devnum is not None:
-        return select_device(devnum)
-    return get_current_device()
+    """numba's cuda.current_context(): here the device, which has get_memory_info() and synchronize(). As in
+    numba, the device's CUDA context is then current on the calling thread if no context was."""
+    device = select_device(devnum) if devnum is not None else get_current_device()
+    _core._push_context_if_none(device)
+    return device
 
 
 def get_context(devnum=None):

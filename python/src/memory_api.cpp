@@ -95,6 +95,11 @@ void register_memory_api(pyb::module_& m) {
     return OwnDeviceMemory{std::make_shared<rt::DeviceBuffer>(*d.device, bytes, nullptr)};
   }, pyb::arg("device"), pyb::arg("bytes"),
      "`bytes` of device memory from the device's caching allocator, never from an external allocator.");
+  m.def("_push_context_if_none", [](PyDevice& d) {
+    // numba's current_context() leaves the device's context current on a thread that had none, so that a
+    // `with cuda.gpus[i]` block after it restores that context, and the driver's own calls see it.
+    if (d.device->backend() == rt::BackendKind::Cuda && d.device->thread_context() == nullptr) d.device->activate();
+  }, pyb::arg("device"), "Makes the device's CUDA context current on this thread if no context is.");
   m.def("_has_external_allocator", [](PyDevice& d) { return d.device->external_allocator() != nullptr; });
   m.def("_set_first_use_hook", [](pyb::object hook) {
     if (hook.is_none()) {

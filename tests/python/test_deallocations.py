@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -167,6 +168,38 @@ def test_with_gpus_leaves_the_threads_context_as_it_found_it(fake):
     assert bound() == 0  # numba's gpus[i] leaves no context behind
     np.testing.assert_array_equal(gpu.to_device(np.arange(3)).copy_to_host(), np.arange(3))  # bound again
     assert bound() == handle
+
+
+def test_current_context_makes_the_context_current_on_a_thread_without_one(fake):
+    # numba's current_context() pushes the device's context when the thread has none (here: a thread that left a
+    # `with cuda.gpus[0]` block it entered with none, or a new thread); a `with cuda.gpus[0]` after it then
+    # restores that context (numba-cuda's test_gpus_context_manager_restores_previous_context).
+    slot = ctypes.c_void_p()
+
+    def bound():
+        assert fake.lib.cuCtxGetCurrent(ctypes.byref(slot)) == 0
+        return slot.value or 0
+
+    handle = gpu.current_context().handle
+    fake.lib.cuCtxSetCurrent(None)
+    with gpu.gpus[0]:
+        pass
+    assert bound() == 0
+    assert gpu.current_context().handle == handle and bound() == handle
+    with gpu.gpus[0]:
+        pass
+    assert bound() == handle
+    seen = []
+
+    def thread():
+        seen.append(bound())
+        gpu.current_context()
+        seen.append(bound())
+
+    t = threading.Thread(target=thread)
+    t.start()
+    t.join()
+    assert seen == [0, handle]
 
 
 def _run(code, env):
