@@ -25,7 +25,6 @@ namespace gpujit {
 
 llvm::Value* FunctionLowering::bfloat16_cast(llvm::Value* v, const Type& from, const Type& to) {
   llvm::Type* f32 = b_.getFloatTy();
-  llvm::Type* bf = b_.getBFloatTy();
   const ScalarKind f = from.scalar, t = to.scalar;
   if (t == ScalarKind::BFloat16) {
     if (f == ScalarKind::Bool) return bfloat16_narrow(b_.CreateUIToFP(v, f32));

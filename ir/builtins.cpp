@@ -77,11 +77,6 @@ BuiltinInfo cmath(Id id, const char* name, int8_t max_args, const char* doc) {
   return fn(id, S::Cmath, name, 1, max_args, T::Complex, L::Complex, doc);
 }
 
-BuiltinInfo later(Id id, S scope, const char* name) {
-  return {id,      scope,   name,  nullptr,          true, 0, -1,    T::Unsupported,     L::None,
-          nullptr, nullptr, false, BuiltinReg::None, 0,    0, false, "not supported yet"};
-}
-
 std::vector<BuiltinInfo> make_rows() {
   const BuiltinReg kTid = BuiltinReg::ThreadIdx, kBid = BuiltinReg::BlockIdx, kBdim = BuiltinReg::BlockDim,
                    kGdim = BuiltinReg::GridDim;
