@@ -8,6 +8,7 @@ an implementation chosen by the argument types (docs/extending.md). The program 
 calls both and checks it against NumPy. gpujit.extending works with or without numba installed; with numba,
 numba.extending.overload(..., target='cuda') does the same.
 """
+# gpujit-sig-none: shade calls @overload implementations, which the Python package resolves and the CLI (no Python) cannot; tests/python/test_extending.py compiles such a kernel to PTX
 import numpy as np
 
 import gpujit as gpu
