@@ -958,15 +958,7 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
     return ExprResult::error();
   }
   if (checking_) {
-    if (std::find(spec_.callees.begin(), spec_.callees.end(), s) == spec_.callees.end()) {
-      spec_.callees.push_back(s);
-      fn_.callees.push_back(s->fn.get());
-    }
-    Symbol sym;
-    sym.kind = Symbol::Kind::DeviceFunction;
-    sym.name = callee.name;
-    sym.callee = s->fn.get();
-    fn_.symbols[e.func.get()] = sym;
+    note_device_call(*e.func, *s, callee.name);
     fn_.operand_types[&e] = types;
   }
   const Type& ret = s->fn->signature.ret;
@@ -979,6 +971,18 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
   }
   // The callee failed before it could be typed; its own errors say why.
   return ExprResult::error();
+}
+
+void FunctionAnalyzer::note_device_call(const Expr& at, Specialization& s, const std::string& name) {
+  if (std::find(spec_.callees.begin(), spec_.callees.end(), &s) == spec_.callees.end()) {
+    spec_.callees.push_back(&s);
+    fn_.callees.push_back(s.fn.get());
+  }
+  Symbol sym;
+  sym.kind = Symbol::Kind::DeviceFunction;
+  sym.name = name;
+  sym.callee = s.fn.get();
+  fn_.symbols[&at] = sym;
 }
 
 }  // namespace gpujit

@@ -220,6 +220,9 @@ class FunctionAnalyzer {
   /// The default value of `callee`'s parameter `i` as an omitted argument (ExprResult::omitted); an error at
   /// the call `e` if it has none or it is not a constant.
   std::optional<ExprResult> default_argument(const CallExpr& e, const FunctionDef& callee, size_t i);
+  /// Records a call of the device function specialization `s` at `at` (as `name`): the specialization among
+  /// the callees, the expression's symbol (sema_call.cpp).
+  void note_device_call(const Expr& at, Specialization& s, const std::string& name);
   /// Calls and members typed by the embedder's @overload implementations (ir/sema_overload.cpp).
   ExprResult overload_call(const CallExpr& e, const ExprResult& callee);
   /// `x.name` on a value, when an @overload_method or @overload_attribute declares `name`: a bound method

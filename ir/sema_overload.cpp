@@ -218,17 +218,7 @@ std::optional<ExprResult> FunctionAnalyzer::overloaded_member(const AttributeExp
         error(e.range, fmt::format("attribute '{}' is used inside its own implementation", e.attr));
         return ExprResult::error();
       }
-      if (checking_) {
-        if (std::find(spec_.callees.begin(), spec_.callees.end(), s) == spec_.callees.end()) {
-          spec_.callees.push_back(s);
-          fn_.callees.push_back(s->fn.get());
-        }
-        Symbol sym;
-        sym.kind = Symbol::Kind::DeviceFunction;
-        sym.name = def.name;
-        sym.callee = s->fn.get();
-        fn_.symbols[&e] = sym;
-      }
+      if (checking_) note_device_call(e, *s, def.name);
       const Type& ret = s->fn->signature.ret;
       if (s->diags.has_errors() || s->fn->mangled_name.empty() || !ret.is_valid()) return ExprResult::error();
       if (ret.is_void()) {
