@@ -1,6 +1,6 @@
 """The launch path's host cost without a GPU: launches against the fake CUDA driver, by argument shape.
 
-    python benchmarks/launch_fake_driver.py [--n 200000]
+    python benchmarks/launch_fake_driver.py [--n 200000] [--bare]
     python benchmarks/launch_fake_driver.py --instructions
 
 The fake driver (tests/unit/runtime/fake_driver/*.cpp, built here with g++ if needed) runs no kernel,
@@ -12,18 +12,30 @@ divided by the extra launches, so start-up and compiles cancel out). Instruction
 the machine's load: they are the way to compare two versions of the launch path on a development machine
 (point PYTHONPATH at the other version's package). valgrind must be installed, and it cannot read the
 debug information of an unstripped libgpujit_core.so: use the installed package, which is stripped.
+
+The bare launcher: launch_overhead.py's `launch_floor.launch(shape)` (benchmarks/launch_floor.cpp built as
+an extension module), one cuLaunchKernel of prepared parameters called from the same kind of Python loop,
+is built here against the fake driver (build/fakecuda/launch_floor_fake.so). `--bare` times it instead of
+gpujit; `--instructions` counts both and prints gpujit less bare, the figure the GPU run's "gpujit over it"
+column gives in microseconds, and the same less each side's cuLaunchKernel (inclusive, from callgrind's
+per-function counts): gpujit hands the driver one parameter buffer (`extra`) where the bare launcher hands
+it kernelParams, and the fake driver's recording of the two differs by a few instructions per parameter,
+which is the fake driver's and not gpujit's.
 """
 import argparse
 import importlib.util
 import os
+import re
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHAPES = {"0 args": (0, 0), "3 arrays": (3, 0), "16 arrays": (16, 0), "16 scalars": (0, 16),
+# In launch_floor.cpp's order (kShapeList): the bare launcher's launch(i) is shape i's kernel.
+SHAPES = {"0 args": (0, 0), "1 array": (1, 0), "3 arrays": (3, 0), "16 arrays": (16, 0), "16 scalars": (0, 16),
           "256 scalars": (0, 256)}
 
 
@@ -39,17 +51,48 @@ def fake_driver():
     return out
 
 
-def instructions_per_launch(shape, small=2000, large=22000):
-    return callgrind_per_op(__file__, shape, small, large)
+def bare_launcher():
+    """benchmarks/launch_floor.cpp as the extension module launch_floor, linked against the fake driver (the
+    same file gpujit loads, so both see one driver state); built with g++ when missing or stale."""
+    driver = fake_driver()
+    out = ROOT / "build" / "fakecuda" / "launch_floor_fake.so"
+    sources = [ROOT / "benchmarks" / "launch_floor.cpp", ROOT / "benchmarks" / "cuda_floor.h", driver]
+    if not out.exists() or out.stat().st_mtime < max(p.stat().st_mtime for p in sources):
+        cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+        subprocess.run(["g++", "-O2", "-std=c++17", "-shared", "-fPIC", "-DGPUJIT_FLOOR_LIBRARY",
+                        f"-I{sysconfig.get_paths()['include']}", f"-I{cuda_home}/include", str(sources[0]),
+                        str(driver.resolve()), f"-Wl,-rpath,{driver.resolve().parent}", "-o", str(out)], check=True)
+    return out
 
 
-def callgrind_per_op(script, shape, small, large):
+def instructions_per_launch(shape, small=2000, large=22000, bare=False):
+    """(instructions per launch, of them in cuLaunchKernel) for gpujit's launch or the bare launcher's."""
+    return callgrind_per_op(__file__, shape, small, large, extra=["--bare"] if bare else [],
+                            function="cuLaunchKernel")
+
+
+def inclusive_count(out_file, function):
+    """The instructions callgrind counted in `function` and what it called, from its output file."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out_file],
+                         capture_output=True, text=True, check=True)
+    total = 0
+    for line in out.stdout.splitlines():
+        # "8,661,505 ( 3.80%)  ???:cuLaunchKernel [/path/libfakecuda.so]"
+        m = re.match(r"\s*([\d,]+)\s+\([^)]*\)\s+[^:]*:(.*?)(?: \[[^\]]*\])?$", line)
+        if m and m.group(2) == function:
+            total += int(m.group(1).replace(",", ""))
+    return total
+
+
+def callgrind_per_op(script, shape, small, large, extra=(), function=None):
     """Instructions per operation of `script --only SHAPE`, from two callgrind runs of `small` and `large`
-    operations (the difference cancels the process' start); allocation_fake_driver.py uses it too."""
-    totals = []
+    operations (the difference cancels the process' start); allocation_fake_driver.py uses it too. With
+    `function`, a pair: that and the instructions per operation spent in `function` (inclusive)."""
+    totals, inside = [], []
     for n in (small, large):
-        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, script,
-               "--only", shape, "--n", str(n), "--rounds", "1"]
+        out_file = tempfile.NamedTemporaryFile(suffix=".callgrind", delete=False).name if function else "/dev/null"
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", sys.executable, script,
+               "--only", shape, "--n", str(n), "--rounds", "1", *extra]
         # NumPy's OpenBLAS threads spin for as long as the process runs, which would add its wall time. The
         # compiler's warm-up threads (compiler/warm_up.h) are counted too, and how much of their work a run
         # does depends on timing (a code generator prepared or not before exit): off, so the two runs cancel.
@@ -59,7 +102,11 @@ def callgrind_per_op(script, shape, small, large):
         if out.returncode != 0 or not refs:
             sys.exit(f"callgrind failed for {shape!r}:\n{out.stderr[-2000:]}")
         totals.append(int(refs[-1].split()[-1].replace(",", "")))
-    return (totals[1] - totals[0]) / (large - small)
+        if function:
+            inside.append(inclusive_count(out_file, function))
+            os.unlink(out_file)
+    per_op = (totals[1] - totals[0]) / (large - small)
+    return (per_op, (inside[1] - inside[0]) / (large - small)) if function else per_op
 
 
 def main():
@@ -68,13 +115,21 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="rounds of N launches; the best is printed")
     parser.add_argument("--only", choices=list(SHAPES), help="time one shape only")
     parser.add_argument("--instructions", action="store_true", help="count instructions per launch (callgrind)")
+    parser.add_argument("--bare", action="store_true", help="the bare launcher (launch_floor.launch) instead")
     args = parser.parse_args()
     if args.instructions:
-        print(f"{'arguments':<12} {'instructions per launch (fake driver)':>38}")
+        print("instructions per launch (fake driver): gpujit, the bare launcher, gpujit less bare; then the same "
+              "less each one's cuLaunchKernel")
+        print(f"{'arguments':<12} {'gpujit':>8} {'bare':>8} {'less':>8}   {'gpujit':>8} {'bare':>8} {'less':>8}")
         for name in SHAPES:
             if not args.only or name == args.only:
-                print(f"{name:<12} {instructions_per_launch(name):>38.0f}")
+                ours, ours_driver = instructions_per_launch(name)
+                bare, bare_driver = instructions_per_launch(name, bare=True)
+                print(f"{name:<12} {ours:>8.0f} {bare:>8.0f} {ours - bare:>+8.0f}   {ours - ours_driver:>8.0f} "
+                      f"{bare - bare_driver:>8.0f} {(ours - ours_driver) - (bare - bare_driver):>+8.0f}")
         return
+    if args.bare:
+        return time_bare(args)
     os.environ["GPUJIT_CUDA_DRIVER"] = str(fake_driver())
     import numpy as np
 
@@ -109,6 +164,32 @@ def main():
                     launch()
                 best = min(best, (time.perf_counter() - t) / args.n)
             print(f"{name:<12} {best * 1e6:>28.3f}")
+
+
+def time_bare(args):
+    """The bare launcher's loop, as launch_overhead.py's bench_paired runs it: `lambda: launch(i)`."""
+    import ctypes
+
+    path = bare_launcher()
+    lib = ctypes.CDLL(str(path))
+    lib.gpujit_floor_init()
+    spec = importlib.util.spec_from_file_location("launch_floor", path)
+    bare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bare)
+    bare_launch = bare.launch
+    print(f"{'arguments':<12} {'us per bare launch (fake driver)':>33}")
+    for i, name in enumerate(SHAPES):
+        if args.only and name != args.only:
+            continue
+        launch = lambda: bare_launch(i)  # noqa: E731  as launch_overhead.py's from_python
+        launch()
+        best = float("inf")
+        for _ in range(args.rounds):
+            t = time.perf_counter()
+            for _ in range(args.n):
+                launch()
+            best = min(best, (time.perf_counter() - t) / args.n)
+        print(f"{name:<12} {best * 1e6:>33.3f}")
 
 
 if __name__ == "__main__":
