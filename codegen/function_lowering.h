@@ -171,6 +171,8 @@ class FunctionLowering {
   llvm::Value* lower_call(const CallExpr& e);
   llvm::Value* lower_device_call(const CallExpr& e, const TypedFunction& callee);
   /// A call of `callee` with `args` bound to its parameters, giving `e`'s type.
+  /// A call with `*t` arguments or of a callee that takes `*args`: arguments bound by position.
+  llvm::Value* call_with_star_args(const CallExpr& e, const TypedFunction& callee);
   llvm::Value* call_device_function(const Expr& e, const std::vector<const Expr*>& args,
                                     const TypedFunction& callee);
   /// A call of a declare_device function (codegen/extern_lowering.cpp).

@@ -199,6 +199,7 @@ llvm::Value* FunctionLowering::lower_device_call(const CallExpr& e, const TypedF
   // x.m(args): an @overload_method implementation takes the receiver first (ir/sema_overload.cpp).
   auto receiver = fn_.receivers.find(&e);
   bool method = receiver != fn_.receivers.end();
+  if (!method && (callee.def->vararg || !e.starred.empty())) return call_with_star_args(e, callee);
   std::vector<std::string> names;
   for (const Param& p : callee.def->params) names.push_back(p.name);
   if (method && !names.empty()) names.erase(names.begin());
@@ -220,6 +221,60 @@ llvm::Value* FunctionLowering::call_device_function(const Expr& e, const std::ve
     if (!args[i]) internal("missing argument in a call of " + callee.name);
     llvm::Value* v = lower_expr_as(*args[i], param);
     if (!v->getType()->isEmptyTy()) values.push_back(v);  // one of no size passes nothing (device_function)
+  }
+  llvm::Value* result = b_.CreateCall(m_.device_function(callee), values);
+  const Type& ret = callee.signature.ret;
+  if (ret.is_void() || !ret.is_valid()) return llvm::Constant::getNullValue(llvm_type(Type::none()));
+  return cast(result, ret, type_of(e));
+}
+
+llvm::Value* FunctionLowering::call_with_star_args(const CallExpr& e, const TypedFunction& callee) {
+  // Arguments are positional here (ir/sema_device_call.cpp): the k-th, counting each element of an unpacked
+  // `*t` as one, is the k-th parameter, or past the named ones an element of the callee's `*args` tuple.
+  const size_t fixed = callee.def->params.size();
+  const std::vector<Type>& params = callee.signature.params;
+  if (params.size() != fixed + (callee.def->vararg ? 1 : 0)) internal("call of " + callee.name + " with a wrong arity");
+  std::vector<llvm::Value*> named(fixed, nullptr);
+  std::vector<llvm::Value*> extra;
+  const std::vector<Type> no_extra;
+  const std::vector<Type>& extra_types = callee.def->vararg ? params.back().elements : no_extra;
+  size_t k = 0;
+  auto take = [&](llvm::Value* v, const Type& from) {
+    if (k < fixed)
+      named[k] = cast(v, from, params[k]);
+    else if (k - fixed < extra_types.size())
+      extra.push_back(cast(v, from, extra_types[k - fixed]));
+    else
+      internal("call of " + callee.name + " with more arguments than its signature");
+    ++k;
+  };
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const Expr& a = *e.args[i];
+    if (e.is_starred(i)) {
+      const Type& t = type_of(a);
+      llvm::Value* tuple = lower_expr(a);
+      for (unsigned j = 0; j < t.elements.size(); ++j) take(b_.CreateExtractValue(tuple, {j}), t.elements[j]);
+      continue;
+    }
+    // A compile-time argument (a function, a dtype) passes nothing (call_device_function).
+    if (k < fixed && params[k].kind == Type::Kind::None) {
+      ++k;
+      continue;
+    }
+    take(lower_expr(a), type_of(a));
+  }
+  std::vector<llvm::Value*> values;
+  for (size_t i = 0; i < fixed; ++i) {
+    if (params[i].kind == Type::Kind::None) continue;  // compile-time, or a default value left out
+    if (!named[i]) internal("missing argument in a call of " + callee.name);
+    if (!named[i]->getType()->isEmptyTy()) values.push_back(named[i]);
+  }
+  if (callee.def->vararg) {
+    if (extra.size() != extra_types.size()) internal("call of " + callee.name + " with too few extra arguments");
+    llvm::Type* tuple_type = llvm_type(params.back());
+    llvm::Value* tuple = llvm::PoisonValue::get(tuple_type);
+    for (unsigned j = 0; j < extra.size(); ++j) tuple = b_.CreateInsertValue(tuple, extra[j], {j});
+    if (!tuple_type->isEmptyTy()) values.push_back(tuple);
   }
   llvm::Value* result = b_.CreateCall(m_.device_function(callee), values);
   const Type& ret = callee.signature.ret;

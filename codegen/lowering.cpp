@@ -300,21 +300,24 @@ void FunctionLowering::internal(const std::string& message) const {
 }
 
 void FunctionLowering::lower_device_function() {
-  const auto& params = fn_.def->params;
+  // `*args` is one more parameter, the tuple of the extra arguments (ir/sema_device_call.cpp).
+  std::vector<const Param*> params;
+  for (const Param& p : fn_.def->params) params.push_back(&p);
+  if (fn_.def->vararg) params.push_back(&*fn_.def->vararg);
   if (params.size() != fn_.signature.params.size()) internal("signature arity differs from the definition");
   unsigned next = 0;  // the LLVM argument of the next parameter that has a size (ModuleLowering::device_function)
   for (size_t i = 0; i < params.size(); ++i) {
+    const std::string& name = params[i]->name;
     llvm::Type* type = llvm_type(fn_.signature.params[i]);
     llvm::Value* arg = llvm::Constant::getNullValue(type);
     if (!type->isEmptyTy()) {
       arg = llvm_fn_->getArg(next++);
-      arg->setName(params[i].name);
+      arg->setName(name);
     }
-    // A compile-time argument (None-typed, ir/sema_call.cpp device_call) is no variable: nothing to store.
-    if (fn_.signature.params[i].kind == Type::Kind::None && !locals_.count(params[i].name)) continue;
-    const Type& local =
-        fn_.locals.count(params[i].name) ? fn_.locals.at(params[i].name) : fn_.signature.params[i];
-    b_.CreateStore(cast(arg, fn_.signature.params[i], local), local_slot(params[i].name));
+    // A compile-time argument (None-typed, ir/sema_device_call.cpp) is no variable: nothing to store.
+    if (fn_.signature.params[i].kind == Type::Kind::None && !locals_.count(name)) continue;
+    const Type& local = fn_.locals.count(name) ? fn_.locals.at(name) : fn_.signature.params[i];
+    b_.CreateStore(cast(arg, fn_.signature.params[i], local), local_slot(name));
   }
   llvm::BasicBlock* body = new_block("body");
   b_.CreateBr(body);

@@ -157,6 +157,10 @@ struct CallExpr : Expr {
   ExprPtr func;
   std::vector<ExprPtr> args;
   std::vector<Keyword> keywords;
+  /// `f(x, *t)`: starred[i] is set when args[i] was written `*args[i]` (a tuple unpacked into the call's
+  /// positional arguments). Empty when no argument is starred, else as long as args.
+  std::vector<bool> starred;
+  bool is_starred(size_t i) const { return i < starred.size() && starred[i]; }
 };
 
 struct AttributeExpr : Expr {
@@ -323,6 +327,9 @@ struct FunctionDef {
   SourceRange range;       // the whole definition, decorators excluded
   SourceRange name_range;  // the function's name after `def`
   std::vector<Param> params;
+  /// `*args` after the positional parameters: a device function's extra arguments, gathered into one tuple
+  /// of that name (semantic analysis specializes on the tuple's type); none when the function has none.
+  std::optional<Param> vararg;
   std::vector<ExprPtr> decorators;  // parsed as expressions: gpu.jit, cuda.jit(device=True), jit("sig")
   std::optional<std::string> docstring;
   Block body;

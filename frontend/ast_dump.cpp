@@ -46,6 +46,7 @@ class Dumper {
   void function(const FunctionDef& fn, int indent) {
     std::string params;
     for (const Param& p : fn.params) params += (params.empty() ? "" : ", ") + p.name;
+    if (fn.vararg) params += (params.empty() ? "*" : ", *") + fn.vararg->name;
     line(indent, "", fmt::format("FunctionDef {} ({}) {}", fn.name, params, at(fn.range)));
     for (const ExprPtr& d : fn.decorators) expr(*d, indent + 1, "decorator");
     if (fn.docstring) line(indent + 1, "", "docstring " + quote(*fn.docstring));
@@ -130,7 +131,7 @@ class Dumper {
         const auto* c = e.as<CallExpr>();
         line(indent, role, fmt::format("Call {}", at(e.range)));
         expr(*c->func, indent + 1, "func");
-        for (const ExprPtr& a : c->args) expr(*a, indent + 1, "arg");
+        for (size_t i = 0; i < c->args.size(); ++i) expr(*c->args[i], indent + 1, c->is_starred(i) ? "arg *" : "arg");
         for (const Keyword& k : c->keywords) expr(*k.value, indent + 1, "keyword " + k.name + " =");
         return;
       }

@@ -363,7 +363,21 @@ void Parser::parse_params(FunctionDef& fn) {
   while (!at(TokenKind::RParen)) {
     size_t start = pos_;
     const Token& t = peek();
-    if (t.is(TokenKind::Star) || t.is(TokenKind::DoubleStar)) {
+    if (fn.vararg && !t.is(TokenKind::DoubleStar)) {
+      // Python's keyword-only parameters: calls of device functions pass arguments by position.
+      report(t.range, fmt::format("parameters after '*{}' (keyword-only) are not supported in kernels",
+                                  fn.vararg->name));
+    }
+    if (t.is(TokenKind::Star) && peek(1).is(TokenKind::Name) && !fn.vararg) {
+      // `*args`: a device function's extra positional arguments, as one tuple (ir/sema_call.cpp).
+      advance();
+      const Token& name = advance();
+      if (accept(TokenKind::Colon)) parse_test();  // an annotation is accepted and ignored
+      for (const Param& p : fn.params) {
+        if (p.name == name.text) report(name.range, fmt::format("duplicate parameter '{}'", name.text));
+      }
+      fn.vararg = Param{name.text, span(start, pos_ - 1), nullptr};
+    } else if (t.is(TokenKind::Star) || t.is(TokenKind::DoubleStar)) {
       advance();
       if (at(TokenKind::Name)) {
         const Token& name = advance();
@@ -597,6 +611,8 @@ void Parser::parse_for(Block& out) {
   Block orelse = parse_else_clause();
   SourceRange range = span_from(start);
   const auto* call = iter->as<CallExpr>();
+  if (call && !call->starred.empty())
+    report(iter->range, "'*' unpacking in the iterable of a 'for' loop is not supported; pass the arguments one by one");
   const auto* callee = call ? call->func->as<NameExpr>() : nullptr;
   if (callee && callee->id == "range") {
     out.push_back(std::make_unique<ForStmt>(range, std::move(target), std::move(iter), std::move(body),

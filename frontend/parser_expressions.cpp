@@ -241,9 +241,21 @@ ExprPtr Parser::parse_call(ExprPtr func, size_t start) {
   advance();  // (
   std::vector<ExprPtr> args;
   std::vector<Keyword> keywords;
+  std::vector<bool> starred;
   while (!at(TokenKind::RParen)) {
     const Token& t = peek();
-    if (t.is(TokenKind::Star)) fail_starred();
+    if (t.is(TokenKind::Star)) {
+      // `f(*t)`: the tuple's elements are positional arguments (semantic analysis allows it where the
+      // callee is a device function).
+      advance();
+      ExprPtr e = parse_test();
+      if (!keywords.empty()) report(e->range, "an unpacked '*' argument follows a keyword argument; put it first");
+      starred.resize(args.size(), false);
+      starred.push_back(true);
+      args.push_back(std::move(e));
+      if (!accept(TokenKind::Comma)) break;
+      continue;
+    }
     if (t.is(TokenKind::DoubleStar)) fail(t.range, "'**' argument unpacking is not supported in kernels");
     if (t.is(TokenKind::Name) && peek(1).is(TokenKind::Equal)) {
       advance();
@@ -265,7 +277,12 @@ ExprPtr Parser::parse_call(ExprPtr func, size_t start) {
   }
   if (!at(TokenKind::RParen)) fail_unexpected("',' or ')' in the call arguments");
   advance();
-  return std::make_unique<CallExpr>(span_from(start), std::move(func), std::move(args), std::move(keywords));
+  auto call = std::make_unique<CallExpr>(span_from(start), std::move(func), std::move(args), std::move(keywords));
+  if (!starred.empty()) {
+    starred.resize(call->args.size(), false);
+    call->starred = std::move(starred);
+  }
+  return call;
 }
 
 // x[i], x[i, j], x[a:b, ::2]: one index, or a tuple of them when there is a comma.

@@ -251,7 +251,16 @@ void FunctionAnalyzer::error(SourceRange r, std::string message) {
 
 void FunctionAnalyzer::run() {
   const char* what = is_kernel_ ? "kernel" : "function";
-  if (def_.params.size() != fn_.signature.params.size()) {
+  if (is_kernel_ && def_.vararg) {
+    checking_ = true;
+    error(def_.vararg->range, fmt::format("kernel '{}' takes '*{}'; a kernel's arguments are fixed: only device "
+                                          "functions take a varying number of arguments",
+                                          def_.name, def_.vararg->name));
+    return;
+  }
+  // A function with `*args` has one more entry in its signature: the tuple of its extra arguments.
+  const size_t fixed = fn_.signature.params.size() - (def_.vararg && !fn_.signature.params.empty() ? 1 : 0);
+  if (def_.params.size() != fixed) {
     checking_ = true;
     error(def_.name_range, fmt::format("{} '{}' takes {} argument{} but was given {} ({})", what, def_.name,
                                        def_.params.size(), def_.params.size() == 1 ? "" : "s",
@@ -279,6 +288,17 @@ void FunctionAnalyzer::run() {
     checking_ = false;
     local_names_.insert(p.name);
     vars_[p.name] = VarInfo{t, p.range, true, static_cast<int>(i)};
+  }
+  if (def_.vararg) {
+    const Type t = fn_.signature.params.size() == fixed + 1 ? fn_.signature.params.back() : Type::invalid();
+    if (!t.is_tuple()) {
+      checking_ = true;
+      error(def_.vararg->range, fmt::format("'*{}' has no usable type ({})", def_.vararg->name, t.str()));
+      checking_ = false;
+      bad_param = true;
+    }
+    local_names_.insert(def_.vararg->name);
+    vars_[def_.vararg->name] = VarInfo{t, def_.vararg->range, true, static_cast<int>(fixed)};
   }
   if (bad_param) return;
   collect_bound_names(def_.body, local_names_);

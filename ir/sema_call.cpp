@@ -97,9 +97,36 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
     error(e.args[0]->range, "float() of a string takes a number, 'nan', 'inf' or 'infinity' (with a sign)");
     return ExprResult::error();
   }
+  // f(*t): a tuple unpacked into positional arguments, for a device function (ir/sema_device_call.cpp).
+  if (!e.starred.empty() && callee.what != ExprResult::What::Device) {
+    if (callee.what == ExprResult::What::Unknown) return ExprResult::unknown();
+    size_t first = 0;
+    while (!e.is_starred(first)) ++first;
+    if (callee.ok())
+      error(e.args[first]->range, fmt::format("'*' unpacking of arguments is supported in calls of device "
+                                              "functions only; pass the tuple's elements to {}() one by one",
+                                              name));
+    return ExprResult::error();
+  }
   std::vector<ExprResult> args;
   bool unknown = callee.what == ExprResult::What::Unknown, failed = !callee.ok();
-  for (const ExprPtr& a : e.args) {
+  for (size_t ai = 0; ai < e.args.size(); ++ai) {
+    const ExprPtr& a = e.args[ai];
+    if (e.is_starred(ai)) {
+      ExprResult r = value(*a);
+      if (r.what == ExprResult::What::Unknown) {
+        unknown = true;
+      } else if (!r.is_value()) {
+        failed = true;
+      } else if (!r.type.is_tuple()) {
+        error(a->range, fmt::format("'*' unpacks a tuple into the arguments, got {}{}", r.type.str(),
+                                    origin_of(*a)));
+        failed = true;
+      } else {
+        for (const Type& t : r.type.elements) args.push_back(ExprResult::of_value(t));
+      }
+      continue;
+    }
     // A device function may take functions and dtypes too: they become part of its specialization.
     bool static_ok = false;
     if (callee.what == ExprResult::What::Device) {
@@ -831,158 +858,6 @@ ExprResult FunctionAnalyzer::range_call(const CallExpr& e) {
   const Type i64 = Type::scalar_of(ScalarKind::Int64);
   if (checking_) fn_.operand_types[&e] = std::vector<Type>(args.size(), i64);
   return record(e, ExprResult::of_value(i64));
-}
-
-const Signature* FunctionAnalyzer::declared_signature(const CallExpr& e, const FunctionDef& callee,
-                                                      const std::vector<Signature>& signatures,
-                                                      std::vector<Type>& types) {
-  // numba's choice among explicit signatures: fewest unsafe conversions, then fewest safe ones, then fewest
-  // promotions; of two rated alike the first declared wins (numba resolves that ambiguity too, issue 8307).
-  const Signature* best = nullptr;
-  std::array<int, 3> best_rating{};
-  for (const Signature& sig : signatures) {
-    std::optional<std::array<int, 3>> r = rate_signature(types, sig.params);
-    if (r && (!best || *r < best_rating)) {
-      best = &sig;
-      best_rating = *r;
-    }
-  }
-  if (!best) {
-    auto list = [](const std::vector<Type>& ts) {
-      std::string s;
-      for (const Type& t : ts) s += (s.empty() ? "" : ", ") + t.str();
-      return "(" + s + ")";
-    };
-    std::string declared;
-    for (const Signature& sig : signatures) declared += (declared.empty() ? "" : ", ") + list(sig.params);
-    // numba's words first ("Invalid use of type(...) with parameters (...)"), then what would be accepted.
-    error(e.range, fmt::format("Invalid use of type(device function '{}') with parameters {}: it was declared "
-                               "with the signatures {} only, and the arguments convert to none of them",
-                               callee.name, list(types), declared));
-    return nullptr;
-  }
-  // Arrays keep their own type (a C-contiguous array passes to an any-layout parameter unchanged); scalars
-  // convert to the parameter's type at the call.
-  for (size_t i = 0; i < types.size(); ++i) {
-    if (!types[i].is_array()) types[i] = best->params[i];
-  }
-  return best;
-}
-
-ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& callee,
-                                         const std::vector<ExprResult>& args,
-                                         const std::vector<Signature>* signatures) {
-  // Functions and dtypes are compile-time arguments: the callee is specialized on them and they pass
-  // nothing at run time (their parameter is typed None).
-  // Parameters the call leaves out take their default values (sema_overload.cpp).
-  if (args.size() < callee.params.size() && callee.params[args.size()].default_value) {
-    std::vector<ExprResult> filled = args;
-    for (size_t i = args.size(); i < callee.params.size(); ++i) {
-      std::optional<ExprResult> d = default_argument(e, callee, i);
-      if (!d) return ExprResult::error();
-      filled.push_back(*d);
-    }
-    return device_call(e, callee, filled, signatures);
-  }
-  std::vector<Type> types;
-  std::map<size_t, ExprResult> statics;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i].is_value() && !args[i].omitted) {
-      types.push_back(args[i].type);
-    } else {
-      types.push_back(Type::none());
-      statics.emplace(i, args[i]);
-    }
-  }
-  if (callee.params.size() != types.size()) {
-    error(e.range, fmt::format("{}() {}, got {}", callee.name,
-                               arity_text(static_cast<int>(callee.params.size()),
-                                          static_cast<int>(callee.params.size())),
-                               types.size()));
-    return ExprResult::error();
-  }
-  const Signature* declared = nullptr;
-  if (signatures && statics.empty()) {
-    declared = declared_signature(e, callee, *signatures, types);
-    if (!declared) return ExprResult::error();
-  }
-  Specialization* s = program_.specialize(callee, types, false, statics);
-  // numba types constant arguments as literals where the callee needs a constant (a shared array's shape,
-  // a dtype): if the callee fails with its constants as values, it is tried with them bound at compile time.
-  // Not for recursion, where constant arguments would make a new specialization at every level.
-  bool recursive = std::count(program_.stack().begin(), program_.stack().end(), &callee) > 0;
-  if (s && s->done && s->diags.has_errors() && !recursive) {
-    std::map<size_t, ExprResult> literal = statics;
-    std::vector<Type> literal_types = types;
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i].constant() && args[i].constant()->kind != ConstValue::Kind::String) {
-        literal.emplace(i, args[i]);
-        literal_types[i] = Type::none();
-      }
-    }
-    if (literal.size() > statics.size()) {
-      Specialization* with_literals = program_.specialize(callee, literal_types, false, literal);
-      auto clean = [](const Specialization* spec) {
-        if (!spec || !spec->done || spec->diags.has_errors() || spec->fn->mangled_name.empty()) return false;
-        if (!spec->fn->signature.ret.is_valid()) return false;
-        return std::none_of(spec->callees.begin(), spec->callees.end(),
-                            [](const Specialization* c) { return c->diags.has_errors(); });
-      };
-      if (clean(with_literals)) {
-        s = with_literals;
-        types = literal_types;
-      }
-    }
-  }
-  if (!s) {
-    std::string now;
-    for (const Type& t : types) now += (now.empty() ? "" : ", ") + t.str();
-    error(e.range, fmt::format("the recursive calls of '{}' keep changing their argument types (now {}); "
-                               "call it with arguments of the types it was called with",
-                               callee.name, now));
-    return ExprResult::error();
-  }
-  if (!s->done) {
-    // A call of a function still being analysed: the function itself (sema_recursion.cpp), or one further
-    // up the chain of calls, which is mutual recursion.
-    if (s == &spec_) return self_call(e, *s, types);
-    std::string chain;
-    bool in_cycle = false;
-    for (const FunctionDef* f : program_.stack()) {
-      if (f == &callee) in_cycle = true;
-      if (in_cycle) chain += f->name + " -> ";
-    }
-    error(e.range, fmt::format("mutual recursion is not supported: {}{}; only a function that calls itself "
-                               "may recurse",
-                               chain, callee.name));
-    return ExprResult::error();
-  }
-  if (checking_) {
-    note_device_call(*e.func, *s, callee.name);
-    fn_.operand_types[&e] = types;
-  }
-  const Type& ret = s->fn->signature.ret;
-  if (s->diags.has_errors()) return ExprResult::error();  // the callee's own errors say why
-  if (!s->fn->mangled_name.empty() && ret.is_valid()) {
-    // A declared return type is what the call gives, the returned value converted to it (numba's cast).
-    if (declared && !declared->ret.is_void() && !ret.is_void() && can_convert(ret, declared->ret))
-      return record(e, ExprResult::of_value(declared->ret));
-    return record(e, ExprResult::of_value(ret));
-  }
-  // The callee failed before it could be typed; its own errors say why.
-  return ExprResult::error();
-}
-
-void FunctionAnalyzer::note_device_call(const Expr& at, Specialization& s, const std::string& name) {
-  if (std::find(spec_.callees.begin(), spec_.callees.end(), &s) == spec_.callees.end()) {
-    spec_.callees.push_back(&s);
-    fn_.callees.push_back(s.fn.get());
-  }
-  Symbol sym;
-  sym.kind = Symbol::Kind::DeviceFunction;
-  sym.name = name;
-  sym.callee = s.fn.get();
-  fn_.symbols[&at] = sym;
 }
 
 }  // namespace gpujit

@@ -56,8 +56,8 @@ class Dispatcher(_core.Dispatcher):
         if not _warm_up_started:
             start_warm_up()
         code = pyfunc.__code__
-        if code.co_flags & 0x0C:  # CO_VARARGS | CO_VARKEYWORDS
-            raise TypeError(f"'{pyfunc.__name__}': kernels take positional parameters only (no *args, **kwargs)")
+        if code.co_flags & 0x08:  # CO_VARKEYWORDS; *args (CO_VARARGS) is a device function's (docs/language.md)
+            raise TypeError(f"'{pyfunc.__name__}': kernels and device functions take no **kwargs")
         params = code.co_varnames[: code.co_argcount]
         link = (targetoptions or {}).get("link")
         super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache,
@@ -236,7 +236,7 @@ class Dispatcher(_core.Dispatcher):
         return CacheStats(s["cache_path"], Counter(s["cache_hits"]), Counter(s["cache_misses"]))
 
     def _source_args(self):
-        return source_args(self.py_func, Dispatcher)
+        return source_args(self.py_func, Dispatcher, debug=bool(self.targetoptions.get("debug")))
 
     def __repr__(self):
         kind = "device function" if self.device else "kernel"

@@ -64,7 +64,7 @@ const ErrorCase kUnsupported[] = {
      "2:7: assignment expressions (':=') are not supported in kernels; assign in a separate statement"},
     {"    x = *a, b\n", "2:9: starred expressions ('*x') are not supported in kernels"},
     {"    first, *rest = a\n", "2:12: starred expressions ('*x') are not supported in kernels"},
-    {"    f(*a)\n", "2:7: starred expressions ('*x') are not supported in kernels"},
+    {"    f(*a, k=1, *b)\n", "2:17: an unpacked '*' argument follows a keyword argument; put it first"},
     {"    f(**a)\n", "2:7: '**' argument unpacking is not supported in kernels"},
     {"    for *x in a:\n        pass\n", "2:9: starred expressions ('*x') are not supported in kernels"},
     {"    x = f\"{a}\"\n", "2:9: f-strings are not supported in kernels"},
@@ -134,7 +134,7 @@ TEST(ParserErrors, SyntaxErrors) { check_cases(std::begin(kSyntax), std::end(kSy
 
 TEST(ParserErrors, UnsupportedParameters) {
   const std::pair<const char*, const char*> cases[] = {
-      {"def k(a, *args): pass\n", "1:10: '*args' parameters are not supported in kernels"},
+      {"def k(a, *args, b): pass\n", "1:17: parameters after '*args' (keyword-only) are not supported in kernels"},
       {"def k(a, **kw): pass\n", "1:10: '**kw' parameters are not supported in kernels"},
       {"def k(a, *, b): pass\n", "1:10: keyword-only parameters are not supported in kernels"},
       {"def k(a, a): pass\n", "1:10: duplicate parameter 'a'"},
@@ -148,6 +148,13 @@ TEST(ParserErrors, UnsupportedParameters) {
     EXPECT_EQ(all_errors(*m), std::vector<std::string>{expected}) << source;
     ASSERT_EQ(m->functions.size(), 1u) << source;
   }
+  // `*args` is a device function's tuple of extra arguments (ir/sema_device_call.cpp), and `f(*t)` unpacks one.
+  auto star = parse("def f(a, *args: int):\n    return g(a, *args)\n");
+  EXPECT_EQ(all_errors(*star), std::vector<std::string>{});
+  ASSERT_EQ(star->functions.size(), 1u);
+  ASSERT_TRUE(star->functions[0]->vararg.has_value());
+  EXPECT_EQ(star->functions[0]->vararg->name, "args");
+  EXPECT_EQ(star->functions[0]->params.size(), 1u);
   // The positional-only marker is harmless and accepted.
   EXPECT_EQ(all_errors(*parse("def k(a, /, b): pass\n")), std::vector<std::string>{});
   EXPECT_EQ(parse("def k(a, /, b): pass\n")->functions[0]->params.size(), 2u);

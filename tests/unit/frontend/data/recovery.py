@@ -2,7 +2,7 @@ import gpujit as gpu
 
 
 @gpu.jit
-def broken(a, b=2, *rest):
+def broken(a, b=2, **rest):
     x = [1, 2]
     for i in range(3):
         y = lambda: i
