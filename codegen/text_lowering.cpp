@@ -4,7 +4,8 @@
 // stored whole (codegen/array_access.cpp). The operations that look at its units go through a stack copy
 // and a loop over it, so their code does not grow with the string's length; SROA and the loop passes undo
 // the copy for short strings. An Enum member is its value: comparing two members of one class compares their
-// values (compare_op), and a comparison of two classes is decided by analysis (compare_values).
+// values (compare_op), and a comparison of two classes is decided by analysis (compare_values). `x in t` over
+// a tuple t is lowered here too, as the or of x == each element.
 #include <algorithm>
 
 #include <llvm/IR/Constants.h>
@@ -12,6 +13,7 @@
 #include "codegen/function_lowering.h"
 #include "ir/charseq.h"
 #include "ir/enum_type.h"
+#include "ir/type_rules.h"
 
 namespace gpujit {
 
@@ -99,6 +101,19 @@ llvm::Value* FunctionLowering::charseq_length(llvm::Value* v, const Type& t) {
 llvm::Value* FunctionLowering::compare_values(CmpOpKind op, llvm::Value* lhs, const Type& lhs_type,
                                               llvm::Value* rhs, const Type& rhs_type, const Type& operand) {
   if (operand.is_void()) return b_.getInt1(op == CmpOpKind::NotEq || op == CmpOpKind::IsNot);
+  if (op == CmpOpKind::In || op == CmpOpKind::NotIn) {
+    // `x in t`, t a tuple (ir/type_rules.cpp, type_contains): x == t[0] or x == t[1] ..., each pair converted
+    // by its own '==' rule. The elements are values already computed, so no short circuit is needed.
+    llvm::Value* found = b_.getFalse();
+    for (unsigned i = 0; i < rhs_type.elements.size(); ++i) {
+      const Type& element = rhs_type.elements[i];
+      OpTyping eq = type_compare(CmpOpKind::Eq, Operand{lhs_type}, Operand{element});
+      if (!eq.ok()) internal("'in' over a tuple element that does not compare: " + eq.error);
+      llvm::Value* item = b_.CreateExtractValue(rhs, {i});
+      found = b_.CreateOr(found, compare_values(CmpOpKind::Eq, lhs, lhs_type, item, element, eq.operand));
+    }
+    return op == CmpOpKind::In ? found : b_.CreateNot(found);
+  }
   return compare_op(op, cast(lhs, lhs_type, operand), cast(rhs, rhs_type, operand), operand);
 }
 

@@ -265,7 +265,29 @@ OpTyping type_unary(UnaryOpKind op, const Type& operand) {
   return same(is_float(k) ? k : widen_int(k));
 }
 
+// `x in t` / `x not in t` with a tuple t: true when x == some element (numba's seq_contains_impl). Each
+// element is compared with '==' under that pair's own rules, so every pair must compare; the typing's
+// operand is the tuple, from which the lowering reads the elements (FunctionLowering::compare_values).
+static OpTyping type_contains(CmpOpKind op, const Operand& item, const Operand& seq) {
+  if (!seq.type.is_tuple()) {
+    return fail(fmt::format("'{}' needs a tuple on its right, got '{}'; numba supports 'x in (a, b, ...)'",
+                            to_string(op), seq.type.str()));
+  }
+  for (const Type& element : seq.type.elements) {
+    OpTyping eq = type_compare(CmpOpKind::Eq, Operand{item.type}, Operand{element});
+    if (!eq.ok()) {
+      return fail(fmt::format("'{}' compares '{}' with each element of '{}' by '==': {}", to_string(op),
+                              item.type.str(), seq.type.str(), eq.error));
+    }
+  }
+  OpTyping t;
+  t.operand = seq.type;
+  t.result = Type::scalar_of(ScalarKind::Bool);
+  return t;
+}
+
 OpTyping type_compare(CmpOpKind op, const Operand& lhs, const Operand& rhs) {
+  if (op == CmpOpKind::In || op == CmpOpKind::NotIn) return type_contains(op, lhs, rhs);
   if (lhs.type.is_enum() || rhs.type.is_enum()) {  // ir/enum_type.h
     OpTyping t = type_enum_compare(op, lhs.type, rhs.type);
     if (!t.ok() || t.operand.is_valid()) return t;
@@ -275,9 +297,6 @@ OpTyping type_compare(CmpOpKind op, const Operand& lhs, const Operand& rhs) {
     case CmpOpKind::Is:
     case CmpOpKind::IsNot:
       return fail(fmt::format("'{}' comparisons are not supported; use '==' or '!='", to_string(op)));
-    case CmpOpKind::In:
-    case CmpOpKind::NotIn:
-      return fail(fmt::format("'{}' is not supported yet; compare with '==' instead", to_string(op)));
     default:
       break;
   }
