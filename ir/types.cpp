@@ -691,12 +691,19 @@ std::optional<Signature> parse_signature(std::string_view text, std::string* err
           return fail();
         }
         reader.advance();
+        reader.skip_space();
+        if (reader.peek() == ')') {  // one trailing comma, as in a Python call: "void(int64,)"
+          reader.advance();
+          break;
+        }
       }
     }
   } else {
     sig.params.push_back(std::move(first));
     while (reader.peek() == ',') {
       reader.advance();
+      reader.skip_space();
+      if (reader.at_end()) break;  // "int64," is the one-argument tuple Python reads it as
       Type t = reader.read_type();
       if (reader.failed()) return fail();
       sig.params.push_back(std::move(t));

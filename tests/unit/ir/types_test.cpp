@@ -180,6 +180,24 @@ TEST(ParseSignature, WithAndWithoutReturnType) {
   EXPECT_EQ(s->str(), "float32()");
 }
 
+TEST(ParseSignature, OneTrailingCommaAsInPython) {
+  std::string err;
+  std::optional<Signature> s = parse_signature("void(int64,)", &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_EQ(s->str(), "void(int64)");
+  s = parse_signature("void(int64, float32 , )", &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_EQ(s->str(), "void(int64, float32)");
+  s = parse_signature("int64,", &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_EQ(s->str(), "void(int64)");
+  // Python takes no comma alone and no two in a row.
+  EXPECT_FALSE(parse_signature("void(,)", &err));
+  EXPECT_EQ(err, "invalid signature 'void(,)': expected a type, found ',' (column 6)");
+  EXPECT_FALSE(parse_signature("void(int64,,)", &err));
+  EXPECT_EQ(err, "invalid signature 'void(int64,,)': expected a type, found ',' (column 12)");
+}
+
 TEST(ParseSignature, Errors) {
   std::string err;
   EXPECT_FALSE(parse_signature("void(float32[:], flot32)", &err));
