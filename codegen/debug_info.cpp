@@ -94,7 +94,9 @@ DebugInfo::DebugInfo(llvm::Module& module, const FunctionDef& kernel, bool full)
   auto language = full ? llvm::dwarf::DW_LANG_C_plus_plus : llvm::dwarf::DW_LANG_Python;
   // No .debug_pubnames/.debug_pubtypes: NVPTX writes their lengths as label differences, which ptxas takes
   // only from PTX ISA 7.5, newer than the 7.0 LLVM picks for sm_80; cuda-gdb does not need them.
-  unit_ = builder_.createCompileUnit(llvm::DISourceLanguageName(language), file(kernel), "gpujit",
+  // The producer starts with "clang ", as numba-cuda's does: gdb (and cuda-gdb) then treats the code as
+  // LLVM's (gdb/producer.c, producer_is_llvm) and skips the prologue by the line table, not by analysing it.
+  unit_ = builder_.createCompileUnit(llvm::DISourceLanguageName(language), file(kernel), "clang (gpujit)",
                                     /*isOptimized=*/!full, "", 0, llvm::StringRef(),
                                     full ? llvm::DICompileUnit::FullDebug
                                          : llvm::DICompileUnit::DebugDirectivesOnly,
@@ -275,7 +277,14 @@ llvm::DIType* DebugInfo::type(const Type& t) {
                                       nullptr, builder_.getOrCreateArray(elements));
       break;
     }
-    default:  // None, a grid group, void: no data to show
+    case Type::Kind::GridGroup:
+      // The value of cuda.cg.this_grid() holds no data in gpujit (an empty struct; grid.sync() needs none),
+      // so its type is an empty structure named as numba names the grid group's type: the debugger lists
+      // the variable with its type, and shows no contents.
+      out = builder_.createStructType(unit_, "GridGroup", nullptr, 0, uint64_t(0), uint32_t(8),
+                                      llvm::DINode::FlagZero, nullptr, builder_.getOrCreateArray({}));
+      break;
+    default:  // None, void: no data to show
       return nullptr;
   }
   types_[key] = out;

@@ -26,7 +26,7 @@ from ._signature import SignatureDict as _SignatureDict
 from ._kernel_api import build as _build_kernel_api
 from ._types import ArrayType, DType, Signature, make_dtypes as _make_dtypes, void
 from .errors import (CacheWarning, CaptureError, CompileError, CudaAPIError, CudaError, CudaSupportError,
-                     InvalidConfigWarning, LaunchError, PerformanceWarning)
+                     DebugInfoWarning, InvalidConfigWarning, LaunchError, PerformanceWarning)
 
 __version__ = "0.1.0"
 

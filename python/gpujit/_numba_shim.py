@@ -320,6 +320,10 @@ def _refresh_error_classes():
         invalid_config = type("InvalidConfigWarning", (gpujit.InvalidConfigWarning,) + config,
                               {"__init__": _warning_init, "__module__": "gpujit.errors",
                                "__doc__": gpujit.InvalidConfigWarning.__doc__})
+    # The debug-info warning is numba's own class when numba is there: numba's programs and tests compare the
+    # warning's category with NumbaDebugInfoWarning itself, and only a debug=True compile issues it.
+    debug_info = [m.NumbaDebugInfoWarning for m in modules if hasattr(m, "NumbaDebugInfoWarning")]
+    gpujit._source.DebugInfoWarning = debug_info[-1] if debug_info else gpujit.errors.DebugInfoWarning
     support_error, api_error = _driver_error_classes(gpujit)
     gpujit._core._set_error_classes(compile_error, support_error, api_error, gpujit.LaunchError)
     gpujit._core._set_warning_class(performance)

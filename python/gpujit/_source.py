@@ -34,6 +34,7 @@ import types
 from . import _overloads
 from ._linking import ExternFunction
 from ._types import _numba_type_name
+from .errors import DebugInfoWarning  # replaced by a subclass of numba's too when numba is bound (_numba_shim)
 
 # Modules a kernel may name, by their canonical name for the compiler.
 _MODULES = {"math": "math", "cmath": "cmath", "numpy": "numpy", "gpujit": "gpujit", "numba": "numba",
@@ -45,15 +46,23 @@ _MODULES = {"math": "math", "cmath": "cmath", "numpy": "numpy", "gpujit": "gpuji
             "gpujit.bf16": "gpujit.bf16", "numba.cuda.bf16": "numba.cuda.bf16", "gpujit.fp8": "gpujit.fp8"}
 
 
-def source_args(pyfunc, dispatcher_class):
+def source_args(pyfunc, dispatcher_class, debug=False):
     """(text, filename, first_line, name, free-name descriptions) for the binding. `dispatcher_class` is gpujit's
-    Dispatcher, which its caller passes down (describe_free_names)."""
+    Dispatcher, which its caller passes down (describe_free_names). With `debug` (debug=True), a function whose
+    source only the exec hook kept gets a DebugInfoWarning: its DWARF names a file no debugger can open."""
     code = pyfunc.__code__
     # The def's own name: __name__ may have been changed since (fn.__name__ = ...), the text keeps co_name.
     name = code.co_name
     lines, why = _file_lines(pyfunc)
     if lines is None:
         lines, why = _exec_lines(code), why or "could not get source code"
+        if lines is not None and debug:
+            import warnings
+
+            warnings.warn(DebugInfoWarning(
+                f"Could not find source for function: {pyfunc}. gpujit compiled the text that was exec'd, so "
+                f"the lines in its debug info are right, but they name '{code.co_filename}', which is no file "
+                "a debugger can open; define the function in a file to step through its source"), stacklevel=4)
     if lines is None:
         raise TypeError(
             f"cannot read the source of '{pyfunc.__name__}' ({code.co_filename}: {why}); gpujit compiles kernels "

@@ -84,6 +84,11 @@ class CacheWarning(UserWarning):
     uncached. Issued once per process for each kind (numba's NumbaWarning)."""
 
 
+class DebugInfoWarning(UserWarning):
+    """debug=True for a function whose source inspect cannot find (exec'd text gpujit recovered): the debug info
+    names a file a debugger cannot open (numba's NumbaDebugInfoWarning)."""
+
+
 class InvalidConfigWarning(UserWarning):
     """jit options that contradict each other; gpujit says which one wins (numba's NumbaInvalidConfigWarning)."""
 

@@ -226,3 +226,63 @@ def test_dbg_optnone_is_accepted_and_compiles_at_level_zero():
     k = gpu.jit(debug=True, _dbg_optnone=True)(kernel_source)
     assert "!DILocalVariable" in k.inspect_llvm(SIG)
     assert gpu.jit(_dbg_optnone=True)(kernel_source).targetoptions["opt"] == 0
+
+
+def test_the_compile_unit_names_cxx_and_an_llvm_producer_for_gdb():
+    ir = compiled_ir(debug=True, opt=False)
+    unit = next(t for t in metadata(ir).values() if "!DICompileUnit(" in t)
+    # cuda-gdb evaluates expressions with C++ rules; a producer starting with "clang " makes gdb skip
+    # prologues by the line table (gdb's producer_is_llvm), as for numba-cuda's "clang (Numba)".
+    assert "language: DW_LANG_C_plus_plus" in unit and 'producer: "clang (gpujit)"' in unit
+    assert "emissionKind: FullDebug" in unit and "isOptimized: false" in unit  # debug compiles at level 0
+
+
+def test_a_grid_group_variable_is_described_as_an_empty_gridgroup_struct(tmp_path):
+    def k(x):
+        grid = gpu.cg.this_grid()  # noqa: F841
+        x[0] = 1
+
+    ir = gpu.jit(debug=True)(k).inspect_llvm("void(int32[::1])")
+    node, _, grid_type = variable(ir, "grid")
+    assert grid_type.startswith('!DICompositeType(tag: DW_TAG_structure_type, name: "GridGroup"'), grid_type
+    assert re.search(rf"#dbg_declare\(ptr %grid, {node}, ", ir)
+    tool = ptxas()
+    if tool is None:
+        pytest.skip("ptxas is not installed")
+    ptx, _ = gpu.compile_ptx(k, "void(int32[::1])", debug=True, cc=(9, 0))
+    (tmp_path / "k.ptx").write_text(ptx)
+    result = subprocess.run([tool, "-arch=sm_90", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_ptxas_assembles_debug_ptx_of_in_over_a_tuple(tmp_path):
+    def k(inp, outp):
+        outp[0] = 1 if inp[0] in (2, 3) else 3
+
+    ir = gpu.jit(debug=True)(k).inspect_llvm("void(int32[:], int32[:])")
+    assert "!DILocalVariable(name: \"inp\", arg: 1" in ir
+    tool = ptxas()
+    if tool is None:
+        pytest.skip("ptxas is not installed")
+    ptx, _ = gpu.compile_ptx(k, "void(int32[:], int32[:])", debug=True, cc=(9, 0))
+    (tmp_path / "k.ptx").write_text(ptx)
+    result = subprocess.run([tool, "-arch=sm_90", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_debug_for_exec_d_source_warns_that_a_debugger_cannot_open_its_file():
+    namespace = {}
+    exec("def exec_d(x):\n    x[0] = 1\n", namespace)
+    k = gpu.jit(debug=True)(namespace["exec_d"])
+    with pytest.warns(gpu.DebugInfoWarning, match="Could not find source for function") as record:
+        ir = k.inspect_llvm("void(int32[::1])")
+    assert str(namespace["exec_d"]) in str(record[0].message)
+    assert 'filename: "<string>"' in ir  # the lines are still the exec'd text's
+    # Without debug=True nothing is said: only debug info names the file.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gpu.DebugInfoWarning)
+        gpu.jit(namespace["exec_d"]).inspect_llvm("void(int32[::1])")
