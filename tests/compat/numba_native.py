@@ -3,7 +3,9 @@
 - NumPy 2.5 removed names numba still uses (`np.row_stack`, `np.trapz`, `np.in1d`); they are put back as the
   aliases they were, before numba is imported.
 - numba-cuda's test base class asks for the fixture `initialize_from_pytest_config`, which numba-cuda's own
-  conftest defines and its wheel does not ship. Here it does nothing: the tests' options are the defaults.
+  conftest defines and its wheel does not ship. Here it sets the one attribute that fixture sets, to its
+  default: `_dump_failed_filechecks` False (no --dump-failed-filechecks), which assertFileCheckMatches reads
+  when a FileCheck fails; without it a FileCheck mismatch reads as an AttributeError.
 """
 
 import json
@@ -19,6 +21,8 @@ for _old, _new in (("row_stack", "vstack"), ("trapz", "trapezoid"), ("in1d", "is
 
 @pytest.fixture(scope="class")
 def initialize_from_pytest_config(request):
+    if request.cls is not None:
+        request.cls._dump_failed_filechecks = False
     yield
 
 
