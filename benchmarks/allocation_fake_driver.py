@@ -6,7 +6,8 @@
 
 Every shape allocates through rt::DeviceBuffer, the one place where an External Memory Management plugin
 could take over (runtime/device_array.cpp); with no plugin set, each allocation is a hit of gpujit's caching
-allocator after the first. The shapes: `device_array` (gpu.device_array(256) and its release), `to_device`
+allocator after the first. The shapes: `device_array` (gpu.device_array(256) and its release), `device_array
+float32` (the same with a NumPy dtype given, which the binding reads through its dtype memo), `to_device`
 (gpu.to_device of 256 float64 and its release: the copy adds the fake driver's memcpy), `host argument` (a
 launch of an empty kernel with a NumPy argument, copied to a temporary device buffer and back). Prints
 microseconds per operation, the best of 3 rounds of N; with --instructions, instructions per operation, counted
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from launch_fake_driver import callgrind_per_op, fake_driver  # noqa: E402  builds the fake driver when it is missing or stale
 
-SHAPES = ("device_array", "to_device", "host argument")
+SHAPES = ("device_array", "device_array float32", "to_device", "host argument")
 
 
 def instructions_per_op(shape, small=2000, large=12000):
@@ -37,6 +38,7 @@ def operations(gpu, np, kernel):
     host = np.zeros(256)
     return {
         "device_array": lambda: gpu.device_array(256),
+        "device_array float32": lambda: gpu.device_array(256, np.float32),
         "to_device": lambda: gpu.to_device(host),
         "host argument": lambda: kernel[1, 32](host),
     }
@@ -50,10 +52,10 @@ def main():
     parser.add_argument("--instructions", action="store_true", help="count instructions per operation")
     args = parser.parse_args()
     if args.instructions:
-        print(f"{'operation':<14} {'instructions per operation (fake driver)':>42}")
+        print(f"{'operation':<22} {'instructions per operation (fake driver)':>42}")
         for name in SHAPES:
             if not args.only or name == args.only:
-                print(f"{name:<14} {instructions_per_op(name):>42.0f}")
+                print(f"{name:<22} {instructions_per_op(name):>42.0f}")
         return
     os.environ["GPUJIT_CUDA_DRIVER"] = str(fake_driver())
     import warnings
@@ -70,7 +72,7 @@ def main():
         spec = importlib.util.spec_from_file_location("fake_alloc_kernels", path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
-        print(f"{'operation':<14} {'us per operation (fake driver)':>31}")
+        print(f"{'operation':<22} {'us per operation (fake driver)':>31}")
         for name, op in operations(gpu, np, mod.k).items():
             if args.only and name != args.only:
                 continue
@@ -81,7 +83,7 @@ def main():
                 for _ in range(args.n):
                     op()
                 best = min(best, (time.perf_counter() - t) / args.n)
-            print(f"{name:<14} {best * 1e6:>31.3f}")
+            print(f"{name:<22} {best * 1e6:>31.3f}")
 
 
 if __name__ == "__main__":

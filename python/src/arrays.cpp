@@ -880,6 +880,7 @@ void register_arrays(pyb::module_& m) {
   }, pyb::arg("shape"), pyb::arg("dtype") = pyb::none(), pyb::arg("stream") = 0, pyb::arg("order") = "C",
      "A new uninitialized device array.");
 
+  m.def("_dtype_memo_size", &dtype_memo_size);
   register_ufunc_operands(m);  // _elementwise_key, _foreign_device_array
 
   m.def("_device_array_like", [](pyb::handle shape, pyb::handle dtype, bool fortran, pyb::handle stream) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 namespace gpujit::py {
@@ -265,7 +266,86 @@ const RecordType* record_from_numpy(pyb::handle dtype) {
   return r;
 }
 
+namespace {
+
+/// Element types already read from dtype-like objects whose meaning cannot change: exact strings, type objects
+/// (NumPy's scalar types, numba's and gpujit's dtype classes) and NumPy dtype instances that are not
+/// structured (a structured dtype's field names can be reassigned). Reading one the long way asks several
+/// attributes, some of which are missing (each miss formats an AttributeError), and calls numpy.dtype: about
+/// 30,000 instructions, most of what `device_array(n, np.float32)` cost (benchmarks/allocation_fake_driver.py).
+/// The memo holds a reference to each key, so no address is reused while it is cached; it stops growing at
+/// kMaxEntries, which a program only reaches by making dtypes in a loop.
+class DtypeMemo {
+ public:
+  static constexpr size_t kMaxEntries = 512;
+
+  const ElementType* find(PyObject* obj) const {
+    auto it = entries_.find(obj);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
+
+  size_t size() const { return entries_.size(); }
+
+  void remember(pyb::handle obj, ElementType e) {
+    if (entries_.size() >= kMaxEntries || !cacheable(obj, e)) return;
+    entries_.emplace(obj.inc_ref().ptr(), e);  // the reference is the memo's, for the process's lifetime
+  }
+
+ private:
+  static bool cacheable(pyb::handle obj, ElementType e) {
+    PyObject* o = obj.ptr();
+    if (PyUnicode_CheckExact(o)) return true;
+    if (PyType_Check(o)) return !e.record;  // a class's `dtype` attribute could be reassigned
+    // Only a NumPy dtype is left to cache, and there is none unless NumPy is imported already.
+    PyObject* np = PyImport_GetModule(pyb::str("numpy").ptr());
+    if (!np) {
+      PyErr_Clear();
+      return false;
+    }
+    PyObject* dtype_class = PyObject_GetAttrString(np, "dtype");
+    Py_DECREF(np);
+    int is_dtype = dtype_class ? PyObject_IsInstance(o, dtype_class) : -1;
+    Py_XDECREF(dtype_class);
+    if (is_dtype <= 0) {
+      PyErr_Clear();
+      return false;
+    }
+    if (!e.record) return true;
+    // A string dtype ('S12') has no field names; a structured one's can be reassigned in place.
+    PyObject* names = PyObject_GetAttrString(o, "names");
+    if (!names) {
+      PyErr_Clear();
+      return false;
+    }
+    bool fixed = names == Py_None;
+    Py_DECREF(names);
+    return fixed;
+  }
+
+  std::unordered_map<PyObject*, ElementType> entries_;
+};
+
+DtypeMemo& dtype_memo() {
+  static DtypeMemo* memo = new DtypeMemo;  // never destroyed: it holds references past the interpreter's end
+  return *memo;
+}
+
+ElementType read_element_type(pyb::handle obj);
+
+}  // namespace
+
+size_t dtype_memo_size() { return dtype_memo().size(); }
+
 ElementType element_from_dtype_like(pyb::handle obj) {
+  if (const ElementType* e = dtype_memo().find(obj.ptr())) return *e;
+  ElementType e = read_element_type(obj);
+  dtype_memo().remember(obj, e);
+  return e;
+}
+
+namespace {
+
+ElementType read_element_type(pyb::handle obj) {
   if (const RecordType* r = string_dtype_like(obj)) return ElementType{ScalarKind::UInt8, r};
   // A structured dtype, or anything np.dtype() makes one of (a list of fields, a record scalar type).
   PyObject* np = pyb::isinstance<pyb::str>(obj) ? nullptr : PyImport_GetModule(pyb::str("numpy").ptr());
@@ -287,6 +367,8 @@ ElementType element_from_dtype_like(pyb::handle obj) {
   }
   return ElementType{kind_from_dtype_like(obj), nullptr};
 }
+
+}  // namespace
 
 pyb::object numpy_dtype_of(const rt::ArrayView& view) {
   if (!view.record) return numpy_dtype(view.dtype);

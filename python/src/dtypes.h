@@ -45,6 +45,8 @@ struct ElementType {
 };
 /// As kind_from_dtype_like, accepting structured dtypes and string dtypes ('S12', np.dtype('<U5')) too.
 ElementType element_from_dtype_like(pyb::handle obj);
+/// How many dtype-like objects element_from_dtype_like has memoized (`_core._dtype_memo_size()`, for tests).
+size_t dtype_memo_size();
 /// The string dtype (ir/record_type.h intern_string_dtype) of NumPy's 'S<n>' or 'U<n>' from a typestr
 /// ("|S12", "<U12") or a buffer format ("12s", "12w"); null for any other element type. numpy_dtype_of()
 /// knows its NumPy dtype. Throws TypeError when the process has used up its record ids.
