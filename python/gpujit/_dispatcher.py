@@ -22,6 +22,7 @@ from ._signature import ArgTypes, SignatureDict, _return_type, signature_text, t
 from ._source import _code_names, source_args
 from . import _overloads
 from . import config
+from . import launchconfig
 from ._types import ArrayType, DType, Signature
 from .errors import InvalidConfigWarning
 
@@ -84,6 +85,39 @@ class Dispatcher(_core.Dispatcher):
         self.specializations = {}
         self._overloads = {}
         self._device_results = {}
+        # numba's launch-config sensitivity (gpujit/launchconfig.py): whether a compile of this kernel called
+        # mark_launch_config_sensitive(), the signatures compiled so, the launch configuration (key) this
+        # dispatcher's own compiles are for, and one dispatcher per other launch configuration.
+        self._launch_config_sensitive = False
+        self._lcs_signatures = set()
+        self._launch_config_default_key = None
+        self._launch_config_specializations = {}
+
+    def __setattr__(self, name, value):
+        # A `_compile_for_args` of the instance's own is a hook launches must call when they compile: the
+        # dispatcher becomes a _LaunchConfigDispatcher, whose launches go through Python (the C++ launch path
+        # calls no Python when it compiles).
+        super().__setattr__(name, value)
+        if name == "_compile_for_args" and type(self) is Dispatcher:
+            self.__class__ = _LaunchConfigDispatcher
+
+    def __delattr__(self, name):
+        super().__delattr__(name)
+        if name == "_compile_for_args" and type(self) is _LaunchConfigDispatcher and not self._launch_config_sensitive:
+            self.__class__ = Dispatcher
+
+    def mark_launch_config_sensitive(self):
+        """Marks the compile running now (one a launch of this dispatcher triggered) as depending on the launch
+        configuration: the kernel is then compiled once per launch configuration. RuntimeError outside such a
+        compile, or during the compile of another dispatcher's launch."""
+        cfg = launchconfig.ensure_current_launch_config()
+        if cfg.dispatcher is not self:
+            raise RuntimeError("mark_launch_config_sensitive() must be called on the dispatcher whose launch is "
+                               f"compiling ({cfg.dispatcher!r}), not on {self!r}")
+        cfg._kernel_launch_config_sensitive = True
+
+    def _has_signature(self, key):
+        return any(ArgTypes(text) == key for text in self.signatures)
 
     @property
     def __code__(self):
@@ -121,6 +155,9 @@ class Dispatcher(_core.Dispatcher):
         if self._specialized:
             return next(iter(self.overloads.values()))
         key = ArgTypes(sig)
+        if self._launch_config_sensitive and not self._has_signature(key):
+            # A new compile of a kernel that depends on its launch configuration needs one.
+            launchconfig.ensure_current_launch_config()
         self.inspect_ptx("void" + key.text)
         return self.overloads[key]
 
@@ -251,6 +288,79 @@ class Dispatcher(_core.Dispatcher):
             return _no_work
         tpb = tpb or 128
         return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
+
+
+class _LaunchConfigDispatcher(Dispatcher):
+    """A dispatcher whose launches compile through Python: one with a `_compile_for_args` of its own, or whose
+    kernel is launch-config sensitive. `kernel[...]` gives a _ConfiguredLaunch, whose call, when the argument
+    types are not compiled yet, calls `_compile_for_args(*args)` with the launch configuration set for the
+    thread (launchconfig.current_launch_config()), then launches through the core."""
+
+    def __getitem__(self, config):
+        return _ConfiguredLaunch(self, config)
+
+    def _launch_target(self, launcher):
+        """The dispatcher a launch with `launcher`'s configuration compiles in: this one, or for a
+        launch-config-sensitive kernel, the one kept for that configuration."""
+        if not self._launch_config_sensitive:
+            return self
+        key = (launcher.griddim, launcher.blockdim, launcher.sharedmem)
+        if self._launch_config_default_key is None:
+            self._launch_config_default_key = key
+        if key == self._launch_config_default_key:
+            return self
+        found = self._launch_config_specializations.get(key)
+        if found is None:
+            found = _LaunchConfigDispatcher(self.py_func, **_dispatcher_kwargs(self.targetoptions),
+                                            targetoptions=self.targetoptions)
+            found._launch_config_sensitive = True
+            found._launch_config_default_key = key
+            found._extensions[:] = self._extensions
+            self._launch_config_specializations[key] = found
+        return found
+
+
+class _ConfiguredLaunch:
+    """`kernel[grid, block, stream, shared]` of a _LaunchConfigDispatcher: the core's launcher, whose launch
+    runs the kernel's Python compile hook first when the arguments' types are new."""
+
+    def __init__(self, dispatcher, config):
+        self._launcher = _core.Dispatcher.__getitem__(dispatcher, config)  # checks the configuration
+        self._dispatcher = dispatcher
+        self._config = config
+        self.stream = config[2] if isinstance(config, tuple) and len(config) > 2 else 0
+
+    def __getattr__(self, name):  # griddim, blockdim, sharedmem, pre_launch_callbacks
+        return getattr(self._launcher, name)
+
+    @property
+    def dispatcher(self):
+        return self._dispatcher
+
+    @property
+    def args(self):
+        """The arguments of the launch whose compile runs on this thread, or None."""
+        cfg = launchconfig.current_launch_config()
+        return cfg.args if cfg is not None else None
+
+    def __call__(self, *args):
+        target = self._dispatcher._launch_target(self._launcher)
+        try:
+            key = None if target._extensions else ArgTypes(tuple(type_of_value(a) for a in args))
+        except Exception:  # a value only the core's launch path reads: it reports it
+            key = None
+        if key is not None and not target._specialized and not target._has_signature(key):
+            cfg = launchconfig.LaunchConfig(target, self._launcher.griddim, self._launcher.blockdim, self.stream,
+                                            self._launcher.sharedmem, args)
+            with launchconfig.active_launch_config(cfg):
+                target._compile_for_args(*args)
+            if cfg._kernel_launch_config_sensitive:
+                target._lcs_signatures.add(key.text)
+                if not target._launch_config_sensitive:
+                    target._launch_config_sensitive = True
+                    target._launch_config_default_key = (cfg.griddim, cfg.blockdim, cfg.sharedmem)
+        launcher = self._launcher if target is self._dispatcher else _core.Dispatcher.__getitem__(target, self._config)
+        return launcher(*args)
 
 
 # The device functions @overload implementations become (_overloads.py, which sits below this module).
@@ -516,8 +626,6 @@ class Overload:
     (64K registers per block, allocated per warp in units of 256).
     """
 
-    launch_config_sensitive = False
-
     def __init__(self, dispatcher, argtypes):
         self._dispatcher = dispatcher
         self.argument_types = argtypes
@@ -529,6 +637,11 @@ class Overload:
     @property
     def signature(self):
         return "void" + self.argument_types.text
+
+    @property
+    def launch_config_sensitive(self):
+        """Whether its compile called mark_launch_config_sensitive() (gpujit/launchconfig.py)."""
+        return self.argument_types.text in self._dispatcher._lcs_signatures
 
     def inspect_asm(self, cc=None):
         """The PTX (for the current device; `cc` is accepted as numba's argument)."""

@@ -237,6 +237,12 @@ def _bind_api(module):
             setattr(module, name, getattr(gpujit, name))
 
 
+def _bind_launchconfig(module):
+    """numba.cuda.launchconfig: the launch configuration a launch-triggered compile reads is gpujit's
+    (gpujit/launchconfig.py), set by gpujit's launches."""
+    _bind(module, importlib.import_module("gpujit.launchconfig"), dir(module))
+
+
 def _bind_random(module):
     _bind(module, importlib.import_module("gpujit.random"), dir(module))
 
@@ -380,6 +386,7 @@ _HOOKS = {
     "numba.cuda.cudadrv.driver": _bind_driver,
     "numba.cuda.cudadrv.error": _bind_errors,
     "numba.cuda.core.config": _bind_config,
+    "numba.cuda.launchconfig": _bind_launchconfig,
     "numba.core.errors": _bind_errors,
     "numba.cuda.core.errors": _bind_errors,
 }
@@ -512,6 +519,7 @@ def _install_standalone():
     for name, module in (("numba.cuda.random", random), ("numba.cuda.libdevice", gpujit.libdevice),
                          ("numba.cuda.fp16", gpujit.fp16), ("numba.cuda.bf16", gpujit.bf16),
                          ("numba.cuda.config", gpujit.config), ("numba.cuda.types", numba_types),
+                         ("numba.cuda.launchconfig", importlib.import_module("gpujit.launchconfig")),
                          ("numba.cuda.extending", gpujit.extending), ("numba.extending", gpujit.extending)):
         sys.modules[name] = module
     _module("numba.cuda.compiler", **{n: getattr(gpujit, n) for n in _COMPILER_NAMES})
