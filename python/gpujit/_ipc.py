@@ -65,6 +65,17 @@ def _shape_tuple(shape):
     return tuple(int(n) for n in shape)
 
 
+def _device_of(context):
+    """The gpujit device a numba context argument names: a Device itself, or an object wrapping one in its
+    `device` attribute (numba's Context, which programs get from cuda.devices.get_context(), has one)."""
+    if isinstance(context, _core.Device):
+        return context
+    device = getattr(context, "device", None)
+    if isinstance(device, _core.Device):
+        return device
+    raise TypeError(f"an IPC handle opens on a device or a context of one, not {type(context).__name__}")
+
+
 def _device_by_identity(identity):
     for device in _core.list_devices():
         if device.get_device_identity() == identity:
@@ -97,6 +108,7 @@ class IpcHandle:
     def can_access_peer(self, context):
         """Whether the device `context` can use the source device's memory directly."""
         self._sentry_source_info()
+        context = _device_of(context)
         if self.source_info == context.get_device_identity():
             return True
         return context.can_access_peer(_device_by_identity(self.source_info))
@@ -107,6 +119,7 @@ class IpcHandle:
             raise ValueError("opening IpcHandle from original process")
         if self._opened is not None:
             raise ValueError("IpcHandle is already opened")
+        context = _device_of(context)
         require_ipc(context)
         base = _core._open_ipc_handle(context, self.handle.reserved)
         self._opened = (context, base)
@@ -118,6 +131,7 @@ class IpcHandle:
         self._sentry_source_info()
         if self._opened is not None:
             raise ValueError("IpcHandle is already opened")
+        context = _device_of(context)
         import numpy as np
 
         source = _device_by_identity(self.source_info)

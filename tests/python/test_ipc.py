@@ -113,3 +113,23 @@ def test_another_process_reads_the_array(cuda):
         np.testing.assert_array_equal(pool.submit(_open_in_child, d.get_ipc_handle()).result(timeout=120), host)
         np.testing.assert_array_equal(pool.submit(_open_in_child, d[100:300].get_ipc_handle()).result(timeout=120),
                                       host[100:300])
+
+
+class _WrappedContext:
+    """A context as numba's are: not a device, but one in its `device` attribute."""
+
+    def __init__(self, device):
+        self.device = device
+
+
+def test_a_handle_opens_staged_on_a_wrapped_context(fake_ipc):
+    d = gpu.to_device(np.arange(10, dtype=np.intp))
+    rebuilt = pickle.loads(pickle.dumps(gpu.current_context().get_ipc_handle(d.gpu_data)))
+    ptr = rebuilt.open_staged(_WrappedContext(gpu.current_context()))
+    host = np.zeros(10, dtype=np.intp)
+    gpu.cudadrv.driver.device_to_host(host, ptr, size=rebuilt.size)
+    np.testing.assert_array_equal(host, np.arange(10))
+    rebuilt.close()
+    assert rebuilt.can_access_peer(_WrappedContext(gpu.current_context()))
+    with pytest.raises(TypeError, match="opens on a device or a context of one, not object"):
+        rebuilt.open(object())
