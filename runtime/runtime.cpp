@@ -16,8 +16,8 @@
 
 namespace gpujit::rt {
 
-thread_local Device* Runtime::tl_current_ = nullptr;
-thread_local uint64_t Runtime::tl_generation_ = 0;
+constinit thread_local Device* Runtime::tl_current_ = nullptr;
+constinit thread_local uint64_t Runtime::tl_generation_ = 0;
 
 namespace {
 

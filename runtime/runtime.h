@@ -90,8 +90,13 @@ class Runtime {
   std::atomic<int> default_ordinal_{0};                   // a thread's device until it selects one
   std::set<Device*> used_;                                // devices that were some thread's current one
   DeviceHook first_use_hook_;
-  static thread_local Device* tl_current_;
-  static thread_local uint64_t tl_generation_;
+  // Read by every launch (current_device(), inline in the binding): constinit tells the including code that
+  // there is no dynamic initialization, so it reads them directly instead of through a TLS wrapper call,
+  // and initial-exec makes that read one %fs-relative load instead of a __tls_get_addr call. The library's
+  // TLS is in the static TLS block already (host_guard.cpp's t_guard is initial-exec), so this costs no
+  // static TLS it did not take.
+  __attribute__((tls_model("initial-exec"))) static constinit thread_local Device* tl_current_;
+  __attribute__((tls_model("initial-exec"))) static constinit thread_local uint64_t tl_generation_;
 };
 
 }  // namespace gpujit::rt

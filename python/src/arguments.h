@@ -30,7 +30,14 @@ extern PyObject* g_arg_hint_types[3];
 
 class Arguments {
  public:
-  void reset(size_t n);
+  /// Starts a launch of `n` arguments. The common case (nothing of the last launch left, room enough) is
+  /// a few compares, inline.
+  void reset(size_t n) {
+    count_ = 0;
+    wide_scalars_ = 0;
+    if (codes_.size() < n || views_.capacity() < n || !views_.empty() || !copies_.empty() || !record_copies_.empty())
+      reset_slow(n);
+  }
   /// Classifies argument `index` (named `param` of kernel `kernel`, for messages). Throws TypeError for an
   /// argument that cannot be passed.
   void classify(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
@@ -97,6 +104,7 @@ class Arguments {
       uint64_t bits;
       std::memcpy(&bits, &d, 8);
       add_fast(kFloat64Code, nullptr, bits);
+      ++wide_scalars_;
       return true;
     }
     if (type == &PyLong_Type) {
@@ -104,6 +112,7 @@ class Arguments {
       long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
       if (overflow != 0) return false;  // uint64, or an error classify_other() reports
       add_fast(kInt64Code, nullptr, uint64_t(x));
+      ++wide_scalars_;
       return true;
     }
     if (type == g_device_array_type) {
@@ -139,6 +148,7 @@ class Arguments {
   rt::ArgCode& last_code() { return codes_[count_ - 1]; }
   Value& last_value() { return values_[count_ - 1]; }
   void grow_slots();
+  void reset_slow(size_t n);
   /// A tuple argument: its header code, then each element as an argument of its own (numbers, arrays,
   /// records, nested tuples), depth first.
   void classify_tuple(PyObject* tuple, size_t index, const std::string& kernel, const std::string& param,
@@ -162,12 +172,23 @@ class Arguments {
   std::vector<rt::ArgCode> codes_;
   std::vector<Value> values_;  // one per code (a tuple header's is unused)
   size_t count_ = 0;
+  /// How many of this launch's codes classify_fast() recorded as a Python float or int (float64, int64):
+  /// when that is all of them, pack() writes each one's 8 bytes and looks at nothing else.
+  size_t wide_scalars_ = 0;
   /// Values point into it. Reserved up front for one view per argument; a tuple argument can hold more
   /// arrays than that, and own_view() then grows it and moves those pointers along.
   std::vector<rt::ArrayView> views_;
   std::vector<HostCopy> copies_;
   std::vector<RecordCopy> record_copies_;
   rt::ParamBuffer params_;
+};
+
+/// The calling thread's reused Arguments and whether a launch is preparing it. Trivial and constant-initialized,
+/// so a launch reads it with one TLS lookup and no guard; the Arguments itself is made at the thread's first
+/// launch and freed when the thread ends (arguments.cpp).
+struct ThreadArguments {
+  Arguments* args = nullptr;
+  bool in_use = false;
 };
 
 class ArgumentScope {
@@ -180,6 +201,7 @@ class ArgumentScope {
 
  private:
   Arguments* args_;
+  ThreadArguments* thread_ = nullptr;  // the thread's, when this scope holds its Arguments; null when nested
   std::unique_ptr<Arguments> nested_;
 };
 

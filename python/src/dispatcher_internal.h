@@ -90,6 +90,13 @@ LaunchConfigItems read_launch_config(PyObject* const* items, Py_ssize_t n);
 struct LaunchSpec {
   rt::LaunchConfig config;
   std::shared_ptr<rt::Stream> stream;  // keeps a gpujit stream alive while the launcher exists
+  /// The kernel this configuration last passed rt::validate_launch for, with what that read besides the
+  /// configuration (the device's limits, the kernel's thread limit): a loop of launches validates once. The
+  /// thread limit is kept too because a kernel freed (a context reset) and another made at its address
+  /// would otherwise skip validation; equal, the result would be the same.
+  mutable const rt::LoadedKernel* validated_kernel = nullptr;
+  mutable const rt::Device* validated_device = nullptr;
+  mutable int validated_max_threads = 0;
 };
 
 struct LauncherObject {

@@ -98,7 +98,13 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
   const rt::ArgCode* targets = nullptr;
   rt::LoadedKernel* kernel = st.cache.find(a.codes(), a.code_count(), &device);
   if (!kernel) kernel = specialize_for_launch(dispatcher, device, a.codes(), a.code_count(), &targets);
-  rt::validate_launch(spec.config, device.properties(), *kernel);
+  if (kernel != spec.validated_kernel || &device != spec.validated_device ||
+      kernel->max_threads_per_block != spec.validated_max_threads) [[unlikely]] {
+    rt::validate_launch(spec.config, device.properties(), *kernel);
+    spec.validated_kernel = kernel;
+    spec.validated_device = &device;
+    spec.validated_max_threads = kernel->max_threads_per_block;
+  }
   void** params = a.pack(targets);
   if (device.backend() == rt::BackendKind::Host) {
     // The cpu backend runs the whole grid before it returns: other Python threads run meanwhile. Nothing
@@ -122,7 +128,7 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
   } else {
     device.launch(*kernel, spec.config, params, a.packed());
   }
-  a.finish(device, spec.config.stream);
+  if (a.copied_host_arrays()) a.finish(device, spec.config.stream);  // the common launch copied nothing
 }
 
 PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
