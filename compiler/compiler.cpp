@@ -117,6 +117,9 @@ CompileResult compile(const CompileRequest& request) {
 
   if (options.target == TargetKind::Host) {
     compile_typed_for_host(*program, request.globals, options, result);
+    // Listed, never linked: the host backend loads no device code, but the module callbacks of jit's link=
+    // inputs run when the kernel loads there too (python/src/module_callbacks.h).
+    if (result.ok) collect_link(*program, options, result);
   } else {
     if (options.opt_level > 0) warm_up_arch(options.arch);  // in the background, once per architecture
     compile_typed_for_nvptx(*program, request.globals, options, result);

@@ -442,10 +442,14 @@ void CudaDevice::finish_load(CudaKernel& kernel, const CompileResult& result) {
 CudaKernel::~CudaKernel() {
   CudaDriver& driver = device.driver();
   driver.forget_kernel(this);
-  if (!module) return;
+  if (!module && !library) return;
   try {
     device.bind_context();
-    driver.cuModuleUnload(module);
+    if (library) {
+      driver.cuLibraryUnload(library);
+    } else {
+      driver.cuModuleUnload(module);
+    }
   } catch (const std::exception&) {
   }
 }
@@ -532,6 +536,21 @@ std::string CudaDevice::link_external(const CompileResult& result, const std::st
 
 std::shared_ptr<rt::LoadedKernel> CudaDevice::load_linked(std::shared_ptr<CudaKernel> kernel,
                                                           const CompileResult& result, const std::string& cubin) {
+  if (driver_.cuLibraryLoadData) {
+    // As a library, as numba-cuda loads every kernel: the handle module callbacks get is a CUlibrary.
+    CUresult r = driver_.cuLibraryLoadData(&kernel->library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (r != CUDA_SUCCESS) {
+      kernel->library = nullptr;
+      throw_load_error(r, "cuLibraryLoadData", kernel->name, "");
+    }
+    r = driver_.cuLibraryGetModule(&kernel->module, kernel->library);
+    if (r != CUDA_SUCCESS) {
+      kernel->module = nullptr;
+      throw_load_error(r, "cuLibraryGetModule", kernel->name, "");
+    }
+    finish_load(*kernel, result);
+    return kernel;
+  }
   CUresult r = driver_.cuModuleLoadData(&kernel->module, cubin.data());
   if (r != CUDA_SUCCESS) {
     kernel->module = nullptr;

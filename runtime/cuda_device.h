@@ -26,6 +26,10 @@
 
 namespace gpujit::cuda {
 
+// cuLibrary* (CUDA 12.0+), optional entry points (CudaDriver); runtime/cuda_api.h lists the required ones.
+struct CUlib_st;
+using CUlibrary = CUlib_st*;
+
 class CudaDriver;
 class CudaDevice;
 
@@ -39,6 +43,9 @@ class CudaKernel final : public rt::LoadedKernel {
 
   CudaDevice& device;
   CUmodule module = nullptr;
+  /// The library a linked kernel was loaded as (cuLibraryLoadData; `module` is its module in the device's
+  /// context); null for a kernel loaded with cuModuleLoadData. Unloaded instead of the module.
+  CUlibrary library = nullptr;
   CUfunction function = nullptr;
   /// Dynamic shared memory the function was opted in for beyond the default 48 KiB (raised at launch).
   mutable uint32_t shared_optin = 0;

@@ -109,6 +109,14 @@ std::string CudaDriver::load() {
   GPUJIT_CUDA_FUNCTIONS(GPUJIT_CUDA_RESOLVE)
 #undef GPUJIT_CUDA_RESOLVE
   cuFuncGetParamInfo = reinterpret_cast<decltype(cuFuncGetParamInfo)>(dlsym(handle_, "cuFuncGetParamInfo"));
+  cuLibraryLoadData = reinterpret_cast<decltype(cuLibraryLoadData)>(dlsym(handle_, "cuLibraryLoadData"));
+  cuLibraryGetModule = reinterpret_cast<decltype(cuLibraryGetModule)>(dlsym(handle_, "cuLibraryGetModule"));
+  cuLibraryUnload = reinterpret_cast<decltype(cuLibraryUnload)>(dlsym(handle_, "cuLibraryUnload"));
+  if (!cuLibraryLoadData || !cuLibraryGetModule || !cuLibraryUnload) {
+    cuLibraryLoadData = nullptr;  // all three or none
+    cuLibraryGetModule = nullptr;
+    cuLibraryUnload = nullptr;
+  }
   CUresult r = cuInit(0);
   if (r != CUDA_SUCCESS) {
     // cuInit fails this way on machines with the driver library but no usable GPU.

@@ -19,6 +19,10 @@
 
 namespace gpujit::cuda {
 
+// cuLibrary* (CUDA 12.0+), optional entry points (CudaDriver); runtime/cuda_api.h lists the required ones.
+struct CUlib_st;
+using CUlibrary = CUlib_st*;
+
 class CudaDriver {
  public:
   /// The process's driver, loaded and cuInit'ed on first use. Throws NoDriverError if it cannot be.
@@ -58,6 +62,15 @@ class CudaDriver {
   /// cuFuncGetParamInfo (CUDA 12.4+): each parameter's offset and size, for CUDA C kernels (the Python
   /// binding's RawKernel). Optional: null on an older driver, which loads all the same.
   CUresult (*cuFuncGetParamInfo)(CUfunction function, size_t index, size_t* offset, size_t* size) = nullptr;
+  /// cuLibraryLoadData, cuLibraryGetModule, cuLibraryUnload (CUDA 12.0+): a linked kernel is loaded as a
+  /// library, whose handle the module setup/teardown callbacks of its link inputs get (numba-cuda's contract:
+  /// cuLibraryGetGlobal on it reaches the kernel's own globals). Optional: null on an older driver, and then
+  /// such a kernel is loaded with cuModuleLoadData.
+  CUresult (*cuLibraryLoadData)(CUlibrary* library, const void* image, void* jit_options, void** jit_values,
+                                unsigned num_jit_options, void* library_options, void** library_values,
+                                unsigned num_library_options) = nullptr;
+  CUresult (*cuLibraryGetModule)(CUmodule* module, CUlibrary library) = nullptr;
+  CUresult (*cuLibraryUnload)(CUlibrary library) = nullptr;
 
  private:
   CudaDriver() = default;

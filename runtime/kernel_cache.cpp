@@ -1,11 +1,21 @@
 // Specialization cache entries (see kernel_cache.h).
 #include "runtime/kernel_cache.h"
 
+#include <algorithm>
+
 namespace gpujit::rt {
 
 void KernelCache::add_loaded(std::vector<ArgCode> key, const Device* device, std::shared_ptr<LoadedKernel> kernel) {
   loaded_.push_back({std::move(key), device, std::move(kernel)});
   last_ = loaded_.size() - 1;
+}
+
+size_t KernelCache::drop_loaded(const Device* device) {
+  size_t before = loaded_.size();
+  loaded_.erase(std::remove_if(loaded_.begin(), loaded_.end(), [&](const Loaded& l) { return l.device == device; }),
+                loaded_.end());
+  last_ = 0;
+  return before - loaded_.size();
 }
 
 std::shared_ptr<const CompileResult> KernelCache::find_compiled(const std::vector<ArgCode>& key,

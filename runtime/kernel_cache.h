@@ -30,6 +30,9 @@ class KernelCache {
     return nullptr;
   }
   void add_loaded(std::vector<ArgCode> key, const Device* device, std::shared_ptr<LoadedKernel> kernel);
+  /// Unloads every kernel loaded on `device` (a context reset); returns how many. A launch must not be using
+  /// one at the time (the caller holds the GIL, which every launch of a linked kernel takes to find it).
+  size_t drop_loaded(const Device* device);
 
   /// The compile result for `key` on architecture `arch`, or null.
   std::shared_ptr<const CompileResult> find_compiled(const std::vector<ArgCode>& key, const std::string& arch) const;

@@ -21,6 +21,7 @@ from . import _source  # noqa: F401  its audit hook keeps exec'd sources from he
 from ._compile import compile, compile_all, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
 from ._linking import (LTOIR, Archive, CUSource, Cubin, Fatbin, LinkableCode, Object, PTXSource,  # noqa: F401
                       declare_device)  # external device code (docs/cuda_c.md)
+from ._module_callbacks import ModuleHandle  # noqa: E402  what setup_callback/teardown_callback get
 from ._dispatcher import Dispatcher, jit
 from ._signature import SignatureDict as _SignatureDict
 from ._kernel_api import build as _build_kernel_api

@@ -18,13 +18,15 @@ module's CUSource, PTXSource, Cubin, Fatbin, Object, Archive and LTOIR, or numba
 They are read when declared (a file changed afterwards is not seen) and described to the binding as
 (kind, name, data, options) tuples (python/src/link_files.h).
 
-Layer "compiler inputs" of the Python package (docs/architecture.md): imports _signature and errors.
+Layer "compiler inputs" of the Python package (docs/architecture.md): imports _module_callbacks, _signature and
+errors.
 """
 
 import io
 import os
 import sys
 
+from . import _module_callbacks
 from ._signature import signature_text
 from .errors import LinkerError
 
@@ -35,8 +37,9 @@ _EXTENSIONS = {".cu": "cu", ".ptx": "ptx", ".cubin": "cubin", ".fatbin": "fatbin
 
 class LinkableCode:
     """Code to link, held in memory (numba's LinkableCode): `data` is text or bytes (or a StringIO/BytesIO),
-    `name` what compile and link errors call it. setup_callback and teardown_callback (numba runs them
-    around a module's load and unload) are not supported."""
+    `name` what compile and link errors call it. setup_callback(module) is called each time a kernel that links
+    the code is loaded onto a device, teardown_callback(module) when that module is unloaded
+    (python/gpujit/_module_callbacks.py)."""
 
     kind = None
     default_name = "<unnamed>"
@@ -168,16 +171,19 @@ def link_description(item):
     if kind is None:
         raise TypeError(f"cannot link a {type(item).__name__}: link takes paths and code objects (CUSource, "
                         "PTXSource, Cubin, Fatbin, Object, Archive, LTOIR)")
-    if getattr(item, "setup_callback", None) or getattr(item, "teardown_callback", None):
-        raise NotImplementedError(f"{type(item).__name__} {item.name!r}: setup_callback and teardown_callback are not "
-                                  "supported by gpujit; initialize the linked code from a kernel or the host instead")
     data = item.data
     if isinstance(data, memoryview):
         data = data.tobytes()
     if not isinstance(data, (bytes, bytearray, str)):
         raise TypeError(f"{type(item).__name__} {item.name!r}: its data is a {type(data).__name__}, not text or bytes")
     options = _cu_options(os.getcwd()) if kind == "cu" else ()
-    return (kind, str(item.name), bytes(data) if isinstance(data, bytearray) else data, options)
+    description = (kind, str(item.name), bytes(data) if isinstance(data, bytearray) else data, options)
+    if getattr(item, "setup_callback", None) or getattr(item, "teardown_callback", None):
+        for what in ("setup_callback", "teardown_callback"):
+            if getattr(item, what, None) is not None and not callable(getattr(item, what)):
+                raise TypeError(f"{type(item).__name__} {item.name!r}: {what} must be callable")
+        _module_callbacks.register(item, description)
+    return description
 
 
 def link_descriptions(link):

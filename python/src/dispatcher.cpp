@@ -29,6 +29,7 @@
 #include "ir/type_rules.h"
 #include "kernel_source.h"
 #include "link_files.h"
+#include "module_callbacks.h"
 #include "overloads.h"
 #include "runtime/disk_cache.h"
 #include "runtime/host_executor.h"
@@ -209,6 +210,13 @@ rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, 
   timer.compiled();
   // compile_key releases the GIL: another thread may have loaded this specialization meanwhile.
   if (rt::LoadedKernel* k = st.cache.find(key.data(), key.size(), &device)) return k;
+  // A kernel whose link inputs have module callbacks: one thread at a time loads and sets up its module
+  // (python/src/module_callbacks.h); a thread that waited finds the module another loaded.
+  std::optional<ModuleLoadLock> callbacks_lock;
+  if (module_hook_wanted(*result)) {
+    callbacks_lock.emplace();
+    if (rt::LoadedKernel* k = st.cache.find(key.data(), key.size(), &device)) return k;
+  }
   std::string tag = disk.cache ? device.machine_code_tag() : std::string();
   bool code_hit = false;
   std::shared_ptr<rt::LoadedKernel> kernel =
@@ -217,6 +225,9 @@ rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, 
   if (!tag.empty()) ++(code_hit ? st.code_hits : st.code_misses);
   timer.loaded(st.name, describe_key(key), *result, disk.cache != nullptr,
                tag.empty() ? "PTX through the driver's JIT" : code_hit ? "cached machine code" : "PTX linked into machine code");
+  // The setup callbacks run before the kernel is cached: one that raises leaves nothing loaded, and the next
+  // launch loads the module (and calls them) again.
+  if (callbacks_lock) run_module_hook(self, device, *kernel, *result);
   rt::LoadedKernel* raw = kernel.get();
   st.cache.add_loaded(key, &device, std::move(kernel));
   return raw;

@@ -23,6 +23,7 @@
 #include "errors.h"
 #include "foreign_arrays.h"
 #include "link_files.h"
+#include "module_callbacks.h"
 #include "ir/builtins.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_spec.h"
@@ -170,6 +171,7 @@ PYBIND11_MODULE(_core, m) {
   register_cuda_c(m);
   register_raw_kernel(m);
   register_link_files(m);
+  register_module_callbacks(m);
   set_host_interrupt_check(&python_interrupted);
 
   pyb::class_<PyDevice>(m, "Device")
