@@ -17,7 +17,7 @@ from collections import Counter, namedtuple
 
 from . import _core
 from ._arg_hints import prepare_args
-from ._linking import link_descriptions
+from ._linking import check_cuda_c, link_descriptions
 from ._signature import ArgTypes, SignatureDict, _return_type, signature_text, type_for_user, type_of_value
 from ._source import _code_names, source_args
 from . import _overloads
@@ -440,6 +440,8 @@ def jit(func_or_sig=None, device=False, **options):
     def factory(pyfunc):
         dispatcher = Dispatcher(pyfunc, **kwargs, targetoptions=targetoptions)
         dispatcher._specialized = specialized
+        if options.get("link"):  # an eager compile: NVRTC's errors and warnings now, as numba's (docs/cuda_c.md)
+            check_cuda_c(link_descriptions(options["link"]), stacklevel=3)
         return dispatcher
 
     if callable(func_or_sig) and not _is_signature(func_or_sig):

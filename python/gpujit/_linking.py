@@ -28,7 +28,7 @@ import sys
 
 from . import _module_callbacks
 from ._signature import signature_text
-from .errors import LinkerError
+from .errors import CudaSupportError, LinkerError, NvrtcCompilationError
 
 # A file's extension -> the kind of link input it is (python/src/link_files.h).
 _EXTENSIONS = {".cu": "cu", ".ptx": "ptx", ".cubin": "cubin", ".fatbin": "fatbin", ".o": "object", ".a": "library",
@@ -201,6 +201,54 @@ def link_descriptions(link):
     if isinstance(link, (set, frozenset)):
         out.sort(key=lambda d: (d[0], d[1]))
     return tuple(out)
+
+
+def check_cuda_c(descriptions, stacklevel=3):
+    """An eager compile's check of the CUDA C among `descriptions` (numba-cuda compiles it when an explicit
+    signature compiles the kernel): NVRTC compiles each source to PTX (not cached: a cache hit has no log to
+    warn with), for the current CUDA device's architecture or, on the CPU
+    backend, the oldest NVRTC targets; a compile error raises NvrtcCompilationError with NVRTC's log, and NVRTC's
+    warnings are a UserWarning "NVRTC log messages: ..." (numba's words). Nothing is checked where NVRTC is not
+    installed: the link at the first launch says what is missing."""
+    sources = [d for d in descriptions if d[0] == "cu"]
+    if not sources:
+        return
+    import warnings
+
+    from . import _core
+    from ._cuda_c import nvrtc_compile
+
+    arch = "compute_75"
+    if _core.backend_name() == "cuda":
+        try:
+            major, minor = _core.get_current_device().compute_capability
+            arch = f"sm_{major}{minor}"
+        except Exception:
+            pass
+    for kind, name, data, options in sources:
+        text = data.decode() if isinstance(data, bytes) else data
+        try:
+            result = nvrtc_compile(text, arch, "ptx", name=os.path.basename(name), options=(*options, "-rdc=true"),
+                                   cache=False)
+        except CudaSupportError:
+            return
+        except NvrtcCompilationError as e:
+            raise _as_numba_nvrtc_error(e) from None
+        if result.log.strip():
+            warnings.warn(f"NVRTC log messages: {result.log.strip()}", UserWarning, stacklevel=stacklevel)
+
+
+def _as_numba_nvrtc_error(error):
+    """The error itself, or where cuda.core is imported (numba-cuda raises its NVRTCError here, and numba programs
+    catch that), the same error as an instance of a class derived from both."""
+    utils = sys.modules.get("cuda.core._utils.cuda_utils")
+    numba_class = getattr(utils, "NVRTCError", None) if utils is not None else None
+    if numba_class is None or isinstance(error, numba_class):
+        return error
+    both = type("NvrtcCompilationError", (type(error), numba_class), {"__module__": type(error).__module__})
+    copy = both(*error.args)
+    copy.__dict__.update(error.__dict__)
+    return copy
 
 
 class ExternFunction:
