@@ -92,7 +92,9 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
     keep_captured_arguments(*c, args, nargs);
   ArgumentScope scope(nargs);
   Arguments& a = scope.get();
-  for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);
+  for (size_t i = a.classify_fast_run(args, nargs, device); i < nargs; ++i) {
+    a.classify(args[i], i, st.name, st.param_names[i], device, spec.stream);
+  }
   if (a.copied_host_arrays() && !st.warned_host_copy) warn_host_copy(st, device);
   if (!st.signatures.empty()) a.drop_index32();
   const rt::ArgCode* targets = nullptr;

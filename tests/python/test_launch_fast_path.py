@@ -103,3 +103,21 @@ def test_floats_and_ints_alone_and_mixed_with_other_arguments_keep_their_bytes(f
     typed[1, 1](1.5, 7, 2)  # converted to the signature's types
     assert [u64(p) for p in fake.last_launch()[5]] == [np.float32(1.5).view(np.uint32), 7,
                                                          np.float64(2.0).view(np.uint64)]
+
+
+def test_arguments_after_the_first_that_needs_the_general_path_are_still_classified(fake):
+    @gpu.jit
+    def k(a, x, y, b, n):
+        pass
+
+    a = gpu.to_device(np.zeros(3, np.float32))
+    b = gpu.to_device(np.zeros(5, np.float64))
+    ptr = [d.__cuda_array_interface__["data"][0] for d in (a, b)]
+    # Taken in one run up to the NumPy scalar; it and what follows go one by one.
+    k[1, 1](a, 2.0, np.float32(1.5), b, 2**63)
+    assert [u64(p) for p in fake.last_launch()[5]] == [ptr[0], 3, 4, np.float64(2.0).view(np.uint64),
+                                                         np.float32(1.5).view(np.uint32), ptr[1], 5, 8, 2**63]
+    k[1, 1](a, 2.0, 1.5, b, 7)  # the same kernel's other specialization: all in one run
+    assert [u64(p) for p in fake.last_launch()[5]] == [ptr[0], 3, 4, np.float64(2.0).view(np.uint64),
+                                                         np.float64(1.5).view(np.uint64), ptr[1], 5, 8, 7]
+    assert len(k.signatures) == 2
