@@ -233,6 +233,7 @@ std::vector<BuiltinInfo> make_rows() {
          "divmod(a, b): the tuple (a // b, a % b), both of the type a // b has (floor division, the remainder "
          "taking the divisor's sign), except float64 for a uint64 beside a signed integer, as numba's divmod"),
       fn(Id::TupleFn, S::Python, "tuple", 0, 1, T::TupleFn, L::Inline, "tuple(t): the tuple t itself; tuple(): the empty tuple"),
+      fn(Id::IsInstance, S::Python, "isinstance", 2, 2, T::IsInstance, L::Inline, "isinstance(x, classes): a constant from x's type, as numba decides it: int is int64, float float64, complex complex128, bool bool, tuple any tuple, a dtype itself; a tuple of classes matches any"),
       fn(Id::Sum, S::Python, "sum", 1, 2, T::Sum, L::Inline,
          "sum(t, start=0): start + t[0] + t[1] ... of a tuple of numbers, added left to right in the type numba's "
          "loop gives (int64 + float32 is float64); sum(a): of a 1-D array's elements, the same way"),

@@ -153,6 +153,7 @@ enum class BuiltinId : uint16_t {
   PyPow,  // the builtin pow(x, y): typed and lowered as x ** y
   Divmod,  // divmod(a, b): (a // b, a % b)
   TupleFn,  // tuple(t): t; tuple(): ()
+  IsInstance,  // isinstance(x, classes): a constant from x's type (ir/sema_isinstance.cpp)
   Sum,      // sum(t, start=0) of a tuple, sum(a) of a 1-D array
   Print,
   // A dtype called as a function: float32(x), np.int32(x). Resolved through Symbol::DType, listed for docs.
@@ -280,6 +281,7 @@ enum class BuiltinTyping : uint8_t {
   Round,          // round(x) -> int64 (half to even); round of an integer is itself
   Divmod,         // divmod(a, b) -> a tuple of two values of the type a // b has
   TupleFn,        // tuple(t) -> t; tuple() -> the empty tuple
+  IsInstance,     // isinstance(x, int | float | ... | a dtype | a tuple of them) -> a bool constant
   Sum,            // sum(t[, start]) -> start + t[0] + t[1] ... in the type numba's loop unifies to
   Len,            // len(array) -> int64 (extent of axis 0); len(tuple) -> constant
   LiteralUnroll,  // literal_unroll(t) -> t, a tuple whose elements share one type

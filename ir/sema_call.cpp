@@ -71,6 +71,17 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
   ExprResult callee = expr(*e.func);
   std::string name = path_of(*e.func);
   if (name.empty()) name = "this function";
+  // f(*t): a tuple unpacked into positional arguments, for a device function (ir/sema_device_call.cpp).
+  if (!e.starred.empty() && callee.what != ExprResult::What::Device) {
+    if (callee.what == ExprResult::What::Unknown) return ExprResult::unknown();
+    size_t first = 0;
+    while (!e.is_starred(first)) ++first;
+    if (callee.ok())
+      error(e.args[first]->range, fmt::format("'*' unpacking of arguments is supported in calls of device "
+                                              "functions only; pass the tuple's elements to {}() one by one",
+                                              name));
+    return ExprResult::error();
+  }
   if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::ArrayAlloc) {
     return array_alloc(e, *callee.builtin);
   }
@@ -81,6 +92,9 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
   }
   if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::Print) {
     return print_call(e, *callee.builtin);
+  }
+  if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::IsInstance) {
+    return isinstance_call(e);  // ir/sema_isinstance.cpp
   }
   if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::Range) {
     for (const ExprPtr& a : e.args) value(*a);
@@ -95,17 +109,6 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
       return record(e, ExprResult::of_const(ConstValue::of_float(*v)));
     }
     error(e.args[0]->range, "float() of a string takes a number, 'nan', 'inf' or 'infinity' (with a sign)");
-    return ExprResult::error();
-  }
-  // f(*t): a tuple unpacked into positional arguments, for a device function (ir/sema_device_call.cpp).
-  if (!e.starred.empty() && callee.what != ExprResult::What::Device) {
-    if (callee.what == ExprResult::What::Unknown) return ExprResult::unknown();
-    size_t first = 0;
-    while (!e.is_starred(first)) ++first;
-    if (callee.ok())
-      error(e.args[first]->range, fmt::format("'*' unpacking of arguments is supported in calls of device "
-                                              "functions only; pass the tuple's elements to {}() one by one",
-                                              name));
     return ExprResult::error();
   }
   std::vector<ExprResult> args;

@@ -268,6 +268,9 @@ class FunctionAnalyzer {
   ExprResult intrinsic_call(const CallExpr& e, const BuiltinInfo& b, const std::vector<ExprResult>& args);
   /// print(...): analysed before its arguments, since string literals are only values here.
   ExprResult print_call(const CallExpr& e, const BuiltinInfo& b);
+  /// isinstance(x, classes): a bool constant from x's type, numba's rules (sema_isinstance.cpp); analysed
+  /// before its arguments, since classes are no values.
+  ExprResult isinstance_call(const CallExpr& e);
 
   // --- warp operations (sema_warp.cpp), complex numbers (sema_complex.cpp), gpu.random and
   //     cooperative groups (sema_random.cpp)
