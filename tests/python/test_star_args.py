@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import gpujit as gpu
+import gpujit.extending  # noqa: F401  gpu.extending.overload
 
 
 @gpu.jit(device=True)
@@ -176,3 +177,31 @@ def test_keyword_only_parameters_are_refused():
 
     with pytest.raises(gpu.CompileError, match="keyword-only"):
         k[1, 1](np.zeros(1))
+
+
+def spread(*args):
+    """A library function with *args: its @overload implementation takes *args too."""
+
+
+@gpu.extending.overload(spread)
+def _spread(*args):
+    n = len(args)  # the typing function sees each argument's type
+
+    def impl(*args):
+        s = 0
+        for i in range(len(args)):
+            s += args[i]
+        return s + n * 1000
+
+    return impl
+
+
+def test_overload_implementation_with_star_args():
+    @gpu.jit
+    def k(out, x):
+        out[0] = spread(x, x)
+        out[1] = spread(x)
+
+    out = np.zeros(2, dtype=np.int64)
+    k[1, 1](out, 3)
+    np.testing.assert_array_equal(out, [2006, 1003])
