@@ -133,11 +133,12 @@ const std::set<std::string, std::less<>>& libm_stems() {
 
 /// Intrinsics for libdevice functions that are one instruction (or one libcall LLVM understands) on hosts.
 std::optional<llvm::Intrinsic::ID> intrinsic_for(std::string_view stem) {
-  using namespace llvm::Intrinsic;
-  static const std::map<std::string, ID, std::less<>> table = {
-      {"sqrt", sqrt},   {"fabs", fabs},         {"floor", floor},         {"ceil", ceil},
-      {"trunc", trunc}, {"rint", rint},         {"nearbyint", nearbyint}, {"round", round},
-      {"fma", fma},     {"copysign", copysign}, {"fmin", minnum},         {"fmax", maxnum}};
+  // Qualified: unqualified, sqrt and the others are ambiguous wherever <math.h>'s ::sqrt is visible too.
+  namespace I = llvm::Intrinsic;
+  static const std::map<std::string, I::ID, std::less<>> table = {
+      {"sqrt", I::sqrt},   {"fabs", I::fabs},         {"floor", I::floor},         {"ceil", I::ceil},
+      {"trunc", I::trunc}, {"rint", I::rint},         {"nearbyint", I::nearbyint}, {"round", I::round},
+      {"fma", I::fma},     {"copysign", I::copysign}, {"fmin", I::minnum},         {"fmax", I::maxnum}};
   if (auto it = table.find(stem); it != table.end()) return it->second;
   return std::nullopt;
 }
