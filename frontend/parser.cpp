@@ -175,7 +175,7 @@ void Parser::parse_top_level_statement(Module& m) {
       parse_decorated(m);
       return;
     case TokenKind::KwDef:
-      parse_function(m, {}, Diagnostics());
+      parse_function(m, {});
       return;
     case TokenKind::KwImport: case TokenKind::KwFrom:
       parse_import(m);
@@ -192,32 +192,43 @@ void Parser::parse_top_level_statement(Module& m) {
   skip_statement(starts_compound(pos_));
 }
 
+// Decorators are evaluated by Python, never compiled, so any expression Python accepts is accepted here
+// (`@cuda.jit(*sigs, link=[...])`, `@jit(**options)`, a lambda, a dict). One the expression grammar can read
+// without an error is kept in the AST (semantic analysis reads a signature string from it); any other is
+// skipped to the end of its line, and its errors are dropped: Python has already parsed the file.
 void Parser::parse_decorated(Module& m) {
   std::vector<ExprPtr> decorators;
-  Diagnostics errors;
-  diags_ = &errors;
   lists_allowed_ = true;  // @cuda.jit(["void(float32[:])", "void(float64[:])"]): host code
   while (at(TokenKind::At)) {
     advance();
+    size_t start = pos_;
+    Diagnostics scratch;
+    diags_ = &scratch;
+    ExprPtr e;
     try {
-      ExprPtr e = parse_namedexpr_test();
-      if (!at(TokenKind::Newline)) fail_unexpected("end of line after the decorator");
+      e = parse_namedexpr_test();
+      if (!at(TokenKind::Newline)) e = nullptr;
+    } catch (SyntaxFailure&) {
+      e = nullptr;
+    }
+    diags_ = &discard_;
+    if (e && !scratch.has_errors()) {
       advance();
       decorators.push_back(std::move(e));
-    } catch (SyntaxFailure&) {
+    } else {
+      pos_ = start;
       skip_to_line_end();
     }
   }
   lists_allowed_ = false;
-  diags_ = &discard_;
   if (at(TokenKind::KwDef)) {
-    parse_function(m, std::move(decorators), errors);
+    parse_function(m, std::move(decorators));
   } else {
     skip_statement(true);  // a decorated class or async def: host code
   }
 }
 
-void Parser::parse_function(Module& m, std::vector<ExprPtr> decorators, const Diagnostics& decorator_errors) {
+void Parser::parse_function(Module& m, std::vector<ExprPtr> decorators) {
   size_t start = pos_;
   const Token& def = advance();
   if (!at(TokenKind::Name)) {
@@ -229,7 +240,6 @@ void Parser::parse_function(Module& m, std::vector<ExprPtr> decorators, const Di
   auto fn = std::make_unique<FunctionDef>();
   fn->file = file_;
   fn->decorators = std::move(decorators);
-  fn->errors.append(decorator_errors);
   const Token& name = advance();
   fn->name = name.text;
   fn->name_range = name.range;

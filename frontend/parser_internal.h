@@ -117,7 +117,7 @@ class Parser {
   // Module level.
   void parse_top_level_statement(Module& m);
   void parse_decorated(Module& m);
-  void parse_function(Module& m, std::vector<ExprPtr> decorators, const Diagnostics& decorator_errors);
+  void parse_function(Module& m, std::vector<ExprPtr> decorators);
   void parse_import(Module& m);
   void parse_import_names(std::vector<Import>& out);
   void parse_from_import(std::vector<Import>& out);
