@@ -10,6 +10,7 @@
 
 #include "codegen/function_lowering.h"
 #include "ir/builtins.h"
+#include "ir/named_tuple.h"
 #include "codegen/host_abi.h"
 
 namespace gpujit {
@@ -292,6 +293,11 @@ llvm::Value* FunctionLowering::lower_attribute(const AttributeExpr& e) {
     return call_device_function(e, {e.value.get()}, *s->callee);
   const Type& base = type_of(*e.value);
   if (base.is_vector()) return lower_vector_lane(e);
+  if (base.is_tuple() && base.named) {  // p.x of a namedtuple: its element at the field's position
+    std::optional<size_t> i = base.named->find(e.attr);
+    if (!i || *i >= base.elements.size()) internal("field '" + e.attr + "' of " + base.str());
+    return cast(b_.CreateExtractValue(lower_expr(*e.value), {unsigned(*i)}), base.elements[*i], type_of(e));
+  }
   if (base.is_enum()) return lower_expr(*e.value);  // m.value: a member is its value (ir/enum_type.h)
   if (base.is_array() && base.record && base.record->find(e.attr) && !find_builtin(BuiltinScope::Array, e.attr))
     return record_field_view(lower_expr(*e.value), base, e.attr);

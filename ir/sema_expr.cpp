@@ -548,6 +548,7 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
       if (t.is_record()) return record_field(e, t, e.attr, e.attr_range);  // a value, not a symbol
       if (t.is_enum()) return enum_attribute(e, base);  // Color.red.value (sema_enum.cpp)
       if (t.is_vector()) return vector_lane(e, t);
+      if (t.is_tuple() && t.named) return named_tuple_field(e, t);  // p.x (sema_named_tuple.cpp)
       if (!t.is_array()) {
         r = member(e, base);  // z.real, z.conjugate, g.sync (sema_complex.cpp)
         if (!r.ok()) return r;

@@ -295,6 +295,10 @@ class FunctionAnalyzer {
   /// v.x, v.y, v.z, v.w of a vector or Dim3 value.
   ExprResult vector_lane(const AttributeExpr& e, const Type& vector);
 
+  // --- namedtuples (sema_named_tuple.cpp)
+  /// `p.x` of an instance of a namedtuple class: its element at the field's position.
+  ExprResult named_tuple_field(const AttributeExpr& e, const Type& tuple);
+
   // --- Enum members (sema_enum.cpp)
   /// `m.value` of an Enum member `base` (a constant when the member is); `m.name` and others are errors.
   ExprResult enum_attribute(const AttributeExpr& e, const ExprResult& base);

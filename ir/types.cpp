@@ -9,6 +9,7 @@
 
 #include "ir/datetime_types.h"
 #include "ir/enum_type.h"
+#include "ir/named_tuple.h"
 #include "ir/record_type.h"
 
 #include <fmt/format.h>
@@ -543,11 +544,13 @@ std::string Type::str() const {
     }
     case Kind::Tuple: {
       // numba's constructors: every element alike is a UniTuple, anything else (the empty tuple too) a Tuple.
+      // A namedtuple is numba's NamedUniTuple "Point(int64 x 2)" or NamedTuple "Point(int64, float64)".
       bool uniform = !elements.empty();
       const std::string first = uniform ? elements.front().str() : std::string();
       for (const Type& e : elements) uniform = uniform && e.str() == first;
+      if (uniform && named) return fmt::format("{}({} x {})", named->name, first, elements.size());
       if (uniform) return fmt::format("UniTuple({}, {})", first, elements.size());
-      std::string s = "Tuple(";
+      std::string s = named ? named->name + "(" : std::string("Tuple(");
       for (size_t i = 0; i < elements.size(); ++i) {
         if (i) s += ", ";
         s += elements[i].str();
@@ -576,7 +579,7 @@ bool operator==(const Type& a, const Type& b) {
     case Type::Kind::Array:
       return a.scalar == b.scalar && a.record == b.record && a.ndim == b.ndim && a.layout == b.layout && a.index32 == b.index32;
     case Type::Kind::Tuple:
-      return a.elements == b.elements;
+      return a.named == b.named && a.elements == b.elements;
     default:
       return true;
   }
@@ -602,10 +605,11 @@ void record_marks(const Type& t, std::string* marks) {
   for (const Type& e : t.elements) record_marks(e, marks);
 }
 
-/// Appends the key of each enum class in `t`, depth first: numba's spelling names the class alone, and two
-/// classes may share a name (ir/enum_type.h).
+/// Appends the key of each enum and namedtuple class in `t`, depth first: numba's spelling names the class
+/// alone, and two classes may share a name (ir/enum_type.h, ir/named_tuple.h).
 void enum_marks(const Type& t, std::string* marks) {
   if (t.enum_class) *marks += fmt::format("{}{}", marks->empty() ? "" : ",", t.enum_class->key);
+  if (t.named) *marks += fmt::format("{}{}", marks->empty() ? "" : ",", t.named->key);  // namedtuple classes too
   for (const Type& e : t.elements) enum_marks(e, marks);
 }
 

@@ -72,6 +72,7 @@ inline bool is_fp8(ScalarKind k) { return k >= ScalarKind::Fp8E4M3 && k <= Scala
 
 struct RecordType;  // ir/record_type.h
 struct EnumType;    // ir/enum_type.h
+struct NamedTupleType;  // ir/named_tuple.h
 
 /// Array memory layout: C-contiguous ("float32[::1]", indexes without reading strides) or any ("float32[:]").
 enum class Layout : uint8_t { C, Any };
@@ -108,6 +109,9 @@ struct Type {
   uint8_t lanes = 0;                      // Vector only: 1 to 4
   bool dim3 = false;                      // Vector only: numba's Dim3 rather than int32x3
   std::vector<Type> elements;             // Tuple only
+  /// Tuple only: the collections.namedtuple class of an instance of one (numba's NamedTuple and
+  /// NamedUniTuple), whose fields name the elements; null for a plain tuple. Interned, compared by pointer.
+  const NamedTupleType* named = nullptr;
   /// EnumMember, and Scalar for an IntEnum's member: the class. Interned, compared by pointer.
   const EnumType* enum_class = nullptr;
   uint32_t length = 0;                    // CharSeq only: its number of code units
@@ -168,7 +172,7 @@ struct Type {
 
   /// numba's spelling: "float32", a record as "Record(a[type=int32;offset=0],b[type=float32;offset=4];8;False)", "float32[:, ::1]" (C layout marks the last axis), "UniTuple(int64, 2)" (a
   /// tuple whose elements all have one type), "Tuple(int64, float32)" (any other tuple, "Tuple()" the empty
-  /// one), "float32x4" (a vector), "Dim3", "EnumMember(<enum 'Color'>, int64)" and
+  /// one), a namedtuple as its class's name and elements, "Point(int64 x 2)" or "Point(int64, float64)", "float32x4" (a vector), "Dim3", "EnumMember(<enum 'Color'>, int64)" and
   /// "IntEnumMember(<enum 'Shape'>, int64)", "[char x 12]" and "[unichr x 12]", "void", "none"; NumPy's
   /// datetimes as "datetime64[D]" and "timedelta64[ns]" (numba's names), an array of them as
   /// "datetime64[D][::1]".

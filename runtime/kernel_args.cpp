@@ -6,11 +6,13 @@
 #include <stdexcept>
 
 #include "ir/enum_type.h"
+#include "ir/named_tuple.h"
 #include "ir/record_type.h"
 
 namespace gpujit::rt {
 
 Type type_of_code(ArgCode code) {
+  if (is_named_tuple_code(code)) return Type::invalid();  // a header: see types_of_key
   ScalarKind kind = kind_of_code(code);
   switch (code & 3u) {
     case 1: return (code >> 6) & 1u ? Type::pointer_to(kind) : Type::scalar_of(kind);
@@ -70,6 +72,14 @@ Type decode(const ArgCode* key, size_t n, size_t* pos) {
     Type value = decode(key, n, pos);  // the member's value: its class's value type
     return e && value == e->value_type ? e->member_type() : Type::invalid();
   }
+  if (is_named_tuple_code(code)) {
+    const NamedTupleType* cls = named_tuple_by_id(named_tuple_id(code));
+    Type tuple = decode(key, n, pos);  // the instance: a tuple of as many elements as the class has fields
+    if (!cls || !tuple.is_tuple() || tuple.named || tuple.elements.size() != cls->fields.size())
+      return Type::invalid();
+    tuple.named = cls;
+    return tuple;
+  }
   if (!is_tuple_code(code)) return type_of_code(code);
   std::vector<Type> elements;
   for (unsigned i = 0, count = code >> 2; i < count; ++i) elements.push_back(decode(key, n, pos));
@@ -83,6 +93,7 @@ bool append_codes_in(const Type& t, bool in_tuple, std::vector<ArgCode>* key) {
   }
   if (t.is_tuple()) {
     if (t.elements.size() > kMaxTupleSize) return false;
+    if (t.named) key->push_back(named_tuple_code(t.named->id));
     key->push_back(tuple_code(unsigned(t.elements.size())));
     for (const Type& e : t.elements) {
       if (!append_codes_in(e, true, key)) return false;

@@ -13,7 +13,8 @@
 //
 // ArgCode packs one argument type into 16 bits (kind, dtype, ndim, layout, index32) so a key of argument types is a
 // short array compared with memcmp. A tuple argument is a header code (its element count) followed by its
-// elements' codes, depth first, so a key stays flat: one code per scalar or array argument plus one per tuple.
+// elements' codes, depth first, so a key stays flat: one code per scalar or array argument plus one per tuple
+// (two for a namedtuple: its class's header first).
 #pragma once
 
 #include <cstdint>
@@ -75,6 +76,19 @@ constexpr unsigned kMaxTupleSize = 0x3FFF;
 /// The header code of a tuple of `count` elements (at most kMaxTupleSize); its elements' codes follow it.
 inline ArgCode tuple_code(unsigned count) { return ArgCode(3u | (count << 2)); }
 inline bool is_tuple_code(ArgCode code) { return (code & 3u) == 3u; }
+/// The header code of an instance of a namedtuple class (ir/named_tuple.h): a scalar code's low bits with bit
+/// 7 set, which no scalar or pointer code has, the class's id in bits 2-5 (its low four bits) and 8-15 (the
+/// rest), bit 6 clear. The tuple's own header and its elements follow it.
+inline ArgCode named_tuple_code(unsigned id) {
+  return ArgCode(1u | (1u << 7) | ((id & 0xFu) << 2) | ((id >> 4) << 8));
+}
+inline bool is_named_tuple_code(ArgCode code) { return (code & 0xC3u) == 0x81u; }
+inline unsigned named_tuple_id(ArgCode code) { return ((code >> 2) & 0xFu) | (unsigned(code >> 8) << 4); }
+/// Whether a code is a header whose value follows it in the next codes (a tuple, an Enum member, a
+/// namedtuple): packing writes no parameter for it.
+inline bool is_header_code(ArgCode code) {
+  return is_tuple_code(code) || is_enum_code(code) || is_named_tuple_code(code);
+}
 
 /// The type a scalar or array ArgCode stands for (invalid for a tuple header: see types_of_key).
 Type type_of_code(ArgCode code);
@@ -84,7 +98,7 @@ ArgCode code_of_type(const Type& t);
 std::vector<Type> types_of_key(const ArgCode* key, size_t n);
 /// Appends the codes of an argument of type `t`; false when it cannot be passed from the host. A tuple's
 /// elements may be numbers, arrays and tuples of them, not records; an Enum member is its class's header
-/// and its value's codes.
+/// and its value's codes, a namedtuple its class's header and its tuple's codes.
 bool append_codes(const Type& t, std::vector<ArgCode>* key);
 
 /// Appends the byte size of each flattened parameter of an argument of type `t`.

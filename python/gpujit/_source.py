@@ -514,6 +514,10 @@ def describe(value, var=None, dispatcher_class=None):
         return ("enum", value)  # a class of constants: its members (python/src/enums.cpp)
     if isinstance(value, type) and type(value).__name__ == "FastEnumMetaclass":
         return ("enum", _int_enum_of(value))  # cuda-python's enums: cuda.bindings.runtime.cudaRoundMode ...
+    if isinstance(value, type) and issubclass(value, tuple) and isinstance(getattr(value, "_fields", None), tuple):
+        # numba types a call of one (Point(1, 2)); gpujit takes its instances as arguments only (ir/named_tuple.h).
+        return ("unsupported", f"it is the namedtuple class '{value.__name__}', which kernels cannot call: make "
+                               "the instance on the host and pass it as an argument, or use a plain tuple")
     return ("unsupported", f"its value is a {type(value).__name__} object")
 
 

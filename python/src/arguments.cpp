@@ -10,6 +10,7 @@
 #include "dlpack.h"
 #include "dtypes.h"
 #include "enums.h"
+#include "named_tuples.h"
 #include "foreign_arrays.h"
 #include "runtime/device_array.h"
 #include "runtime/graph.h"
@@ -397,6 +398,10 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     classify_tuple(obj, i, kernel, param, device, stream);
     return;
   }
+  if (PyTuple_Check(obj) && is_named_tuple_instance(obj)) {
+    classify_named_tuple(obj, i, kernel, param, device, stream);
+    return;
+  }
   if (is_enum_member(obj)) {  // before the numbers: an IntEnum's member is an int too
     classify_enum(obj, i, kernel, param, device, stream);
     return;
@@ -466,6 +471,19 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
                                "__cuda_array_interface__ or __dlpack__");
   }
   throw pybind11::type_error(describe(kernel, param, i) + " of type '" + name + "' cannot be passed: " + why);
+}
+
+void Arguments::classify_named_tuple(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
+                                     rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
+  const NamedTupleType& c = named_tuple_type_of(pybind11::type::handle_of(obj));
+  if (size_t(PyTuple_GET_SIZE(obj)) != c.fields.size()) {
+    throw pybind11::type_error(describe(kernel, param, i) + " is an instance of namedtuple '" + c.name + "' with " +
+                               std::to_string(PyTuple_GET_SIZE(obj)) + " elements but " +
+                               std::to_string(c.fields.size()) + " fields");
+  }
+  last_code() = rt::named_tuple_code(c.id);
+  add_slot();  // the tuple's header follows the class's
+  classify_tuple(obj, i, kernel, param, device, stream);
 }
 
 void Arguments::classify_enum(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
@@ -583,7 +601,7 @@ void** Arguments::pack(const rt::ArgCode* targets) {
       w.u64(value);
       continue;
     }
-    if (rt::is_tuple_code(codes[i]) || rt::is_enum_code(codes[i])) continue;  // its elements (value) follow
+    if (rt::is_header_code(codes[i])) continue;  // its elements (value) follow
     if (v.array) {
       const rt::ArrayView& a = *v.array;
       w.u64(a.data);

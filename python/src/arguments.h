@@ -201,6 +201,10 @@ class Arguments {
                       rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   void classify_slow(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
                      rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
+  /// An instance of a namedtuple class (ir/named_tuple.h): its class's header code, then the tuple as
+  /// classify_tuple() records it.
+  void classify_named_tuple(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,
+                            rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
   /// A member of an Enum class (ir/enum_type.h): its class's header code, then its value as an argument of
   /// its own (a number or a tuple) in the slots that follow.
   void classify_enum(PyObject* obj, size_t index, const std::string& kernel, const std::string& param,

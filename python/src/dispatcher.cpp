@@ -242,7 +242,7 @@ std::optional<std::array<int, 3>> rate(const rt::ArgCode* args, size_t n, const 
   std::array<int, 3> rating{};
   for (size_t i = 0; i < n; ++i) {
     if (args[i] == sig[i]) continue;
-    if (rt::is_tuple_code(args[i]) || rt::is_tuple_code(sig[i])) return std::nullopt;
+    if (rt::is_header_code(args[i]) || rt::is_header_code(sig[i])) return std::nullopt;
     Type a = rt::type_of_code(args[i]), p = rt::type_of_code(sig[i]);
     // A pointer parameter takes an address as a Python int (numba's CPointer argument); the rest as a device
     // function's explicit signature rates its call (ir/type_rules.cpp).

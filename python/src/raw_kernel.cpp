@@ -184,7 +184,7 @@ void pack(Arguments& a, const RawLoaded& k, const std::string& kernel, PyObject*
     const RawParam& p = k.params[i];
     PyObject* obj = args[i];
     rt::ArgCode code = codes[i];
-    if (rt::is_tuple_code(code) || rt::is_record_code(code) || rt::is_enum_code(code)) {
+    if (rt::is_header_code(code) || rt::is_record_code(code)) {
       bad_argument(kernel, i, "a " + type_name(obj) + " cannot be passed to CUDA C; pass arrays and numbers");
     }
     if ((code & 3u) == 2u || rt::is_pointer_code(code)) {
@@ -258,7 +258,7 @@ void launch(PyObject* self, const RawLaunchSpec& spec, PyObject* const* args, si
   for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, k->param_names[i], device, spec.stream);
   if (a.code_count() != nargs) {
     for (size_t i = 0; i < nargs; ++i) {
-      if (rt::is_tuple_code(a.codes()[i]) || rt::is_enum_code(a.codes()[i]))
+      if (rt::is_header_code(a.codes()[i]))
         bad_argument(st.name, i, "a " + type_name(args[i]) + " cannot be passed to CUDA C; pass arrays and numbers");
     }
   }
