@@ -23,15 +23,17 @@ The binding calls _on_load for each load of a kernel with link inputs; the input
 options) descriptions and are matched against the code objects registered by _linking.link_description. Two code
 objects of the same kind, name and data are one link input, so the callbacks of both run.
 
-Layer "compiler inputs" of the Python package (docs/architecture.md): imports _memory_manager and the core.
+Nothing of this is set up until the first code object with callbacks is registered (`import gpujit` pays for
+none of it): then the binding's load hook, the context-reset hook and the exit hook are installed.
+
+Layer "compiler inputs" of the Python package (docs/architecture.md): imports _memory_manager (at the first
+registration) and the core.
 """
 
-import atexit
 import sys
 import weakref
 
 from . import _core
-from . import _memory_manager
 
 # (kind, name, data as bytes) -> the code objects with callbacks that describe so. Held strongly: a kernel can be
 # loaded (again, on another device) as long as it lives, and `jit(link=[CUSource(..., setup_callback=f)])` keeps
@@ -47,6 +49,8 @@ def _key(kind, name, data):
 
 def register(item, description):
     """Notes a code object with callbacks (link_description calls this) under its description."""
+    if not _installed:
+        _install()
     items = _registered.setdefault(_key(*description[:3]), [])
     if not any(i is item for i in items):
         items.append(item)
@@ -147,7 +151,8 @@ def _teardown_all():
     _loaded.clear()
 
 
-_original_reset = _memory_manager._reset
+_installed = False
+_original_reset = None
 
 
 def _reset(device):
@@ -155,9 +160,19 @@ def _reset(device):
     _original_reset(device)
 
 
-_reset.__doc__ = _original_reset.__doc__
-# numba's Context.reset() and cuda.close() (which resets every used device through _memory_manager._reset).
-_memory_manager._reset = _reset
-_memory_manager.Device.reset = _reset
-_core._set_module_hook(_on_load)
-atexit.register(_teardown_all)
+def _install():
+    """Hooks this module in: the binding calls _on_load at each load of a kernel with link inputs, numba's
+    Context.reset() and cuda.close() (which reset every used device through _memory_manager._reset) unload the
+    modules first, and the teardowns still due run at exit."""
+    global _installed, _original_reset
+    import atexit
+
+    from . import _memory_manager
+
+    _original_reset = _memory_manager._reset
+    _reset.__doc__ = _original_reset.__doc__
+    _memory_manager._reset = _reset
+    _memory_manager.Device.reset = _reset
+    _core._set_module_hook(_on_load)
+    atexit.register(_teardown_all)
+    _installed = True
