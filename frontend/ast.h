@@ -333,6 +333,11 @@ struct FunctionDef {
   std::vector<ExprPtr> decorators;  // parsed as expressions: gpu.jit, cuda.jit(device=True), jit("sig")
   std::optional<std::string> docstring;
   Block body;
+  /// `def` statements in the body (numba's inner functions), in source order, taken out of `body`: each is
+  /// a device function the body calls or passes by its name, reading the enclosing function's constants
+  /// (ir/sema_closure.cpp). `enclosing` is the function whose body held the `def` (null at module level).
+  std::vector<std::unique_ptr<FunctionDef>> nested;
+  const FunctionDef* enclosing = nullptr;
   SourceFilePtr file;
   /// Syntax errors inside this function. They belong to the function, not the module, so that a file with
   /// one kernel outside the subset still compiles its other kernels; compiling this function reports them.

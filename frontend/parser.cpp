@@ -229,13 +229,33 @@ void Parser::parse_decorated(Module& m) {
 }
 
 void Parser::parse_function(Module& m, std::vector<ExprPtr> decorators) {
+  FunctionDefPtr fn = parse_function_def(std::move(decorators), m.errors);
+  diags_ = &discard_;
+  if (fn) m.functions.push_back(std::move(fn));
+}
+
+// A nested `def` is taken out of the body into the enclosing function's `nested` list; semantic analysis
+// binds its name in the enclosing function (ir/sema_closure.cpp). Its syntax errors are its own, as a
+// module-level function's are, and the enclosing function's diagnostics resume after it.
+void Parser::parse_nested_function() {
+  FunctionDef* outer = current_fn_;
+  Diagnostics* outer_diags = diags_;
+  FunctionDefPtr fn = parse_function_def({}, *outer_diags);
+  diags_ = outer_diags;
+  current_fn_ = outer;
+  if (!fn) return;  // the error is reported and the statement skipped
+  fn->enclosing = outer;
+  outer->nested.push_back(std::move(fn));
+}
+
+FunctionDefPtr Parser::parse_function_def(std::vector<ExprPtr> decorators, Diagnostics& name_errors) {
   size_t start = pos_;
   const Token& def = advance();
   if (!at(TokenKind::Name)) {
-    m.errors.error(file_, peek().range,
-                   fmt::format("expected a function name after 'def', found {}", describe(peek())));
+    name_errors.error(file_, peek().range,
+                      fmt::format("expected a function name after 'def', found {}", describe(peek())));
     skip_statement(true);
-    return;
+    return nullptr;
   }
   auto fn = std::make_unique<FunctionDef>();
   fn->file = file_;
@@ -244,6 +264,9 @@ void Parser::parse_function(Module& m, std::vector<ExprPtr> decorators) {
   fn->name = name.text;
   fn->name_range = name.range;
   diags_ = &fn->errors;
+  FunctionDef* outer = current_fn_;
+  current_fn_ = fn.get();
+  int loops = loops_;
   try {
     parse_params(*fn);
     if (accept(TokenKind::Arrow)) parse_test();  // a return annotation is accepted and ignored
@@ -252,7 +275,8 @@ void Parser::parse_function(Module& m, std::vector<ExprPtr> decorators) {
   } catch (SyntaxFailure&) {
     skip_statement(true);
   }
-  diags_ = &discard_;
+  current_fn_ = outer;
+  loops_ = loops;
   if (!fn->body.empty()) {
     if (const auto* stmt = fn->body.front()->as<ExprStmt>()) {
       if (const auto* doc = stmt->value->as<StringLitExpr>()) {
@@ -262,7 +286,7 @@ void Parser::parse_function(Module& m, std::vector<ExprPtr> decorators) {
     }
   }
   fn->range = span_from(start);
-  m.functions.push_back(std::move(fn));
+  return fn;
 }
 
 // Imports are host code as much as kernel context, so a malformed one is skipped, not reported.
@@ -456,7 +480,10 @@ void Parser::parse_statement(Block& out) {
     case TokenKind::KwFor: parse_for(out); return;
     case TokenKind::KwWhile: out.push_back(parse_while()); return;
     case TokenKind::KwDef:
-      fail(t.range, "nested functions are not supported in kernels; define a device function at module level");
+      if (!current_fn_) fail(t.range, "'def' is not supported here; define a device function at module level");
+      parse_nested_function();
+      out.push_back(std::make_unique<PassStmt>(t.range));  // `if c: def f(): ...` keeps a non-empty body
+      return;
     case TokenKind::KwClass: fail(t.range, "'class' is not supported in kernels");
     case TokenKind::KwWith: fail(t.range, "'with' is not supported in kernels");
     case TokenKind::KwTry: fail(t.range, "'try' is not supported in kernels");

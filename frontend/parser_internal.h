@@ -118,6 +118,10 @@ class Parser {
   void parse_top_level_statement(Module& m);
   void parse_decorated(Module& m);
   void parse_function(Module& m, std::vector<ExprPtr> decorators);
+  /// `def name(params): body` from the `def` on; null (after an error in `name_errors`) without a name.
+  FunctionDefPtr parse_function_def(std::vector<ExprPtr> decorators, Diagnostics& name_errors);
+  /// A `def` inside a function's body: parsed whole into current_fn_->nested.
+  void parse_nested_function();
   void parse_import(Module& m);
   void parse_import_names(std::vector<Import>& out);
   void parse_from_import(std::vector<Import>& out);
@@ -173,6 +177,7 @@ class Parser {
   Diagnostics* diags_ = &discard_;  // where syntax errors go now
   int loops_ = 0;                   // for loops made into range() loops, for unique temporary names
   bool lists_allowed_ = false;      // parsing a module-level value or a decorator: `[a, b]` is host data
+  FunctionDef* current_fn_ = nullptr;  // the function whose body is being parsed (innermost)
 };
 
 }  // namespace gpujit::parse_detail

@@ -154,7 +154,8 @@ std::string static_key(const ExprResult& r) {
     case ExprResult::What::DType:
       return std::string("dtype ") + scalar_name(r.dtype);
     case ExprResult::What::Device:
-      return fmt::format("function {} {}", r.function->name, static_cast<const void*>(r.function));
+      return fmt::format("function {} {} {}", r.function->name, static_cast<const void*>(r.function),
+                         static_cast<const void*>(r.closure));
     default:
       return r.value ? "constant " + r.value->type().key() + " " + r.value->str() : "?";
   }
@@ -163,9 +164,11 @@ std::string static_key(const ExprResult& r) {
 }  // namespace
 
 Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::vector<Type>& args,
-                                            bool is_kernel, const std::map<size_t, ExprResult>& statics) {
+                                            bool is_kernel, const std::map<size_t, ExprResult>& statics,
+                                            const Closure* closure) {
   std::string sig_key = Signature{Type::void_(), args}.key();
   for (const auto& [i, r] : statics) sig_key += fmt::format(" [{}: {}]", i, static_key(r));
+  if (closure) sig_key += fmt::format(" [closure {}]", static_cast<const void*>(closure));
   auto key = std::make_pair(&def, sig_key);
   auto it = specs_.find(key);
   if (it != specs_.end()) return it->second.get();  // not done yet: a recursive call (sema_recursion.cpp)
@@ -188,7 +191,7 @@ Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::v
     // An overload implementation is analysed in its own free names, and so are the functions it calls.
     auto own = impl_envs_.find(&def);
     envs_.push_back(own != impl_envs_.end() ? own->second : &globals());
-    FunctionAnalyzer(*this, *s, def, args, is_kernel, statics).run();
+    FunctionAnalyzer(*this, *s, def, args, is_kernel, statics, closure).run();
     envs_.pop_back();
     s->fn->non_negative_locals = find_non_negative_locals(*s->fn);
   }
@@ -233,8 +236,8 @@ std::unique_ptr<TypedProgram> analyze(const FunctionDef& kernel, const std::vect
 
 FunctionAnalyzer::FunctionAnalyzer(ProgramAnalyzer& program, Specialization& spec, const FunctionDef& def,
                                    const std::vector<Type>& args, bool is_kernel,
-                                   const std::map<size_t, ExprResult>& statics)
-    : program_(program), spec_(spec), fn_(*spec.fn), def_(def), file_(def.file), is_kernel_(is_kernel) {
+                                   const std::map<size_t, ExprResult>& statics, const Closure* closure)
+    : program_(program), closure_(closure), spec_(spec), fn_(*spec.fn), def_(def), file_(def.file), is_kernel_(is_kernel) {
   for (const auto& [i, r] : statics) {
     if (i < def.params.size()) static_params_[def.params[i].name] = r;
   }

@@ -166,13 +166,14 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
         unknown = true;
       else if (!r.is_value())
         failed = true;
+    } else if (callee.what == ExprResult::What::Device) {
+      // Placed by name after the positional ones are all in (place_keywords, ir/sema_closure.cpp).
+      if (r.what == ExprResult::What::Unknown)
+        unknown = true;
+      else if (!r.is_value())
+        failed = true;
     } else if (callee.ok()) {
-      error(k.name_range,
-            callee.what == ExprResult::What::Device
-                ? fmt::format("keyword arguments are not supported in calls to device functions; "
-                              "pass '{}' by position",
-                              k.name)
-                : fmt::format("{}() got an unexpected keyword argument '{}'", name, k.name));
+      error(k.name_range, fmt::format("{}() got an unexpected keyword argument '{}'", name, k.name));
       failed = true;
     }
   }
@@ -205,7 +206,8 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
       return builtin_call(e, b, args);
     }
     case ExprResult::What::Device:
-      return device_call(e, *callee.function, args, callee.signatures);
+      if (!e.keywords.empty() && !place_keywords(e, *callee.function, args)) return ExprResult::error();
+      return device_call(e, *callee.function, args, callee.signatures, callee.closure);
     case ExprResult::What::Extern:
       return extern_call(e, *callee.extern_fn, args);
     case ExprResult::What::Reduction:

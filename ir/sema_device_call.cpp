@@ -65,7 +65,7 @@ const Signature* FunctionAnalyzer::declared_signature(const CallExpr& e, const F
 
 ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& callee,
                                          const std::vector<ExprResult>& args,
-                                         const std::vector<Signature>* signatures) {
+                                         const std::vector<Signature>* signatures, const Closure* closure) {
   // Functions and dtypes are compile-time arguments: the callee is specialized on them and they pass
   // nothing at run time (their parameter is typed None).
   // Parameters the call leaves out take their default values (sema_overload.cpp).
@@ -83,7 +83,7 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
       if (!d) return ExprResult::error();
       filled.push_back(*d);
     }
-    return device_call(e, callee, filled, signatures);
+    return device_call(e, callee, filled, signatures, closure);
   }
   std::vector<Type> types;
   std::map<size_t, ExprResult> statics;
@@ -115,7 +115,7 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
     declared = declared_signature(e, callee, *signatures, types);
     if (!declared) return ExprResult::error();
   }
-  Specialization* s = program_.specialize(callee, types, false, statics);
+  Specialization* s = program_.specialize(callee, types, false, statics, closure);
   // numba types constant arguments as literals where the callee needs a constant (a shared array's shape,
   // a dtype): if the callee fails with its constants as values, it is tried with them bound at compile time.
   // Not for recursion, where constant arguments would make a new specialization at every level.
@@ -130,7 +130,7 @@ ExprResult FunctionAnalyzer::device_call(const CallExpr& e, const FunctionDef& c
       }
     }
     if (literal.size() > statics.size()) {
-      Specialization* with_literals = program_.specialize(callee, literal_types, false, literal);
+      Specialization* with_literals = program_.specialize(callee, literal_types, false, literal, closure);
       auto clean = [](const Specialization* spec) {
         if (!spec || !spec->done || spec->diags.has_errors() || spec->fn->mangled_name.empty()) return false;
         if (!spec->fn->signature.ret.is_valid()) return false;

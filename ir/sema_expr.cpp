@@ -254,6 +254,11 @@ ExprResult FunctionAnalyzer::name(const NameExpr& e) {
     if (checking_) fn_.symbols[&e] = symbol_for(r, e.id);
     return record(e, r);
   }
+  if (std::optional<ExprResult> c = closure_name(e)) {  // inner functions (ir/sema_closure.cpp)
+    if (c->what == ExprResult::What::Device || !c->ok()) return *c;
+    if (checking_) fn_.symbols[&e] = symbol_for(*c, e.id);
+    return record(e, *c);
+  }
   if (is_local_name(e.id)) {
     auto it = vars_.find(e.id);
     if (it != vars_.end() && it->second.type.is_valid()) {

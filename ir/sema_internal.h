@@ -28,6 +28,8 @@
 
 namespace gpujit {
 
+struct Closure;
+
 /// What an expression denotes.
 struct ExprResult {
   enum class What { Value, Module, DType, Namespace, Builtin, Device, Extern, Reduction, ArrayMethod, Overload, Unknown, Error };
@@ -40,6 +42,7 @@ struct ExprResult {
   const BuiltinInfo* builtin = nullptr;    // Builtin (functions); also set for builtin values
   const FunctionDef* function = nullptr;   // Device
   const std::vector<Signature>* signatures = nullptr;  // Device: its explicit signatures, if any
+  const Closure* closure = nullptr;        // Device: an inner function's view of its enclosing function
   const ExternFunction* extern_fn = nullptr;  // Extern: a declare_device function (ir/extern_function.h)
   const UfuncInfo* ufunc = nullptr;        // Builtin reached as numpy.NAME where NAME is a ufunc (ir/ufuncs.h)
   const ArrayReduction* reduction = nullptr;  // Reduction: np.sum (a function) or a.sum (a method, `method`)
@@ -79,6 +82,17 @@ struct ExprResult {
 
 class ProgramAnalyzer;
 
+/// What an inner function (a `def` inside a kernel or device function, FunctionDef::nested) sees of the
+/// specialization of the function that defines it (ir/sema_closure.cpp): the names it may read, with their
+/// compile-time values, and those it may not, with the reason. Interned by ProgramAnalyzer, so equal views
+/// are one object and a specialization's key can name it by address.
+struct Closure {
+  const FunctionDef* scope = nullptr;          // the enclosing function; its `nested` are the siblings
+  std::map<std::string, ExprResult> captured;  // constants, dtypes, functions
+  std::map<std::string, std::string> refused;  // name -> why it cannot be read (numba's words first)
+  std::string key;
+};
+
 /// The largest alignment= shared.array and local.array accept, in bytes.
 constexpr int64_t kMaxArrayAlignment = 1024;
 
@@ -102,7 +116,9 @@ class ProgramAnalyzer {
   /// `statics` holds the compile-time arguments by parameter index (their `args` entry is None): functions,
   /// dtypes and constants the callee is specialized on (FunctionAnalyzer::device_call).
   Specialization* specialize(const FunctionDef& def, const std::vector<Type>& args, bool is_kernel,
-                             const std::map<size_t, ExprResult>& statics = {});
+                             const std::map<size_t, ExprResult>& statics = {}, const Closure* closure = nullptr);
+  /// The one Closure equal to `c` (ir/sema_closure.cpp).
+  const Closure* intern_closure(Closure c);
   /// Appends `s`, its callees first, to `out` and its diagnostics to `diags` (once each).
   void commit(Specialization* s, TypedProgram& out, Diagnostics& diags);
   /// The free names of the function being analysed: the compile's, or an overload implementation's own
@@ -133,6 +149,7 @@ class ProgramAnalyzer {
   const GlobalEnv& globals_;
   OverloadResolver* overloads_ = nullptr;
   std::map<std::string, std::unique_ptr<OverloadAnswer>> answers_;
+  std::map<std::string, std::unique_ptr<Closure>> closures_;
   std::map<const FunctionDef*, const GlobalEnv*> impl_envs_;  // each implementation's own free names
   std::vector<const GlobalEnv*> envs_;                        // per function being analysed, innermost last
   std::map<std::pair<const FunctionDef*, std::string>, std::unique_ptr<Specialization>> specs_;
@@ -147,7 +164,8 @@ class ProgramAnalyzer {
 class FunctionAnalyzer {
  public:
   FunctionAnalyzer(ProgramAnalyzer& program, Specialization& spec, const FunctionDef& def,
-                   const std::vector<Type>& args, bool is_kernel, const std::map<size_t, ExprResult>& statics);
+                   const std::vector<Type>& args, bool is_kernel, const std::map<size_t, ExprResult>& statics,
+                   const Closure* closure = nullptr);
   void run();
 
   // --- statements (sema.cpp)
@@ -229,7 +247,15 @@ class FunctionAnalyzer {
   /// (What::Overload) or the attribute's value; nullopt when no implementation takes x's type.
   std::optional<ExprResult> overloaded_member(const AttributeExpr& e, const ExprResult& base);
   ExprResult device_call(const CallExpr& e, const FunctionDef& callee, const std::vector<ExprResult>& args,
-                         const std::vector<Signature>* signatures = nullptr);
+                         const std::vector<Signature>* signatures = nullptr, const Closure* closure = nullptr);
+  /// Inner functions (ir/sema_closure.cpp): a name that denotes one (defined in this function, or a sibling
+  /// or capture seen through closure_), or a captured value or a refused read; nullopt when `id` is none.
+  std::optional<ExprResult> closure_name(const NameExpr& e);
+  /// What the inner functions defined in this function see of it.
+  const Closure* make_closure();
+  /// Keyword arguments at a device function's call, put in their parameters' places (ir/sema_closure.cpp);
+  /// false after an error.
+  bool place_keywords(const CallExpr& e, const FunctionDef& callee, std::vector<ExprResult>& args);
   /// A NumPy ufunc over arrays: np.sin(a, out), np.add(a, b, out=c) (ir/ufuncs.h). `out_keyword`: the
   /// last of `args` came as out=.
   ExprResult ufunc_call(const CallExpr& e, const UfuncInfo& u, const std::vector<ExprResult>& args,
@@ -353,6 +379,8 @@ class FunctionAnalyzer {
   };
 
   ProgramAnalyzer& program_;
+  const Closure* closure_ = nullptr;  // an inner function's view of its enclosing function
+  bool making_closure_ = false;       // make_closure() is evaluating a constant (which may name the closure)
   Specialization& spec_;
   TypedFunction& fn_;
   const FunctionDef& def_;

@@ -29,6 +29,30 @@ std::string expr(const std::string& text) {
 // The statements of a kernel body written with four-space indentation.
 std::unique_ptr<Module> parse_body(const std::string& body) { return parse("def f():\n" + body); }
 
+// A `def` in a body leaves the body and becomes one of the enclosing function's nested functions, with its
+// own nested ones; a syntax error inside it is its own, and the enclosing body goes on after it.
+TEST(ParserFunction, NestedDefsLeaveTheBodyForTheEnclosingFunction) {
+  auto m = parse_body("    y = 1\n    @cuda.jit\n    def inner(a, b=2):\n        def deeper():\n            return 1\n"
+                      "        return a + b + deeper()\n    def bad(x):\n        return x +\n    return inner(y)\n");
+  ASSERT_EQ(m->functions.size(), 1u);
+  const FunctionDef& f = *m->functions[0];
+  EXPECT_EQ(f.errors.all().size(), 0u);
+  ASSERT_EQ(f.body.size(), 4u);  // y = 1; pass (for inner); pass (for bad); return inner(y)
+  EXPECT_TRUE(f.body[1]->as<PassStmt>());
+  EXPECT_TRUE(f.body[3]->as<ReturnStmt>());
+  ASSERT_EQ(f.nested.size(), 2u);
+  const FunctionDef& inner = *f.nested[0];
+  EXPECT_EQ(inner.name, "inner");
+  EXPECT_EQ(inner.enclosing, &f);
+  EXPECT_EQ(inner.params.size(), 2u);
+  EXPECT_EQ(inner.body.size(), 2u);  // pass (for deeper); return
+  ASSERT_EQ(inner.nested.size(), 1u);
+  EXPECT_EQ(inner.nested[0]->name, "deeper");
+  EXPECT_EQ(inner.nested[0]->enclosing, &inner);
+  EXPECT_EQ(f.nested[1]->name, "bad");
+  EXPECT_TRUE(f.nested[1]->errors.has_errors());
+}
+
 TEST(ParserExpr, ArithmeticPrecedence) {
   EXPECT_EQ(expr("a + b * c"), "(+ a (* b c))");
   EXPECT_EQ(expr("a * b + c"), "(+ (* a b) c)");

@@ -49,7 +49,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"def k(a):\n    return None\n", "float64[:]", true},
         Case{"def k(a):\n    i = 0\n    while i < 10:\n        i += 1\n    else:\n        a[0] = i\n",
              "float64[:]", true},
-        Case{"def d(x):\n    return x\n\ndef k(a):\n    a[0] = d(x=1)\n", "float64[:]", false},
+        Case{"def d(x):\n    return x\n\ndef k(a):\n    a[0] = d(y=1)\n", "float64[:]", false},
         Case{"def d(x):\n    return e(x)\n\ndef e(y):\n    return d(y)\n\ndef k(a):\n    a[0] = d(1)\n",
              "float64[:]", false},
         Case{"def d(v, i):\n    return v[i]\n\ndef k(a, b):\n    a[0] = d(a, 0) + d(b, 1)\n",
