@@ -409,3 +409,21 @@ def test_without_nvjitlink_the_driver_s_linker_links(fake, tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     assert "loaded True" in out.stdout
     assert "lto refused: True" in out.stdout
+
+
+@pytest.mark.parametrize("eager", [True, False])
+def test_a_starred_signature_list_and_link_in_the_decorator(fake, eager):
+    # numba's own tests write `@cuda.jit(*args, link=[...])`, args empty or one signature: Python evaluates the
+    # decorator, and gpujit's frontend, which reads the kernel's source decorator included, must not refuse it.
+    args = [SIG] if eager else []
+    times2 = gpu.declare_device("times2", "int32(int32)")
+
+    @gpu.jit(*args, link=[gpu.CUSource(TIMES2_CU)])
+    def kernel(r, x):
+        r[0] = times2(x[0])
+
+    r, x = gpu.to_device(np.zeros(1, np.int32)), gpu.to_device(np.full(1, 21, np.int32))
+    # Linked (times2's code came from the decorator's link=, else nvJitLink would name it undefined), then
+    # refused by the fake driver as a foreign cubin; a GPU runs it.
+    with pytest.raises(gpu.errors.CudaAPIError, match="cuModuleLoadData failed: CUDA_ERROR_INVALID_IMAGE"):
+        kernel[1, 1](r, x)

@@ -427,3 +427,36 @@ def test_a_cost_model_is_asked_with_the_caller_and_the_callee():
 def test_inline_must_be_always_never_or_a_cost_model():
     with pytest.raises(ValueError, match="kwarg 'inline' must be one of the strings 'always' or 'never'"):
         gpu.jit(device=True, inline="sometimes")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Decorators: Python evaluates them, so the frontend, which reads them with the kernel's source, takes any
+# expression Python takes.
+
+
+def pass_through(kernel):
+    return kernel
+
+
+def test_decorators_outside_the_kernel_grammar_are_accepted():
+    options = {"lineinfo": True}
+    sigs = ["void(int32[::1])"]
+
+    @pass_through
+    @(lambda f: f)
+    @gpu.jit(*sigs, **options)
+    def eager(a):
+        a[0] = 3
+
+    @gpu.jit(
+        **{"debug": False,
+           "opt": True},
+    )
+    def lazy(a):
+        a[0] = 4
+
+    a = np.zeros(1, np.int32)
+    eager[1, 1](a)
+    assert a[0] == 3
+    lazy[1, 1](a)
+    assert a[0] == 4
