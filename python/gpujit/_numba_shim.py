@@ -331,7 +331,7 @@ def _refresh_error_classes():
     debug_info = [m.NumbaDebugInfoWarning for m in modules if hasattr(m, "NumbaDebugInfoWarning")]
     gpujit._source.DebugInfoWarning = debug_info[-1] if debug_info else gpujit.errors.DebugInfoWarning
     support_error, api_error = _driver_error_classes(gpujit)
-    gpujit._core._set_error_classes(compile_error, support_error, api_error, gpujit.LaunchError)
+    gpujit._core._set_error_classes(compile_error, support_error, api_error, _launch_error_class(gpujit))
     gpujit._core._set_warning_class(performance)
     gpujit._dispatcher.InvalidConfigWarning = invalid_config
 
@@ -339,18 +339,49 @@ def _refresh_error_classes():
 def _driver_error_classes(gpujit):
     """gpujit's CudaSupportError and CudaAPIError as the runtime raises them: with numba-cuda's driver modules
     loaded, classes that also derive from numba's CudaSupportError (an ImportError) and CudaAPIError, so that
-    `except numba.cuda.cudadrv.driver.CudaAPIError` catches gpujit's driver errors."""
+    `except numba.cuda.cudadrv.driver.CudaAPIError` catches gpujit's driver errors; with cuda.core loaded, the
+    CudaAPIError derives from its CUDAError too, which numba-cuda raises where cuda.core calls the driver (a
+    launch)."""
     error = sys.modules.get("numba.cuda.cudadrv.error")
     driver = sys.modules.get("numba.cuda.cudadrv.driver")
     support, api = gpujit.CudaSupportError, gpujit.CudaAPIError
     numba_support = getattr(error, "CudaSupportError", None)
-    numba_api = getattr(driver, "CudaAPIError", None)
+    api_bases = tuple(c for c in (getattr(driver, "CudaAPIError", None), _cuda_core_error())
+                      if isinstance(c, type) and not issubclass(api, c))
     body = {"__init__": _driver_error_init, "__str__": Exception.__str__, "__module__": "gpujit.errors"}
     if isinstance(numba_support, type) and not issubclass(support, numba_support):
         support = type("CudaSupportError", (support, numba_support), dict(body, __doc__=support.__doc__))
-    if isinstance(numba_api, type) and not issubclass(api, numba_api):
-        api = type("CudaAPIError", (api, numba_api), dict(body, __doc__=api.__doc__))
+    if api_bases:
+        api = type("CudaAPIError", (api,) + api_bases, dict(body, __doc__=api.__doc__))
     return support, api
+
+
+def _cuda_core_error():
+    """cuda.core's CUDAError where cuda.core is loaded (numba-cuda's driver module imports it), else None."""
+    return getattr(sys.modules.get("cuda.core._utils.cuda_utils"), "CUDAError", None)
+
+
+def _launch_error_class(gpujit):
+    """gpujit's LaunchError as the runtime raises it: with cuda.core loaded (numba-cuda's driver imports it), a
+    class that also derives from cuda.core's CUDAError, whose message starts with the driver's CUDA error name.
+    numba-cuda launches through cuda.core, so a launch the device cannot run is the driver's refusal there:
+    CUDAError "CUDA_ERROR_INVALID_VALUE: ..." (too many threads, a zero dimension, too much shared memory)."""
+    cuda_error = _cuda_core_error()
+    launch = gpujit.LaunchError
+    if not isinstance(cuda_error, type) or issubclass(launch, cuda_error):
+        return launch
+    return type("LaunchError", (launch, cuda_error), {"__init__": _launch_error_init, "__module__": "gpujit.errors",
+                                                      "__doc__": launch.__doc__})
+
+
+def _launch_error_init(self, *args):
+    message = str(args[0]) if args else ""
+    if not message.startswith(_INVALID_VALUE):
+        message = f"{_INVALID_VALUE}: {message}"
+    Exception.__init__(self, message)
+
+
+_INVALID_VALUE = "CUDA_ERROR_INVALID_VALUE"
 
 
 def _driver_error_init(self, *args):

@@ -47,12 +47,6 @@ def _bind_test_machinery():
     devices.get_context = get_context
     devices.reset = lambda: gpujit.synchronize()
     driver.driver.get_device = lambda devnum=None: gpujit.get_current_device()
-    try:
-        import cuda.core._utils.cuda_utils as cuda_utils
-    except ImportError:
-        cuda_utils = None
-    if cuda_utils is not None:
-        cuda_utils.CUDAError = gpujit.CudaAPIError
     testing.cc_X_or_above = _cc_at_least
     testing.CUDATestCase.skip_if_lto = lambda self, reason: None
     driver.USE_NV_BINDING = True

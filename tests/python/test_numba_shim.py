@@ -119,6 +119,35 @@ def test_numba_errors_and_warnings_catch_gpujit_s(tmp_path):
 
 
 @needs_numba_cuda
+def test_a_launch_the_device_cannot_run_is_cuda_core_s_error_too(tmp_path):
+    # numba-cuda launches through cuda.core, whose CUDAError names the driver's CUDA_ERROR_INVALID_VALUE; gpujit
+    # refuses the launch before the driver, with a LaunchError that is also that class and carries that name.
+    program = write(tmp_path, "launch.py", textwrap.dedent("""
+        import numpy as np
+        from numba import cuda
+        from cuda.core._utils.cuda_utils import CUDAError
+        import gpujit
+
+        @cuda.jit("void(int32[::1])")
+        def fill(a):
+            a[cuda.grid(1)] = 1
+
+        a = np.zeros(2048, np.int32)
+        for config in [(1, 1025), (0, 32), (1, (32, 33))]:
+            try:
+                fill[config](a)
+            except CUDAError as e:
+                print("CUDAError", isinstance(e, gpujit.LaunchError), isinstance(e, ValueError), e)
+    """))
+    out = run([sys.executable, "-m", "gpujit", "run", str(program)], cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3, out.stdout
+    assert all(line.startswith("CUDAError True True CUDA_ERROR_INVALID_VALUE: ") for line in lines)
+    assert "block dimension x is 1025" in lines[0] and "grid dimension x is 0" in lines[1]
+
+
+@needs_numba_cuda
 def test_numba_vectorize_cuda_target_is_gpujit_s_and_cpu_jit_stays_numba_s(tmp_path):
     program = write(tmp_path, "ufuncs.py", textwrap.dedent("""
         import numpy as np
