@@ -11,15 +11,21 @@
 //   - an array is its device pointer (an 8-byte parameter);
 //   - a Python int or bool fills a parameter of 1, 2, 4 or 8 bytes if its value fits (signed or unsigned);
 //   - a Python float fills a 4-byte (float) or 8-byte (double) parameter;
-//   - a NumPy scalar must be exactly the parameter's size (np.float32 for float, np.int64 for long long).
+//   - a NumPy scalar must be exactly the parameter's size (np.float32 for float, np.int64 for long long);
+//   - a struct or vector parameter (any size but 1, 2, 4 or 8 bytes: a float3, a double2, a struct) takes the
+//     bytes of a NumPy structured scalar (np.void) or of a bytes-like object of exactly its size, as does a
+//     parameter of another size given such an object.
 // Parameters are passed through kernelParams, each from its own pointer, so the driver places them at its
 // offsets; when those are the natural ones (each aligned to its size) the launch passes one buffer instead,
-// as gpujit kernels' launches do. Anything else, a parameter of another size (a struct, a double2) or a wrong argument count is a TypeError naming the
-// kernel and argument. No Python code of gpujit runs on a launch once the kernel is loaded.
+// as gpujit kernels' launches do; a struct's bytes are kept for the launch and passed by their pointer.
+// Anything else, a struct's value of the wrong size or a wrong argument count is a TypeError naming the kernel
+// and argument. No Python code of gpujit runs on a launch once the kernel is loaded.
 #include "cuda_c.h"
 
 #include <cstring>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,11 +51,15 @@ struct RawParam {
   unsigned size = 0;
 };
 
+/// A parameter no number fills: a struct or vector type, passed as bytes (struct_bytes).
+bool is_struct_size(unsigned size) { return size != 1 && size != 2 && size != 4 && size != 8; }
+
 /// The kernel loaded on one device, and its parameters.
 struct RawLoaded {
   rt::Device* device = nullptr;
   std::shared_ptr<rt::LoadedKernel> kernel;
   std::vector<RawParam> params;
+  bool has_structs = false;  // a parameter of a size but 1, 2, 4 or 8 bytes (is_struct_size)
   std::vector<std::string> param_names;  // "argument 0", ... for the classifier's messages
 };
 
@@ -134,7 +144,8 @@ RawLoaded& load(PyObject* self, rt::Device& device) {
     loaded->params.push_back({unsigned(offset), unsigned(size)});
     loaded->param_names.push_back("argument " + std::to_string(i));
     unsigned align = unsigned(size);
-    if (size == 0 || size > 8 || (size & (size - 1)) != 0) {
+    if (is_struct_size(unsigned(size))) {
+      loaded->has_structs = true;
       natural = false;
       continue;
     }
@@ -177,13 +188,92 @@ void put_integer(rt::ParamBuffer::Writer& w, bool negative, uint64_t bits, unsig
   w.bytes(&bits, size);
 }
 
-void pack(Arguments& a, const RawLoaded& k, const std::string& kernel, PyObject* const* args, size_t nargs) {
+/// Whether `obj` is a bytes-like object, passed as a struct's bytes: bytes, a bytearray or a memoryview.
+bool is_bytes_like(PyObject* obj) {
+  return PyBytes_CheckExact(obj) || PyByteArray_CheckExact(obj) || PyMemoryView_Check(obj);
+}
+
+/// Whether `obj` is passed as a struct's bytes: a bytes-like object or a NumPy structured scalar.
+bool is_struct_value(PyObject* obj) {
+  return is_bytes_like(obj) || std::strcmp(Py_TYPE(obj)->tp_name, "numpy.void") == 0;
+}
+
+/// Appends the bytes of `obj` (a struct value, or for a struct parameter any C-contiguous buffer: a NumPy
+/// scalar such as a complex128 for a double2) to `out`, which must have exactly the parameter's size.
+void struct_bytes(PyObject* obj, unsigned size, const std::string& kernel, size_t index, std::string* out) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS) != 0) {
+    PyErr_Clear();
+    bad_argument(kernel, index,
+                 "its parameter is a " + std::to_string(size) + "-byte struct or vector; pass a NumPy structured "
+                 "scalar (np.void) or a bytes-like object of " + std::to_string(size) + " bytes, not a " +
+                     type_name(obj));
+  }
+  size_t got = size_t(view.len);
+  if (got == size) out->append(static_cast<const char*>(view.buf), size);
+  PyBuffer_Release(&view);
+  if (got != size) {
+    bad_argument(kernel, index,
+                 "a " + type_name(obj) + " of " + std::to_string(got) + " bytes cannot fill its " +
+                     std::to_string(size) + "-byte parameter; a struct's value must have exactly its size");
+  }
+}
+
+/// The struct values of one launch: the bytes of each struct parameter's argument and of each bytes-like
+/// argument, read before the arguments are classified, and the arguments with each of those objects replaced
+/// by 0 (the classifier knows no struct; pack() writes a placeholder, and point() aims the parameter at the
+/// bytes). A NumPy structured scalar for a parameter of 1, 2, 4 or 8 bytes needs none of this: the classifier
+/// takes it as a record, and pack() copies its bytes.
+struct StructArguments {
+  std::vector<PyObject*> args;
+  std::string bytes;
+  std::vector<size_t> starts;  // per parameter; SIZE_MAX for a parameter that is no struct
+
+  StructArguments(const RawLoaded& k, const std::string& kernel, PyObject* const* in, size_t nargs)
+      : args(in, in + nargs), starts(nargs, SIZE_MAX) {
+    for (size_t i = 0; i < nargs; ++i) {
+      unsigned size = k.params[i].size;
+      if (!is_struct_size(size) && !is_bytes_like(in[i])) continue;
+      starts[i] = bytes.size();
+      struct_bytes(in[i], size, kernel, i, &bytes);
+      args[i] = zero();
+    }
+  }
+  /// Points the struct parameters at their bytes (after pack()); `bytes` no longer grows.
+  void point(const RawLoaded& k, void** pointers) {
+    for (size_t i = 0; i < starts.size(); ++i) {
+      if (starts[i] != SIZE_MAX && is_struct_size(k.params[i].size)) pointers[i] = bytes.data() + starts[i];
+    }
+  }
+  static PyObject* zero() {
+    static PyObject* z = PyLong_FromLong(0);
+    return z;
+  }
+};
+
+
+void pack(Arguments& a, const RawLoaded& k, const std::string& kernel, PyObject* const* args, size_t nargs,
+          const StructArguments* structs) {
   rt::ParamBuffer::Writer w = a.param_buffer().start(nargs * 2);
   const rt::ArgCode* codes = a.codes();
   for (size_t i = 0; i < nargs; ++i) {
     const RawParam& p = k.params[i];
     PyObject* obj = args[i];
     rt::ArgCode code = codes[i];
+    if (structs && structs->starts[i] != SIZE_MAX) {
+      if (is_struct_size(p.size)) {
+        w.u64(0);  // a placeholder: point() aims the parameter at the bytes (no one-buffer launch here)
+      } else {
+        w.bytes(structs->bytes.data() + structs->starts[i], p.size);  // in place, for the one-buffer launch
+      }
+      continue;
+    }
+    if (rt::is_record_code(code) && is_struct_value(obj)) {  // a structured scalar for a 1-8 byte struct
+      std::string bytes;
+      struct_bytes(obj, p.size, kernel, i, &bytes);
+      w.bytes(bytes.data(), p.size);
+      continue;
+    }
     if (rt::is_header_code(code) || rt::is_record_code(code)) {
       bad_argument(kernel, i, "a " + type_name(obj) + " cannot be passed to CUDA C; pass arrays and numbers");
     }
@@ -219,10 +309,6 @@ void pack(Arguments& a, const RawLoaded& k, const std::string& kernel, PyObject*
         bad_argument(kernel, i, "a " + type_name(obj) + " has " + std::to_string(size) + " bytes but its parameter has " +
                                     std::to_string(p.size) + " (pass the NumPy scalar of the parameter's C type)");
       }
-      if (size > 8) {
-        bad_argument(kernel, i, "a " + type_name(obj) + " has " + std::to_string(size) +
-                                    " bytes; CUDA C parameters of more than 8 bytes (double2, structs) are not supported");
-      }
       w.bytes(bytes, size);
     }
   }
@@ -231,6 +317,7 @@ void pack(Arguments& a, const RawLoaded& k, const std::string& kernel, PyObject*
 
 // ---------------------------------------------------------------------------------------------------------
 // Launch
+
 
 void launch(PyObject* self, const RawLaunchSpec& spec, PyObject* const* args, size_t nargs) {
   RawState& st = state_of(self);
@@ -253,6 +340,13 @@ void launch(PyObject* self, const RawLaunchSpec& spec, PyObject* const* args, si
   }
   if (rt::Capture* c = rt::capture_of(&device, spec.config.stream)) [[unlikely]]
     keep_captured_arguments(*c, args, nargs);
+  std::optional<StructArguments> structs;
+  bool bytes_like = false;
+  for (size_t i = 0; i < nargs && !k->has_structs && !bytes_like; ++i) bytes_like = is_bytes_like(args[i]);
+  if (k->has_structs || bytes_like) {
+    structs.emplace(*k, st.name, args, nargs);
+    args = structs->args.data();
+  }
   ArgumentScope scope(nargs);
   Arguments& a = scope.get();
   for (size_t i = 0; i < nargs; ++i) a.classify(args[i], i, st.name, k->param_names[i], device, spec.stream);
@@ -262,9 +356,10 @@ void launch(PyObject* self, const RawLaunchSpec& spec, PyObject* const* args, si
         bad_argument(st.name, i, "a " + type_name(args[i]) + " cannot be passed to CUDA C; pass arrays and numbers");
     }
   }
-  pack(a, *k, st.name, args, nargs);
+  pack(a, *k, st.name, args, nargs, structs ? &*structs : nullptr);
   rt::validate_launch(spec.config, device.properties(), *k->kernel);
   rt::ParamBuffer& params = a.param_buffer();
+  if (structs) structs->point(*k, params.pointers());
   device.launch(*k->kernel, spec.config, params.pointers(), &params);
   a.finish(device, spec.config.stream);
 }

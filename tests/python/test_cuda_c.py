@@ -219,11 +219,31 @@ def test_raw_kernel_argument_errors(fake):
         gpu.RawKernel(SCALE, "nope")[1, 1](x, 2.0, 4)
 
 
-def test_struct_parameters_are_refused_clearly(fake):
-    k = gpu.RawKernel('struct P { float a, b, c; };\nextern "C" __global__ void s(P p) {}\n', "s")
-    assert k._param_layout() == [(0, 12)]
-    with pytest.raises(TypeError, match="an int cannot fill its 12-byte parameter"):
-        k[1, 1](3)
+def test_struct_and_vector_parameters_take_structured_scalars_and_bytes(fake):
+    k = gpu.RawKernel('struct P { float a, b, c; };\nstruct Q { short x, y; };\n'
+                      'extern "C" __global__ void s(int n, P p, double2 d, Q q, char c) {}\n', "s")
+    assert k._param_layout() == [(0, 4), (4, 12), (16, 16), (32, 4), (36, 1)]
+    p_type = np.dtype([("a", "<f4"), ("b", "<f4"), ("c", "<f4")])
+    q_type = np.dtype([("x", "<i2"), ("y", "<i2")])
+    p = np.array((1.0, 2.0, 3.0), dtype=p_type)[()]
+    q = np.array((-1, 9), dtype=q_type)[()]
+    k[1, 1](5, p, np.complex128(1 + 2j), q, 7)
+    assert fake.last_launch()[5] == [struct.pack("<i", 5), struct.pack("<fff", 1, 2, 3), struct.pack("<dd", 1, 2),
+                                     struct.pack("<hh", -1, 9), b"\x07"]
+    # Bytes-like objects: bytes, a bytearray, a memoryview.
+    k[1, 1](6, struct.pack("<fff", 4, 5, 6), bytearray(struct.pack("<dd", 3, 4)), memoryview(b"\x01\x00\x02\x00"), 8)
+    assert fake.last_launch()[5] == [struct.pack("<i", 6), struct.pack("<fff", 4, 5, 6), struct.pack("<dd", 3, 4),
+                                     struct.pack("<hh", 1, 2), b"\x08"]
+    with pytest.raises(TypeError, match=r"argument 1 of CUDA C kernel 's': a bytes of 8 bytes cannot fill its "
+                                        r"12-byte parameter; a struct's value must have exactly its size"):
+        k[1, 1](0, bytes(8), bytes(16), q, 0)
+    with pytest.raises(TypeError, match=r"argument 2 .*its parameter is a 16-byte struct or vector; pass a NumPy "
+                                        r"structured scalar \(np.void\) or a bytes-like object of 16 bytes, not a int"):
+        k[1, 1](0, p, 3, q, 0)
+    with pytest.raises(TypeError, match=r"argument 3 .*a numpy.void of 12 bytes cannot fill its 4-byte parameter"):
+        k[1, 1](0, p, bytes(16), p, 0)
+    with pytest.raises(TypeError, match=r"argument 1 .*a numpy.float32 of 4 bytes cannot fill its 12-byte"):
+        k[1, 1](0, np.float32(1), bytes(16), q, 0)
 
 
 def test_raw_kernel_compile_error_at_first_launch(fake):
