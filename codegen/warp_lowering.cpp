@@ -96,7 +96,12 @@ llvm::Value* FunctionLowering::lower_warp(const BuiltinInfo& bi, const CallExpr&
 bool uses_grid_sync(const TypedProgram& program) {
   // cg.this_grid() alone counts too: numba launches every kernel that takes the grid group cooperatively (its
   // Overload.cooperative), so its launches are limited to a resident grid the same way.
+  // So does a call of an external function declared with use_cooperative=True (numba's ExternalCodeLibrary
+  // marks the kernel's library cooperative when it links that code in).
   for (const auto& fn : program.functions) {
+    for (const ExternFunction* x : fn->externs) {
+      if (x->cooperative) return true;
+    }
     for (const auto& [expr, symbol] : fn->symbols) {
       if (symbol.kind == Symbol::Kind::Builtin && symbol.builtin &&
           (symbol.builtin->id == BuiltinId::GridGroupSync || symbol.builtin->id == BuiltinId::CgThisGrid))

@@ -207,6 +207,7 @@ void global(KeyStream& k, const GlobalValue& g) {
       k.str(g.extern_fn->name);
       k.str(g.extern_fn->signature.key());
       k.u64(g.extern_fn->c_abi);
+      k.u64(g.extern_fn->cooperative);
       link_files(k, g.extern_fn->link);
       break;
   }

@@ -43,6 +43,9 @@ struct ExternFunction {
   Signature signature;   // ret void: returns nothing
   bool c_abi = false;    // false: numba's ABI (see above)
   std::vector<LinkFile> link;
+  /// use_cooperative=True: its code needs a cooperative launch (a grid-wide sync, cluster or grid groups), so
+  /// a kernel that calls it, directly or through device functions, is launched as one (uses_grid_sync).
+  bool cooperative = false;
 };
 
 }  // namespace gpujit

@@ -253,14 +253,16 @@ def _as_numba_nvrtc_error(error):
 
 class ExternFunction:
     """A device function defined by external code (declare_device): `name` its symbol, `sig` its signature.
-    Call it from kernels and device functions."""
+    Call it from kernels and device functions; with `use_cooperative`, a kernel that calls it is launched
+    cooperatively (every block resident at once, as for cg.this_grid().sync())."""
 
-    def __init__(self, name, sig, link, abi, text):
+    def __init__(self, name, sig, link, abi, text, use_cooperative=False):
         self.name = name
         self.sig = sig
         self.link = link
         self.abi = abi
-        self._description = ("extern", name, text, abi, link_descriptions(link))
+        self.use_cooperative = bool(use_cooperative)
+        self._description = ("extern", name, text, abi, link_descriptions(link), self.use_cooperative)
 
     def __repr__(self):
         return f"<external device function {self.name}{self._description[2][self._description[2].find('('):]}>"
@@ -294,10 +296,9 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     pointer as CPointer(float32) or "float32*"), defined by the code in `link` (a path or code object, or a list of
     them), callable from kernels. abi="numba" (the default): the symbol returns an int status (0) and writes its
     result through a pointer passed first; abi="c": a plain C function. Scalars and pointers cross the boundary
-    (pass an array as ffi.from_buffer(a) to a pointer parameter)."""
+    (pass an array as ffi.from_buffer(a) to a pointer parameter). use_cooperative=True: the code needs a
+    cooperative launch (a grid-wide sync), so every kernel that calls the function is launched as one."""
     if abi not in ("numba", "c"):
         raise NotImplementedError(f"Unsupported ABI: {abi}")
-    if use_cooperative:
-        raise NotImplementedError("declare_device(use_cooperative=True) is not supported by gpujit")
     text, shown = _normalized(sig)
-    return ExternFunction(name, shown, link, abi, text)
+    return ExternFunction(name, shown, link, abi, text, use_cooperative)

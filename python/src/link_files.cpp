@@ -53,6 +53,7 @@ std::shared_ptr<const ExternFunction> extern_function_of(const pyb::tuple& d) {
   x->signature = std::move(*sig);
   x->c_abi = d[3].cast<std::string>() == "c";
   x->link = link_files_of(d[4]);
+  x->cooperative = d.size() > 5 && d[5].cast<bool>();
   return x;
 }
 

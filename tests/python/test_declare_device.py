@@ -427,3 +427,61 @@ def test_a_starred_signature_list_and_link_in_the_decorator(fake, eager):
     # refused by the fake driver as a foreign cubin; a GPU runs it.
     with pytest.raises(gpu.errors.CudaAPIError, match="cuModuleLoadData failed: CUDA_ERROR_INVALID_IMAGE"):
         kernel[1, 1](r, x)
+
+
+GRID_COUNT_CU = r'''
+#include <cooperative_groups.h>
+extern "C" __device__ int grid_count(int* out, int* counter) {
+  atomicAdd(counter, 1);
+  cooperative_groups::this_grid().sync();  // needs every block resident: a cooperative launch
+  *out = atomicAdd(counter, 0);
+  return 0;
+}
+'''
+
+
+def test_use_cooperative_makes_every_kernel_that_calls_it_cooperative(fake):
+    plain = gpu.declare_device("times2", "int32(int32)", link=gpu.CUSource(TIMES2_CU))
+    coop = gpu.declare_device("times2", "int32(int32)", link=gpu.CUSource(TIMES2_CU), use_cooperative=True)
+    assert coop.use_cooperative and not plain.use_cooperative
+
+    @gpu.jit(device=True)
+    def through(x):
+        return coop(x)
+
+    @gpu.jit(SIG)
+    def direct(r, x):
+        r[0] = coop(x[0])
+
+    @gpu.jit(SIG)
+    def nested(r, x):
+        r[0] = through(x[0])
+
+    @gpu.jit(SIG)
+    def not_cooperative(r, x):
+        r[0] = plain(x[0])
+
+    # numba's Overload.cooperative: the external code's library marks the kernel that links it.
+    for kernel, expected in ((direct, True), (nested, True), (not_cooperative, False)):
+        overloads = list(kernel.overloads.values())
+        assert len(overloads) == 1 and overloads[0].cooperative is expected
+
+
+@pytest.mark.gpu
+def test_a_cooperative_external_function_syncs_the_grid_on_a_gpu(cuda):
+    cffi = pytest.importorskip("cffi")
+    ffi = cffi.FFI()
+    grid_count = gpu.declare_device("grid_count", "int32(CPointer(int32))", link=gpu.CUSource(GRID_COUNT_CU),
+                                    use_cooperative=True)
+
+    @gpu.jit("void(int32[::1], int32[::1])")
+    def count(r, counter):
+        r[gpu.grid(1)] = grid_count(ffi.from_buffer(counter))
+
+    overload = count.overloads[next(iter(count.overloads))]
+    assert overload.cooperative
+    blocks = min(overload.max_cooperative_grid_blocks(64), 8)
+    r = np.zeros(blocks * 64, np.int32)
+    count[blocks, 64](r, np.zeros(1, np.int32))
+    # Every thread added one before the grid barrier and read the total after it.
+    np.testing.assert_array_equal(r, np.full(blocks * 64, blocks * 64, np.int32))
