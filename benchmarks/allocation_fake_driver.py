@@ -20,12 +20,11 @@ import importlib.util
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from launch_fake_driver import callgrind_per_op, fake_driver  # noqa: E402  builds the fake driver when it is missing or stale
+from launch_fake_driver import best_seconds_per_call, callgrind_per_op, fake_driver  # noqa: E402  builds the fake driver when it is missing or stale
 
 SHAPES = ("device_array", "device_array float32", "to_device", "host argument")
 
@@ -77,13 +76,7 @@ def main():
             if args.only and name != args.only:
                 continue
             op()
-            best = float("inf")
-            for _ in range(args.rounds):
-                t = time.perf_counter()
-                for _ in range(args.n):
-                    op()
-                best = min(best, (time.perf_counter() - t) / args.n)
-            print(f"{name:<22} {best * 1e6:>31.3f}")
+            print(f"{name:<22} {best_seconds_per_call(op, args.n, args.rounds) * 1e6:>31.3f}")
 
 
 if __name__ == "__main__":

@@ -157,13 +157,18 @@ def main():
             k, call_args = getattr(mod, f"k{i}"), tuple(arrays[:na] + [1.0] * ns)
             launch = lambda: k[1, 32](*call_args)
             launch()
-            best = float("inf")
-            for _ in range(args.rounds):
-                t = time.perf_counter()
-                for _ in range(args.n):
-                    launch()
-                best = min(best, (time.perf_counter() - t) / args.n)
-            print(f"{name:<12} {best * 1e6:>28.3f}")
+            print(f"{name:<12} {best_seconds_per_call(launch, args.n, args.rounds) * 1e6:>28.3f}")
+
+
+def best_seconds_per_call(call, n, rounds):
+    """The best over `rounds` rounds of the mean time of `n` calls of `call`, in seconds."""
+    best = float("inf")
+    for _ in range(rounds):
+        t = time.perf_counter()
+        for _ in range(n):
+            call()
+        best = min(best, (time.perf_counter() - t) / n)
+    return best
 
 
 def time_bare(args):
@@ -183,13 +188,7 @@ def time_bare(args):
             continue
         launch = lambda: bare_launch(i)  # noqa: E731  as launch_overhead.py's from_python
         launch()
-        best = float("inf")
-        for _ in range(args.rounds):
-            t = time.perf_counter()
-            for _ in range(args.n):
-                launch()
-            best = min(best, (time.perf_counter() - t) / args.n)
-        print(f"{name:<12} {best * 1e6:>33.3f}")
+        print(f"{name:<12} {best_seconds_per_call(launch, args.n, args.rounds) * 1e6:>33.3f}")
 
 
 if __name__ == "__main__":

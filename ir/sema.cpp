@@ -144,8 +144,6 @@ bool is_kernel_module(const std::string& canonical) {
 // ---------------------------------------------------------------------------------------------------------
 // Program
 
-namespace {
-
 // What tells one compile-time argument from another in a specialization's key.
 std::string static_key(const ExprResult& r) {
   switch (r.what) {
@@ -160,8 +158,6 @@ std::string static_key(const ExprResult& r) {
       return r.value ? "constant " + r.value->type().key() + " " + r.value->str() : "?";
   }
 }
-
-}  // namespace
 
 Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::vector<Type>& args,
                                             bool is_kernel, const std::map<size_t, ExprResult>& statics,

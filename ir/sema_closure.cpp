@@ -16,26 +16,9 @@
 
 namespace gpujit {
 
-namespace {
-
-std::string capture_key(const ExprResult& r) {
-  switch (r.what) {
-    case ExprResult::What::Builtin:
-      return std::string("builtin ") + r.builtin->qualified_name();
-    case ExprResult::What::DType:
-      return std::string("dtype ") + scalar_name(r.dtype);
-    case ExprResult::What::Device:
-      return fmt::format("function {} {}", static_cast<const void*>(r.function), static_cast<const void*>(r.closure));
-    default:
-      return r.value ? "constant " + r.value->type().key() + " " + r.value->str() : "?";
-  }
-}
-
-}  // namespace
-
 const Closure* ProgramAnalyzer::intern_closure(Closure c) {
   c.key = fmt::format("{}", static_cast<const void*>(c.scope));
-  for (const auto& [n, r] : c.captured) c.key += fmt::format(";{}={}", n, capture_key(r));
+  for (const auto& [n, r] : c.captured) c.key += fmt::format(";{}={}", n, static_key(r));
   for (const auto& [n, why] : c.refused) c.key += ";!" + n;
   auto it = closures_.find(c.key);
   if (it != closures_.end()) return it->second.get();

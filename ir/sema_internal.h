@@ -410,6 +410,9 @@ class FunctionAnalyzer {
 
 /// The canonical module names the kernel namespace is reached through.
 bool is_kernel_module(const std::string& canonical);
+/// What tells one compile-time value from another in a key: a specialization's static arguments, a closure's
+/// captures (ir/sema.cpp).
+std::string static_key(const ExprResult& r);
 
 /// "; did you mean 'sqrt'?" naming the candidate closest to `wrong` (sema_expr.cpp), else "".
 std::string suggest(std::string_view wrong, const std::vector<std::string_view>& candidates);
