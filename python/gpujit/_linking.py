@@ -127,7 +127,9 @@ _NUMBA_KINDS = {"PTXSource": "ptx", "CUSource": "cu", "Cubin": "cubin", "Fatbin"
 
 def _cu_options(directory):
     """NVRTC's include directories for a .cu: its own folder, numba's CUDA_NVRTC_EXTRA_SEARCH_PATHS (':'-separated,
-    read from gpujit.config or numba's config), and the toolkit's include folder (curand_kernel.h ...)."""
+    read from gpujit.config or numba's config), and the toolkit's headers (curand_kernel.h ...): its include
+    folder and, from CUDA 13 on, include/cccl, where libcu++ (<cuda/std/...>, which curand_kernel.h and
+    cooperative_groups.h include), CUB and Thrust moved; without a toolkit, the headers of NVIDIA's pip wheels."""
     dirs = [directory] if directory else []
     extra = ""
     for name in ("gpujit.config", "numba.cuda.config", "numba.core.config"):
@@ -139,10 +141,34 @@ def _cu_options(directory):
     extra = extra or os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
     dirs += [d for d in extra.split(":") if d]
     for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if home and os.path.isdir(os.path.join(home, "include")):
-            dirs.append(os.path.join(home, "include"))
+        include = os.path.join(home, "include") if home else ""
+        if include and os.path.isdir(include):
+            dirs.append(include)
+            if os.path.isdir(os.path.join(include, "cccl")):
+                dirs.append(os.path.join(include, "cccl"))
             break
+    else:
+        dirs += _wheel_include_dirs()
     return tuple("-I" + d for d in dirs)
+
+
+def _wheel_include_dirs():
+    """The header folders of NVIDIA's pip wheels (the CUDA runtime's, curand's, CCCL's), found as numba-cuda
+    finds them, through cuda.pathfinder, where that is installed."""
+    try:
+        from cuda import pathfinder
+    except ImportError:
+        return []
+    dirs = []
+    for library in ("cudart", "cccl", "curand"):
+        try:
+            found = pathfinder.locate_nvidia_header_directory(library)
+        except Exception:  # an unknown name in another pathfinder version, or a broken install: look no further
+            found = None
+        path = getattr(found, "abs_path", None)
+        if path and path not in dirs:
+            dirs.append(path)
+    return dirs
 
 
 def link_description(item):

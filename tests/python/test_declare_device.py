@@ -97,6 +97,29 @@ def test_a_call_of_a_cu_function_is_an_extern_call_in_ptx_and_resolved_in_the_cu
     assert symbols.get("times2") is True
 
 
+RNG_CU = r'''
+#include <curand_kernel.h>
+extern "C" __device__ int random_number(unsigned int* out, unsigned long long seed) {
+  curandStateXORWOW_t state;
+  curand_init(seed, 1, 0, &state);
+  *out = curand(&state);
+  return 0;
+}
+'''
+
+
+def test_a_cu_function_that_includes_the_toolkit_s_headers_links(tmp_path):
+    # curand_kernel.h includes <cuda/std/type_traits>, which CUDA 13 keeps under include/cccl: NVRTC needs both.
+    path = tmp_path / "rng.cu"
+    path.write_text(RNG_CU)
+    random_number = gpu.declare_device("random_number", "uint32(uint64)", link=str(path))
+
+    def kernel(r, x):
+        r[0] = random_number(np.uint64(x[0]))
+
+    assert elf_symbols(cubin_of(kernel, "void(uint32[::1], int64[::1])")).get("random_number") is True
+
+
 def test_cu_and_ptx_functions_from_files_and_memory_link_into_one_cubin(tmp_path):
     ptx_path = tmp_path / "times3.ptx"
     ptx_path.write_text(TIMES3_PTX)
