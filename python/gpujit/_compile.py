@@ -19,7 +19,8 @@ Layer "on the dispatcher" of the Python package (docs/architecture.md): imports 
 """
 
 from . import _core
-from ._dispatcher import Dispatcher, _launch_bounds
+from . import config
+from ._dispatcher import Dispatcher, _launch_bounds, default_opt
 from ._signature import _declared_return, _return_type
 from .errors import CompileError
 
@@ -62,7 +63,10 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
     abi_info = dict(abi_info or {})
     if isinstance(pyfunc, Dispatcher):
         pyfunc = pyfunc.py_func
-    opt_level = 3 if opt is None or opt is True else 0 if opt is False else int(opt)
+    if debug is None:  # numba's defaults: config.CUDA_DEBUGINFO_DEFAULT and config.OPT, with its warning
+        debug = bool(config.CUDA_DEBUGINFO_DEFAULT)
+    opt = default_opt(debug, opt, stacklevel=2)
+    opt_level = 3 if opt is True else 0 if opt is False else int(opt)
     if debug:
         opt_level = 0
     dispatcher = Dispatcher(pyfunc, device=bool(device), fastmath=bool(fastmath), opt=opt_level,

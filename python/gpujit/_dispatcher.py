@@ -419,12 +419,7 @@ def jit(func_or_sig=None, device=False, **options):
         # numba-cuda cannot cache code that links external files, and says so in these words.
         raise RuntimeError("Cannot pickle CUDACodeLibrary with linking files: a kernel that links external code "
                            "(jit(link=[...])) cannot be cached on disk; drop cache=True or link=")
-    if options.get("debug") and options.get("opt") not in (None, False, 0):
-        # numba warns too (NVVM cannot debug optimized code); in gpujit debug simply wins.
-        warnings.warn(f"jit(debug=True, opt={options['opt']!r}): debug compiles at optimization level 0, so opt is "
-                      "ignored (debugging optimized code is not supported by CUDA); pass opt=False, or "
-                      "boundscheck=True instead of debug for bounds checks at full optimization",
-                      InvalidConfigWarning, stacklevel=2)
+    options["opt"] = default_opt(options.get("debug"), options.get("opt"), stacklevel=2)
     if options.get("debug") and options.get("lineinfo"):
         # numba's words: debug's DWARF already holds the line table, and lineinfo alone leaves codegen as it is.
         warnings.warn("debug and lineinfo are mutually exclusive. Use debug to get full debug info (this disables "
@@ -450,6 +445,22 @@ def jit(func_or_sig=None, device=False, **options):
         return lambda pyfunc: Dispatcher(pyfunc, **kwargs, targetoptions=targetoptions)
     sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
     return _core.EagerDecorator(factory, [signature_text(s) for s in sigs])
+
+
+def default_opt(debug, opt, stacklevel):
+    """opt= as numba reads it: left out (None), config.OPT (NUMBA_OPT, 3 unless set) at the time of the call.
+    debug with opt warns, as numba's does (NVVM cannot debug optimized code); in gpujit debug simply wins."""
+    if opt is None:
+        opt = int(config.OPT)
+        opt_text = f"{opt} (config.OPT, the default)"
+    else:
+        opt_text = repr(opt)
+    if debug and opt not in (False, 0):
+        warnings.warn(f"jit(debug=True, opt={opt_text}): debug compiles at optimization level 0, so opt is "
+                      "ignored (debugging optimized code is not supported by CUDA); pass opt=False, or "
+                      "boundscheck=True instead of debug for bounds checks at full optimization",
+                      InvalidConfigWarning, stacklevel=stacklevel + 1)
+    return opt
 
 
 def dispatcher_options(device, options):

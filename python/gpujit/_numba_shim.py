@@ -48,7 +48,7 @@ _DRIVER_NAMES = ("BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHa
                  "MemoryInfo", "IpcHandle", "set_memory_manager", "Stream", "Event")
 # The launch switches numba's config module has and gpujit.config follows.
 _FORWARDED = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY", "CUDA_ARRAY_INTERFACE_SYNC",
-              "CUDA_DEALLOCS_COUNT", "CUDA_DEALLOCS_RATIO", "CUDA_DEBUGINFO_DEFAULT")
+              "CUDA_DEALLOCS_COUNT", "CUDA_DEALLOCS_RATIO", "CUDA_DEBUGINFO_DEFAULT", "OPT")
 
 
 def numba_shim_active():

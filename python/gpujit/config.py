@@ -6,6 +6,7 @@
     gpujit.config.CUDA_DEALLOCS_COUNT = 10          # numba's queue of pending frees (gpujit._deallocations)
     gpujit.config.CUDA_DEALLOCS_RATIO = 0.2
     gpujit.config.CUDA_DEBUGINFO_DEFAULT = 1        # jit() without debug= compiles as debug=True
+    gpujit.config.OPT = 0                           # jit() without opt= compiles at this level (0-3, default 3)
 
 Each starts from its environment variable (GPUJIT_LOW_OCCUPANCY_WARNINGS, else numba-cuda's
 NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS; GPUJIT_WARN_ON_IMPLICIT_COPY, else NUMBA_CUDA_WARN_ON_IMPLICIT_COPY;
@@ -14,8 +15,8 @@ The limits of the pending frees start from GPUJIT_MAX_PENDING_DEALLOCS_COUNT (el
 NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT, else 0: a freed block is reusable at once) and
 GPUJIT_MAX_PENDING_DEALLOCS_RATIO (else NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO, else 0.2), and an assignment
 takes effect at the next free (docs/python.md, "Pending frees"). CUDA_DEBUGINFO_DEFAULT starts from
-GPUJIT_CUDA_DEBUGINFO (else numba-cuda's NUMBA_CUDA_DEBUGINFO, else 0) and applies to decorators run after
-the assignment.
+GPUJIT_CUDA_DEBUGINFO (else numba-cuda's NUMBA_CUDA_DEBUGINFO, else 0) and OPT from GPUJIT_OPT (else numba's
+NUMBA_OPT, else 3; 'max' is 3); both apply to decorators run after the assignment.
 
 Layer "base" of the Python package (docs/architecture.md): imports only _core.
 """
@@ -109,4 +110,19 @@ _core._set_pending_limits(_limit_from_environment(*_DEALLOCS["CUDA_DEALLOCS_COUN
 CUDA_ARRAY_INTERFACE_SYNC = int(_from_environment("GPUJIT_CUDA_ARRAY_INTERFACE_SYNC", "NUMBA_CUDA_ARRAY_INTERFACE_SYNC"))
 # jit()'s debug= when a decorator leaves it out (gpujit._dispatcher.jit, at decoration): DWARF and bounds checks.
 CUDA_DEBUGINFO_DEFAULT = _limit_from_environment("GPUJIT_CUDA_DEBUGINFO", "NUMBA_CUDA_DEBUGINFO", int, 0)
+
+
+def _opt_from_environment():
+    """jit()'s optimization level when a decorator leaves opt= out: 0 to 3, or numba's 'max' (3)."""
+    name = "GPUJIT_OPT" if "GPUJIT_OPT" in os.environ else "NUMBA_OPT"
+    value = os.environ.get(name, "3").strip().lower()
+    if value == "max":
+        return 3
+    if value not in ("0", "1", "2", "3"):
+        raise ValueError(f"environment variable {name}={value!r} must be 0, 1, 2, 3 or 'max'")
+    return int(value)
+
+
+# jit()'s opt= when a decorator leaves it out (gpujit._dispatcher.jit, at decoration), as numba's config.OPT.
+OPT = _opt_from_environment()
 sys.modules[__name__].__class__ = _Config

@@ -24,7 +24,7 @@ def line_of(marker):
     raise AssertionError(f"no line marked {marker}")
 
 
-@gpu.jit(debug=True)
+@gpu.jit(debug=True, opt=False)
 def fill(out):
     i = gpu.grid(1)
     out[i] = i  # FILL
@@ -41,7 +41,7 @@ def test_an_index_past_the_end_raises_index_error_naming_thread_block_and_line()
     np.testing.assert_array_equal(out, np.arange(6.0))
 
 
-@gpu.jit(debug=True)
+@gpu.jit(debug=True, opt=False)
 def read_back(a, k, out):
     i = gpu.grid(1)
     if i < out.size:
@@ -56,7 +56,7 @@ def test_a_negative_index_is_checked_after_python_wraps_it():
         read_back[1, 1](np.arange(6.0), -7, out)
 
 
-@gpu.jit(debug=True)
+@gpu.jit(debug=True, opt=False)
 def transpose(a, out):
     x, y = gpu.grid(2)
     if x < out.shape[0] and y < out.shape[1]:
@@ -76,7 +76,7 @@ def pick(a, i):
     return a[i]  # DEVICE
 
 
-@gpu.jit(debug=True)
+@gpu.jit(debug=True, opt=False)
 def gather(a, idx, out):
     i = gpu.grid(1)
     if i < out.size:
@@ -91,7 +91,7 @@ def test_an_index_error_in_a_device_function_names_it_and_the_kernel():
                                f"kernel 'gather' at {line_of('DEVICE')}, thread (3, 0, 0) of block (0, 0, 0)")
 
 
-@gpu.jit(debug=True)
+@gpu.jit(debug=True, opt=False)
 def stage_through_shared(a, out):
     tile = gpu.shared.array(8, gpu.float64)
     t = gpu.threadIdx.x
@@ -110,7 +110,7 @@ def test_with_barriers_the_index_error_wins_over_the_threads_left_waiting():
     np.testing.assert_array_equal(out, np.arange(8.0, 0.0, -1.0))
 
 
-@gpu.jit(debug=True)
+@gpu.jit(debug=True, opt=False)
 def shift_across_the_grid(a, out):
     g = gpu.cg.this_grid()
     i = gpu.grid(1)
@@ -189,7 +189,7 @@ def test_a_run_time_tuple_index_out_of_range_raises_under_debug_and_wraps_otherw
     with pytest.raises(IndexError, match=r"^tuple index out of range: index -3 of a tuple of 2 in kernel "
                                          r"'shape_from_the_end' at " + re.escape(line_of("TUPLE")) +
                                          r", thread \(3, 0, 0\) of block \(0, 0, 0\)"):
-        gpu.jit(debug=True)(shape_from_the_end)[1, 4](ary, out4)
+        gpu.jit(debug=True, opt=False)(shape_from_the_end)[1, 4](ary, out4)
     ptx, _ = gpu.compile_ptx(shape_from_the_end, "void(float64[:, ::1], int64[::1])", debug=True)
     # The GPU records the tuple's length and where the check is (a .global string, written as its bytes in
     # the PTX) for the runtime, which raises the same message; the thread exits.
@@ -215,7 +215,7 @@ def test_the_gpu_check_writes_an_error_record_and_exits_instead_of_trapping():
 def test_the_runtime_raises_the_recorded_error_and_clears_the_record(fake):
     import ctypes
 
-    @gpu.jit(debug=True)
+    @gpu.jit(debug=True, opt=False)
     def read(a, i, out):
         out[0] = a[i]
 
@@ -239,7 +239,7 @@ def _put(dt, nothing, x, y):
     x[0] = dt(1.5) + y
 
 
-@gpu.jit(debug=True)
+@gpu.jit(debug=True, opt=False)
 def _put_kernel(x):
     _put(np.float32, (), x, np.float32(2.0))
 

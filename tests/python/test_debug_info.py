@@ -37,7 +37,7 @@ def variable(ir, name):
     raise AssertionError(f"no DILocalVariable {name!r} in\n{ir}")
 
 
-@gpu.jit(device=True, debug=True)
+@gpu.jit(device=True, debug=True, opt=False)
 def halve(v):
     half = v / 2.0
     return half
@@ -141,7 +141,7 @@ def twice(v):
 
 
 def test_a_device_function_inlined_before_llvm_keeps_its_lines_and_variables_through_inlined_at():
-    @gpu.jit(debug=True)
+    @gpu.jit(debug=True, opt=False)
     def k(out, x):
         out[0] = twice(x)
 
@@ -192,7 +192,7 @@ def test_ptxas_assembles_the_ptx_with_full_debug_info(tmp_path, cc):
 
 @pytest.mark.usefixtures("cpu_backend")
 def test_the_cpu_backend_runs_debug_kernels():
-    k = gpu.jit(debug=True)(kernel_source)
+    k = gpu.jit(debug=True, opt=False)(kernel_source)
     out = np.zeros(4)
     r = np.zeros(1, dtype=rec)
     r[0]["b"] = 0.5
@@ -202,7 +202,7 @@ def test_the_cpu_backend_runs_debug_kernels():
 
 @pytest.mark.usefixtures("cpu_backend")
 def test_a_raise_in_a_debug_kernel_names_the_python_line():
-    @gpu.jit(debug=True)
+    @gpu.jit(debug=True, opt=False)
     def check(x):
         if x[0] < 0:
             raise ValueError("negative")  # RAISE
@@ -242,7 +242,7 @@ def test_a_grid_group_variable_is_described_as_an_empty_gridgroup_struct(tmp_pat
         grid = gpu.cg.this_grid()  # noqa: F841
         x[0] = 1
 
-    ir = gpu.jit(debug=True)(k).inspect_llvm("void(int32[::1])")
+    ir = gpu.jit(debug=True, opt=False)(k).inspect_llvm("void(int32[::1])")
     node, _, grid_type = variable(ir, "grid")
     assert grid_type.startswith('!DICompositeType(tag: DW_TAG_structure_type, name: "GridGroup"'), grid_type
     assert re.search(rf"#dbg_declare\(ptr %grid, {node}, ", ir)
@@ -260,7 +260,7 @@ def test_ptxas_assembles_debug_ptx_of_in_over_a_tuple(tmp_path):
     def k(inp, outp):
         outp[0] = 1 if inp[0] in (2, 3) else 3
 
-    ir = gpu.jit(debug=True)(k).inspect_llvm("void(int32[:], int32[:])")
+    ir = gpu.jit(debug=True, opt=False)(k).inspect_llvm("void(int32[:], int32[:])")
     assert "!DILocalVariable(name: \"inp\", arg: 1" in ir
     tool = ptxas()
     if tool is None:
@@ -275,7 +275,7 @@ def test_ptxas_assembles_debug_ptx_of_in_over_a_tuple(tmp_path):
 def test_debug_for_exec_d_source_warns_that_a_debugger_cannot_open_its_file():
     namespace = {}
     exec("def exec_d(x):\n    x[0] = 1\n", namespace)
-    k = gpu.jit(debug=True)(namespace["exec_d"])
+    k = gpu.jit(debug=True, opt=False)(namespace["exec_d"])
     with pytest.warns(gpu.DebugInfoWarning, match="Could not find source for function") as record:
         ir = k.inspect_llvm("void(int32[::1])")
     assert str(namespace["exec_d"]) in str(record[0].message)

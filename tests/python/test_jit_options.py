@@ -335,7 +335,7 @@ def test_debug_puts_dwarf_line_tables_in_the_ptx():
     assert ".debug_info" not in checks_only and not re.search(r"\.loc\s", checks_only)
     lines_only = with_lines.inspect_ptx(sig)
     assert ".debug_info" not in lines_only and re.search(r"\.loc\s", lines_only)
-    ptx, _ = gpu.compile_ptx(without_lines.py_func, sig, debug=True)
+    ptx, _ = gpu.compile_ptx(without_lines.py_func, sig, debug=True, opt=False)
     assert re.search(r"\.section\s+\.debug_info", ptx)
 
 

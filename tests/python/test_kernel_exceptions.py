@@ -36,7 +36,7 @@ def test_a_builtin_exception_class_is_raised_after_the_launch():
 
 
 def test_a_user_class_with_a_message_names_thread_and_block():
-    @gpu.jit("void(int32, float64[:])", debug=True)
+    @gpu.jit("void(int32, float64[:])", debug=True, opt=False)
     def k(x, out):
         if gpu.grid(1) == 5:
             if x == 1:
@@ -99,7 +99,7 @@ def test_division_by_zero_raises_under_debug_and_stops_the_thread():
         r[0] = y[0] / x[0]
         r[1] = y[0]
 
-    @gpu.jit(debug=True)
+    @gpu.jit(debug=True, opt=False)
     def g(r, x, y):
         r[0] = y[0] // x[0]
 

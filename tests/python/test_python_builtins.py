@@ -92,7 +92,7 @@ def test_divmod_of_float32_stays_float32_as_numpys_divmod():
 
 
 def test_divmod_by_zero_raises_under_debug():
-    @cuda.jit(debug=True)
+    @cuda.jit(debug=True, opt=False)
     def k(a, out):
         out[0], out[1] = divmod(a[0], a[1])
 

@@ -208,10 +208,40 @@ def test_debug_with_lineinfo_warns_that_they_are_mutually_exclusive():
         gpu.jit(debug=True, lineinfo=False, opt=False)(_kernel)
 
 
-def test_debug_alone_or_without_opt_does_not_warn():
+def test_debug_alone_warns_as_opt_defaults_to_config_opt(monkeypatch):
+    # numba's rule: opt left out is config.OPT (3 unless NUMBA_OPT/GPUJIT_OPT say otherwise), so debug=True alone
+    # is debug with opt and warns; with config.OPT = 0 it does not.
+    with pytest.warns(gpu.InvalidConfigWarning, match=r"^jit\(debug=True, opt=3 \(config.OPT, the default\)\): "
+                                                      r"debug compiles at optimization level 0") as w:
+        k = gpu.jit(debug=True)(_kernel)  # debug alone here
+    assert len(w) == 1 and w[0].lineno == _line("# debug alone here")
+    assert k.targetoptions["opt"] == 0
+    monkeypatch.setattr(gpu.config, "OPT", 0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        gpu.jit(debug=True)(_kernel)
+        assert gpu.jit(debug=True)(_kernel).targetoptions["opt"] == 0
+        assert gpu.jit(_kernel).targetoptions["opt"] == 0
+    monkeypatch.setattr(gpu.config, "OPT", 2)
+    assert gpu.jit(_kernel).targetoptions["opt"] == 2
+
+
+def test_opt_from_the_environment(tmp_path):
+    probe = "import gpujit; print(gpujit.config.OPT, gpujit.jit(lambda: None).targetoptions['opt'])"
+    for env, expected in (({"GPUJIT_OPT": "1"}, "1 1"), ({"NUMBA_OPT": "max"}, "3 3"), ({"NUMBA_OPT": "0"}, "0 0"),
+                          ({"GPUJIT_OPT": "2", "NUMBA_OPT": "0"}, "2 2")):
+        environment = {k: v for k, v in os.environ.items() if k not in ("GPUJIT_OPT", "NUMBA_OPT")}
+        out = subprocess.run([sys.executable, "-c", probe], env={**environment, **env}, capture_output=True,
+                             text=True, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == expected.split()
+    out = subprocess.run([sys.executable, "-c", "import gpujit"], env={**os.environ, "GPUJIT_OPT": "fast"},
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode != 0 and "GPUJIT_OPT='fast' must be 0, 1, 2, 3 or 'max'" in out.stderr
+
+
+def test_debug_without_opt_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         gpu.jit(debug=True, opt=False)(_kernel)
         gpu.jit(debug=True, opt=0)(_kernel)
         gpu.jit(opt=3)(_kernel)
