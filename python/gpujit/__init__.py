@@ -10,7 +10,8 @@
 
     saxpy[blocks, threads](2.0, x, y, out)
 
-Importing gpujit loads its C++ core but neither NumPy nor the CUDA driver; both load on first use.
+Importing gpujit loads its C++ core but neither NumPy nor the CUDA driver; both load on first use, and so do
+the package's modules that most programs never need (_lazy.py: CUDA C, ufuncs, memory manager plugins...).
 
 Layer "package root" of the Python package (docs/architecture.md): only the top layer imports it.
 """
@@ -18,10 +19,7 @@ Layer "package root" of the Python package (docs/architecture.md): only the top 
 
 from . import _core
 from . import _source  # noqa: F401  its audit hook keeps exec'd sources from here on, for kernels made by exec
-from ._compile import compile, compile_all, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
-from ._linking import (LTOIR, Archive, CUSource, Cubin, Fatbin, LinkableCode, Object, PTXSource,  # noqa: F401
-                      declare_device)  # external device code (docs/cuda_c.md)
-from ._module_callbacks import ModuleHandle  # noqa: E402  what setup_callback/teardown_callback get
+from . import _lazy
 from ._dispatcher import Dispatcher, jit
 from ._signature import SignatureDict as _SignatureDict
 from ._kernel_api import build as _build_kernel_api
@@ -35,6 +33,19 @@ _core._set_error_classes(CompileError, CudaSupportError, CudaAPIError, LaunchErr
 _core._set_capture_error_class(CaptureError)
 _core._set_warning_class(PerformanceWarning)
 _core._set_signature_dict(_SignatureDict.from_texts)
+_lazy.install_class_stubs(__name__, _core)  # Device's and DeviceArray's methods that _memory_manager and _ipc add
+
+
+def __getattr__(name):
+    """The public names of modules imported at first use (_lazy.PUBLIC): compile_ptx, vectorize, RawKernel,
+    gpujit.fp16... Each is imported on first access and kept in the package's namespace."""
+    value = _lazy.resolve(__name__, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_lazy.PUBLIC))
 
 
 # The compiler's warm-up (compiler/warm_up.h) starts with the first kernel a program defines
@@ -50,11 +61,10 @@ globals().update(_build_kernel_api(_core.kernel_builtins()))
 from ._vector_types import names as _vector_type_names  # noqa: E402  CUDA vector types: float32x4, int2 ...
 
 globals().update(_vector_type_names)
-# gpujit.random is a module (host-side create_xoroshiro128p_states too), in place of the kernel namespace.
-random = __import__("importlib").import_module(".random", __name__)
-from . import extending  # noqa: E402,F401  @overload and its kin for kernels (docs/extending.md)
-from . import bf16, fp8, fp16, libdevice  # noqa: E402  kernel namespaces: bfloat16, fp8, float16, libdevice
-from .ufunc import guvectorize, vectorize  # noqa: E402  NumPy-style ufuncs over kernels (docs/ufuncs.md)
+# gpujit.random is a module (host-side create_xoroshiro128p_states too), in place of the kernel namespace: it
+# is imported at first use (_lazy.PUBLIC), as are extending, the kernel namespaces bf16, fp8, fp16 and
+# libdevice, and the ufunc decorators.
+globals().pop("random", None)
 
 DeviceArray = _core.DeviceArray
 DeviceNDArray = _core.DeviceArray  # numba's name
@@ -92,23 +102,14 @@ empty_cache = _core.empty_cache
 allocator_stats = _core.allocator_stats
 from ._device_array import (DeviceMemory, as_cuda_array, from_cuda_array_interface,  # noqa: E402  numba's
                             is_cuda_array)  # DeviceNDArray API and its CUDA array interface
-from .reduction import Reduce, reduce  # noqa: E402  gpu.reduce(fn): numba-cuda's cuda.reduce
 from ._arg_hints import In, InOut, Out  # noqa: E402  numba's copy-direction hints for host arrays
 
 _core._set_arg_hint_types(In, Out, InOut)
-from ._host_memory import (device_array_like, managed_array, mapped_array, mapped_array_like,  # noqa: E402
-                           pinned_array, pinned_array_like)
-# numba's External Memory Management plugins, IPC, and the runtime functions around the context (docs/python.md,
-# "Memory managers, IPC and the profiler").
-from ._memory_manager import (BaseCUDAMemoryManager, HostOnlyCUDAMemoryManager, set_memory_manager)  # noqa: E402
-from ._memory_pointers import MappedMemory, MemoryInfo, MemoryPointer, PinnedMemory  # noqa: E402
-from ._ipc import GetIpcHandleMixin, IpcHandle, open_ipc_array  # noqa: E402
-from ._runtime_api import (close, defer_cleanup, is_float16_supported, is_fp8_supported, mapped,  # noqa: E402
-                           pinned, profile_start, profile_stop, profiling)
+# Imported at first use (_lazy.PUBLIC): gpu.reduce, the host-memory allocators, numba's External Memory
+# Management plugins, IPC and the runtime functions around the context (docs/python.md, "Memory managers, IPC and
+# the profiler"), cudadrv (numba's names), CUDA C with NVRTC and nvJitLink (docs/cuda_c.md), linking
+# (LTOIR, declare_device...), ModuleHandle, and the ahead-of-time compile functions.
 from .errors import KernelRuntimeError  # noqa: E402
-from . import cudadrv  # noqa: E402  cuda.cudadrv.driver.AutoFreePointer and the like, as numba programs reach them
-from ._cuda_c import (RawKernel, SourceModule, compile_cuda_c, link_cuda, nvrtc_compile,  # noqa: E402
-                      toolkit_libraries)  # CUDA C/C++ with NVRTC and nvJitLink (docs/cuda_c.md)
 from .errors import LinkerError, NvrtcCompilationError, NvrtcError  # noqa: E402
 
 

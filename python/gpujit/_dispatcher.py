@@ -17,10 +17,8 @@ from collections import Counter, namedtuple
 
 from . import _core
 from ._arg_hints import prepare_args
-from ._linking import check_cuda_c, link_descriptions
 from ._signature import ArgTypes, SignatureDict, _return_type, signature_text, type_for_user, type_of_value
 from ._source import _code_names, source_args
-from . import _overloads
 from . import config
 from . import launchconfig
 from ._types import ArrayType, DType, Signature
@@ -63,7 +61,7 @@ class Dispatcher(_core.Dispatcher):
         link = (targetoptions or {}).get("link")
         super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache,
                          warn_float64, _launch_bounds(launch_bounds), debug_info,
-                         link=link_descriptions(link) if link else None)
+                         link=_link_descriptions(link) if link else None)
         self._extensions = list((targetoptions or {}).get("extensions") or ())
         self._set_extensions(self._extensions)
         self.py_func = pyfunc
@@ -363,8 +361,17 @@ class _ConfiguredLaunch:
         return launcher(*args)
 
 
-# The device functions @overload implementations become (_overloads.py, which sits below this module).
-_overloads.set_dispatcher_class(Dispatcher)
+# The device functions @overload implementations become (_overloads.py, which sits below this module). It is
+# imported with a first kernel that needs it, after this module, and takes the class from here then; one
+# imported before this module gets it now.
+if __package__ + "._overloads" in sys.modules:
+    sys.modules[__package__ + "._overloads"].set_dispatcher_class(Dispatcher)
+
+
+def _link_descriptions(link):
+    from ._linking import link_descriptions  # linking loads with a first link=, not at `import gpujit`
+
+    return link_descriptions(link)
 
 
 # numba-cuda's jit options. fastmath and opt change the code; debug compiles at opt 0 with bounds-checked
@@ -436,7 +443,9 @@ def jit(func_or_sig=None, device=False, **options):
         dispatcher = Dispatcher(pyfunc, **kwargs, targetoptions=targetoptions)
         dispatcher._specialized = specialized
         if options.get("link"):  # an eager compile: NVRTC's errors and warnings now, as numba's (docs/cuda_c.md)
-            check_cuda_c(link_descriptions(options["link"]), stacklevel=3)
+            from ._linking import check_cuda_c
+
+            check_cuda_c(_link_descriptions(options["link"]), stacklevel=3)
         return dispatcher
 
     if callable(func_or_sig) and not _is_signature(func_or_sig):

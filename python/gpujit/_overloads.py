@@ -39,6 +39,14 @@ def set_dispatcher_class(cls):
     _dispatcher_class = cls
 
 
+# This module is imported with a first kernel that needs it, not at `import gpujit`: _dispatcher, imported by
+# then, handed nothing over, so its class is taken here (an attribute read, not an import of the layer above).
+_above = sys.modules.get(__package__ + "._dispatcher")
+if _above is not None and hasattr(_above, "Dispatcher"):
+    set_dispatcher_class(_above.Dispatcher)
+del _above
+
+
 class Overload:
     """One typing function: called with argument types, it returns an implementation or None."""
 

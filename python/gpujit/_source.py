@@ -31,8 +31,6 @@ import os
 import sys
 import types
 
-from . import _overloads
-from ._linking import ExternFunction
 from ._types import _numba_type_name
 from .errors import DebugInfoWarning  # replaced by a subclass of numba's too when numba is bound (_numba_shim)
 
@@ -434,7 +432,8 @@ def describe(value, var=None, dispatcher_class=None):
         overloaded = _overloaded(value)
         if overloaded is not None:
             return overloaded
-    if isinstance(value, ExternFunction):  # declare_device: a call of linked code (_linking.py)
+    linking = sys.modules.get(__package__ + "._linking")  # not imported: no declare_device was made
+    if linking is not None and isinstance(value, linking.ExternFunction):  # a call of linked code (_linking.py)
         return value._description
     if type(value).__name__ == "FFI" and type(value).__module__.startswith("cffi"):
         return ("module", "cffi")  # ffi.from_buffer(ary) in a kernel: the array's data pointer
@@ -531,6 +530,8 @@ def _overloaded(value):
         name = getattr(value, "__name__", None) or getattr(value, "_name", "intrinsic")
         return ("unsupported", f"'{name}' is an @intrinsic (an LLVM IR builder callback), which gpujit does not "
                                "support: implement it in Python with @overload, or as a device function")
+    from . import _overloads  # here: the registries load with a first kernel, not at import
+
     key = _overloads.function_key(value)
     return ("overloaded", key) if key else None
 

@@ -15,10 +15,10 @@ Layer "base" of the Python package: imports nothing of the package.
 
 import contextlib
 import functools
-import threading
 import types
+from _thread import _local as _thread_local  # threading.local, without importing threading
 
-_local = threading.local()
+_local = _thread_local()
 
 
 def _dim3(value):
