@@ -19,6 +19,7 @@ Layer "base" of the Python package: imports only modules of its layer, and those
 
 import importlib
 import os
+import sys
 
 # Public name of the package root -> the module (relative to the package) that defines it. A name whose module
 # is the attribute itself (gpujit.fp16) maps to the module with attribute None.
@@ -108,6 +109,8 @@ def install_class_stubs(package, core):
     NUMBA_CUDA_MEMORY_MANAGER names a plugin that must be bound at each CUDA device's first use: then
     _memory_manager is imported now, as before, to hook that first use."""
     for cls_name, (module, names) in CLASS_ATTRIBUTES.items():
+        if f"{package}.{module}" in sys.modules:  # importlib.reload(gpujit): the module's own are in place
+            continue
         cls = getattr(core, cls_name)
         for name in names:
             setattr(cls, name, LoadOnUse(package, module, cls, name))

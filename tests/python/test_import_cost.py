@@ -108,6 +108,19 @@ print("ok")
     assert out == "ok\n"
 
 
+def test_reloading_gpujit_keeps_the_device_methods():
+    out = run_python("""
+import importlib, gpujit
+from gpujit import _core, _lazy
+gpujit.get_current_device().reset  # _memory_manager is imported now
+importlib.reload(gpujit)
+assert not [n for n, v in vars(_core.Device).items() if isinstance(v, _lazy.LoadOnUse)]
+assert type(gpujit.get_current_device().memory_manager).__name__ == "GpujitMemoryManager"
+print("ok")
+""")
+    assert out == "ok\n"
+
+
 def test_a_setter_before_first_use_loads_the_module():
     out = run_python("""
 import gpujit
