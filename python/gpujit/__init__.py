@@ -39,7 +39,7 @@ _lazy.install_class_stubs(__name__, _core)  # Device's and DeviceArray's methods
 def __getattr__(name):
     """The public names of modules imported at first use (_lazy.PUBLIC): compile_ptx, vectorize, RawKernel,
     gpujit.fp16... Each is imported on first access and kept in the package's namespace."""
-    value = _lazy.resolve(__name__, name)
+    value = _lazy.resolve(__name__, name, globals())
     globals()[name] = value
     return value
 

@@ -56,9 +56,13 @@ CLASS_ATTRIBUTES = {
 }
 
 
-def resolve(package, name):
-    """The package root's attribute `name`, imported now (its module __getattr__); AttributeError for a name
-    that is neither here nor in the package."""
+def resolve(package, name, namespace=None):
+    """The package root's attribute `name`, imported now (its module __getattr__, `namespace` its globals);
+    AttributeError for a name that is neither here nor in the package. `__all__` is asked for by
+    `from gpujit import *` alone: every public name, the ones left to first use too, as the star import took
+    them all when the root imported every module (it imports them now)."""
+    if name == "__all__" and namespace is not None:
+        return sorted({n for n in namespace if not n.startswith("_")} | set(PUBLIC))
     where = PUBLIC.get(name)
     if where is None:
         raise AttributeError(f"module {package!r} has no attribute {name!r}")

@@ -69,6 +69,20 @@ print("ok", len(_lazy.PUBLIC))
     assert out.startswith("ok")
 
 
+def test_star_import_still_gives_every_public_name():
+    out = run_python("""
+import gpujit
+names = sorted(n for n in dir(gpujit) if not n.startswith("_"))
+ns = {}
+exec("from gpujit import *", ns)
+missing = [n for n in names if n not in ns]
+assert not missing, missing
+assert ns["vectorize"] is gpujit.vectorize and ns["jit"] is gpujit.jit
+print("ok")
+""")
+    assert out == "ok\n"
+
+
 def test_a_lazy_name_is_imported_at_first_use_only():
     out = run_python("""
 import sys, gpujit
