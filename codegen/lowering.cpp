@@ -54,6 +54,7 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
       return llvm::Type::getVoidTy(c);
     case Type::Kind::None:
     case Type::Kind::GridGroup:  // no data: g.sync() needs none
+    case Type::Kind::Class:      // a dtype argument: compile-time only
       return llvm::StructType::get(c);
     case Type::Kind::Array:
       return array_struct_type(t.ndim);
@@ -347,6 +348,8 @@ void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Typ
     out->insert(out->end(), {part, part});
   } else if (t.is_scalar() || t.is_record() || t.is_pointer()) {
     out->push_back(m.llvm_type(t));  // a record: the address of its copy; a pointer: the address given
+  } else if (t.is_class()) {
+    // A dtype argument (numba's NumberClass) is compile-time only: no parameter.
   } else {
     throw InternalError("codegen: a kernel argument of type '" + t.str() + "' cannot be passed");
   }
@@ -409,6 +412,7 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
       return agg;
     }
     if (t.kind == Type::Kind::EnumMember) return rebuild(t.enum_class->value_type, name);
+    if (t.is_class()) return llvm::Constant::getNullValue(llvm_type(t));  // compile-time: no parameter
     if (t.is_record()) {
       // A record argument is the address of a copy the launch path made (runtime/kernel_args.h).
       llvm::Argument* a = take("");
@@ -428,6 +432,8 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
     unsigned first = next;
     llvm::Value* v = rebuild(t, params[i].name);
     layout->push_back(ParamLayout{t, first, next - first});
+    // A dtype parameter names its dtype at compile time (ir/sema.cpp): it is no variable.
+    if (t.is_class() && !fn_.locals.count(params[i].name)) continue;
     const Type& local = fn_.locals.count(params[i].name) ? fn_.locals.at(params[i].name) : t;
     b_.CreateStore(cast(v, t, local), local_slot(params[i].name));
   }

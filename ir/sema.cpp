@@ -242,6 +242,15 @@ FunctionAnalyzer::FunctionAnalyzer(ProgramAnalyzer& program, Specialization& spe
   fn_.is_kernel = is_kernel;
   fn_.signature.params = args;
   fn_.signature.ret = Type::void_();
+  // A dtype argument (numba's NumberClass, a kernel's "class(int32)") names its dtype at compile time, as a
+  // dtype a device function is passed does (statics): `cuda.local.array(n, dty)`, `dty(x)`.
+  for (size_t i = 0; i < args.size() && i < def.params.size(); ++i) {
+    if (!args[i].is_class() || statics.count(i)) continue;
+    ExprResult r;
+    r.what = ExprResult::What::DType;
+    r.dtype = args[i].scalar;
+    static_params_[def.params[i].name] = r;
+  }
 }
 
 void FunctionAnalyzer::error(SourceRange r, std::string message) {

@@ -139,6 +139,7 @@ class TypeReader {
       return peek() == '[' ? read_array_dims(r) : r;
     }
     if (word == "void" || word == "none") return Type::void_();
+    if (word == "class") return read_class();
     word = with_date_unit(start, word);
     if (failed()) return Type::invalid();
     std::optional<ScalarKind> k = parse_scalar_name(word);
@@ -150,6 +151,20 @@ class TypeReader {
     }
     if (peek() != '[') return Type::scalar_of(*k);
     return read_array_dims(*k);
+  }
+
+  /// numba's NumberClass, "class(int32)": the type of a dtype object passed as an argument.
+  Type read_class() {
+    if (!expect('(')) return Type::invalid();
+    skip_space();
+    size_t at = pos_;
+    Type t = read_type();
+    if (failed()) return t;
+    if (!t.is_scalar() || t.is_enum()) {
+      return fail(at, fmt::format("class(...) takes a number type (a dtype such as int32), not '{}'", t.str()));
+    }
+    if (!expect(')')) return Type::invalid();
+    return Type::class_of(t.scalar);
   }
 
   bool failed() const { return !error_.empty(); }
@@ -530,6 +545,8 @@ std::string Type::str() const {
       return dim3 ? "Dim3" : fmt::format("{}x{}", scalar_name(scalar), lanes);
     case Kind::Pointer:
       return fmt::format("{}*", scalar_name(scalar));
+    case Kind::Class:
+      return fmt::format("class({})", scalar_name(scalar));
     case Kind::Record:
       return record->spelling;
     case Kind::Array: {
@@ -567,6 +584,7 @@ bool operator==(const Type& a, const Type& b) {
     case Type::Kind::Scalar:
       return a.scalar == b.scalar && a.enum_class == b.enum_class;
     case Type::Kind::Pointer:
+    case Type::Kind::Class:
       return a.scalar == b.scalar;
     case Type::Kind::EnumMember:
       return a.enum_class == b.enum_class;

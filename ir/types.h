@@ -90,8 +90,11 @@ struct Type {
   /// CharSeq: a fixed-width string, numba's CharSeq ([char x n], `scalar` uint8: NumPy's 'S<n>') or
   /// UnicodeCharSeq ([unichr x n], `scalar` uint32: 'U<n>'), `length` code units held by value; string
   /// literals are CharSeqs of their own length. An array of them has a string dtype as its `record`.
+  /// Class: numba's NumberClass, the type of a dtype object (`np.int32`, `numba.float64`) passed as a kernel
+  /// argument, spelled "class(int32)"; `scalar` is the dtype. It has no value at run time: the kernel is
+  /// specialized on the dtype, and its parameter names that dtype at compile time (`cuda.local.array(n, dty)`).
   enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple, GridGroup, Record, Pointer, Vector,
-                              EnumMember, CharSeq };
+                              EnumMember, CharSeq, Class };
 
   Kind kind = Kind::Invalid;
   ScalarKind scalar = ScalarKind::Int64;  // Scalar: the scalar; Array: the dtype unless `record` is set;
@@ -143,6 +146,9 @@ struct Type {
     return t;
   }
 
+  /// numba's NumberClass of dtype `k` (Kind::Class).
+  static Type class_of(ScalarKind k) { Type t; t.kind = Kind::Class; t.scalar = k; return t; }
+
   bool is_valid() const { return kind != Kind::Invalid; }
   bool is_void() const { return kind == Kind::Void; }
   bool is_scalar() const { return kind == Kind::Scalar; }
@@ -154,6 +160,7 @@ struct Type {
   /// An Enum member of any class: EnumMember, or an IntEnum's member (an integer Scalar).
   bool is_enum() const { return enum_class != nullptr; }
   bool is_charseq() const { return kind == Kind::CharSeq; }
+  bool is_class() const { return kind == Kind::Class; }
   /// Array only: the element type, a scalar, a record or a CharSeq.
   Type element() const;
   /// Array only: the size in bytes of one element.
@@ -173,7 +180,7 @@ struct Type {
   /// numba's spelling: "float32", a record as "Record(a[type=int32;offset=0],b[type=float32;offset=4];8;False)", "float32[:, ::1]" (C layout marks the last axis), "UniTuple(int64, 2)" (a
   /// tuple whose elements all have one type), "Tuple(int64, float32)" (any other tuple, "Tuple()" the empty
   /// one), a namedtuple as its class's name and elements, "Point(int64 x 2)" or "Point(int64, float64)", "float32x4" (a vector), "Dim3", "EnumMember(<enum 'Color'>, int64)" and
-  /// "IntEnumMember(<enum 'Shape'>, int64)", "[char x 12]" and "[unichr x 12]", "void", "none"; NumPy's
+  /// "IntEnumMember(<enum 'Shape'>, int64)", "[char x 12]" and "[unichr x 12]", "class(int32)", "void", "none"; NumPy's
   /// datetimes as "datetime64[D]" and "timedelta64[ns]" (numba's names), an array of them as
   /// "datetime64[D][::1]".
   std::string str() const;

@@ -15,7 +15,9 @@ Type type_of_code(ArgCode code) {
   if (is_named_tuple_code(code)) return Type::invalid();  // a header: see types_of_key
   ScalarKind kind = kind_of_code(code);
   switch (code & 3u) {
-    case 1: return (code >> 6) & 1u ? Type::pointer_to(kind) : Type::scalar_of(kind);
+    case 1:
+      if (is_class_code(code)) return Type::class_of(kind);
+      return (code >> 6) & 1u ? Type::pointer_to(kind) : Type::scalar_of(kind);
     case 2:
       return Type::array_of(kind, (code >> 6) & 0xF, (code >> 10) & 1 ? Layout::C : Layout::Any, (code >> 11) & 1);
     case 0: {
@@ -33,6 +35,7 @@ ArgCode code_of_type(const Type& t) {
   if (t.is_enum()) return kArgInvalid;  // a header and its value's codes (append_codes)
   if (t.is_scalar()) return scalar_code(t.scalar);
   if (t.is_pointer()) return pointer_code(t.scalar);
+  if (t.is_class()) return class_code(t.scalar);
   if (t.is_record()) return record_code(t.record->id, 0);
   if (t.is_array() && t.record) return record_code(t.record->id, t.ndim, t.layout, t.index32);
   if (t.is_array()) return array_code(t.scalar, t.ndim, t.layout, t.index32);
@@ -100,7 +103,8 @@ bool append_codes_in(const Type& t, bool in_tuple, std::vector<ArgCode>* key) {
     }
     return true;
   }
-  if (in_tuple && t.is_record()) return false;  // the launch path passes records on their own only
+  // The launch path passes records and dtypes (Class) on their own only.
+  if (in_tuple && (t.is_record() || t.is_class())) return false;
   ArgCode code = code_of_type(t);
   if (code == kArgInvalid) return false;
   key->push_back(code);

@@ -42,7 +42,11 @@ constexpr ScalarKind kind_of_code(ArgCode code) {
 constexpr ArgCode scalar_code(ScalarKind k) { return ArgCode(1u | kind_bits(k)); }
 /// A pointer (numba's CPointer) to elements of `k`: a scalar code with bit 6 set, passed as its 8 bytes.
 constexpr ArgCode pointer_code(ScalarKind k) { return ArgCode(scalar_code(k) | (1u << 6)); }
-constexpr bool is_pointer_code(ArgCode code) { return (code & 3u) == 1u && (code >> 6) & 1u; }
+constexpr bool is_pointer_code(ArgCode code) { return (code & 0xC3u) == 0x41u; }
+/// numba's NumberClass (a dtype passed as an argument, `np.int32`: Type::Kind::Class): a scalar code with bits 6
+/// and 7 set (no pointer or namedtuple header has both). It has no value: packing writes no parameter for it.
+constexpr ArgCode class_code(ScalarKind k) { return ArgCode(scalar_code(k) | (3u << 6)); }
+constexpr bool is_class_code(ArgCode code) { return (code & 0xC3u) == 0xC1u; }
 inline ArgCode array_code(ScalarKind dtype, unsigned ndim, Layout layout, bool index32 = false) {
   return ArgCode(2u | kind_bits(dtype) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u) |
                  (index32 ? 1u << 11 : 0u));

@@ -125,6 +125,19 @@ def get_context(devnum=None):
     return current_context(devnum)
 
 
+def require_context(fn):
+    """numba's cuda.require_context: `fn` wrapped so that each call first makes the current device's CUDA
+    context current on the calling thread, as current_context() does."""
+    import functools
+
+    @functools.wraps(fn)
+    def with_context(*args, **kwargs):
+        current_context()
+        return fn(*args, **kwargs)
+
+    return with_context
+
+
 def is_bfloat16_supported():
     """Whether kernels can use bfloat16 (gpujit.bf16): on a GPU of compute capability 8.0 or newer, and always
     on the CPU backend, which computes it in float32."""

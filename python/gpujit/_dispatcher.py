@@ -703,6 +703,14 @@ class Overload:
         return _CodeLibrary()
 
     @property
+    @property
+    def library(self):
+        """numba's code library of this specialization, as far as its users read one: get_llvm_str() and
+        get_asm_str() give the kernel's LLVM IR and PTX, or for a device function its code compiled on its own
+        with numba's ABI (Dispatcher.compile_device: an int status returned, 0, and the result stored through
+        a pointer)."""
+        return _OverloadLibrary(self)
+
     def _type_annotation(self):
         """numba's record of the typing (tests read `.typemap`): here the kernel's typed dump, read back."""
         return TypeAnnotation(self.inspect_types())
@@ -724,6 +732,21 @@ class _CodeLibrary:
 
 
 class DeviceCompileResult:
+class _OverloadLibrary(_CodeLibrary):
+    def __init__(self, overload):
+        self._overload = overload
+
+    def _compiled(self):
+        d = self._overload._dispatcher
+        return d.compile_device(self._overload.argument_types) if d.device else self._overload
+
+    def get_llvm_str(self):
+        return self._compiled().inspect_llvm()
+
+    def get_asm_str(self, cc=None):
+        return self._compiled().inspect_asm()
+
+
     """A device function compiled on its own (Dispatcher.compile_device), as far as numba's users read numba's
     CompileResult: `fndesc.mangled_name` (its symbol in the PTX and LLVM IR), `signature`, `argument_types`
     and `return_type`."""

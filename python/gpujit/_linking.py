@@ -27,6 +27,7 @@ import os
 import sys
 
 from . import _module_callbacks
+from ._cuda_c import toolkit_include_dirs
 from ._signature import signature_text
 from .errors import CudaSupportError, LinkerError, NvrtcCompilationError
 
@@ -140,35 +141,8 @@ def _cu_options(directory):
             break
     extra = extra or os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
     dirs += [d for d in extra.split(":") if d]
-    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        include = os.path.join(home, "include") if home else ""
-        if include and os.path.isdir(include):
-            dirs.append(include)
-            if os.path.isdir(os.path.join(include, "cccl")):
-                dirs.append(os.path.join(include, "cccl"))
-            break
-    else:
-        dirs += _wheel_include_dirs()
+    dirs += toolkit_include_dirs()
     return tuple("-I" + d for d in dirs)
-
-
-def _wheel_include_dirs():
-    """The header folders of NVIDIA's pip wheels (the CUDA runtime's, curand's, CCCL's), found as numba-cuda
-    finds them, through cuda.pathfinder, where that is installed."""
-    try:
-        from cuda import pathfinder
-    except ImportError:
-        return []
-    dirs = []
-    for library in ("cudart", "cccl", "curand"):
-        try:
-            found = pathfinder.locate_nvidia_header_directory(library)
-        except Exception:  # an unknown name in another pathfinder version, or a broken install: look no further
-            found = None
-        path = getattr(found, "abs_path", None)
-        if path and path not in dirs:
-            dirs.append(path)
-    return dirs
 
 
 def link_description(item):

@@ -265,6 +265,9 @@ def type_of_value(value):
         return "float64"
     if isinstance(value, complex):
         return "complex128"
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, type) and issubclass(value, (np.number, np.bool_)):
+        return f"class({np.dtype(value).name})"  # a dtype as an argument: numba's NumberClass
     dtype = getattr(value, "dtype", None)
     ndim = getattr(value, "ndim", None)
     if dtype is not None and ndim == 0 and not hasattr(value, "__cuda_array_interface__"):

@@ -194,6 +194,42 @@ bool numpy_loaded() {
 /// Whether `obj` is a NumPy structured scalar of a subclass of np.void (np.record).
 bool is_numpy_void(PyObject* obj) { return numpy_loaded() && pybind11::isinstance(obj, numpy().attr("void")); }
 
+/// The code of a dtype passed as an argument (numba's NumberClass: a NumPy scalar type such as np.int32, a
+/// gpujit dtype, a numba number type), else kArgInvalid. Not for NumPy's non-number scalar types (np.void,
+/// np.str_, np.object_), which are no kernel dtype.
+rt::ArgCode dtype_class_code(PyObject* obj) {
+  pybind11::handle h(obj);
+  bool dtype_object = false;
+  if (PyType_Check(obj)) {
+    dtype_object = numpy_loaded() && PyObject_IsSubclass(obj, numpy().attr("number").ptr()) == 1;
+    if (!dtype_object && numpy_loaded()) dtype_object = PyObject_IsSubclass(obj, numpy().attr("bool_").ptr()) == 1;
+    PyErr_Clear();
+  } else {
+    pybind11::object mod = pybind11::getattr(pybind11::type::handle_of(h), "__module__", pybind11::none());
+    std::string m = pybind11::isinstance<pybind11::str>(mod) ? mod.cast<std::string>() : "";
+    dtype_object = m == "gpujit._types" ? pybind11::hasattr(h, "_gpujit_dtype")
+                                        : m.rfind("numba", 0) == 0 && pybind11::hasattr(h, "bitwidth");
+  }
+  if (!dtype_object) return rt::kArgInvalid;
+  try {
+    return rt::class_code(kind_from_dtype_like(h));
+  } catch (const pybind11::error_already_set&) {
+    PyErr_Clear();
+  } catch (const pybind11::type_error&) {
+  }
+  return rt::kArgInvalid;
+}
+
+/// An object of a type launches read through its __cuda_array_interface__ (known_launch_foreign_type), read
+/// as classify_slow() reads it; false, with `out` unusable, where that read fails (classify_slow says why).
+bool interface_view(PyObject* obj, rt::ArrayView* out) {
+  std::string error;
+  uint64_t stream = 0;
+  if (!view_from_cuda_array_interface(obj, out, &error, &stream)) return false;
+  sync_interface_stream(stream);  // numba's rule, as in classify_slow()
+  return true;
+}
+
 std::string describe(const std::string& kernel, const std::string& param, size_t index) {
   return "kernel '" + kernel + "': argument '" + param + "' (position " + std::to_string(index + 1) + ")";
 }
@@ -414,6 +450,10 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     if (std::strcmp(Py_TYPE(value.ptr())->tp_name, "numpy.ndarray") == 0) g_ndarray_type = Py_TYPE(value.ptr());
     if (g_ndarray_type && PyObject_TypeCheck(value.ptr(), g_ndarray_type)) {
       host_array(value.ptr(), device, stream, direction != 1, direction != 0);
+    if (rt::is_class_code(last_code())) {
+      throw pybind11::type_error(describe(kernel, param, i) + " is a tuple whose element " + std::to_string(e) +
+                                 " is a dtype; a dtype can be passed as an argument of its own only");
+    }
       return;
     }
     classify_slow(value.ptr(), i, kernel, param, device, stream);
@@ -476,6 +516,10 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
 void Arguments::classify_named_tuple(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
                                      rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
   const NamedTupleType& c = named_tuple_type_of(pybind11::type::handle_of(obj));
+  if (rt::ArgCode code = dtype_class_code(obj)) {  // numba's NumberClass: compile-time, no parameter
+    last_code() = code;
+    return;
+  }
   if (size_t(PyTuple_GET_SIZE(obj)) != c.fields.size()) {
     throw pybind11::type_error(describe(kernel, param, i) + " is an instance of namedtuple '" + c.name + "' with " +
                                std::to_string(PyTuple_GET_SIZE(obj)) + " elements but " +
@@ -654,6 +698,7 @@ void** Arguments::pack(const rt::ArgCode* targets) {
 
 void Arguments::finish(rt::Device& device, rt::StreamHandle stream) {
   if (copies_.empty() && record_copies_.empty()) return;
+    if (rt::is_class_code(codes[i])) continue;   // a dtype: compile-time, no parameter
   size_t bytes = 0;
   for (HostCopy& c : copies_) bytes += c.write_back ? size_t(c.buffer->buffer().len) : 0;
   // Waits for the kernel on a CUDA device: other Python threads run meanwhile.

@@ -62,6 +62,27 @@ std::shared_ptr<const KernelSource> resolve_device_function(PyObject* obj) {
   return source_of(obj);
 }
 
+/// The device dispatchers by the definition of their function, for recording the specializations kernels
+/// compile of them (record_device_specializations). Filled when a device dispatcher's source is read, emptied
+/// of it when it is freed; read and written with the GIL held.
+std::unordered_map<const FunctionDef*, DispatcherState*>& device_definitions() {
+  static auto* defs = new std::unordered_map<const FunctionDef*, DispatcherState*>();
+  return *defs;
+}
+
+/// Lists each device function specialization `result` compiled on the device function's dispatcher.
+void record_device_specializations(const CompileResult& result) {
+  for (const DeviceSpecialization& d : result.device_functions) {
+    auto it = device_definitions().find(d.def);
+    if (it == device_definitions().end()) continue;
+    std::vector<rt::ArgCode> key;
+    bool passable = true;  // a compile-time argument (a function, a dtype) has no code: not listed
+    for (const Type& t : d.args) passable = passable && rt::append_codes(t, &key);
+    auto& called = it->second->called_signatures;
+    if (passable && std::find(called.begin(), called.end(), key) == called.end()) called.push_back(std::move(key));
+  }
+}
+
 std::shared_ptr<const KernelSource> source_of(PyObject* self) {
   DispatcherState& st = state_of(self);
   if (st.source) return st.source;
@@ -80,6 +101,9 @@ std::shared_ptr<const KernelSource> source_of(PyObject* self) {
   } reset{st};
   fill_globals(*st.partial, args[4], &resolve_device_function);
   st.source = st.partial;
+  if (st.device) {
+    if (const FunctionDef* def = st.source->module->find_function(st.source->name)) device_definitions()[def] = &st;
+  }
   return st.source;
 }
 
@@ -173,6 +197,7 @@ std::shared_ptr<const CompileResult> compile_key(PyObject* self, const std::vect
   }
   if (disk && why == rt::DiskCache::Miss::Damaged) warn_damaged(entry);
   if (!result->ok) raise_compile_error(result->diagnostics);
+  record_device_specializations(*result);
   // Code that @overload implementations typed depends on Python functions the disk cache's key does not
   // cover (what a typing function returns): it stays in this process.
   if (!hit && overloads->used()) disk = nullptr;
@@ -385,6 +410,8 @@ void dispatcher_dealloc(PyObject* self) {
   Py_CLEAR(d->last_launcher);
   delete d->state;
   tp->tp_free(self);
+  for (auto it = device_definitions().begin(); it != device_definitions().end();)
+    it = it->second == d->state ? device_definitions().erase(it) : std::next(it);
   Py_DECREF(tp);
 }
 
@@ -652,6 +679,9 @@ PyObject* signatures_get(PyObject* self, void*) {
     std::vector<std::vector<rt::ArgCode>> keys = st.signatures;
     for (const auto& c : st.cache.compiled()) {
       if (std::find(keys.begin(), keys.end(), c.key) == keys.end()) keys.push_back(c.key);
+    }
+    for (const auto& k : st.called_signatures) {
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
     }
     // Specializations that differ only in what numba's spelling does not show (index32) read as one.
     std::vector<std::string> texts;

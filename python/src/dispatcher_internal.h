@@ -41,6 +41,9 @@ struct DispatcherState {
   /// The same signatures as written, return type included ("int32(int32, int32)"; "void(...)" where none was
   /// given): calls of a device function convert to them (ir/sema_call.cpp).
   std::vector<std::string> signature_texts;
+  /// A device function's specializations that kernels calling it compiled (CompileResult::device_functions),
+  /// in the order first compiled: numba lists them in the device function's signatures and overloads.
+  std::vector<std::vector<rt::ArgCode>> called_signatures;
   std::shared_ptr<const KernelSource> source;
   /// The source while its free names are being read (a recursive device function meets itself then).
   std::shared_ptr<KernelSource> partial;

@@ -65,6 +65,9 @@ struct RawLoaded {
 
 struct RawState {
   std::string name;  // the kernel's symbol in the module (a C++ kernel's mangled name)
+  /// CuPy's enable_cooperative_groups: every launch is cooperative (cuLaunchCooperativeKernel), so that the
+  /// kernel may synchronize its whole grid (cooperative_groups::this_grid().sync()).
+  bool cooperative = false;
   /// Per device; pointers stay valid as it grows (a load calls Python, and another thread may load meanwhile).
   std::vector<std::unique_ptr<RawLoaded>> loaded;
 };
@@ -116,6 +119,7 @@ RawLoaded& load(PyObject* self, rt::Device& device) {
   CompileResult description;
   description.ok = true;
   description.entry_name = st.name;
+  description.uses_grid_sync = st.cooperative;  // the device launches it with cuLaunchCooperativeKernel
   std::shared_ptr<rt::LoadedKernel> kernel;
   try {
     std::string cubin = h.attr("_code")(props.cc_major, props.cc_minor, "cubin").cast<std::string>();
@@ -153,8 +157,9 @@ RawLoaded& load(PyObject* self, rt::Device& device) {
     if (natural_end != offset) natural = false;
     natural_end += size;
   }
-  // The one-buffer launch (runtime/cuda_device.cpp) when the packed layout is the driver's.
-  ck.param_bytes = natural && !loaded->params.empty() ? natural_end : 0;
+  // The one-buffer launch (runtime/cuda_device.cpp) when the packed layout is the driver's; a cooperative
+  // launch takes kernelParams only.
+  ck.param_bytes = natural && !loaded->params.empty() && !st.cooperative ? natural_end : 0;
   loaded->kernel = std::move(kernel);
   st.loaded.push_back(std::move(loaded));
   return *st.loaded.back();
@@ -274,7 +279,7 @@ void pack(Arguments& a, const RawLoaded& k, const std::string& kernel, PyObject*
       w.bytes(bytes.data(), p.size);
       continue;
     }
-    if (rt::is_header_code(code) || rt::is_record_code(code)) {
+    if (rt::is_header_code(code) || rt::is_record_code(code) || rt::is_class_code(code)) {
       bad_argument(kernel, i, "a " + type_name(obj) + " cannot be passed to CUDA C; pass arrays and numbers");
     }
     if ((code & 3u) == 2u || rt::is_pointer_code(code)) {
@@ -465,10 +470,13 @@ PyObject* function_new(PyTypeObject* type, PyObject*, PyObject*) {
 }
 
 int function_init(PyObject* self, PyObject* args, PyObject* kwargs) {
-  static const char* keywords[] = {"name", nullptr};
+  static const char* keywords[] = {"name", "cooperative", nullptr};
   const char* name = nullptr;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s", const_cast<char**>(keywords), &name)) return -1;
+  int cooperative = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|$p", const_cast<char**>(keywords), &name, &cooperative))
+    return -1;
   state_of(self).name = name;
+  state_of(self).cooperative = cooperative != 0;
   state_of(self).loaded.clear();
   return 0;
 }

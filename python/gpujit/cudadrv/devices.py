@@ -1,6 +1,8 @@
-"""numba.cuda.cudadrv.devices' public functions that programs use, on gpujit's devices (see __init__.py)."""
+"""numba.cuda.cudadrv.devices' public functions that programs use (get_context, require_context, reset), on
+gpujit's devices (see __init__.py)."""
 
 from .. import _core
+from .. import require_context  # noqa: F401  numba's devices.require_context
 from .._runtime_api import close as reset  # noqa: F401  numba's devices.reset() is what cuda.close() runs
 
 
