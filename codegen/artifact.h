@@ -22,6 +22,7 @@
 namespace gpujit {
 
 struct HostCode;  // codegen/host_jit.h
+struct FunctionDef;  // frontend/ast.h
 
 /// What a compile produces code for: PTX for an NVIDIA GPU, or machine code for this process's CPU, JIT-loaded
 /// and run over the grid by the host executor (codegen/host_jit.h, runtime/host_executor.h).
@@ -89,6 +90,12 @@ struct ParamLayout {
   unsigned count = 0; // number of PTX parameters it occupies
 };
 
+/// One specialization of a device function a kernel calls: its definition and its argument types.
+struct DeviceSpecialization {
+  const FunctionDef* def = nullptr;
+  std::vector<Type> args;
+};
+
 struct CompileResult {
   bool ok = false;
   Diagnostics diagnostics;  // errors and warnings, rendered with Diagnostics::render()
@@ -112,6 +119,10 @@ struct CompileResult {
   std::vector<LinkFile> link;
   /// The symbols of the external functions the kernel calls (declare_device), in first-call order.
   std::vector<std::string> extern_functions;
+  /// The device functions the kernel calls, each specialization once, callees first. The binding lists them
+  /// on their dispatchers, as numba's device function lists the signatures its callers compiled
+  /// (`device_func.signatures`). Valid while the request's modules live; not kept by the disk cache.
+  std::vector<DeviceSpecialization> device_functions;
   /// Whether the PTX must be linked before it loads: it has link inputs or calls external functions (which,
   /// with nothing to define them, nvJitLink names as undefined).
   bool needs_link() const { return !link.empty() || !extern_functions.empty(); }

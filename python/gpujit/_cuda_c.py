@@ -67,6 +67,41 @@ def nvrtc_version():
     return _nvrtc_version
 
 
+def toolkit_include_dirs():
+    """The CUDA toolkit's header folders NVRTC needs for the toolkit's own headers (cooperative_groups.h,
+    curand_kernel.h): $CUDA_HOME/include (or $CUDA_PATH's, or /usr/local/cuda's) and, from CUDA 13 on, its
+    include/cccl, where libcu++ (<cuda/std/...>, which those headers include), CUB and Thrust moved; without a
+    toolkit, the header folders of NVIDIA's pip wheels (the CUDA runtime's, CCCL's, curand's) as
+    cuda.pathfinder finds them, as numba-cuda finds them."""
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        include = os.path.join(home, "include") if home else ""
+        if include and os.path.isdir(include):
+            cccl = os.path.join(include, "cccl")
+            return [include, cccl] if os.path.isdir(cccl) else [include]
+    return _wheel_include_dirs()
+
+
+def _wheel_include_dirs():
+    try:
+        from cuda import pathfinder
+    except ImportError:
+        return []
+    dirs = []
+    for library in ("cudart", "cccl", "curand"):
+        try:
+            found = pathfinder.locate_nvidia_header_directory(library)
+        except Exception:  # an unknown name in another pathfinder version, or a broken install: look no further
+            found = None
+        path = getattr(found, "abs_path", None)
+        if path and path not in dirs:
+            dirs.append(path)
+    return dirs
+
+
+def _toolkit_include_options():
+    return tuple("-I" + d for d in toolkit_include_dirs())
+
+
 class CompiledCudaC:
     """What nvrtc_compile() gives: `code` (str for PTX, bytes for a cubin or LTO-IR), NVRTC's `log` (warnings;
     empty on a cache hit) and `lowered_names` ({name expression: mangled name})."""
@@ -165,7 +200,10 @@ class RawKernel(_core.RawFunction):
     """CuPy's RawKernel: the `__global__` function `name` of CUDA C/C++ `code`, compiled with NVRTC and
     `options` for the device it is launched on. Launch it as a gpujit kernel, `k[grid, block](*args)` (or
     `k[grid, block, stream, shared_bytes]`), or as CuPy does, `k(grid, block, args, shared_mem=, stream=)`.
-    A kernel of C++ linkage is named by its mangled name (or declare it extern "C")."""
+    A kernel of C++ linkage is named by its mangled name (or declare it extern "C"). The toolkit's headers
+    (cooperative_groups.h, curand_kernel.h) are on NVRTC's include path. With `enable_cooperative_groups`
+    every launch is cooperative (cuLaunchCooperativeKernel: all blocks resident at once, so the kernel may
+    call cooperative_groups::this_grid().sync()); the driver refuses a grid larger than fits at once."""
 
     def __init__(self, code, name, options=(), backend="nvrtc", *, translate_cucomplex=False,
                  enable_cooperative_groups=False, jitify=False):
@@ -175,20 +213,21 @@ class RawKernel(_core.RawFunction):
             raise ValueError("gpujit's RawKernel does not support jitify or translate_cucomplex")
         if not isinstance(name, str) or not name:
             raise TypeError("RawKernel needs the kernel's name as a str")
-        super().__init__(name)
+        # A grid-wide sync needs no separate compilation (-rdc) since CUDA 11: the cubin stays loadable as is.
+        super().__init__(name, cooperative=bool(enable_cooperative_groups))
         self.code = code
         self.name = name
         self.options = tuple(_options(options))
         self.file_name = f"{name}.cu"
-        if enable_cooperative_groups:
-            self.options += ("-rdc=true",)
+        self.enable_cooperative_groups = bool(enable_cooperative_groups)
 
     def _code(self, major, minor, kind):
-        return nvrtc_compile(self.code, f"sm_{major}{minor}", kind, name=self.file_name, options=self.options).code
+        return self.compile_for(f"sm_{major}{minor}", kind)
 
     def compile_for(self, arch, output="cubin"):
         """The kernel's code for `arch` without a GPU: PTX text or cubin bytes (also warms the disk cache)."""
-        return nvrtc_compile(self.code, arch, output, name=self.file_name, options=self.options).code
+        options = self.options + _toolkit_include_options()
+        return nvrtc_compile(self.code, arch, output, name=self.file_name, options=options).code
 
     def __call__(self, grid, block, args, *, shared_mem=0, stream=None):
         if not isinstance(args, tuple):
@@ -238,7 +277,8 @@ class SourceModule:
 
     def compile_for(self, arch, output="cubin"):
         """The module's code for `arch`: PTX text or cubin bytes."""
-        code = nvrtc_compile(self.source, arch, output, name=self.name, options=self.options).code
+        options = self.options + _toolkit_include_options()  # nvcc's own include path, as PyCUDA has it
+        code = nvrtc_compile(self.source, arch, output, name=self.name, options=options).code
         if output == "cubin":
             self._cubin = code
         return code
