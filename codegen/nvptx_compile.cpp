@@ -12,6 +12,7 @@
 #include "codegen/codegen.h"
 #include "codegen/lowering.h"
 #include "codegen/nvptx_target.h"
+#include "codegen/nvvm_ir_writer.h"
 #include "codegen/pipeline.h"
 
 namespace gpujit {
@@ -85,6 +86,16 @@ void compile_typed_for_nvptx(const TypedProgram& program, const GlobalEnv& globa
       lowered.kernel->addFnAttr("nvvm.minctasm", std::to_string(options.min_blocks));
     if (options.max_cluster_rank > 0)
       lowered.kernel->addFnAttr("nvvm.maxclusterrank", std::to_string(options.max_cluster_rank));
+  }
+  // Before libdevice is linked and LLVM optimizes: libNVVM links libdevice and optimizes it itself, and the
+  // module has fewer of the intrinsics LLVM 7 lacks. A construct the writer cannot express is a warning; the
+  // link then uses the PTX (docs/cuda_c.md).
+  if (options.lto && options.entry == EntryKind::Kernel &&
+      !write_nvvm_ir(*lowered.module, *lowered.kernel, &result.nvvm_ir, &result.nvvm_ir_error)) {
+    result.nvvm_ir.clear();
+    result.diagnostics.warning(def.file, def.name_range,
+                               "lto=True: " + result.nvvm_ir_error +
+                                   "; the kernel is linked as PTX, and its CUDA C functions stay calls");
   }
   if (!target->finalize_module(*lowered.module, *lowered.kernel, &error)) {
     result.diagnostics.error(def.file, def.name_range, error);

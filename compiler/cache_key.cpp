@@ -237,6 +237,7 @@ std::string cache_key(const CompileRequest& request) {
     k.i64(o.min_blocks);
     k.i64(o.max_cluster_rank);
   }
+  if (o.lto) k.str("lto");  // keys without it stay as they were
   if (!o.link.empty()) {  // keys without link= stay as they were
     k.str("link");
     link_files(k, o.link);

@@ -296,6 +296,11 @@ void set_toolkit_search_dirs(std::vector<std::string> dirs) {
   g_nvjitlink_error.clear();
 }
 
+std::vector<std::string> toolkit_search_dirs() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_search_dirs;
+}
+
 ToolkitLibrary nvrtc_library() { return load_nvrtc().lib; }
 ToolkitLibrary nvjitlink_library() { return load_nvjitlink().lib; }
 

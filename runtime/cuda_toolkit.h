@@ -58,6 +58,8 @@ class CudaLinkError : public std::runtime_error {
 /// Replaces the directories searched after the environment override (step 2 above). A library that failed
 /// to load is searched for again at its next use; one that loaded stays.
 void set_toolkit_search_dirs(std::vector<std::string> dirs);
+/// The directories set_toolkit_search_dirs() was last given (libNVVM's search starts there, runtime/nvvm.h).
+std::vector<std::string> toolkit_search_dirs();
 
 /// A loaded library: the path it came from and its version (13, 0 for CUDA 13.0).
 struct ToolkitLibrary {

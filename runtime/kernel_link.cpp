@@ -5,14 +5,29 @@
 #include <stdexcept>
 
 #include "runtime/cuda_toolkit.h"
+#include "runtime/nvvm.h"
 
 namespace gpujit::rt {
 
-std::string link_kernel(const std::string& ptx, const std::string& ptx_name, const std::vector<LinkFile>& link,
-                        const std::string& arch, const KernelLinkOptions& options) {
-  std::vector<LinkInput> inputs;
-  inputs.push_back({LinkInputKind::ptx, ptx, ptx_name});
+KernelLinkResult link_kernel_detailed(const std::string& ptx, const std::string& ptx_name,
+                                      const std::vector<LinkFile>& link, const std::string& arch,
+                                      const KernelLinkOptions& options) {
+  KernelLinkResult out;
+  std::vector<LinkInput> inputs;  // the link inputs after the kernel's own
   bool lto = options.lto;
+  std::string kernel_ltoir;
+  if (lto && !options.nvvm_ir.empty()) {
+    try {
+      kernel_ltoir = compile_nvvm_ir(options.nvvm_ir, arch, true);
+      out.kernel_as_ltoir = true;
+    } catch (const ToolkitMissingError& e) {
+      out.lto_fallback = e.what();
+    } catch (const NvvmCompileError& e) {
+      out.lto_fallback = e.what();
+    }
+  } else if (lto) {
+    out.lto_fallback = options.nvvm_ir_error;
+  }
   for (const LinkFile& f : link) {
     if (f.kind == "cu") {
       CudaCProgram program;
@@ -32,11 +47,38 @@ std::string link_kernel(const std::string& ptx, const std::string& ptx_name, con
   }
   LinkOptions link_options;
   link_options.lto = lto;
-  return link_cuda(inputs, arch, link_options).cubin;
+  if (out.kernel_as_ltoir) {
+    const std::string stem = ptx_name.size() > 4 && ptx_name.compare(ptx_name.size() - 4, 4, ".ptx") == 0
+                                 ? ptx_name.substr(0, ptx_name.size() - 4)
+                                 : ptx_name;
+    inputs.insert(inputs.begin(), {LinkInputKind::ltoir, std::move(kernel_ltoir), stem + ".ltoir"});
+    try {
+      out.cubin = link_cuda(inputs, arch, link_options).cubin;
+      return out;
+    } catch (const CudaLinkError& e) {  // linked again with the PTX below: an error of the inputs recurs there
+      out.kernel_as_ltoir = false;
+      out.lto_fallback = std::string("nvJitLink could not link the kernel's LTO-IR: ") + e.what();
+      inputs.erase(inputs.begin());
+    }
+  }
+  inputs.insert(inputs.begin(), {LinkInputKind::ptx, ptx, ptx_name});
+  out.cubin = link_cuda(inputs, arch, link_options).cubin;
+  return out;
+}
+
+std::string link_kernel(const std::string& ptx, const std::string& ptx_name, const std::vector<LinkFile>& link,
+                        const std::string& arch, const KernelLinkOptions& options) {
+  return link_kernel_detailed(ptx, ptx_name, link, arch, options).cubin;
 }
 
 std::string link_kernel(const CompileResult& result, const std::string& arch, const KernelLinkOptions& options) {
-  return link_kernel(result.ptx, result.entry_name + ".ptx", result.link, arch, options);
+  KernelLinkOptions o = options;
+  if (result.lto_requested()) {  // jit(lto=True): the kernel as LTO-IR where libNVVM takes it
+    o.lto = true;
+    o.nvvm_ir = result.nvvm_ir;
+    o.nvvm_ir_error = result.nvvm_ir_error;
+  }
+  return link_kernel(result.ptx, result.entry_name + ".ptx", result.link, arch, o);
 }
 
 }  // namespace gpujit::rt

@@ -18,6 +18,8 @@ Refused by name: output other than PTX (NVVM's LTO-IR) and the C ABI for kernels
 Layer "on the dispatcher" of the Python package (docs/architecture.md): imports _dispatcher and _signature.
 """
 
+import warnings
+
 from . import _core
 from . import config
 from ._dispatcher import Dispatcher, _launch_bounds, default_opt
@@ -69,18 +71,22 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
     opt_level = 3 if opt is True else 0 if opt is False else int(opt)
     if debug:
         opt_level = 0
+    # lto=True with output="cubin": the kernel also as NVVM IR, linked as libNVVM's LTO-IR (docs/cuda_c.md).
     dispatcher = Dispatcher(pyfunc, device=bool(device), fastmath=bool(fastmath), opt=opt_level,
                             lineinfo=bool(lineinfo), debug=bool(debug), debug_info=bool(debug),
+                            lto=bool(lto) and output == "cubin" and not device,
                             targetoptions={"link": link} if link else None)
     # Without abi_name the core names a C-ABI function after its definition (a lambda's is lambda_L_C).
     abi_name = str(abi_info.get("abi_name", "")) if abi == "c" else ""
     try:
-        ptx, ret, link, entry = dispatcher._compile_entry(sig, not (device and _declared_return(sig)),
-                                                          abi if device else "kernel", abi_name, _arch(cc),
-                                                          _launch_bounds(None if device else launch_bounds))
+        ptx, ret, link, entry, nvvm_ir, _ = dispatcher._compile_entry(
+            sig, not (device and _declared_return(sig)), abi if device else "kernel", abi_name, _arch(cc),
+            _launch_bounds(None if device else launch_bounds))
         if output == "cubin":
             # The PTX linked with the code of the external functions it calls (declare_device, link=).
-            return _core._link_kernel(ptx, entry + ".ptx", link, _arch(cc) or "sm_80", lto), _return_type(ret, sig)
+            # No nvvm_ir_error: the compile warned of the writer's failure already; the link warns of its own.
+            cubin = _core._link_kernel(ptx, entry + ".ptx", link, _arch(cc) or "sm_80", lto, nvvm_ir)
+            return cubin, _return_type(ret, sig)
         return ptx, _return_type(ret, sig)
     except CompileError as e:
         if "must have void return type" in str(e):
@@ -89,13 +95,28 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
         raise
 
 
+def nvvm_ir(pyfunc, sig, cc=None, fastmath=False):
+    """The kernel `pyfunc` for `sig` as NVVM IR: the text jit(lto=True) hands to libNVVM (codegen/nvvm_ir_writer.h,
+    docs/cuda_c.md). ValueError naming the construct when the writer cannot write it."""
+    if isinstance(pyfunc, Dispatcher):
+        pyfunc = pyfunc.py_func
+    dispatcher = Dispatcher(pyfunc, fastmath=bool(fastmath), lto=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the writer's failure is the ValueError below
+        ir, error = dispatcher._compile_entry(sig, True, "kernel", "", _arch(cc))[4:6]
+    if not ir:
+        raise ValueError(error)
+    return ir
+
+
 def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c",
             abi_info=None, output="ptx", forceinline=False, launch_bounds=None, link=None, lto=False):
     """numba's compile(): compile_ptx with numba's defaults for it (a device function, the C ABI).
 
     gpujit's output="cubin" (a kernel, device=False) links the PTX with the code of the external functions it
     calls (declare_device) and with `link` into a cubin for `cc` (sm_80 without one), through NVRTC and
-    nvJitLink, without a GPU; lto=True links with nvJitLink's -lto (CUDA C sources compiled to LTO-IR)."""
+    nvJitLink, without a GPU; lto=True links with nvJitLink's -lto (CUDA C sources compiled to LTO-IR, and the
+    kernel written as NVVM IR and compiled to LTO-IR by libNVVM, so that its CUDA C functions are inlined)."""
     if output not in ("ptx", "cubin"):
         if output == "ltoir":
             raise NotImplementedError("compile(output='ltoir'): gpujit produces PTX (output='ptx') or, linked with "

@@ -51,7 +51,7 @@ class Dispatcher(_core.Dispatcher):
     """A jitted kernel (or, with device=True, a device function callable from kernels)."""
 
     def __init__(self, pyfunc, device=False, fastmath=False, opt=3, lineinfo=False, debug=False, max_registers=0,
-                 cache=False, warn_float64=True, launch_bounds=None, debug_info=False, targetoptions=None):
+                 cache=False, warn_float64=True, launch_bounds=None, debug_info=False, lto=False, targetoptions=None):
         if not _warm_up_started:
             start_warm_up()
         code = pyfunc.__code__
@@ -61,7 +61,7 @@ class Dispatcher(_core.Dispatcher):
         link = (targetoptions or {}).get("link")
         super().__init__(pyfunc.__name__, params, device, fastmath, opt, debug, lineinfo, max_registers, cache,
                          warn_float64, _launch_bounds(launch_bounds), debug_info,
-                         link=_link_descriptions(link) if link else None)
+                         link=_link_descriptions(link) if link else None, lto=bool(lto))
         self._extensions = list((targetoptions or {}).get("extensions") or ())
         self._set_extensions(self._extensions)
         self.py_func = pyfunc
@@ -382,8 +382,9 @@ def _link_descriptions(link):
 # backend too); a device function's inline ('always'/True, 'never'/False, or a cost model) inlines its calls
 # before LLVM's optimizer (inspect_llvm shows them gone) and forceinline=True marks it alwaysinline for LLVM
 # (gpujit/_source.py, codegen/lowering.cpp); link= is code linked with a kernel (paths or code objects,
-# _linking.py); the others (lto, shared_memory_carveout) are accepted so that numba-cuda code runs, and have
-# no effect yet (carveout values are checked as numba checks them).
+# _linking.py); lto=True links a kernel that calls CUDA C as LTO-IR, written as NVVM IR and compiled by libNVVM, so
+# that nvJitLink inlines the CUDA C functions (docs/cuda_c.md); shared_memory_carveout is accepted so that
+# numba-cuda code runs, and has no effect yet (its values are checked as numba checks them).
 # _dbg_optnone (numba's, for debugging the compiler's output) compiles at optimization level 0; debug left out
 # takes config.CUDA_DEBUGINFO_DEFAULT. extensions are numba's prepare_args hooks, run over the arguments of each
 # launch (_arg_hints.py). warn_float64 is gpujit's own: False silences the PerformanceWarning for float64
@@ -482,7 +483,7 @@ def dispatcher_options(device, options):
             "max_registers": _max_registers(options.get("max_registers")), "cache": bool(options.get("cache", False)),
             "warn_float64": bool(options.get("warn_float64", True)),
             "launch_bounds": options.get("launch_bounds"),
-            "debug_info": bool(options.get("debug", False))}
+            "debug_info": bool(options.get("debug", False)), "lto": bool(options.get("lto", False))}
 
 
 def _check_inline(inline):
@@ -532,7 +533,7 @@ def _launch_bounds(bounds):
 def _dispatcher_kwargs(targetoptions):
     """The Dispatcher constructor's arguments among jit's options."""
     names = ("device", "fastmath", "opt", "lineinfo", "debug", "max_registers", "cache", "warn_float64",
-             "launch_bounds", "debug_info")
+             "launch_bounds", "debug_info", "lto")
     kwargs = {k: targetoptions[k] for k in names if k in targetoptions}
     kwargs["max_registers"] = kwargs.get("max_registers") or 0
     return kwargs
@@ -703,7 +704,6 @@ class Overload:
         return _CodeLibrary()
 
     @property
-    @property
     def library(self):
         """numba's code library of this specialization, as far as its users read one: get_llvm_str() and
         get_asm_str() give the kernel's LLVM IR and PTX, or for a device function its code compiled on its own
@@ -711,6 +711,7 @@ class Overload:
         a pointer)."""
         return _OverloadLibrary(self)
 
+    @property
     def _type_annotation(self):
         """numba's record of the typing (tests read `.typemap`): here the kernel's typed dump, read back."""
         return TypeAnnotation(self.inspect_types())
@@ -731,7 +732,6 @@ class _CodeLibrary:
     _linking_files = ()
 
 
-class DeviceCompileResult:
 class _OverloadLibrary(_CodeLibrary):
     def __init__(self, overload):
         self._overload = overload
@@ -747,6 +747,7 @@ class _OverloadLibrary(_CodeLibrary):
         return self._compiled().inspect_asm()
 
 
+class DeviceCompileResult:
     """A device function compiled on its own (Dispatcher.compile_device), as far as numba's users read numba's
     CompileResult: `fndesc.mangled_name` (its symbol in the PTX and LLVM IR), `signature`, `argument_types`
     and `return_type`."""

@@ -347,17 +347,18 @@ PyObject* dispatcher_new(PyTypeObject* type, PyObject*, PyObject*) {
 int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* keywords[] = {"name",         "params",        "device",     "fastmath", "opt",
                                    "debug",        "lineinfo",      "max_registers", "cache", "warn_float64",
-                                   "launch_bounds", "debug_info",   "link",          nullptr};
+                                   "launch_bounds", "debug_info",   "link",          "lto",     nullptr};
   const char* name = nullptr;
   PyObject* params = nullptr;
   int device = 0, fastmath = 0, opt = 3, debug = 0, lineinfo = 0, max_registers = 0, cache = 0, warn_float64 = 1;
   int max_threads = 0, min_blocks = 0, max_cluster_rank = 0;  // launch_bounds; 0: left out
   int debug_info = 0;
   PyObject* link = nullptr;  // jit's link=: link input descriptions (link_files.h)
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippipp(iii)pO", const_cast<char**>(keywords), &name,
+  int lto = 0;               // jit's lto=True: the kernel also as NVVM IR, linked as LTO-IR (kernel_link.h)
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|ppippipp(iii)pOp", const_cast<char**>(keywords), &name,
                                    &params, &device, &fastmath, &opt, &debug, &lineinfo, &max_registers, &cache,
                                    &warn_float64, &max_threads, &min_blocks, &max_cluster_rank, &debug_info,
-                                   &link)) {
+                                   &link, &lto)) {
     return -1;
   }
   try {
@@ -375,6 +376,7 @@ int dispatcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
     st.cache_to_disk = cache != 0;
     st.options.warn_float64 = warn_float64 != 0;
     if (link && link != Py_None) st.options.link = link_files_of(link);
+    st.options.lto = lto != 0 && !st.device;
     if (!st.device) {  // a kernel's entry only; the jit decorator checked the values
       st.options.max_threads = max_threads;
       st.options.min_blocks = min_blocks;
@@ -408,10 +410,10 @@ void dispatcher_dealloc(PyObject* self) {
   PyObject_GC_UnTrack(self);
   Py_CLEAR(d->last_key);
   Py_CLEAR(d->last_launcher);
-  delete d->state;
-  tp->tp_free(self);
   for (auto it = device_definitions().begin(); it != device_definitions().end();)
     it = it->second == d->state ? device_definitions().erase(it) : std::next(it);
+  delete d->state;
+  tp->tp_free(self);
   Py_DECREF(tp);
 }
 
@@ -566,7 +568,7 @@ std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const 
 }
 
 /// _compile_entry(signature, infer_return, abi, abi_name, arch[, (max_threads, min_blocks, max_cluster_rank)])
-/// -> (ptx, return type as text, link inputs, entry name), for
+/// -> (ptx, return type as text, link inputs, entry name, NVVM IR, why no NVVM IR (lto=True)), for
 /// compile_ptx: `abi` is "kernel" (a kernel, for `arch`), or "c" or "numba" for a device function on its own
 /// (codegen/artifact.h EntryKind).
 PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
@@ -587,7 +589,8 @@ PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
     auto result = compile_device_entry(self, signature_text(sig), infer_return != 0, entry, abi_name, arch,
                                        {}, {max_threads, min_blocks, max_cluster_rank});
     Type ret = result->signature.ret.is_valid() ? result->signature.ret : Type::void_();
-    return pyb::make_tuple(result->ptx, ret.str(), link_files_to_py(result->link), result->entry_name)
+    return pyb::make_tuple(result->ptx, ret.str(), link_files_to_py(result->link), result->entry_name,
+                           result->nvvm_ir, result->nvvm_ir_error)
         .release()
         .ptr();
   } catch (...) {
@@ -677,11 +680,11 @@ PyObject* signatures_get(PyObject* self, void*) {
   try {
     const DispatcherState& st = state_of(self);
     std::vector<std::vector<rt::ArgCode>> keys = st.signatures;
-    for (const auto& c : st.cache.compiled()) {
-      if (std::find(keys.begin(), keys.end(), c.key) == keys.end()) keys.push_back(c.key);
-    }
     for (const auto& k : st.called_signatures) {
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    }
+    for (const auto& c : st.cache.compiled()) {
+      if (std::find(keys.begin(), keys.end(), c.key) == keys.end()) keys.push_back(c.key);
     }
     // Specializations that differ only in what numba's spelling does not show (index32) read as one.
     std::vector<std::string> texts;

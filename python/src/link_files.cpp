@@ -5,6 +5,7 @@
 
 #include "errors.h"
 #include "runtime/kernel_link.h"
+#include "runtime/nvvm.h"
 
 namespace gpujit::py {
 
@@ -60,22 +61,55 @@ std::shared_ptr<const ExternFunction> extern_function_of(const pyb::tuple& d) {
 void register_link_files(pyb::module_& m) {
   m.def(
       "_link_kernel",
-      [](const std::string& ptx, const std::string& name, pyb::handle link, const std::string& arch, bool lto) {
+      [](const std::string& ptx, const std::string& name, pyb::handle link, const std::string& arch, bool lto,
+         const std::string& nvvm_ir, const std::string& nvvm_ir_error) {
         std::vector<LinkFile> files = link_files_of(link);
-        std::string cubin;
+        rt::KernelLinkResult r;
         try {
           pyb::gil_scoped_release release;
           rt::KernelLinkOptions options;
           options.lto = lto;
-          cubin = rt::link_kernel(ptx, name, files, arch, options);
+          options.nvvm_ir = nvvm_ir;
+          options.nvvm_ir_error = nvvm_ir_error;
+          r = rt::link_kernel_detailed(ptx, name, files, arch, options);
         } catch (const std::runtime_error&) {  // NVRTC's and nvJitLink's errors as the package's classes
           set_error_from_current_exception();
           throw pyb::error_already_set();
         }
-        return pyb::bytes(cubin);
+        if (!r.lto_fallback.empty())  // jit(lto=True) asked for the kernel as LTO-IR and did not get it
+          pyb::module_::import("warnings")
+              .attr("warn")("lto=True: the kernel is linked as PTX, so its CUDA C functions stay calls: " +
+                                r.lto_fallback,
+                            pyb::module_::import("gpujit.errors").attr("PerformanceWarning"), 2);
+        return pyb::bytes(r.cubin);
       },
       pyb::arg("ptx"), pyb::arg("name"), pyb::arg("link"), pyb::arg("arch"), pyb::arg("lto") = false,
-      "The cubin of a kernel's PTX linked with its link inputs for arch (runtime/kernel_link.h).");
+      pyb::arg("nvvm_ir") = "", pyb::arg("nvvm_ir_error") = "",
+      "The cubin of a kernel's PTX (or, with lto and nvvm_ir, its NVVM IR compiled by libNVVM) linked with its "
+      "link inputs for arch (runtime/kernel_link.h); a PerformanceWarning when lto fell back to the PTX.");
+  m.def(
+      "_nvvm_compile",
+      [](const std::string& ir, const std::string& arch, bool lto) {
+        std::string out;
+        try {
+          pyb::gil_scoped_release release;
+          out = rt::compile_nvvm_ir(ir, arch, lto);
+        } catch (const std::runtime_error&) {
+          set_error_from_current_exception();
+          throw pyb::error_already_set();
+        }
+        return pyb::bytes(out);
+      },
+      pyb::arg("ir"), pyb::arg("arch"), pyb::arg("lto") = true,
+      "NVVM IR compiled by libNVVM for arch: LTO-IR (lto) or PTX (runtime/nvvm.h).");
+  m.def("_nvvm_library", []() -> pyb::object {
+    try {
+      rt::ToolkitLibrary lib = rt::nvvm_library();
+      return pyb::make_tuple(lib.path, lib.major, lib.minor);
+    } catch (const rt::ToolkitMissingError& e) {
+      return pyb::str(e.what());
+    }
+  }, "libNVVM's (path, NVVM IR major, minor), or why it cannot be loaded.");
 }
 
 }  // namespace gpujit::py
