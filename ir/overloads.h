@@ -37,6 +37,10 @@ struct OverloadQuery {
   /// The arguments whose value is known at compile time (numba types them as literals where a typing
   /// function asks for literals); nullopt for the others.
   std::vector<std::optional<ConstValue>> constants;
+  /// The arguments that are functions (an inner `def`, a device function), by their name; "" for values.
+  /// A function passes at compile time: its `args` entry is None, and the implementation is specialised on
+  /// it, as numba's signature holds the function's type.
+  std::vector<std::string> functions;
   /// The last keywords.size() arguments are passed by these names (f(x, k=y)).
   std::vector<std::string> keywords;
 };

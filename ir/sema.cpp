@@ -184,9 +184,14 @@ Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::v
     s->fn->name = def.name;
     s->fn->is_kernel = is_kernel;
   } else {
-    // An overload implementation is analysed in its own free names, and so are the functions it calls.
-    auto own = impl_envs_.find(&def);
-    envs_.push_back(own != impl_envs_.end() ? own->second : &globals());
+    // An overload implementation is analysed in its own free names, and so are the functions it calls; a
+    // function passed as an argument in the names of the function that named it (note_home_env).
+    const GlobalEnv* env = &globals();
+    if (auto own = impl_envs_.find(&def); own != impl_envs_.end())
+      env = own->second;
+    else if (auto home = home_envs_.find(&def); home != home_envs_.end())
+      env = home->second;
+    envs_.push_back(env);
     FunctionAnalyzer(*this, *s, def, args, is_kernel, statics, closure).run();
     envs_.pop_back();
     s->fn->non_negative_locals = find_non_negative_locals(*s->fn);

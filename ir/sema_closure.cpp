@@ -85,6 +85,7 @@ std::optional<ExprResult> FunctionAnalyzer::closure_name(const NameExpr& e) {
     r.what = ExprResult::What::Device;
     r.function = f;
     r.closure = view;
+    program_.note_home_env(f);
     return r;
   };
   // A function defined in this body.

@@ -316,6 +316,7 @@ ExprResult FunctionAnalyzer::global(const std::string& id, const GlobalValue& g,
       r.what = ExprResult::What::Device;
       r.function = g.function;
       if (!g.signatures.empty()) r.signatures = &g.signatures;
+      program_.note_home_env(g.function);
       return r;  // the call records the symbol with its specialization
     case GlobalValue::Kind::ExternFunction:
       r.what = ExprResult::What::Extern;

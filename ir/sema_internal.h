@@ -119,6 +119,9 @@ class ProgramAnalyzer {
                              const std::map<size_t, ExprResult>& statics = {}, const Closure* closure = nullptr);
   /// The one Closure equal to `c` (ir/sema_closure.cpp).
   const Closure* intern_closure(Closure c);
+  /// Remembers the free names `def` is first named in (an inner function: its enclosing function's), so that
+  /// a function passed as an argument is analysed in its own names wherever it is called (sema_closure.cpp).
+  void note_home_env(const FunctionDef* def) { home_envs_.emplace(def, &globals()); }
   /// Appends `s`, its callees first, to `out` and its diagnostics to `diags` (once each).
   void commit(Specialization* s, TypedProgram& out, Diagnostics& diags);
   /// The free names of the function being analysed: the compile's, or an overload implementation's own
@@ -151,6 +154,7 @@ class ProgramAnalyzer {
   std::map<std::string, std::unique_ptr<OverloadAnswer>> answers_;
   std::map<std::string, std::unique_ptr<Closure>> closures_;
   std::map<const FunctionDef*, const GlobalEnv*> impl_envs_;  // each implementation's own free names
+  std::map<const FunctionDef*, const GlobalEnv*> home_envs_;  // where each function was first named
   std::vector<const GlobalEnv*> envs_;                        // per function being analysed, innermost last
   std::map<std::pair<const FunctionDef*, std::string>, std::unique_ptr<Specialization>> specs_;
   std::vector<const FunctionDef*> stack_;

@@ -22,16 +22,11 @@ std::string query_key(const OverloadQuery& q) {
   for (size_t i = 0; i < q.args.size(); ++i) {
     k += q.args[i].str();
     if (i < q.constants.size() && q.constants[i]) k += "=" + q.constants[i]->str();
+    if (i < q.functions.size() && !q.functions[i].empty()) k += "=function " + q.functions[i];
     k += ";";
   }
   for (const std::string& name : q.keywords) k += "|" + name;
   return k;
-}
-
-std::string types_text(const std::vector<Type>& types) {
-  std::string out;
-  for (const Type& t : types) out += (out.empty() ? "" : ", ") + t.str();
-  return out;
 }
 
 /// The value of a literal default (`b=1`, `s='x'`, `k=None`, `t=(1, -2.5)`), or nullopt.
@@ -116,38 +111,41 @@ ExprResult FunctionAnalyzer::overload_call(const CallExpr& e, const ExprResult& 
   std::vector<ExprResult> args;
   if (callee.method) args.push_back(ExprResult::of_value(callee.type));
   bool unknown = false, failed = false;
-  for (const ExprPtr& a : e.args) {
-    args.push_back(value(*a));
-    if (args.back().what == ExprResult::What::Unknown)
+  // A function (an inner def, a device function) is a compile-time argument, as at a device function's call.
+  auto argument = [&](const Expr& a) {
+    ExprResult r = expr(a);
+    if (r.what != ExprResult::What::Device) r = value(a);
+    if (r.what == ExprResult::What::Unknown)
       unknown = true;
-    else if (!args.back().is_value())
+    else if (!r.is_value() && r.what != ExprResult::What::Device)
       failed = true;
-  }
+    args.push_back(std::move(r));
+  };
+  for (const ExprPtr& a : e.args) argument(*a);
   const size_t positional = args.size();
-  for (const Keyword& k : e.keywords) {
-    args.push_back(value(*k.value));
-    if (args.back().what == ExprResult::What::Unknown)
-      unknown = true;
-    else if (!args.back().is_value())
-      failed = true;
-  }
+  for (const Keyword& k : e.keywords) argument(*k.value);
   if (unknown) return ExprResult::unknown();
   if (failed) return ExprResult::error();
   OverloadQuery q;
   q.kind = callee.method ? OverloadQuery::Kind::Method : OverloadQuery::Kind::Function;
   q.key = callee.overload_key;
   for (const ExprResult& a : args) {
-    q.args.push_back(a.type);
+    const bool function = a.what == ExprResult::What::Device;
+    q.args.push_back(function ? Type::none() : a.type);
     q.constants.push_back(a.value);
+    q.functions.push_back(function ? a.function->name : "");
   }
   for (const Keyword& k : e.keywords) q.keywords.push_back(k.name);
   const OverloadAnswer* answer = program_.resolve_overload(q);
   if (!answer || !answer->function) {
     std::string shown = callee.method ? fmt::format("method '{}' of {}", callee.overload_key, callee.type.str())
                                       : fmt::format("function '{}'", path_of(*e.func));
-    std::vector<Type> params(q.args.begin() + (callee.method ? 1 : 0), q.args.end());
+    std::string params;
+    for (size_t i = callee.method ? 1 : 0; i < q.args.size(); ++i)
+      params += (params.empty() ? "" : ", ") +
+                (q.functions[i].empty() ? q.args[i].str() : fmt::format("function({})", q.functions[i]));
     error(e.range, fmt::format("No implementation of {} found for signature: {}({}){}", shown,
-                               callee.method ? callee.overload_key : path_of(*e.func), types_text(params),
+                               callee.method ? callee.overload_key : path_of(*e.func), params,
                                answer && !answer->error.empty() ? "; " + answer->error
                                                                 : ": every overload's typing function declined "
                                                                   "these argument types"));

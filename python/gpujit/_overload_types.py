@@ -134,6 +134,38 @@ class Opaque(Type):
     """A type these classes do not model (a vector type, a pointer...): its text only."""
 
 
+class FunctionValue(Type):
+    """A function passed as an argument (an inner def, a device function), spelled 'function(name)': a
+    compile-time argument with no data, on which the implementation is specialised."""
+
+
+_numba_function_value = None
+
+
+def function_value(name, numba_types=None):
+    """The type a typing function sees for a function argument: FunctionValue, or with numba's types (the
+    module numba.core.types) a numba Callable of the same name, so that `isinstance(f, types.Callable)` holds."""
+    global _numba_function_value
+    if numba_types is None:
+        return FunctionValue(f"function({name})")
+    if _numba_function_value is None:
+
+        class NumbaFunctionValue(numba_types.Callable, numba_types.Dummy):
+            # gpujit types the call of a function argument itself; numba's call typing never sees these.
+            def get_call_type(self, context, args, kws):
+                return None
+
+            def get_call_signatures(self):
+                return (), True
+
+            def get_impl_key(self, sig):
+                return self
+
+        NumbaFunctionValue.__name__ = NumbaFunctionValue.__qualname__ = "FunctionValue"
+        _numba_function_value = NumbaFunctionValue
+    return _numba_function_value(f"function({name})")
+
+
 boolean = Boolean("bool")
 none = NoneType("none")
 _SCALARS = {"bool": boolean}

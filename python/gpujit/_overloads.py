@@ -378,6 +378,8 @@ class _Converter:
             return _overload_types.tuple_of(elements)
         if tag == "none":
             return self.numba.none if self.numba is not None else _overload_types.none
+        if tag == "function":  # a function passed as an argument (ir/overloads.h OverloadQuery::functions)
+            return _overload_types.function_value(d[1], self.numba)
         return self.numba.Opaque(d[1]) if self.numba is not None else _overload_types.Opaque(d[1])
 
     def literal(self, value):

@@ -79,7 +79,8 @@ OverloadAnswer PyOverloadResolver::resolve(const OverloadQuery& q) {
   try {
     pyb::list types, constants;
     for (size_t i = 0; i < q.args.size(); ++i) {
-      types.append(describe_type(q.args[i]));
+      const bool function = i < q.functions.size() && !q.functions[i].empty();
+      types.append(function ? pyb::make_tuple("function", q.functions[i]) : describe_type(q.args[i]));
       const bool known = i < q.constants.size() && q.constants[i];
       constants.append(known ? pyb::tuple(pyb::make_tuple(describe_constant(*q.constants[i]))) : pyb::tuple());
     }
