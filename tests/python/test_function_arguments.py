@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import gpujit as gpu
-from gpujit.extending import overload, types
+from gpujit.extending import overload, overload_method, register_jitable, types
 
 
 def apply_to(arg, func):
@@ -54,6 +54,16 @@ def _describe(func):
 @gpu.jit(device=True)
 def plus_one(x):
     return x + 1
+
+
+@register_jitable
+def twice(f, x):
+    return f(f(x))
+
+
+@overload_method(types.Array, "first_mapped")
+def _first_mapped(a, f):
+    return lambda a, f: f(a[0])
 
 
 def run(kernel, *args, n=1):
@@ -117,6 +127,19 @@ def test_each_function_specialises_the_implementation_apart():
         out[3] = apply_to(x, plus_one)
 
     assert run(k, 5, n=4) == [15, 30, 10, 6]
+
+
+def test_function_by_keyword_to_a_method_and_to_register_jitable():
+    @gpu.jit
+    def k(out, x):
+        def inc(v):
+            return v + 1
+
+        out[0] = apply_to(x, func=inc)
+        out[1] = twice(inc, x)
+        out[2] = out.first_mapped(inc)
+
+    assert run(k, 3, n=3) == [4, 5, 5]
 
 
 def test_typing_function_sees_a_callable():
