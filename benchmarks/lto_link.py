@@ -74,7 +74,7 @@ def main():
     args = ap.parse_args()
     import gpujit as gpu
 
-    if not gpu.is_available():
+    if gpu._core.backend_name() != "cuda" or not gpu.is_available():  # the CPU backend cannot run linked CUDA C
         print("lto_link: no CUDA GPU here; nothing measured")
         return 0
     host = np.random.default_rng(0).uniform(-1, 1, args.n).astype(np.float32)
