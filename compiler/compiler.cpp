@@ -113,15 +113,15 @@ CompileResult compile(const CompileRequest& request) {
   if (!program || result.diagnostics.has_errors()) return result;
   result.signature = program->kernel()->signature;
   result.uses_grid_sync = uses_grid_sync(*program);
+  for (const auto& fn : program->functions) {
+    if (!fn->is_kernel && fn.get() != program->kernel())
+      result.device_functions.push_back({fn->def, fn->signature.params});
+  }
   if (options.keep_typed) result.typed = dump_typed(*program);
 
   if (options.target == TargetKind::Host) {
     compile_typed_for_host(*program, request.globals, options, result);
     // Listed, never linked: the host backend loads no device code, but the module callbacks of jit's link=
-  for (const auto& fn : program->functions) {
-    if (!fn->is_kernel && fn.get() != program->kernel())
-      result.device_functions.push_back({fn->def, fn->signature.params});
-  }
     // inputs run when the kernel loads there too (python/src/module_callbacks.h).
     if (result.ok) collect_link(*program, options, result);
   } else {

@@ -242,11 +242,6 @@ FunctionAnalyzer::FunctionAnalyzer(ProgramAnalyzer& program, Specialization& spe
   for (const auto& [i, r] : statics) {
     if (i < def.params.size()) static_params_[def.params[i].name] = r;
   }
-  fn_.def = &def;
-  fn_.name = def.name;
-  fn_.is_kernel = is_kernel;
-  fn_.signature.params = args;
-  fn_.signature.ret = Type::void_();
   // A dtype argument (numba's NumberClass, a kernel's "class(int32)") names its dtype at compile time, as a
   // dtype a device function is passed does (statics): `cuda.local.array(n, dty)`, `dty(x)`.
   for (size_t i = 0; i < args.size() && i < def.params.size(); ++i) {
@@ -256,6 +251,11 @@ FunctionAnalyzer::FunctionAnalyzer(ProgramAnalyzer& program, Specialization& spe
     r.dtype = args[i].scalar;
     static_params_[def.params[i].name] = r;
   }
+  fn_.def = &def;
+  fn_.name = def.name;
+  fn_.is_kernel = is_kernel;
+  fn_.signature.params = args;
+  fn_.signature.ret = Type::void_();
 }
 
 void FunctionAnalyzer::error(SourceRange r, std::string message) {

@@ -127,15 +127,10 @@ def get_context(devnum=None):
 
 def require_context(fn):
     """numba's cuda.require_context: `fn` wrapped so that each call first makes the current device's CUDA
-    context current on the calling thread, as current_context() does."""
-    import functools
+    context current on the calling thread, as current_context() does (cudadrv/devices.py)."""
+    from .cudadrv.devices import require_context as wrap  # cudadrv loads at first use (_lazy.py)
 
-    @functools.wraps(fn)
-    def with_context(*args, **kwargs):
-        current_context()
-        return fn(*args, **kwargs)
-
-    return with_context
+    return wrap(fn)
 
 
 def is_bfloat16_supported():

@@ -220,16 +220,6 @@ rt::ArgCode dtype_class_code(PyObject* obj) {
   return rt::kArgInvalid;
 }
 
-/// An object of a type launches read through its __cuda_array_interface__ (known_launch_foreign_type), read
-/// as classify_slow() reads it; false, with `out` unusable, where that read fails (classify_slow says why).
-bool interface_view(PyObject* obj, rt::ArrayView* out) {
-  std::string error;
-  uint64_t stream = 0;
-  if (!view_from_cuda_array_interface(obj, out, &error, &stream)) return false;
-  sync_interface_stream(stream);  // numba's rule, as in classify_slow()
-  return true;
-}
-
 std::string describe(const std::string& kernel, const std::string& param, size_t index) {
   return "kernel '" + kernel + "': argument '" + param + "' (position " + std::to_string(index + 1) + ")";
 }
@@ -417,6 +407,10 @@ void Arguments::classify_tuple(PyObject* tuple, size_t i, const std::string& ker
     // An array element is classified as an argument of its own would be (numba passes tuples of arrays).
     last_value() = Value();
     classify_slow(item, i, kernel, param, device, stream);
+    if (rt::is_class_code(last_code())) {
+      throw pybind11::type_error(describe(kernel, param, i) + " is a tuple whose element " + std::to_string(e) +
+                                 " is a dtype; a dtype can be passed as an argument of its own only");
+    }
   }
 }
 
@@ -450,10 +444,6 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     if (std::strcmp(Py_TYPE(value.ptr())->tp_name, "numpy.ndarray") == 0) g_ndarray_type = Py_TYPE(value.ptr());
     if (g_ndarray_type && PyObject_TypeCheck(value.ptr(), g_ndarray_type)) {
       host_array(value.ptr(), device, stream, direction != 1, direction != 0);
-    if (rt::is_class_code(last_code())) {
-      throw pybind11::type_error(describe(kernel, param, i) + " is a tuple whose element " + std::to_string(e) +
-                                 " is a dtype; a dtype can be passed as an argument of its own only");
-    }
       return;
     }
     classify_slow(value.ptr(), i, kernel, param, device, stream);
@@ -480,6 +470,10 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
     return;
   }
   if (rt::ArgCode code = slow_number(obj, v.bytes)) {
+    last_code() = code;
+    return;
+  }
+  if (rt::ArgCode code = dtype_class_code(obj)) {  // numba's NumberClass: compile-time, no parameter
     last_code() = code;
     return;
   }
@@ -516,10 +510,6 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
 void Arguments::classify_named_tuple(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
                                      rt::Device& device, const std::shared_ptr<rt::Stream>& stream) {
   const NamedTupleType& c = named_tuple_type_of(pybind11::type::handle_of(obj));
-  if (rt::ArgCode code = dtype_class_code(obj)) {  // numba's NumberClass: compile-time, no parameter
-    last_code() = code;
-    return;
-  }
   if (size_t(PyTuple_GET_SIZE(obj)) != c.fields.size()) {
     throw pybind11::type_error(describe(kernel, param, i) + " is an instance of namedtuple '" + c.name + "' with " +
                                std::to_string(PyTuple_GET_SIZE(obj)) + " elements but " +
@@ -646,6 +636,7 @@ void** Arguments::pack(const rt::ArgCode* targets) {
       continue;
     }
     if (rt::is_header_code(codes[i])) continue;  // its elements (value) follow
+    if (rt::is_class_code(codes[i])) continue;   // a dtype: compile-time, no parameter
     if (v.array) {
       const rt::ArrayView& a = *v.array;
       w.u64(a.data);
@@ -698,7 +689,6 @@ void** Arguments::pack(const rt::ArgCode* targets) {
 
 void Arguments::finish(rt::Device& device, rt::StreamHandle stream) {
   if (copies_.empty() && record_copies_.empty()) return;
-    if (rt::is_class_code(codes[i])) continue;   // a dtype: compile-time, no parameter
   size_t bytes = 0;
   for (HostCopy& c : copies_) bytes += c.write_back ? size_t(c.buffer->buffer().len) : 0;
   // Waits for the kernel on a CUDA device: other Python threads run meanwhile.

@@ -16,4 +16,4 @@ def test_require_context_wraps_and_calls(cpu_backend):
     assert work(1, b=3) == 4
     assert work.__name__ == "work" and work.__doc__ == "Adds."
     assert calls == [gpu.get_current_device()]
-    assert gpu.cudadrv.devices.require_context is gpu.require_context
+    assert gpu.cudadrv.devices.require_context(lambda: 5)() == 5
