@@ -134,7 +134,11 @@ class Opaque(Type):
     """A type these classes do not model (a vector type, a pointer...): its text only."""
 
 
-class FunctionValue(Type):
+class Callable(Type):
+    """A type whose values are called: numba's abstract Callable."""
+
+
+class FunctionValue(Callable):
     """A function passed as an argument (an inner def, a device function), spelled 'function(name)': a
     compile-time argument with no data, on which the implementation is specialised."""
 

@@ -2,6 +2,10 @@
 functions"): an inner `def` or a device function passed to an @overload implementation, which is specialised
 on it and calls it through its parameter; and the errors where a function would have to be a run-time value."""
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -154,6 +158,39 @@ def test_typing_function_sees_a_callable():
 
     assert run(k) == [1]
     assert str(seen[0]) == "function(f)"
+
+
+def test_without_numba_the_typing_function_sees_gpujits_callable(tmp_path):
+    program = tmp_path / "fn_program.py"
+    program.write_text(textwrap.dedent("""
+        import sys
+        sys.modules["numba"] = None  # as if numba were not installed
+        import numpy as np
+        import gpujit as gpu
+        from gpujit.extending import overload, types
+
+        def apply_to(arg, func):
+            pass
+
+        @overload(apply_to)
+        def _apply_to(arg, func):
+            assert types.__name__ == "gpujit._overload_types"
+            if isinstance(func, types.Callable) and isinstance(func, types.FunctionValue):
+                return lambda arg, func: func(arg)
+
+        @gpu.jit
+        def k(out, x):
+            def triple(v):
+                return 3 * v
+            out[0] = apply_to(x, triple)
+
+        out = np.zeros(1, np.int64)
+        k[1, 1](out, 5)
+        print(out.tolist())
+    """))
+    r = subprocess.run([sys.executable, str(program)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[15]"
 
 
 def test_no_implementation_names_the_function_argument():
