@@ -21,6 +21,11 @@ column gives in microseconds, and the same less each side's cuLaunchKernel (incl
 per-function counts): gpujit hands the driver one parameter buffer (`extra`) where the bare launcher hands
 it kernelParams, and the fake driver's recording of the two differs by a few instructions per parameter,
 which is the fake driver's and not gpujit's.
+
+Besides the bare launcher's shapes, gpujit's side launches "3 foreign": three objects of a class with nothing but
+`__cuda_array_interface__` (InterfaceArray), on the kernel of 3 arrays; --instructions subtracts the bare
+launcher's "3 arrays" from it. That row less gpujit's "3 arrays" is what reading a foreign array through the
+interface costs gpujit (the GPU run's foreign-array lines give CuPy's and PyTorch's own paths).
 """
 import argparse
 import importlib.util
@@ -37,6 +42,21 @@ ROOT = Path(__file__).resolve().parents[1]
 # In launch_floor.cpp's order (kShapeList): the bare launcher's launch(i) is shape i's kernel.
 SHAPES = {"0 args": (0, 0), "1 array": (1, 0), "3 arrays": (3, 0), "16 arrays": (16, 0), "16 scalars": (0, 16),
           "256 scalars": (0, 256)}
+# Foreign arrays: objects of a class of the benchmark's own with `__cuda_array_interface__` (a dict kept on
+# the instance, so reading it costs the library nothing beyond an attribute lookup and the figure is
+# gpujit's own part), launched on the kernel of 3 arrays. The bare launcher's counterpart is its "3 arrays"
+# launch; the figure to compare with the GPU run's foreign-array lines is this row less gpujit's "3 arrays".
+FOREIGN = {"3 foreign": "3 arrays"}
+
+
+class InterfaceArray:
+    """The least a foreign device array has: `__cuda_array_interface__` (version 3), here describing the
+    memory of a gpujit array, so that the launch's parameters are those of `array`."""
+
+    def __init__(self, array):
+        cai = array.__cuda_array_interface__
+        self.__cuda_array_interface__ = {"shape": cai["shape"], "strides": None, "typestr": cai["typestr"],
+                                         "data": cai["data"], "version": 3}
 
 
 def fake_driver():
@@ -67,6 +87,8 @@ def bare_launcher():
 
 def instructions_per_launch(shape, small=2000, large=22000, bare=False):
     """(instructions per launch, of them in cuLaunchKernel) for gpujit's launch or the bare launcher's."""
+    if bare:
+        shape = FOREIGN.get(shape, shape)  # the bare launcher has one kind of array
     return callgrind_per_op(__file__, shape, small, large, extra=["--bare"] if bare else [],
                             function="cuLaunchKernel")
 
@@ -113,7 +135,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200000, help="launches per round")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of N launches; the best is printed")
-    parser.add_argument("--only", choices=list(SHAPES), help="time one shape only")
+    parser.add_argument("--only", choices=[*SHAPES, *FOREIGN], help="time one shape only")
     parser.add_argument("--instructions", action="store_true", help="count instructions per launch (callgrind)")
     parser.add_argument("--bare", action="store_true", help="the bare launcher (launch_floor.launch) instead")
     args = parser.parse_args()
@@ -121,7 +143,7 @@ def main():
         print("instructions per launch (fake driver): gpujit, the bare launcher, gpujit less bare; then the same "
               "less each one's cuLaunchKernel")
         print(f"{'arguments':<12} {'gpujit':>8} {'bare':>8} {'less':>8}   {'gpujit':>8} {'bare':>8} {'less':>8}")
-        for name in SHAPES:
+        for name in [*SHAPES, *FOREIGN]:
             if not args.only or name == args.only:
                 ours, ours_driver = instructions_per_launch(name)
                 bare, bare_driver = instructions_per_launch(name, bare=True)
@@ -158,6 +180,14 @@ def main():
             launch = lambda: k[1, 32](*call_args)
             launch()
             print(f"{name:<12} {best_seconds_per_call(launch, args.n, args.rounds) * 1e6:>28.3f}")
+        for name, like in FOREIGN.items():
+            if args.only and name != args.only:
+                continue
+            i = list(SHAPES).index(like)
+            k, call_args = getattr(mod, f"k{i}"), tuple(InterfaceArray(a) for a in arrays[:SHAPES[like][0]])
+            launch = lambda: k[1, 32](*call_args)
+            launch()
+            print(f"{name:<12} {best_seconds_per_call(launch, args.n, args.rounds) * 1e6:>28.3f}")
 
 
 def best_seconds_per_call(call, n, rounds):
@@ -184,7 +214,7 @@ def time_bare(args):
     bare_launch = bare.launch
     print(f"{'arguments':<12} {'us per bare launch (fake driver)':>33}")
     for i, name in enumerate(SHAPES):
-        if args.only and name != args.only:
+        if args.only and name != args.only and FOREIGN.get(args.only) != name:
             continue
         launch = lambda: bare_launch(i)  # noqa: E731  as launch_overhead.py's from_python
         launch()

@@ -220,6 +220,16 @@ rt::ArgCode dtype_class_code(PyObject* obj) {
   return rt::kArgInvalid;
 }
 
+/// An object of a type launches read through its __cuda_array_interface__ (known_launch_foreign_type), read
+/// as classify_slow() reads it; false, with `out` unusable, where that read fails (classify_slow says why).
+bool interface_view(PyObject* obj, rt::ArrayView* out) {
+  std::string error;
+  uint64_t stream = 0;
+  if (!view_from_cuda_array_interface(obj, out, &error, &stream)) return false;
+  sync_interface_stream(stream);  // numba's rule, as in classify_slow()
+  return true;
+}
+
 std::string describe(const std::string& kernel, const std::string& param, size_t index) {
   return "kernel '" + kernel + "': argument '" + param + "' (position " + std::to_string(index + 1) + ")";
 }
@@ -292,6 +302,37 @@ rt::ArgCode slow_number(PyObject* obj, unsigned char* bytes) {
   return rt::kArgInvalid;
 }
 
+/// Arguments::pack() for a launch of arrays and of Python floats and ints that no signature converts (the
+/// common launch: what classify_fast() takes): each array's pointer, extents and byte strides (4 bytes each
+/// when its code says they fit), each number's 8 bytes. Out of pack()'s loop, which tests every parameter
+/// for the other kinds and keeps its writer in memory (callgrind: about 90 instructions per one-dimensional
+/// array there). `Value` is Arguments' private slot type, deduced.
+template <class Value>
+[[gnu::noinline]] void** pack_plain(rt::ParamBuffer& params, const rt::ArgCode* codes, const Value* values, size_t n,
+                                    size_t most) {
+  rt::ParamBuffer::Writer w = params.start(most);
+  for (size_t i = 0; i < n; ++i) {
+    const rt::ArrayView* a = values[i].array;
+    if (!a) {
+      uint64_t value;
+      std::memcpy(&value, values[i].bytes, 8);
+      w.u64(value);
+      continue;
+    }
+    const int ndim = a->ndim;
+    w.u64(a->data);
+    if (rt::is_index32_code(codes[i])) {
+      for (int d = 0; d < ndim; ++d) w.u32(uint32_t(a->shape[d]));
+      for (int d = 0; d < ndim; ++d) w.u32(uint32_t(a->strides[d]));
+    } else {
+      for (int d = 0; d < ndim; ++d) w.u64(uint64_t(a->shape[d]));
+      for (int d = 0; d < ndim; ++d) w.u64(uint64_t(a->strides[d]));
+    }
+  }
+  params.finish(w);
+  return params.pointers();
+}
+
 }  // namespace
 
 void Arguments::reset_slow(size_t n) {
@@ -355,12 +396,14 @@ void Arguments::classify_other(PyObject* obj, size_t i, const std::string& kerne
     host_array(obj, device, stream);
     return;
   }
-  if (const ForeignType* foreign = known_fast_foreign_type(type)) {
-    // A tensor or CuPy array passed before: straight to its reader.
+  if (const ForeignType* foreign = known_launch_foreign_type(type)) {
+    // A tensor or CuPy array passed before, or an object of a type launches read through its
+    // __cuda_array_interface__ (classify_slow's last test but one): straight to its reader. What it cannot
+    // read goes the long way, which says why.
     rt::ArrayView& view = own_view();
     bool read = false;
     try {
-      read = fast_foreign_view(obj, &view, foreign);
+      read = is_interface_type(foreign) ? interface_view(obj, &view) : fast_foreign_view(obj, &view, foreign);
     } catch (const ForeignDeviceError& e) {
       throw pybind11::type_error(describe(kernel, param, i) + " " + e.what());
     }
@@ -482,7 +525,17 @@ void Arguments::classify_slow(PyObject* obj, size_t i, const std::string& kernel
   uint64_t producer_stream = 0;
   bool found = false;
   try {
-    found = fast_foreign_view(obj, &view) || view_from_cuda_array_interface(obj, &view, &cai_error, &producer_stream);
+    found = fast_foreign_view(obj, &view);
+    if (!found && view_from_cuda_array_interface(obj, &view, &cai_error, &producer_stream)) {
+      found = true;
+      // Every test above looked at the type alone, except for these: a tuple's (a namedtuple's _fields), an
+      // ndarray subclass's (the object's own __cuda_array_interface__), a NumPy scalar's (its buffer), a
+      // type object's (a dtype). Any other type's next objects skip them (classify_other).
+      if (!PyTuple_Check(obj) && !PyType_Check(obj) && std::strncmp(name, "numpy.", 6) != 0 &&
+          !(g_ndarray_type && PyObject_TypeCheck(obj, g_ndarray_type))) {
+        mark_interface_type(type);
+      }
+    }
     // numba's rule for an array read through its interface: wait for the stream it names (config switch).
     if (found) sync_interface_stream(producer_stream);
     if (!found && cai_error.find("no __cuda_array_interface__") != std::string::npos) {
@@ -623,7 +676,16 @@ void** Arguments::pack(const rt::ArgCode* targets) {
     return params_.pointers();
   }
   size_t most = 0;  // parameters, at most: an array's 1 + 2 * ndim, a scalar's 1 or 2 (complex)
-  for (size_t i = 0; i < n; ++i) most += values[i].array ? 1 + 2 * size_t(values[i].array->ndim) : 2;
+  bool plain = !targets;  // arrays, and Python floats and ints, none converted: pack_plain() takes them
+  for (size_t i = 0; i < n; ++i) {
+    if (values[i].array && !rt::is_header_code(codes[i])) {
+      most += 1 + 2 * size_t(values[i].array->ndim);
+    } else {
+      most += 2;
+      plain = plain && (codes[i] == kFloat64Code || codes[i] == kInt64Code);
+    }
+  }
+  if (plain) return pack_plain(params_, codes, values, n, most);
   rt::ParamBuffer::Writer w = params_.start(most);
   for (size_t i = 0; i < n; ++i) {
     const Value& v = values[i];
@@ -716,21 +778,39 @@ namespace {
 constinit thread_local ThreadArguments tl_arguments;
 thread_local std::unique_ptr<Arguments> tl_owner;
 
-[[gnu::noinline]] Arguments* first_arguments() {
-  tl_owner = std::make_unique<Arguments>();
-  return tl_arguments.args = tl_owner.get();
+#ifndef Py_GIL_DISABLED
+// The process's Arguments, which a scope takes first: reaching even a constinit thread_local costs the binding
+// (a module loaded with dlopen) a __tls_get_addr call per launch, a global a load. A scope is made and ended
+// with the GIL held, so two threads never take this one at once; a launch that releases the GIL while it
+// holds it (the CPU backend runs its grid without it) makes a launch of another thread meanwhile use that
+// thread's own, as a launch inside a launch's classification takes a fresh one. Reachable until the process
+// ends (never freed: it may be in use by a daemon thread's launch then).
+constinit ThreadArguments g_process_arguments;
+#endif
+
+[[gnu::noinline]] Arguments* first_arguments(ThreadArguments& t) {
+  if (&t == &tl_arguments) {
+    tl_owner = std::make_unique<Arguments>();
+    return t.args = tl_owner.get();
+  }
+  return t.args = new Arguments();
 }
 }  // namespace
 
 ArgumentScope::ArgumentScope(size_t n) {
-  ThreadArguments& t = tl_arguments;
-  if (t.in_use) [[unlikely]] {
+#ifndef Py_GIL_DISABLED
+  ThreadArguments* t = &g_process_arguments;
+  if (t->in_use) [[unlikely]] t = &tl_arguments;
+#else
+  ThreadArguments* t = &tl_arguments;  // no GIL: each thread has its own
+#endif
+  if (t->in_use) [[unlikely]] {
     nested_ = std::make_unique<Arguments>();
     args_ = nested_.get();
   } else {
-    t.in_use = true;
-    thread_ = &t;
-    args_ = t.args ? t.args : first_arguments();
+    t->in_use = true;
+    thread_ = t;
+    args_ = t->args ? t->args : first_arguments(*t);
   }
   args_->reset(n);
 }

@@ -8,8 +8,9 @@
 // DeviceArrays, ints, floats, bools and NumPy scalars. pack() writes the parameters (converting scalars when the
 // dispatcher's explicit signature asks for another type) into a buffer that is reused across launches.
 //
-// Arguments objects are thread-local and reused; ArgumentScope hands out a fresh one if a launch happens
-// while another is being prepared on the same thread (a __cuda_array_interface__ property that launches).
+// Arguments objects are reused: ArgumentScope takes the process's one (under the GIL), else the thread's, and
+// hands out a fresh one if a launch happens while another is being prepared on the same thread (a
+// __cuda_array_interface__ property that launches).
 #pragma once
 
 #include <cstdint>
@@ -233,9 +234,9 @@ class Arguments {
   rt::ParamBuffer params_;
 };
 
-/// The calling thread's reused Arguments and whether a launch is preparing it. Trivial and constant-initialized,
-/// so a launch reads it with one TLS lookup and no guard; the Arguments itself is made at the thread's first
-/// launch and freed when the thread ends (arguments.cpp).
+/// A reused Arguments (the process's or a thread's) and whether a launch is preparing it. Trivial and
+/// constant-initialized, so a launch reads it with no guard; the Arguments itself is made at the first launch
+/// that takes it, and a thread's is freed when the thread ends (arguments.cpp).
 struct ThreadArguments {
   Arguments* args = nullptr;
   bool in_use = false;

@@ -140,8 +140,28 @@ rt::ArrayView HostBuffer::view() const {
 // ---------------------------------------------------------------------------------------------------------
 // Foreign device arrays
 
+namespace {
+/// The interface's attribute name and keys, made once: PyObject_GetAttrString and PyDict_GetItemString make
+/// a string object of their text on every call, which a launch of foreign arrays paid seven times per array.
+struct InterfaceKeys {
+  PyObject* name = PyUnicode_InternFromString("__cuda_array_interface__");
+  PyObject* shape = PyUnicode_InternFromString("shape");
+  PyObject* typestr = PyUnicode_InternFromString("typestr");
+  PyObject* data = PyUnicode_InternFromString("data");
+  PyObject* strides = PyUnicode_InternFromString("strides");
+  PyObject* mask = PyUnicode_InternFromString("mask");
+  PyObject* descr = PyUnicode_InternFromString("descr");
+  PyObject* stream = PyUnicode_InternFromString("stream");
+};
+const InterfaceKeys& interface_keys() {
+  static const InterfaceKeys* keys = new InterfaceKeys();  // never released: module-lifetime constants
+  return *keys;
+}
+}  // namespace
+
 bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::string* error, uint64_t* stream) {
-  PyObject* raw = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+  const InterfaceKeys& keys = interface_keys();
+  PyObject* raw = PyObject_GetAttr(obj, keys.name);
   if (!raw) {
     if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw pyb::error_already_set();
     PyErr_Clear();
@@ -153,11 +173,11 @@ bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::stri
     *error = "its __cuda_array_interface__ is not a dict";
     return false;
   }
-  PyObject* shape = PyDict_GetItemString(raw, "shape");
-  PyObject* typestr = PyDict_GetItemString(raw, "typestr");
-  PyObject* data = PyDict_GetItemString(raw, "data");
-  PyObject* strides = PyDict_GetItemString(raw, "strides");
-  PyObject* mask = PyDict_GetItemString(raw, "mask");
+  PyObject* shape = PyDict_GetItem(raw, keys.shape);
+  PyObject* typestr = PyDict_GetItem(raw, keys.typestr);
+  PyObject* data = PyDict_GetItem(raw, keys.data);
+  PyObject* strides = PyDict_GetItem(raw, keys.strides);
+  PyObject* mask = PyDict_GetItem(raw, keys.mask);
   if (!shape || !PyTuple_Check(shape) || !typestr || !PyUnicode_Check(typestr) || !data || !PyTuple_Check(data) ||
       PyTuple_GET_SIZE(data) < 1) {
     *error = "its __cuda_array_interface__ lacks shape, typestr or data";
@@ -168,7 +188,7 @@ bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::stri
     return false;
   }
   auto kind = kind_from_typestr(PyUnicode_AsUTF8(typestr));
-  PyObject* descr = PyDict_GetItemString(raw, "descr");
+  PyObject* descr = PyDict_GetItem(raw, keys.descr);
   if (!kind && (out->record = string_dtype_from_typestr(PyUnicode_AsUTF8(typestr)))) kind = ScalarKind::UInt8;
   if (!kind && descr && PyUnicode_AsUTF8(typestr)[1] == 'V') {
     // A structured element: its fields are in `descr` (NumPy's list of (name, typestr[, shape])).
@@ -199,7 +219,7 @@ bool view_from_cuda_array_interface(PyObject* obj, rt::ArrayView* out, std::stri
   out->data = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
   if (PyErr_Occurred()) throw pyb::error_already_set();
   if (stream) {
-    PyObject* s = PyDict_GetItemString(raw, "stream");
+    PyObject* s = PyDict_GetItem(raw, keys.stream);
     *stream = s && s != Py_None ? PyLong_AsUnsignedLongLong(s) : 0;
     if (PyErr_Occurred()) throw pyb::error_already_set();
   }

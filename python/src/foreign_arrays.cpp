@@ -23,6 +23,7 @@ struct ForeignType {
   PyTypeObject* type;
   Library library;
   const DLPackExchangeAPI* exchange;  // Library::Exchange's table
+  bool by_interface = false;          // Library::Other read by launches through __cuda_array_interface__
 };
 
 namespace {
@@ -397,6 +398,21 @@ const ForeignType* known_fast_foreign_type(PyTypeObject* type) {
     if (k.type == type) return k.library != Library::Other ? &k : nullptr;
   }
   return nullptr;
+}
+
+const ForeignType* known_launch_foreign_type(PyTypeObject* type) {
+  for (const ForeignType& k : g_types) {
+    if (k.type == type) return k.library != Library::Other || k.by_interface ? &k : nullptr;
+  }
+  return nullptr;
+}
+
+bool is_interface_type(const ForeignType* known) { return known->library == Library::Other; }
+
+void mark_interface_type(PyTypeObject* type) {
+  for (ForeignType& k : g_types) {
+    if (k.type == type && k.library == Library::Other) k.by_interface = true;
+  }
 }
 
 bool foreign_library_calls(PyObject* obj, const ForeignType* known) {

@@ -21,6 +21,19 @@ struct ForeignType;
 /// `type`, if fast_foreign_view() has seen it and has a fast path for it (no lookup of new types): the
 /// launch path's early test for arguments of those types. Null otherwise.
 const ForeignType* known_fast_foreign_type(PyTypeObject* type);
+/// The launch path's one search for an argument's type: its entry if fast_foreign_view() has a fast path
+/// for it, or if a launch read an object of it through __cuda_array_interface__ after every other test
+/// (mark_interface_type); null otherwise.
+const ForeignType* known_launch_foreign_type(PyTypeObject* type);
+/// Whether `known` (from known_launch_foreign_type) is a type launches read through its
+/// __cuda_array_interface__ rather than a fast path.
+bool is_interface_type(const ForeignType* known);
+/// Marks `type`, one fast_foreign_view() has seen and has no fast path for, as read through its
+/// __cuda_array_interface__: the launch path then goes to that read first, skipping the tests of the other
+/// kinds of argument. Only for a type for which each of those tests depends on the type alone (the caller's
+/// rule, arguments.cpp); forgotten with the other types by use_exchange_api().
+void mark_interface_type(PyTypeObject* type);
+
 /// Reads `obj` into `out` if it is a CUDA tensor of a type with a fast path and of a supported dtype.
 /// `known`, if given, is known_fast_foreign_type(Py_TYPE(obj)), which spares a second search.
 bool fast_foreign_view(PyObject* obj, rt::ArrayView* out, const ForeignType* known = nullptr);

@@ -333,6 +333,12 @@ PYBIND11_MODULE(_core, m) {
     d["uncacheable"] = c.uncacheable;
     return d;
   }, "How PyTorch tensor arguments were read (python/src/foreign_arrays.cpp), for tests and benchmarks.");
+  m.def("_interface_type_known", [](pyb::type type) {
+    const ForeignType* k = known_launch_foreign_type(reinterpret_cast<PyTypeObject*>(type.ptr()));
+    return k && is_interface_type(k);
+  }, pyb::arg("type"),
+        "Whether launches read objects of `type` through __cuda_array_interface__ straight away, skipping the "
+        "tests of other kinds of argument (python/src/foreign_arrays.cpp), for tests.");
   m.def("_argument_read_ns", [](pyb::tuple args, size_t n) {
     // The launch path's argument reading alone (classification of every argument, as a launch of a kernel
     // with these arguments does it), without the lookup, packing and launch: separates what reading

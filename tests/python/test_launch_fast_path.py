@@ -121,3 +121,68 @@ def test_arguments_after_the_first_that_needs_the_general_path_are_still_classif
     assert [u64(p) for p in fake.last_launch()[5]] == [ptr[0], 3, 4, np.float64(2.0).view(np.uint64),
                                                          np.float64(1.5).view(np.uint64), ptr[1], 5, 8, 7]
     assert len(k.signatures) == 2
+
+
+class _Interface:
+    """A foreign device array with nothing but a `__cuda_array_interface__` dict, which the test may change."""
+
+    def __init__(self, target, **changes):
+        self.__cuda_array_interface__ = dict(target.__cuda_array_interface__, **changes)
+
+
+def test_an_interface_type_launched_before_is_read_straight_away_and_read_anew_each_launch(fake):
+    @gpu.jit
+    def k(a):
+        pass
+
+    class Lib(_Interface):
+        pass
+
+    a = gpu.to_device(np.zeros(6, np.float32))
+    b = gpu.to_device(np.zeros((2, 3), np.float64))
+    assert not gpu._core._interface_type_known(Lib)
+    k[1, 1](Lib(a))
+    assert gpu._core._interface_type_known(Lib)  # the next objects of Lib skip the other kinds' tests
+    ptr = [x.__cuda_array_interface__["data"][0] for x in (a, b)]
+    assert [u64(p) for p in fake.last_launch()[5]] == [ptr[0], 6, 4]
+    # Each launch reads the interface again: another pointer, shape or element type is seen.
+    x = Lib(a)
+    x.__cuda_array_interface__ = dict(b.__cuda_array_interface__)
+    k[1, 1](x)
+    assert [u64(p) for p in fake.last_launch()[5]] == [ptr[1], 2, 3, 24, 8]
+    assert len(k.signatures) == 2
+    # What the short way cannot read goes the long way, which says why.
+    with pytest.raises(TypeError, match="argument 'a' .* cannot be passed: masked arrays are not supported"):
+        k[1, 1](Lib(a, mask=object()))
+    with pytest.raises(TypeError, match="argument 'a' .* has unsupported type"):
+        k[1, 1](Lib.__new__(Lib))  # no interface at all on this one
+
+
+def test_an_interface_read_straight_away_still_waits_for_the_stream_it_names(fake, monkeypatch):
+    import gpujit._device_array as device_array
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    class Lib(_Interface):
+        pass
+
+    waited = []
+    monkeypatch.setattr(device_array, "_sync_interface_stream", waited.append)
+    a = gpu.to_device(np.zeros(4, np.float32))
+    for _ in range(2):
+        k[1, 1](Lib(a, stream=7))
+    assert gpu._core._interface_type_known(Lib)
+    assert waited == [7, 7]
+
+
+def test_ndarray_subclasses_with_an_interface_are_not_taken_the_short_way(fake):
+    @gpu.jit
+    def k(a):
+        pass
+
+    m = gpu.mapped_array(4, np.float32)  # an ndarray subclass: whether it has an interface is the object's
+    k[1, 1](m)
+    assert not gpu._core._interface_type_known(type(m))
+    assert u64(fake.last_launch()[5][0]) == m.__cuda_array_interface__["data"][0]
