@@ -72,6 +72,10 @@ struct CompileOptions {
   /// Code to link with the kernel (jit's link=), besides what its external functions bring (declare_device):
   /// CompileResult::link gets both. NVPTX only.
   std::vector<LinkFile> link;
+  /// numba's jit(lto=True): also write the kernel as NVVM IR (CompileResult::nvvm_ir, codegen/nvvm_ir_writer.h),
+  /// which the runtime compiles to LTO-IR with libNVVM and links with -lto, so that nvJitLink inlines the
+  /// CUDA C functions of its link inputs into it. NVPTX kernels only; the PTX is produced all the same.
+  bool lto = false;
   bool keep_tokens = false;    // fill CompileResult::tokens
   bool keep_ast = false;       // fill CompileResult::ast
   bool keep_typed = false;     // fill CompileResult::typed
@@ -122,6 +126,11 @@ struct CompileResult {
   /// Whether the PTX must be linked before it loads: it has link inputs or calls external functions (which,
   /// with nothing to define them, nvJitLink names as undefined).
   bool needs_link() const { return !link.empty() || !extern_functions.empty(); }
+  /// CompileOptions::lto: the kernel as NVVM IR (LLVM 7's text, for libNVVM), taken before LLVM's optimizer;
+  /// empty when the writer could not write it, and then nvvm_ir_error says why (the link uses the PTX).
+  std::string nvvm_ir, nvvm_ir_error;
+  /// Whether the compile was asked for NVVM IR (CompileOptions::lto).
+  bool lto_requested() const { return !nvvm_ir.empty() || !nvvm_ir_error.empty(); }
   /// NVPTX: the kernel's libdevice functions came optimized ahead and were linked after its optimization
   /// (a kernel without loops, codegen/libdevice.h), not linked before it.
   bool libdevice_optimized_ahead = false;

@@ -24,7 +24,8 @@ from . import _core
 from .errors import CudaSupportError
 
 # The lib folders of the nvidia pip wheels (CUDA 13's single wheel, then CUDA 12's per-library ones).
-_WHEEL_LIB_DIRS = ("nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", "nvidia/nvjitlink/lib", "nvidia/cu12/lib")
+_WHEEL_LIB_DIRS = ("nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", "nvidia/nvjitlink/lib", "nvidia/cu12/lib",
+                   "nvidia/cuda_nvcc/nvvm/lib64")  # the last: CUDA 12's libNVVM (runtime/nvvm.h)
 _search_dirs_set = False
 _nvrtc_version = None
 
