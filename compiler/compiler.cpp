@@ -54,6 +54,11 @@ void collect_link(const TypedProgram& program, const CompileOptions& options, Co
   for (const LinkFile& f : options.link) add(f);
   for (const auto& fn : program.functions) {
     for (const ExternFunction* x : fn->externs) {
+      // Code given as LLVM IR (a numba lowering, codegen/extern_lowering.cpp) is already in the module.
+      if (!x->link.empty() && std::all_of(x->link.begin(), x->link.end(), [](const LinkFile& f) {
+            return f.kind == "llvm";
+          }))
+        continue;
       if (std::find(result.extern_functions.begin(), result.extern_functions.end(), x->name) ==
           result.extern_functions.end())
         result.extern_functions.push_back(x->name);

@@ -39,7 +39,9 @@ _DEVICEARRAY_NAMES = ("DeviceRecord", "from_record_like", "from_array_like", "au
 # numba.cuda names that stay numba's: its configuration (forwarded to gpujit.config below), its type namespaces, its
 # driver package and test support, its random module (bound name by name below) and its driver error classes.
 _KEEP = {"config", "types", "cudadrv", "testing", "tests", "random", "CudaSupportError", "CudaAPIError",
-         "extending"}  # numba's extension API stays numba's: gpujit reads its registries (docs/extending.md)
+         "extending",  # numba's extension API stays numba's: gpujit reads its registries (docs/extending.md)
+         "libdevice"}  # numba's stubs, which numba-cuda's math lowering calls (_lowlevel.py runs it); kernels
+                       # compile numba.cuda.libdevice's functions as gpujit.libdevice's
 # numba.cuda.compiler's public functions, which programs also import from there.
 _COMPILER_NAMES = ("compile", "compile_all", "compile_ptx", "compile_for_current_device",
                    "compile_ptx_for_current_device")
@@ -192,6 +194,7 @@ def _bind_cuda(cuda):
     # numba.cuda.bf16 is gpujit's: numba's own module builds its bindings with NVRTC at import.
     sys.modules["numba.cuda.bf16"] = gpujit.bf16
     cuda.bf16 = gpujit.bf16
+    _give_bf16_registries(gpujit.bf16)
     compiler = sys.modules.get("numba.cuda.compiler")
     if compiler is not None:
         _bind(compiler, gpujit, _COMPILER_NAMES)
@@ -200,6 +203,21 @@ def _bind_cuda(cuda):
     config = getattr(cuda, "config", None)
     if isinstance(config, types.ModuleType) and not isinstance(config, _ForwardingConfig):
         _bind_config(config)
+
+
+def _give_bf16_registries(module):
+    """numba-cuda's typing and target contexts install numba.cuda.bf16's registries when made (a library's
+    CUDATypingContext().refresh(), say): empty ones on gpujit's module, which stands in for numba's (gpujit's
+    compiler types the bfloat16 functions itself)."""
+    try:
+        from numba.cuda.core.imputils import Registry as TargetRegistry
+        from numba.cuda.typing.templates import Registry as TypingRegistry
+    except ImportError:
+        return
+    if not hasattr(module, "__dict__") or "typing_registry" in vars(module):
+        return
+    module.typing_registry = TypingRegistry()
+    module.target_registry = TargetRegistry()
 
 
 # numba-cuda's bfloat16 math functions under their cuda_bf16.h names in numba.cuda._internal.cuda_bf16.

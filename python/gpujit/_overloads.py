@@ -69,6 +69,14 @@ class Overload:
         return receiver == typ
 
 
+_key_resolvers = {}  # a key's prefix -> the resolver of keys made by a module above (_lowlevel)
+
+
+def add_key_resolver(prefix, resolver):
+    """Calls of functions whose key is `prefix:...` are resolved by `resolver` (same arguments as resolve)."""
+    _key_resolvers[prefix] = resolver
+
+
 def check_target(target):
     if not isinstance(target, str):
         raise TypeError(f"target must be a string ('cuda', 'generic' or 'cpu'), not {type(target).__name__}")
@@ -204,6 +212,8 @@ def resolve(kind, key, types, constants, keywords=()):
     """The device function implementing the call, None when every typing function declines, or the text of
     the error a typing function raised (the compiler reports it at the call). The last len(keywords) arguments
     are passed by those names."""
+    if kind == "function" and key.split(":")[0] in _key_resolvers:  # _lowlevel's: @intrinsic, lower_builtin
+        return _key_resolvers[key.split(":")[0]](key, types, constants, tuple(keywords))
     try:
         with _lock:
             return _resolve(kind, key, types, constants, tuple(keywords))

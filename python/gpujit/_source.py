@@ -521,18 +521,14 @@ def describe(value, var=None, dispatcher_class=None):
 
 
 def _overloaded(value):
-    """("overloaded", key) for a function with @overload implementations for the GPU (_overloads.py), the error
-    for an @intrinsic; None for anything else."""
+    """("overloaded", key) for a function with @overload implementations for the GPU (_overloads.py), an
+    @intrinsic or a function numba's low-level API types (type_callable, lower_builtin: _lowlevel.py); None for
+    anything else."""
     if not callable(value):
         return None
-    cls = type(value)
-    if cls.__name__ == "_Intrinsic" and cls.__module__.split(".")[0] in ("numba", "gpujit"):
-        name = getattr(value, "__name__", None) or getattr(value, "_name", "intrinsic")
-        return ("unsupported", f"'{name}' is an @intrinsic (an LLVM IR builder callback), which gpujit does not "
-                               "support: implement it in Python with @overload, or as a device function")
-    from . import _overloads  # here: the registries load with a first kernel, not at import
+    from . import _lowlevel, _overloads  # here: the registries load with a first kernel, not at import
 
-    key = _overloads.function_key(value)
+    key = _overloads.function_key(value) or _lowlevel.function_key(value)
     return ("overloaded", key) if key else None
 
 

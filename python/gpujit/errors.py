@@ -16,7 +16,28 @@ Layer "base" of the Python package (docs/architecture.md): imports no module of 
 
 
 class CompileError(Exception):
-    """A kernel could not be compiled: `.filename`, `.lineno`, `.col` locate the first error."""
+    """A kernel could not be compiled: `.filename`, `.lineno`, `.col` locate the first error.
+
+    A compile that failed because a library's callback raised (numba's LoweringError from an @intrinsic's
+    codegen, _lowlevel.py) is also an instance of that exception's class, as numba-cuda raises that one."""
+
+    _callback_failure = None  # message -> the callback's exception it reports, once (_lowlevel sets it)
+    _with_cause = {}  # (class, the callback exception's class) -> the class deriving from both
+
+    def __new__(cls, message="", *args, **kwargs):
+        take = CompileError._callback_failure
+        cause = take(str(message)) if take is not None else None
+        if cause is not None and not isinstance(cause, CompileError):
+            key = (cls, type(cause))
+            both = CompileError._with_cause.get(key)
+            if both is None:
+                try:
+                    both = type(cls.__name__, key, {"__module__": cls.__module__})
+                except TypeError:  # classes whose layouts do not combine: the CompileError alone
+                    both = cls
+                CompileError._with_cause[key] = both
+            cls = both
+        return super().__new__(cls, message, *args, **kwargs)
 
     def __init__(self, message, filename=None, lineno=None, col=None):
         super().__init__(message)

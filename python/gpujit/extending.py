@@ -88,21 +88,22 @@ def register_jitable(*args, **kwargs):
 
 
 class _Intrinsic:
-    """What @intrinsic makes: gpujit has no numba IR builder to run its code generation callback (docs/compat.md)."""
+    """What @intrinsic makes: kernels call it; its typing and code generation callbacks run with numba-cuda's
+    contexts where the call is compiled (_lowlevel.py, docs/extending.md)."""
 
     def __init__(self, func):
         self._defn = func
         self.__name__ = getattr(func, "__name__", "intrinsic")
 
     def __call__(self, *args, **kwargs):
-        raise NotImplementedError(f"intrinsic '{self.__name__}' can only be called from a kernel, and gpujit "
-                                  "does not support @intrinsic (an LLVM IR builder callback)")
+        raise NotImplementedError(f"intrinsic '{self.__name__}' can only be called from a kernel or device function")
 
 
 def intrinsic(*args, **kwargs):
-    """numba's @intrinsic: accepted so that a library that defines one still imports; a kernel that calls it
-    gets a CompileError saying that gpujit does not run LLVM IR builder callbacks (write the function in Python
-    with @overload or as a device function instead)."""
+    """numba's @intrinsic: `defn(typingctx, *arg_types)` returns (signature, codegen), and
+    `codegen(context, builder, signature, args)` emits the call's LLVM IR with llvmlite. Kernels call it; the
+    callbacks run with numba-cuda's typing and lowering contexts, so they need numba-cuda installed (without it
+    a call is a CompileError that says so). Scalar arguments and results only (docs/extending.md)."""
     if args and callable(args[0]) and len(args) == 1 and not kwargs:
         return _Intrinsic(args[0])
     return _Intrinsic

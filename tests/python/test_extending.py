@@ -367,7 +367,8 @@ def test_numba_s_own_library_overloads_leave_gpujit_s_builtins_alone():
         assert a[0] == op(3.0, 2.0)
 
 
-def test_intrinsic_is_refused_with_a_clear_error():
+def test_intrinsic_whose_typing_declines_is_a_clear_error():
+    # Intrinsics that type and lower: tests/python/test_extending_lowlevel.py.
     from gpujit.extending import intrinsic
 
     @intrinsic
@@ -378,7 +379,8 @@ def test_intrinsic_is_refused_with_a_clear_error():
     def k(out):
         out[0] = my_intrinsic(1)
 
-    with pytest.raises(gpu.CompileError, match="@intrinsic"):
+    with pytest.raises(gpu.CompileError, match="No implementation of function 'my_intrinsic' found for signature: "
+                                               r"my_intrinsic\(int64\)|'my_intrinsic' is an @intrinsic: it needs numba"):
         k[1, 1](np.zeros(1))
     with pytest.raises(NotImplementedError):
         my_intrinsic(1)
