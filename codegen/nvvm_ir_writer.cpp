@@ -15,6 +15,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
@@ -336,22 +337,29 @@ class Writer {
         return;
       }
       case Instruction::Load: {
+        // libNVVM refuses `load atomic` ("unsupported operation"): a volatile load (PTX's ld.volatile, relaxed),
+        // with membars for an acquire or seq_cst ordering.
         auto& l = llvm::cast<llvm::LoadInst>(i);
         const std::string p = as_typed(l.getPointerOperand(), l.getType());
         const std::string pt = typed_ptr(l.getType(), l.getPointerAddressSpace());
-        line(res + "load " + (l.isAtomic() ? "atomic " : "") + (l.isVolatile() ? "volatile " : "") + type(l.getType()) +
-             ", " + pt + " " + p + (l.isAtomic() ? std::string(" ") + llvm::toIRString(l.getOrdering()) : "") +
-             ", align " + std::to_string(l.getAlign().value()));
+        const auto order = l.isAtomic() ? l.getOrdering() : llvm::AtomicOrdering::NotAtomic;
+        if (order == llvm::AtomicOrdering::SequentiallyConsistent) membar(l.getSyncScopeID());
+        line(res + "load " + (l.isAtomic() || l.isVolatile() ? "volatile " : "") + type(l.getType()) + ", " + pt + " " +
+             p + ", align " + std::to_string(l.getAlign().value()));
+        if (llvm::isAcquireOrStronger(order)) membar(l.getSyncScopeID());
         return;
       }
       case Instruction::Store: {
+        // As a load: `store atomic` becomes a volatile store, after a membar for release or seq_cst.
         auto& s = llvm::cast<llvm::StoreInst>(i);
         llvm::Type* t = s.getValueOperand()->getType();
         const std::string p = as_typed(s.getPointerOperand(), t);
-        line(std::string("store ") + (s.isAtomic() ? "atomic " : "") + (s.isVolatile() ? "volatile " : "") +
-             op(s.getValueOperand()) + ", " + typed_ptr(t, s.getPointerAddressSpace()) + " " + p +
-             (s.isAtomic() ? std::string(" ") + llvm::toIRString(s.getOrdering()) : "") + ", align " +
+        const auto order = s.isAtomic() ? s.getOrdering() : llvm::AtomicOrdering::NotAtomic;
+        if (llvm::isReleaseOrStronger(order)) membar(s.getSyncScopeID());
+        line(std::string("store ") + (s.isAtomic() || s.isVolatile() ? "volatile " : "") + op(s.getValueOperand()) +
+             ", " + typed_ptr(t, s.getPointerAddressSpace()) + " " + p + ", align " +
              std::to_string(s.getAlign().value()));
+        if (order == llvm::AtomicOrdering::SequentiallyConsistent) membar(s.getSyncScopeID());
         return;
       }
       case Instruction::GetElementPtr: {
@@ -456,8 +464,8 @@ class Writer {
              llvm::toIRString(c.getFailureOrdering()));
         return;
       }
-      case Instruction::Fence:
-        line(std::string("fence ") + llvm::toIRString(llvm::cast<llvm::FenceInst>(i).getOrdering()));
+      case Instruction::Fence:  // libNVVM refuses `fence`: NVVM's membar of the fence's scope
+        membar(llvm::cast<llvm::FenceInst>(i).getSyncScopeID());
         return;
       case Instruction::Call: call(llvm::cast<llvm::CallInst>(i), res); return;
       default: break;
@@ -481,6 +489,20 @@ class Writer {
       return;
     }
     throw Unsupported(std::string("the instruction '") + i.getOpcodeName() + "'");
+  }
+
+  /// A memory barrier for a fence or an ordered atomic of `scope`: membar.cta for the block, membar.gl for a
+  /// cluster or the device, membar.sys for the system (LLVM's default scope).
+  void membar(llvm::SyncScope::ID scope) {
+    std::string level = "sys";
+    if (scope == llvm::SyncScope::SingleThread) {
+      level = "cta";
+    } else if (scope != llvm::SyncScope::System) {
+      const std::optional<llvm::StringRef> n = m_.getContext().getSyncScopeName(scope);
+      if (n && *n == "block") level = "cta";
+      else if (n && (*n == "device" || *n == "cluster")) level = "gl";
+    }
+    line("call void " + intrinsic("llvm.nvvm.membar." + level, "void", {}) + "()");
   }
 
   static std::string negative_zero(llvm::Type* t) {

@@ -9,7 +9,9 @@
 //   getelementptr's or alloca's result is cast back to `i8*`; a global used as a value is a bitcast constant;
 // - modern instructions are lowered to LLVM 7's: fneg to fsub from -0.0, freeze to its operand, poison to
 //   undef, llvm.smax/smin/umax/umin/abs to icmp and select, atomicrmw fadd to llvm.nvvm.atomic.load.add;
-//   atomics lose their `align` and syncscope (a wider scope is still correct); instruction flags LLVM 7 lacks
+//   atomics lose their `align` and syncscope (a wider scope is still correct); libNVVM refuses fence and atomic
+//   load/store, so a fence is a membar of its scope (llvm.nvvm.membar.cta/gl/sys) and an atomic load or store
+//   a volatile one with membars as its ordering asks; instruction flags LLVM 7 lacks
 //   (disjoint, nneg, samesign, gep's nusw) are dropped;
 // - attributes are reduced to alwaysinline/noinline; instruction metadata and debug information are dropped;
 // - the kernel is marked by `!nvvm.annotations` (with maxntidx, minctasm, cluster_max_blocks, maxnreg when

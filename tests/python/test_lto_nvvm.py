@@ -199,6 +199,20 @@ def half_ops(a, out):
         out[i] = gpu.fp16.hadd(a[i], a[i])
 
 
+def grid_sync(a):
+    g = gpu.cg.this_grid()
+    a[gpu.grid(1)] += 1
+    g.sync()
+
+
+def fences(a):
+    a[gpu.grid(1)] = 1
+    gpu.threadfence()
+    gpu.threadfence_block()
+    gpu.threadfence_system()
+    a[gpu.grid(1)] += 1
+
+
 @pytest.mark.parametrize("kernel,sig", [
     (atomics, "void(float32[::1], uint32[::1], float32[::1], float64[::1])"),
     (atomics, "void(int32[::1], uint32[::1], int32[::1], float64[::1])"),
@@ -211,8 +225,10 @@ def half_ops(a, out):
     (local_array, "void(int64[::1], int64[::1])"),
     (complex_ops, "void(complex64[::1], float32[::1])"),
     (half_ops, "void(float16[::1], float16[::1])"),
+    (grid_sync, "void(int32[::1])"),
+    (fences, "void(int32[::1])"),
 ], ids=["atomics_f32", "atomics_i32", "shared", "math_f64", "math_f32", "records", "warps", "local", "complex",
-        "float16"])
+        "float16", "grid_sync", "fences"])
 def test_libnvvm_compiles_the_written_ir_of_kernels_of_each_kind(kernel, sig):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gpu.errors.PerformanceWarning)
@@ -222,6 +238,30 @@ def test_libnvvm_compiles_the_written_ir_of_kernels_of_each_kind(kernel, sig):
     if kernel is atomics:  # each atomic is PTX's own instruction, as the NVPTX backend emits it
         for op in ("atom.global.add.f64", "atom.global.inc.u32", "atom.global.dec.u32", "atom.global.cas.b32"):
             assert op in ptx, op
+    if kernel is fences:  # libNVVM refuses `fence`: each is a membar of its scope
+        assert "fence " not in ir and all(f"membar.{s}" in ptx for s in ("cta", "gl", "sys"))
+    if kernel is grid_sync:  # libNVVM refuses `load atomic`: the barrier's acquire load is volatile, then a membar
+        assert "load atomic" not in ir and "ld.volatile.global" in ptx
+
+
+@pytest.mark.parametrize("options", [dict(debug=True, opt=0), dict(lineinfo=True), dict(fastmath=True),
+                                     dict(max_registers=32)], ids=["debug", "lineinfo", "fastmath", "max_registers"])
+def test_libnvvm_compiles_the_written_ir_under_each_jit_option(options):
+    def kernel(a, out):
+        i = gpu.grid(1)
+        out[i] = math.sqrt(a[i + 1]) / a[i] + math.exp(a[i])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ir, error = gpu.jit(lto=True, **options)(kernel)._compile_entry(
+            "void(float32[::1], float32[::1])", True, "kernel", "", "sm_90")[4:6]
+    assert ir, error
+    assert "!dbg" not in ir and "llvm.dbg" not in ir  # debug information is dropped
+    if "max_registers" in options:
+        assert '!"maxnreg", i32 32' in ir
+    if "fastmath" in options:
+        assert '!"nvvm-reflect-ftz", i32 1' in ir
+    assert ".visible .entry _gpujit_" in _core._nvvm_compile(ir, "sm_90", False).decode()
 
 
 def test_a_construct_the_writer_cannot_write_falls_back_to_the_ptx_with_a_warning(tmp_path):
