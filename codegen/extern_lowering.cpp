@@ -20,14 +20,16 @@ namespace gpujit {
 namespace {
 
 bool defined_by_llvm_ir(const ExternFunction& f) {
-  return !f.link.empty() && std::all_of(f.link.begin(), f.link.end(), [](const LinkFile& l) { return l.kind == "llvm"; });
+  return !f.link.empty() &&
+         std::all_of(f.link.begin(), f.link.end(), [](const LinkFile& l) { return l.kind == "llvm"; });
 }
 
 /// Gives each libdevice function (`__nv_sqrt`) that linked IR declares a body that calls the target's own
 /// (call_math: libdevice on NVPTX, LLVM intrinsics or libm on the CPU), so that IR written for numba-cuda, which
 /// calls libdevice by name, runs on every backend. The declaration is renamed first: on NVPTX call_math declares
 /// `__nv_sqrt` itself (and notes that libdevice must be linked).
-void define_libdevice_calls(llvm::Module& module, const std::vector<llvm::Function*>& declared, Target& target) {
+void define_libdevice_calls(llvm::Module& module, const std::vector<llvm::Function*>& declared,
+                            Target& target) {
   for (llvm::Function* fn : declared) {
     std::string name = fn->getName().str();
     fn->setName("gpujit.ir." + name);
@@ -104,20 +106,24 @@ llvm::Value* FunctionLowering::lower_extern_call(const CallExpr& e, const Extern
         return unsupported(e, "'" + callee.name + "': " + why);
       fn = m_.module().getFunction(callee.name);
       if (!fn || fn->isDeclaration() || fn->getFunctionType() != fn_type)
-        return unsupported(e, "'" + callee.name + "': its LLVM IR does not define it with the parameter and "
-                              "return types of its signature");
+        return unsupported(e, "'" + callee.name +
+                                  "': its LLVM IR does not define it with the parameter and "
+                                  "return types of its signature");
       fn->setLinkage(llvm::GlobalValue::InternalLinkage);
       fn->addFnAttr(llvm::Attribute::AlwaysInline);
     }
   } else if (fn->getFunctionType() != fn_type || (!from_ir && !fn->isDeclaration())) {
-    return unsupported(e, "external function '" + callee.name + "' is declared twice with different signatures, "
-                          "or its name is that of a function of the kernel's; give each declaration one name");
+    return unsupported(
+        e, "external function '" + callee.name +
+               "' is declared twice with different signatures, "
+               "or its name is that of a function of the kernel's; give each declaration one name");
   }
   const std::vector<Type>& converted = fn_.operand_types.at(&e);
   std::vector<llvm::Value*> args;
   llvm::AllocaInst* slot = nullptr;
   if (!callee.c_abi) {
-    slot = entry_alloca(sig.ret.is_void() ? llvm::Type::getInt8Ty(m_.ctx()) : abi_type(sig.ret), "extern.ret");
+    slot =
+        entry_alloca(sig.ret.is_void() ? llvm::Type::getInt8Ty(m_.ctx()) : abi_type(sig.ret), "extern.ret");
     args.push_back(slot);
   }
   for (size_t i = 0; i < e.args.size(); ++i) {
@@ -128,7 +134,8 @@ llvm::Value* FunctionLowering::lower_extern_call(const CallExpr& e, const Extern
   llvm::Value* result = b_.CreateCall(fn, args);
   if (sig.ret.is_void()) return llvm::Constant::getNullValue(llvm_type(Type::none()));
   if (!callee.c_abi) result = b_.CreateLoad(abi_type(sig.ret), slot);
-  if (sig.ret.is_scalar(ScalarKind::Bool)) result = b_.CreateICmpNE(result, llvm::ConstantInt::get(result->getType(), 0));
+  if (sig.ret.is_scalar(ScalarKind::Bool))
+    result = b_.CreateICmpNE(result, llvm::ConstantInt::get(result->getType(), 0));
   return cast(result, sig.ret, type_of(e));
 }
 

@@ -243,8 +243,9 @@ def _module_texts(target, symbol, sig, emit):
     while todo:  # breadth first: a module comes after the one that calls into it (codegen/extern_lowering.cpp)
         lib = todo.pop(0)
         if getattr(lib, "_linking_files", None):
-            raise TypeError(f"'{symbol}': the lowering links files of its own ({', '.join(map(str, lib._linking_files))}"
-                            "), which gpujit's bridge of numba's lowering does not take; pass them to jit(link=...)")
+            files = ", ".join(map(str, lib._linking_files))
+            raise TypeError(f"'{symbol}': the lowering links files of its own ({files}), which gpujit's bridge of "
+                            "numba's lowering does not take; pass them to jit(link=...)")
         for sub in list(getattr(lib, "_linking_libraries", ())):
             if id(sub) not in seen:
                 seen.add(id(sub))
