@@ -83,6 +83,7 @@ class Dispatcher(_core.Dispatcher):
         self.specializations = {}
         self._overloads = {}
         self._device_results = {}
+        self._as_device = None  # a device=True twin, for the library of a specialization kernels called
         # numba's launch-config sensitivity (gpujit/launchconfig.py): whether a compile of this kernel called
         # mark_launch_config_sensitive(), the signatures compiled so, the launch configuration (key) this
         # dispatcher's own compiles are for, and one dispatcher per other launch configuration.
@@ -738,7 +739,17 @@ class _OverloadLibrary(_CodeLibrary):
 
     def _compiled(self):
         d = self._overload._dispatcher
-        return d.compile_device(self._overload.argument_types) if d.device else self._overload
+        key = self._overload.argument_types
+        if d.device:
+            return d.compile_device(key)
+        if key.text in d._called_signatures:
+            # A plain @jit function a kernel called as a device function (numba allows it): compiled so, by a
+            # device dispatcher of the same function.
+            if d._as_device is None:
+                kwargs = dict(_dispatcher_kwargs(d.targetoptions), device=True)
+                d._as_device = Dispatcher(d.py_func, **kwargs, targetoptions=d.targetoptions)
+            return d._as_device.compile_device(key)
+        return self._overload
 
     def get_llvm_str(self):
         return self._compiled().inspect_llvm()

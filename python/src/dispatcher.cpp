@@ -62,9 +62,10 @@ std::shared_ptr<const KernelSource> resolve_device_function(PyObject* obj) {
   return source_of(obj);
 }
 
-/// The device dispatchers by the definition of their function, for recording the specializations kernels
-/// compile of them (record_device_specializations). Filled when a device dispatcher's source is read, emptied
-/// of it when it is freed; read and written with the GIL held.
+/// The dispatchers by the definition of their function, for recording the specializations of them kernels
+/// compile as device functions (record_device_specializations): a device=True dispatcher, or a plain @jit one
+/// a kernel calls, as numba allows. Filled when a dispatcher's source is read, emptied of it when it is freed;
+/// read and written with the GIL held.
 std::unordered_map<const FunctionDef*, DispatcherState*>& device_definitions() {
   static auto* defs = new std::unordered_map<const FunctionDef*, DispatcherState*>();
   return *defs;
@@ -101,9 +102,7 @@ std::shared_ptr<const KernelSource> source_of(PyObject* self) {
   } reset{st};
   fill_globals(*st.partial, args[4], &resolve_device_function);
   st.source = st.partial;
-  if (st.device) {
-    if (const FunctionDef* def = st.source->module->find_function(st.source->name)) device_definitions()[def] = &st;
-  }
+  if (const FunctionDef* def = st.source->module->find_function(st.source->name)) device_definitions()[def] = &st;
   return st.source;
 }
 
@@ -670,6 +669,17 @@ PyObject* inspect_ptx(PyObject* self, PyObject* args, PyObject* kw) { return ins
 PyObject* inspect_llvm(PyObject* self, PyObject* args, PyObject* kw) { return inspect(self, args, kw, Inspect::Llvm); }
 PyObject* inspect_types(PyObject* self, PyObject* args, PyObject* kw) { return inspect(self, args, kw, Inspect::Typed); }
 
+PyObject* called_signatures_get(PyObject* self, void*) {
+  try {
+    pyb::list out;
+    for (const auto& key : state_of(self).called_signatures) out.append(pyb::str(describe_key(key)));
+    return out.release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
 PyObject* declared_signatures_get(PyObject* self, void*) {
   pyb::list out;
   for (const std::string& t : state_of(self).signature_texts) out.append(pyb::str(t));
@@ -794,6 +804,8 @@ PyGetSetDef dispatcher_getset[] = {
     {"signatures", signatures_get, nullptr, "Signatures compiled or declared, as text.", nullptr},
     {"_declared_signatures", declared_signatures_get, nullptr,
      "The explicit signatures as written, return type included (void where none was given).", nullptr},
+    {"_called_signatures", called_signatures_get, nullptr,
+     "The specializations kernels that call this function compiled of it as a device function, as text.", nullptr},
     {"_stats", stats_get, nullptr, "Cache counters, for tests.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };

@@ -33,6 +33,25 @@ def test_kernel_compiles_list_the_device_functions_signatures(cpu_backend):
     assert "ret i32 0" in llvm  # numba's ABI: the status, 0, returned; the result stored through a pointer
 
 
+def test_plain_jit_function_called_from_a_kernel_lists_its_signature(cpu_backend):
+    # numba-cuda's test_declare_device_cabi_propagate: a function without device=True that a kernel calls.
+    @gpu.jit
+    def add_one(x):
+        return x + 1
+
+    @gpu.jit
+    def kernel(r, x):
+        r[0] = add_one(x[0])
+
+    r = np.zeros(1, np.int64)
+    kernel[1, 1](r, np.array([41], np.int64))
+    assert r[0] == 42
+    assert add_one.signatures == ["(int64)"]
+    assert add_one._called_signatures == ["(int64)"]
+    llvm = add_one.overloads[add_one.signatures[0]].library.get_llvm_str()
+    assert "ret i32 0" in llvm
+
+
 def test_compile_time_arguments_are_not_listed(cpu_backend):
     @gpu.jit(device=True)
     def alloc(dty):

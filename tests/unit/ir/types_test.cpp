@@ -20,6 +20,19 @@ std::string parse_error(const std::string& text) {
   return err;
 }
 
+TEST(TypeParse, DtypeClasses) {
+  // numba's NumberClass, the type of a dtype passed as an argument (typeof(np.int32)).
+  Type t = parse_ok("class(int32)");
+  EXPECT_TRUE(t.is_class());
+  EXPECT_EQ(t, Type::class_of(ScalarKind::Int32));
+  EXPECT_NE(t, Type::class_of(ScalarKind::Float64));
+  EXPECT_NE(t, Type::scalar_of(ScalarKind::Int32));
+  EXPECT_EQ(parse_ok("class( f8 )").str(), "class(float64)");
+  EXPECT_EQ(parse_error("class(float32[:])"), "invalid type 'class(float32[:])': class(...) takes a number type "
+                                              "(a dtype such as int32), not 'float32[:]' (column 7)");
+  EXPECT_EQ(parse_error("class(int32"), "invalid type 'class(int32': expected ')', found end of text (column 12)");
+}
+
 TEST(ScalarNames, CanonicalNamesAndAliases) {
   EXPECT_STREQ(scalar_name(ScalarKind::Bool), "bool");
   EXPECT_STREQ(scalar_name(ScalarKind::UInt16), "uint16");

@@ -29,6 +29,28 @@ TEST(ArgCode, RoundTripsScalarAndArrayTypes) {
   EXPECT_FALSE(is_pointer_code(scalar_code(ScalarKind::Complex128)));
 }
 
+TEST(ArgCode, DtypeClassesRoundTripAndPassNoParameter) {
+  // numba's NumberClass (a dtype passed as an argument): a code of its own per dtype, never a pointer or a
+  // namedtuple header, no parameter, and not inside a tuple.
+  for (ScalarKind k : {ScalarKind::Int32, ScalarKind::Float64, ScalarKind::Bool, ScalarKind::TimedeltaNanos}) {
+    Type t = Type::class_of(k);
+    ArgCode code = code_of_type(t);
+    ASSERT_NE(code, kArgInvalid) << t.str();
+    EXPECT_TRUE(is_class_code(code));
+    EXPECT_FALSE(is_pointer_code(code) || is_named_tuple_code(code) || is_header_code(code));
+    EXPECT_EQ(type_of_code(code), t) << t.str();
+    EXPECT_NE(code, scalar_code(k));
+    EXPECT_NE(code, pointer_code(k));
+    std::vector<unsigned> sizes;
+    append_param_sizes(t, &sizes);
+    EXPECT_TRUE(sizes.empty());
+  }
+  EXPECT_FALSE(is_class_code(pointer_code(ScalarKind::Int32)) || is_class_code(named_tuple_code(3)));
+  std::vector<ArgCode> key;
+  EXPECT_FALSE(append_codes(Type::tuple_of({Type::class_of(ScalarKind::Int32)}), &key));
+  EXPECT_EQ(Type::class_of(ScalarKind::Int32).str(), "class(int32)");
+}
+
 TEST(ArgCode, DatetimeKindsPastSixteenRoundTrip) {
   // datetime64 and timedelta64 have a kind per unit, past the 4 bits scalar kinds had: the rest of the kind
   // goes into the code's high bits, and no two units share a code.
