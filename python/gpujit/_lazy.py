@@ -50,8 +50,8 @@ CLASS_ATTRIBUTES = {
     "Device": ("_memory_manager", (
         "memory_manager", "device", "get_memory_info", "reset", "create_stream", "create_event", "handle",
         "deallocations", "defer_cleanup", "prepare_for_use", "memalloc", "memhostalloc", "mempin",
-        "memallocmanaged", "get_ipc_handle", "open_ipc_handle", "get_device_identity", "supports_float16",
-        "supports_bfloat16", "supports_fp8")),
+        "memallocmanaged", "get_ipc_handle", "open_ipc_handle", "get_device_identity", "get_primary_context",
+        "supports_float16", "supports_bfloat16", "supports_fp8")),
     "DeviceArray": ("_ipc", ("get_ipc_handle",)),
 }
 

@@ -351,6 +351,13 @@ def close_devices():
     _core._reset_devices()
 
 
+def _primary_context(device):
+    """numba's device.get_primary_context(): gpujit's device is numba's context, so the device itself, its CUDA
+    context (the primary context) made current on the calling thread if none is, as current_context() does."""
+    _core._push_context_if_none(device)
+    return device
+
+
 # The context API numba's programs call on `current_context()` (gpujit's device object).
 Device = _core.Device
 Device.memory_manager = property(manager_of, _set_manager,
@@ -378,6 +385,7 @@ Device.get_ipc_handle = lambda self, memory: get_ipc_handle_of(manager_of(self),
 Device.open_ipc_handle = open_ipc_handle_on
 Device.get_device_identity = lambda self: {"pci_domain_id": self.PCI_DOMAIN_ID, "pci_bus_id": self.PCI_BUS_ID,
                                            "pci_device_id": self.PCI_DEVICE_ID}
+Device.get_primary_context = _primary_context
 Device.supports_float16 = property(lambda self: self.backend == "cpu" or tuple(self.compute_capability) >= (5, 3))
 Device.supports_bfloat16 = property(lambda self: self.backend == "cpu" or tuple(self.compute_capability) >= (8, 0))
 Device.supports_fp8 = property(lambda self: self.backend != "cpu" and tuple(self.compute_capability) >= (8, 9),
