@@ -108,3 +108,13 @@ def test_bad_dtype_arguments(cpu_backend):
         k[1, 1](out, dict)
     with pytest.raises(TypeError, match=r"class\(\.\.\.\) takes a number type"):
         gpu.jit("void(float64[::1], class(float32[:]))")(convert)
+
+
+def test_dtype_argument_is_not_a_launch_parameter(fake):
+    # On the CUDA path (the fake driver records what the launch passed): the array's three parameters only.
+    k = gpu.jit(convert)
+    out = gpu.to_device(np.zeros(1, np.float64))
+    k[1, 1](out, np.int32)
+    name, grid, block, shared, stream, params = fake.last_launch()
+    assert len(params) == 3
+    assert int.from_bytes(params[0], "little") == out.device_ctypes_pointer.value
