@@ -111,10 +111,13 @@ ExprResult FunctionAnalyzer::overload_call(const CallExpr& e, const ExprResult& 
   std::vector<ExprResult> args;
   if (callee.method) args.push_back(ExprResult::of_value(callee.type));
   bool unknown = false, failed = false;
-  // A function (an inner def, a device function) is a compile-time argument, as at a device function's call.
+  // A function (an inner def, a device function) is a compile-time argument, as at a device function's call
+  // (sema_call.cpp). Anything else must be a value; an error is reported once, by expr() or, for what is no
+  // value (a module, a dtype, a call that returns nothing), by value().
   auto argument = [&](const Expr& a) {
     ExprResult r = expr(a);
-    if (r.what != ExprResult::What::Device) r = value(a);
+    bool keep = r.what == ExprResult::What::Device || !r.ok() || (r.is_value() && !r.type.is_void());
+    if (!keep) r = value(a);
     if (r.what == ExprResult::What::Unknown)
       unknown = true;
     else if (!r.is_value() && r.what != ExprResult::What::Device)

@@ -247,3 +247,16 @@ def test_function_as_a_run_time_value_is_an_error():
 
     with pytest.raises(gpu.CompileError, match=r"'f' is a function"):
         run(in_tuple)
+
+
+def test_an_argument_error_is_reported_once():
+    @gpu.jit
+    def k(out, x):
+        def inc(v):
+            return v + 1
+
+        out[0] = apply_to(x + nosuch, inc)  # noqa: F821
+
+    with pytest.raises(gpu.CompileError) as e:
+        run(k, 1)
+    assert str(e.value).count("name 'nosuch' is not defined") == 1
