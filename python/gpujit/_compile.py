@@ -98,8 +98,7 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
 def nvvm_ir(pyfunc, sig, cc=None, fastmath=False):
     """The kernel `pyfunc` for `sig` as NVVM IR: the text jit(lto=True) hands to libNVVM (codegen/nvvm_ir_writer.h,
     docs/cuda_c.md). ValueError naming the construct when the writer cannot write it."""
-    if isinstance(pyfunc, Dispatcher):
-        pyfunc = pyfunc.py_func
+    pyfunc = getattr(pyfunc, "py_func", pyfunc)  # a gpujit or numba dispatcher: its Python function
     dispatcher = Dispatcher(pyfunc, fastmath=bool(fastmath), lto=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the writer's failure is the ValueError below
