@@ -30,7 +30,22 @@ def type_text(t):
         return {float: "float64", int: "int64", bool: "bool", complex: "complex128"}.get(t) or t.__name__
     if type(t).__module__ == "numpy" or type(t).__name__ == "dtype":
         return str(getattr(t, "name", t))
+    if _library_type(t):
+        raise TypeError(f"'{t}' is a numba type of a library's own ({type(t).__name__}, a subclass of numba's "
+                        f"Opaque or Dummy, made with typeof_impl and register_model): gpujit has no data model for "
+                        f"such types, so a kernel cannot take one as an argument yet (docs/extending.md)")
     return str(t)
+
+
+def _library_type(t):
+    """Whether `t` is an instance of a numba type class that a library defines (an Opaque or Dummy subclass
+    outside numba's own type modules), as numba-cuda's tests make with make_dummy_type."""
+    cls = type(t)
+    if cls.__module__.startswith(("numba.core.types", "numba.cuda.types")):
+        return False
+    return any(base.__name__ in ("Opaque", "Dummy") and base.__module__.startswith(("numba.core.types",
+                                                                                    "numba.cuda.types"))
+               for base in cls.__mro__[1:])
 
 
 def signature_text(sig):
