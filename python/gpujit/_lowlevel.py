@@ -26,13 +26,17 @@ of declare_device's numba functions), so that what numba compiles inside the cal
 a Python function compiled by numba-cuda's own pipeline) is called as numba calls it; those functions' modules
 are linked too, and their libdevice calls (`__nv_sqrt`) become the backend's own (libm on the CPU).
 
-What is bridged: scalar types (booleans, integers, floats) as arguments and results, and void results. A
-lowering that links files of its own (add_linking_file) is refused with an error that says so, as are other
-types. Each (function, argument types) is lowered once per process.
+What is bridged: scalar types (booleans, integers, floats) as arguments and results, void results, and a
+library's struct types (register_model with a StructModel of scalars: _Struct below), which kernels hold as a
+tuple of the members with a tag; their attributes that numba's typing resolves (make_attribute_wrapper, an
+AttributeTemplate with lower_attr) are lowered here too (_MemberBridge, which _overloads asks). A lowering
+that links files of its own (add_linking_file) is refused with an error that says so, as are other types.
+Each (function, argument types) is lowered once per process.
 
 Layer "compiler inputs" of the Python package (docs/architecture.md): imports _overloads, _linking and errors.
 """
 
+import enum
 import itertools
 import sys
 import threading
@@ -176,10 +180,56 @@ def _lower_call(value, name, args):
 
             def emit(builder, values):
                 return impl(builder, values)
+        return _lowered_function(target, name, sig, emit)
+
+
+def _lowered_function(target, name, sig, emit):
+    """The device function of a call typed `sig` whose body `emit` lowers: one external function, or one per
+    member of a struct result (each lowering the call and taking its member), whose results make the struct."""
+    params = _parameters(name, sig, target)
+    ret = sig.return_type
+    struct = _struct_of(ret, target)
+    calls = []
+    for member in range(len(struct.members)) if struct else (None,):
         symbol = f"gpujit_lowlevel_{next(_symbols)}_{''.join(c if c.isalnum() else '_' for c in name)}"
-        signature = _signature_text(name, sig)
-        texts = _module_texts(target, symbol, sig, emit)
-    return _device_function(name, symbol, signature, texts, len(args))
+        rtype = struct.members[member][1] if struct else ret
+        what = f"member '{struct.members[member][0]}' of the return type" if struct else "the return type"
+        signature = f"{_scalar_name(rtype, name, what)}({', '.join(p[1] for p in params)})"
+        texts = _module_texts(target, symbol, sig, emit, member)
+        calls.append((symbol, LoweredFunction(symbol, signature, texts)))
+    scope = {symbol: fn for symbol, fn in calls}
+    arguments = ", ".join(p[0] for p in params)
+    if struct:
+        scope["_Tag"] = struct.tag
+        body = f"return ({', '.join(f'{symbol}({arguments})' for symbol, _ in calls)}, _Tag.tag)"
+    elif ret in _void_types():
+        body = f"{calls[0][0]}({arguments})"
+    else:
+        body = f"return {calls[0][0]}({arguments})"
+    return _device_function(name, calls[0][0], body, scope, len(sig.args))
+
+
+def _void_types():
+    from numba.core import types
+
+    return (types.none, types.void)
+
+
+def _parameters(name, sig, target):
+    """(expression, scalar type name) of each parameter of the external functions: a struct argument's
+    members one by one, as numba's calling convention passes them (its data model's argument types)."""
+    out = []
+    for i, a in enumerate(sig.args):
+        struct = _struct_of(a, target)
+        if struct:
+            out += [(f"a{i}[{k}]", struct.scalars[k]) for k in range(len(struct.members))]
+            continue
+        text = _scalar_name(a, name, f"parameter {i + 1}")
+        if text == "void":
+            raise TypeError(f"'{name}': a parameter of type none is not supported by gpujit's bridge of numba's "
+                            "lowering")
+        out.append((f"a{i}", text))
+    return out
 
 
 def _scalar_name(t, name, what):
@@ -191,21 +241,16 @@ def _scalar_name(t, name, what):
     text = str(t)
     if text not in _SCALARS:
         raise TypeError(f"'{name}': {what} is {t}; gpujit's bridge of numba's lowering (@intrinsic, lower_builtin) "
-                        "takes booleans, integers and floats only")
+                        "takes booleans, integers, floats and a library's struct types of them (register_model with a "
+                        "StructModel) only")
     return text
 
 
-def _signature_text(name, sig):
-    params = [_scalar_name(a, name, f"parameter {i + 1}") for i, a in enumerate(sig.args)]
-    if "void" in params:
-        raise TypeError(f"'{name}': a parameter of type none is not supported by gpujit's bridge of numba's lowering")
-    return f"{_scalar_name(sig.return_type, name, 'the return type')}({', '.join(params)})"
-
-
-def _module_texts(target, symbol, sig, emit):
+def _module_texts(target, symbol, sig, emit, member=None):
     """The LLVM IR texts of a module defining `symbol` with numba's calling convention for CUDA (`i32 status =
     symbol(result*, args...)`, the ABI of declare_device's numba functions), its body emitted by `emit`, and of
-    the modules of the functions numba compiled for it (context.compile_internal)."""
+    the modules of the functions numba compiled for it (context.compile_internal). With `member`, the result
+    is that member of the struct that `emit` gives (its data model's value: a literal struct)."""
     from llvmlite import ir
     from numba.core import types
     from numba.cuda.core import targetconfig
@@ -214,7 +259,8 @@ def _module_texts(target, symbol, sig, emit):
 
     call_conv = CUDACallConv(target)
     module = ir.Module(name=symbol)
-    fn = ir.Function(module, call_conv.get_function_type(sig.return_type, sig.args), symbol)
+    ret = sig.return_type if member is None else _struct_of(sig.return_type, target).members[member][1]
+    fn = ir.Function(module, call_conv.get_function_type(ret, sig.args), symbol)
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
     values = call_conv.decode_arguments(builder, sig.args, fn)
     library = target.codegen().create_library(f"gpujit bridge {symbol}")
@@ -237,7 +283,9 @@ def _module_texts(target, symbol, sig, emit):
 
         raise LoweringFailed() from LoweringError("non-void function returns None from implementation")
     else:
-        call_conv.return_value(builder, target.get_return_value(builder, sig.return_type, result))
+        if member is not None:
+            result = builder.extract_value(result, member)
+        call_conv.return_value(builder, target.get_return_value(builder, ret, result))
     texts = [str(module)]
     todo, seen = [library], {id(library)}
     while todo:  # breadth first: a module comes after the one that calls into it (codegen/extern_lowering.cpp)
@@ -274,15 +322,125 @@ class LoweredFunction(ExternFunction):
         self._description = ("extern", symbol, signature_text, "numba", links, False)
 
 
-def _device_function(name, symbol, signature_text, ir_texts, nargs):
-    """A device function taking the call's arguments and passing them to the lowered function."""
+def _device_function(name, symbol, body, scope, nargs):
+    """A device function taking the call's arguments and returning `body`'s result (names from `scope`)."""
     params = ", ".join(f"a{i}" for i in range(nargs))
     fname = f"lowlevel_{symbol}"
-    body = f"{symbol}({params})" if signature_text.startswith("void(") else f"return {symbol}({params})"
     text = f"def {fname}({params}):\n    {body}\n"
-    scope = {symbol: LoweredFunction(symbol, signature_text, ir_texts)}
     exec(compile(text, f"<gpujit: numba lowering of {name}>", "exec"), scope)  # _source keeps exec'd text
     return _overloads._dispatcher_class(scope[fname], device=True)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A library's struct types (register_model with a StructModel): in kernels, a tuple of the members' values
+# with a tag last, a member of an Enum class made for the type, so that the tuple's type is the type's own
+
+
+class _Struct:
+    def __init__(self, numba_type, members):
+        self.numba_type = numba_type
+        self.members = members  # [(name, numba type)], the StructModel's
+        self.scalars = [_scalar_name(t, str(numba_type), f"member '{m}'") for m, t in members]
+        clean = "".join(c if c.isalnum() else "_" for c in str(numba_type))
+        self.tag = enum.Enum(f"gpujit_struct_{next(_symbols)}_{clean}", {"tag": 0})
+        self.tag_text = f"EnumMember(<enum '{self.tag.__name__}'>, int64)"  # as ir/enum_type.cpp spells it
+        self.attributes = {}  # attribute name -> its type, or None where numba's typing has none
+
+
+_structs = {}  # numba type -> its _Struct, or None when it is not a library's struct type
+
+
+def _struct_of(t, target):
+    """The _Struct of numba type `t` when it is a library's own type (not a number, tuple, record or array,
+    which kernels hold as their own) whose data model is a StructModel, else None. A struct member that is
+    not a scalar is refused."""
+    with _lock:
+        try:
+            if t in _structs:
+                return _structs[t]
+        except TypeError:
+            return None
+        struct = None
+        from numba.core import types
+
+        if not isinstance(t, (types.Number, types.Boolean, types.BaseTuple, types.Record, types.ArrayCompatible)):
+            try:
+                model = target.data_model_manager.lookup(t)
+            except Exception:  # noqa: BLE001  numba's KeyError: a type with no data model
+                model = None
+            if model is not None and any(c.__name__ == "StructModel" for c in type(model).__mro__):
+                struct = _Struct(t, [(m, model.get_member_fe_type(m)) for m in model._fields])
+                _overloads._tagged_tuples[struct.tag_text] = t
+        _structs[t] = struct
+        return struct
+
+
+class _MemberBridge:
+    """Attributes of a library's struct types (make_attribute_wrapper, an AttributeTemplate with lower_attr)
+    as numba's typing and target contexts resolve and lower them (_overloads asks)."""
+
+    def declares(self, name):
+        if not _structs:
+            return False
+        with _lock:
+            return any(self._attribute(s, name) is not None for s in list(_structs.values()) if s is not None)
+
+    @staticmethod
+    def _attribute(struct, name):
+        if name not in struct.attributes:
+            from numba.cuda import utils
+
+            with utils.numba_target_override():
+                typing, _ = _numba_contexts()
+                try:
+                    attrty = typing.resolve_getattr(struct.numba_type, name)
+                except Exception:  # noqa: BLE001  a typing template that raises: the attribute is not there
+                    attrty = None
+                from numba.core import types
+
+                # A method (overload_method, a template's resolve_ returning a bound function) is not bridged:
+                # _overloads compiles overload_method's implementations as it does for other types.
+                struct.attributes[name] = None if isinstance(attrty, types.Callable) else attrty
+        return struct.attributes[name]
+
+    def resolve(self, key, types, constants, keywords):
+        if not types or not _structs:
+            return NotImplemented
+        with _lock:
+            t = _overloads._Converter().type(types[0])
+            struct = _structs.get(t) if isinstance(t, _overloads._real_numba_types().Type) else None
+            if struct is None:
+                return NotImplemented
+            attrty = self._attribute(struct, key)
+            if attrty is None:  # overload_attribute's implementations, say (numba's typing of the struct lacks
+                return NotImplemented  # those, registered for other targets' contexts)
+            cache_key = (f"attribute:{key}", (str(t),))
+            if cache_key not in _lowered:
+                try:
+                    _lowered[cache_key] = self._lower(struct, key, attrty)
+                except LoweringFailed as e:
+                    _remember_failure(e.__cause__)
+                    return f"{type(e.__cause__).__name__}: {e.__cause__}"
+                except Exception as e:  # noqa: BLE001  the library's callbacks: any error is the compile's
+                    _lowered[cache_key] = f"{type(e).__name__}: {e}"
+            return _lowered[cache_key]
+
+    @staticmethod
+    def _lower(struct, key, attrty):
+        from numba.cuda.typing import signature
+        from numba.cuda import utils
+
+        with utils.numba_target_override():
+            _, target = _numba_contexts()
+            impl = target.get_getattr(struct.numba_type, key)
+            if impl is None:
+                raise TypeError(f"'{struct.numba_type}' has no lowering of attribute '{key}' (lower_getattr)")
+
+            def emit(builder, values):
+                return impl(target, builder, struct.numba_type, values[0], key)
+
+            return _lowered_function(target, f"{struct.numba_type}.{key}", signature(attrty, struct.numba_type),
+                                     emit)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -306,3 +464,4 @@ def take_failure(message):
 
 _overloads.add_key_resolver(PREFIX[:-1], resolve)
 CompileError._callback_failure = take_failure
+_overloads.set_member_bridge(_MemberBridge())

@@ -77,6 +77,18 @@ def add_key_resolver(prefix, resolver):
     _key_resolvers[prefix] = resolver
 
 
+# A module above (_lowlevel) that answers attribute queries on the types it made: .declares(name) and
+# .resolve(key, types, constants, keywords), the latter NotImplemented for a type not its own; and the numba
+# types of the tuples standing for them, by the description of their last element (a tag).
+_member_bridge = None
+_tagged_tuples = {}
+
+
+def set_member_bridge(bridge):
+    global _member_bridge
+    _member_bridge = bridge
+
+
 def check_target(target):
     if not isinstance(target, str):
         raise TypeError(f"target must be a string ('cuda', 'generic' or 'cpu'), not {type(target).__name__}")
@@ -205,6 +217,8 @@ def function_key(value):
 
 def declares(kind, name):
     """Whether some implementation declares a method or attribute (`kind`) of this name, for any type."""
+    if kind == "attribute" and _member_bridge is not None and _member_bridge.declares(name):
+        return True
     return bool(_members[kind].get(name)) or bool(_numba_member_overloads(kind, name))
 
 
@@ -214,6 +228,13 @@ def resolve(kind, key, types, constants, keywords=()):
     are passed by those names."""
     if kind == "function" and key.split(":")[0] in _key_resolvers:  # _lowlevel's: @intrinsic, lower_builtin
         return _key_resolvers[key.split(":")[0]](key, types, constants, tuple(keywords))
+    if kind == "attribute" and _member_bridge is not None:
+        try:
+            answer = _member_bridge.resolve(key, types, constants, tuple(keywords))
+        except Exception as e:  # noqa: BLE001  the library's typing or lowering: any error is the compile's
+            return f"{type(e).__name__}: {e}"
+        if answer is not NotImplemented:
+            return answer
     try:
         with _lock:
             return _resolve(kind, key, types, constants, tuple(keywords))
@@ -382,6 +403,8 @@ class _Converter:
         if tag == "record":
             return self.record(d[1])
         if tag == "tuple":
+            if d[1] and d[1][-1][0] == "other" and d[1][-1][1] in _tagged_tuples:  # a library's struct (_lowlevel)
+                return _tagged_tuples[d[1][-1][1]]
             elements = [self.type(e) for e in d[1]]
             if self.numba is not None:
                 return self.numba.BaseTuple.from_types(elements)
