@@ -126,7 +126,7 @@ def resolve(key, types, constants, keywords=()):
             variants.append(tuple(lit if lit is not None else a for a, lit in zip(args, literals)))
         failure = None
         for v in variants:
-            cache_key = (key, tuple(str(a) for a in v))
+            cache_key = (key, v)  # the types, not their names: two library types may share a name
             if cache_key not in _lowered:
                 try:
                     _lowered[cache_key] = _lower_call(value, name, v)
@@ -406,15 +406,16 @@ class _MemberBridge:
     def resolve(self, key, types, constants, keywords):
         if not types or not _structs:
             return NotImplemented
+        d = types[0]  # a struct is a tuple whose last element is its tag (python/src/overloads.h's descriptions)
+        if d[0] != "tuple" or not d[1] or d[1][-1][0] != "other" or d[1][-1][1] not in _overloads._tagged_tuples:
+            return NotImplemented
         with _lock:
-            t = _overloads._Converter().type(types[0])
-            struct = _structs.get(t) if isinstance(t, _overloads._real_numba_types().Type) else None
-            if struct is None:
-                return NotImplemented
+            t = _overloads._tagged_tuples[d[1][-1][1]]
+            struct = _structs[t]
             attrty = self._attribute(struct, key)
             if attrty is None:  # overload_attribute's implementations, say (numba's typing of the struct lacks
                 return NotImplemented  # those, registered for other targets' contexts)
-            cache_key = (f"attribute:{key}", (str(t),))
+            cache_key = (f"attribute:{key}", (t,))  # numba types are equal by class and key
             if cache_key not in _lowered:
                 try:
                     _lowered[cache_key] = self._lower(struct, key, attrty)

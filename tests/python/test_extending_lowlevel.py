@@ -584,3 +584,44 @@ def test_struct_member_that_is_not_a_scalar_is_refused():
 
     with pytest.raises(CompileError, match=r"member 'pair' is UniTuple\(float64 x 2\); gpujit's bridge"):
         k[1, 1](np.zeros(1))
+
+
+class _SignType(types.Type):  # named as Tally is, another class: another type
+    def __init__(self):
+        super().__init__(name="Tally")
+
+
+@register_model(_SignType)
+class _SignModel(core_models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("positive", types.boolean), ("value", types.int16)])
+
+
+make_attribute_wrapper(_SignType, "positive", "n")  # Tally's attribute name, another member and type
+make_attribute_wrapper(_SignType, "value", "value")
+
+
+@intrinsic
+def sign_of(typingctx, x):
+    def codegen(context, builder, sig, args):
+        positive = builder.icmp_signed(">", args[0], ir.Constant(args[0].type, 0))
+        value = context.cast(builder, args[0], x, types.int16)
+        s = context.get_constant_undef(sig.return_type)
+        return builder.insert_value(builder.insert_value(s, positive, 0), value, 1)
+
+    return _SignType()(x), codegen
+
+
+def test_struct_with_a_bool_member_and_a_type_of_another_s_name():
+    @gpu.jit
+    def k(r, a):
+        s = sign_of(a)
+        t = Tally(2.0, 7)
+        r[0] = s.n
+        r[1] = s.value
+        r[2] = t.n
+        r[3] = sign_of(-a).n
+
+    r = np.zeros(4)
+    k[1, 1](r, 5)
+    assert r.tolist() == [1.0, 5.0, 7.0, 0.0]
