@@ -197,6 +197,10 @@ std::string compile_nvvm_ir(const std::string& ir, const std::string& arch, bool
   }
   std::vector<std::string> options = {"-arch=compute_" + std::to_string(a.number) + a.suffix, "-opt=3"};
   if (lto) options.push_back("-gen-lto");
+  // A fastmath kernel (the writer's ftz module flag): approximate division and square root, denormals flushed,
+  // as gpujit's own fastmath=True compiles them.
+  if (ir.find("!\"nvvm-reflect-ftz\", i32 1}") != std::string::npos)
+    options.insert(options.end(), {"-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"});
   std::vector<const char*> argv;
   for (const std::string& o : options) argv.push_back(o.c_str());
   if (nvvmResult r = n.CompileProgram(prog, static_cast<int>(argv.size()), argv.data()))

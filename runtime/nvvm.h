@@ -29,7 +29,8 @@ ToolkitLibrary nvvm_library();
 bool nvvm_available();
 
 /// Compiles NVVM IR text for `arch` ("sm_90" or "compute_90": compute_90 either way) at -opt=3: to LTO-IR
-/// (-gen-lto) when `lto`, else to PTX. libdevice is added lazily when the IR calls a `__nv_` function. Throws
+/// (-gen-lto) when `lto`, else to PTX; IR whose nvvm-reflect-ftz flag is 1 (a fastmath kernel) also gets -ftz=1
+/// -prec-div=0 -prec-sqrt=0 -fma=1. libdevice is added lazily when the IR calls a `__nv_` function. Throws
 /// NvvmCompileError (libNVVM's log), ToolkitMissingError, std::invalid_argument for a bad architecture.
 std::string compile_nvvm_ir(const std::string& ir, const std::string& arch, bool lto);
 

@@ -297,9 +297,11 @@ def test_libnvvm_compiles_the_written_ir_under_each_jit_option(options):
     assert "!dbg" not in ir and "llvm.dbg" not in ir  # debug information is dropped
     if "max_registers" in options:
         assert '!"maxnreg", i32 32' in ir
-    if "fastmath" in options:
+    ptx = _core._nvvm_compile(ir, "sm_90", False).decode()
+    assert ".visible .entry _gpujit_" in ptx
+    if "fastmath" in options:  # libNVVM is told -ftz=1 -prec-div=0 -prec-sqrt=0: approximate, flushing
         assert '!"nvvm-reflect-ftz", i32 1' in ir
-    assert ".visible .entry _gpujit_" in _core._nvvm_compile(ir, "sm_90", False).decode()
+        assert re.search(r"div\.(full|approx)\.ftz\.f32", ptx) and "div.rn.f32" not in ptx, ptx
 
 
 def test_a_construct_the_writer_cannot_write_falls_back_to_the_ptx_with_a_warning(tmp_path):
