@@ -15,6 +15,10 @@ import gpujit as gpu
 from gpujit import CompileError
 
 numba_cuda = pytest.importorskip("numba.cuda.extending", reason="numba-cuda is not installed")
+try:  # the bridge runs numba-cuda's target context, which imports its cudaimpl
+    import numba.cuda.cudaimpl  # noqa: F401
+except AttributeError as e:  # numba-cuda 0.30's own import fails against NumPy 2.4 (np.row_stack)
+    pytest.skip(f"numba-cuda's cudaimpl does not import here: {e}", allow_module_level=True)
 from llvmlite import ir  # noqa: E402
 from numba.cuda import types  # noqa: E402
 from numba.cuda.extending import intrinsic, lower_builtin, type_callable  # noqa: E402
