@@ -54,6 +54,8 @@ struct NvJitLink {
   nvJitLinkResult (*Complete)(nvJitLinkHandle) = nullptr;
   nvJitLinkResult (*GetLinkedCubinSize)(nvJitLinkHandle, size_t*) = nullptr;
   nvJitLinkResult (*GetLinkedCubin)(nvJitLinkHandle, void*) = nullptr;
+  nvJitLinkResult (*GetLinkedPtxSize)(nvJitLinkHandle, size_t*) = nullptr;
+  nvJitLinkResult (*GetLinkedPtx)(nvJitLinkHandle, char*) = nullptr;
   nvJitLinkResult (*GetErrorLogSize)(nvJitLinkHandle, size_t*) = nullptr;
   nvJitLinkResult (*GetErrorLog)(nvJitLinkHandle, char*) = nullptr;
   nvJitLinkResult (*GetInfoLogSize)(nvJitLinkHandle, size_t*) = nullptr;
@@ -214,6 +216,8 @@ NvJitLink& load_nvjitlink() {
             resolve_nvjitlink(h, n->Complete, "nvJitLinkComplete") &&
             resolve_nvjitlink(h, n->GetLinkedCubinSize, "nvJitLinkGetLinkedCubinSize") &&
             resolve_nvjitlink(h, n->GetLinkedCubin, "nvJitLinkGetLinkedCubin") &&
+            resolve_nvjitlink(h, n->GetLinkedPtxSize, "nvJitLinkGetLinkedPtxSize") &&
+            resolve_nvjitlink(h, n->GetLinkedPtx, "nvJitLinkGetLinkedPtx") &&
             resolve_nvjitlink(h, n->GetErrorLogSize, "nvJitLinkGetErrorLogSize") &&
             resolve_nvjitlink(h, n->GetErrorLog, "nvJitLinkGetErrorLog") &&
             resolve_nvjitlink(h, n->GetInfoLogSize, "nvJitLinkGetInfoLogSize") &&
@@ -467,7 +471,9 @@ LinkResult link_cuda(const std::vector<LinkInput>& inputs, const std::string& ar
 
   std::string arch_option = "-arch=" + a.sm();
   std::vector<const char*> opts{arch_option.c_str()};
+  if (options.ptx && !options.lto) throw std::invalid_argument("nvJitLink makes PTX (-ptx) of an LTO link only");
   if (options.lto) opts.push_back("-lto");
+  if (options.ptx) opts.push_back("-ptx");
   for (const std::string& o : options.options) opts.push_back(o.c_str());
   // nvJitLink keeps the pointers to the inputs' names (and may keep their data) until the handle is destroyed:
   // its messages at nvJitLinkComplete name the input. They live here, declared before the handle's guard, so
@@ -502,6 +508,16 @@ LinkResult link_cuda(const std::vector<LinkInput>& inputs, const std::string& ar
                         link_log(n, guard.handle, true), link_log(n, guard.handle, false));
   LinkResult result;
   size_t size = 0;
+  if (options.ptx) {
+    if (n.GetLinkedPtxSize(guard.handle, &size) != 0)
+      throw CudaLinkError("nvJitLinkGetLinkedPtxSize failed", link_log(n, guard.handle, true), {});
+    result.ptx.resize(size);
+    if (size && n.GetLinkedPtx(guard.handle, result.ptx.data()) != 0)
+      throw CudaLinkError("nvJitLinkGetLinkedPtx failed", link_log(n, guard.handle, true), {});
+    while (!result.ptx.empty() && result.ptx.back() == '\0') result.ptx.pop_back();  // the size counts the NUL
+    result.info_log = link_log(n, guard.handle, false);
+    return result;
+  }
   if (n.GetLinkedCubinSize(guard.handle, &size) != 0)
     throw CudaLinkError("nvJitLinkGetLinkedCubinSize failed", link_log(n, guard.handle, true), {});
   result.cubin.resize(size);

@@ -138,12 +138,17 @@ struct LinkInput {
 struct LinkOptions {
   /// Link-time optimization (-lto): needed when an input is LTO-IR; cross-module inlining.
   bool lto = false;
+  /// -ptx: the link's PTX (LinkResult::ptx, what nvJitLink made of its LTO-IR inputs) instead of a cubin; with
+  /// lto only.
+  bool ptx = false;
   /// More nvJitLink options ("-O3", "-g", "-maxrregcount=64", "-ftz=true", "-verbose"); not -arch.
   std::vector<std::string> options;
 };
 
 struct LinkResult {
   std::string cubin;
+  /// LinkOptions::ptx: the linked PTX text (and no cubin).
+  std::string ptx;
   /// nvJitLink's info log (with -verbose: registers, spills); empty when it says nothing.
   std::string info_log;
 };

@@ -14,7 +14,7 @@ KernelLinkResult link_kernel_detailed(const std::string& ptx, const std::string&
                                       const KernelLinkOptions& options) {
   KernelLinkResult out;
   std::vector<LinkInput> inputs;  // the link inputs after the kernel's own
-  bool lto = options.lto;
+  bool lto = options.lto || options.ptx;
   std::string kernel_ltoir;
   if (lto && !options.nvvm_ir.empty()) {
     try {
@@ -27,7 +27,9 @@ KernelLinkResult link_kernel_detailed(const std::string& ptx, const std::string&
     }
   } else if (lto) {
     out.lto_fallback = options.nvvm_ir_error;
+    if (options.ptx && out.lto_fallback.empty()) out.lto_fallback = "the kernel was not written as NVVM IR";
   }
+  if (options.ptx && !out.kernel_as_ltoir) return out;  // PTX comes only out of an LTO link of the kernel's LTO-IR
   for (const LinkFile& f : link) {
     if (f.kind == "cu") {
       CudaCProgram program;
@@ -47,11 +49,16 @@ KernelLinkResult link_kernel_detailed(const std::string& ptx, const std::string&
   }
   LinkOptions link_options;
   link_options.lto = lto;
+  link_options.ptx = options.ptx;
   if (out.kernel_as_ltoir) {
     const std::string stem = ptx_name.size() > 4 && ptx_name.compare(ptx_name.size() - 4, 4, ".ptx") == 0
                                  ? ptx_name.substr(0, ptx_name.size() - 4)
                                  : ptx_name;
     inputs.insert(inputs.begin(), {LinkInputKind::ltoir, std::move(kernel_ltoir), stem + ".ltoir"});
+    if (options.ptx) {  // no fallback: PTX comes only out of this link, and its error is the answer
+      out.ptx = link_cuda(inputs, arch, link_options).ptx;
+      return out;
+    }
     try {
       out.cubin = link_cuda(inputs, arch, link_options).cubin;
       return out;

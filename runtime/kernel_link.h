@@ -25,10 +25,16 @@ struct KernelLinkOptions {
   std::string nvvm_ir;
   /// Why there is no NVVM IR though it was asked for (CompileResult::nvvm_ir_error); reported as the fallback.
   std::string nvvm_ir_error;
+  /// The PTX nvJitLink's LTO makes of the whole link (-lto -ptx, numba's inspect_lto_ptx) instead of a cubin.
+  /// Only with the kernel as LTO-IR: otherwise nothing is linked, KernelLinkResult::ptx stays empty and
+  /// lto_fallback says why.
+  bool ptx = false;
 };
 
 struct KernelLinkResult {
   std::string cubin;
+  /// KernelLinkOptions::ptx: the linked PTX, in which the CUDA C functions are inlined where LTO inlined them.
+  std::string ptx;
   /// The kernel took part as LTO-IR (its CUDA C functions could be inlined).
   bool kernel_as_ltoir = false;
   /// With lto and NVVM IR asked for: why the kernel took part as PTX instead (the writer's or libNVVM's

@@ -62,7 +62,7 @@ void register_link_files(pyb::module_& m) {
   m.def(
       "_link_kernel",
       [](const std::string& ptx, const std::string& name, pyb::handle link, const std::string& arch, bool lto,
-         const std::string& nvvm_ir, const std::string& nvvm_ir_error) {
+         const std::string& nvvm_ir, const std::string& nvvm_ir_error, bool linked_ptx) -> pyb::object {
         std::vector<LinkFile> files = link_files_of(link);
         rt::KernelLinkResult r;
         try {
@@ -71,10 +71,15 @@ void register_link_files(pyb::module_& m) {
           options.lto = lto;
           options.nvvm_ir = nvvm_ir;
           options.nvvm_ir_error = nvvm_ir_error;
+          options.ptx = linked_ptx;
           r = rt::link_kernel_detailed(ptx, name, files, arch, options);
         } catch (const std::runtime_error&) {  // NVRTC's and nvJitLink's errors as the package's classes
           set_error_from_current_exception();
           throw pyb::error_already_set();
+        }
+        if (linked_ptx) {  // no warning: the caller says what it does without the linked PTX
+          if (!r.kernel_as_ltoir) return pyb::make_tuple(pyb::none(), r.lto_fallback);
+          return pyb::make_tuple(pyb::str(r.ptx), pyb::str());
         }
         if (!r.lto_fallback.empty())  // jit(lto=True) asked for the kernel as LTO-IR and did not get it
           pyb::module_::import("warnings")
@@ -84,9 +89,10 @@ void register_link_files(pyb::module_& m) {
         return pyb::bytes(r.cubin);
       },
       pyb::arg("ptx"), pyb::arg("name"), pyb::arg("link"), pyb::arg("arch"), pyb::arg("lto") = false,
-      pyb::arg("nvvm_ir") = "", pyb::arg("nvvm_ir_error") = "",
+      pyb::arg("nvvm_ir") = "", pyb::arg("nvvm_ir_error") = "", pyb::arg("linked_ptx") = false,
       "The cubin of a kernel's PTX (or, with lto and nvvm_ir, its NVVM IR compiled by libNVVM) linked with its "
-      "link inputs for arch (runtime/kernel_link.h); a PerformanceWarning when lto fell back to the PTX.");
+      "link inputs for arch (runtime/kernel_link.h); a PerformanceWarning when lto fell back to the PTX. With "
+      "linked_ptx: (the PTX of the -lto -ptx link, or None, and why not) instead.");
   m.def(
       "_nvvm_compile",
       [](const std::string& ir, const std::string& arch, bool lto) {
