@@ -76,6 +76,11 @@ struct CompileOptions {
   /// which the runtime compiles to LTO-IR with libNVVM and links with -lto, so that nvJitLink inlines the
   /// CUDA C functions of its link inputs into it. NVPTX kernels only; the PTX is produced all the same.
   bool lto = false;
+  /// compile(output='ltoir'): write the entry, a kernel or a device function, as NVVM IR (CompileResult::nvvm_ir)
+  /// for the caller to compile to LTO-IR; a construct the writer cannot express is an error. NVPTX only.
+  bool nvvm_ir_output = false;
+  /// numba's compile(forceinline=True): the entry is alwaysinline in its NVVM IR (with nvvm_ir_output).
+  bool force_inline = false;
   bool keep_tokens = false;    // fill CompileResult::tokens
   bool keep_ast = false;       // fill CompileResult::ast
   bool keep_typed = false;     // fill CompileResult::typed

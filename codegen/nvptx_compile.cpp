@@ -88,14 +88,22 @@ void compile_typed_for_nvptx(const TypedProgram& program, const GlobalEnv& globa
       lowered.kernel->addFnAttr("nvvm.maxclusterrank", std::to_string(options.max_cluster_rank));
   }
   // Before libdevice is linked and LLVM optimizes: libNVVM links libdevice and optimizes it itself, and the
-  // module has fewer of the intrinsics LLVM 7 lacks. A construct the writer cannot express is a warning; the
-  // link then uses the PTX (docs/cuda_c.md).
-  if (options.lto && options.entry == EntryKind::Kernel &&
-      !write_nvvm_ir(*lowered.module, *lowered.kernel, &result.nvvm_ir, &result.nvvm_ir_error)) {
-    result.nvvm_ir.clear();
-    result.diagnostics.warning(def.file, def.name_range,
-                               "lto=True: " + result.nvvm_ir_error +
-                                   "; the kernel is linked as PTX, and its CUDA C functions stay calls");
+  // module has fewer of the intrinsics LLVM 7 lacks. For jit(lto=True), a construct the writer cannot express
+  // is a warning (the link then uses the PTX, docs/cuda_c.md); for compile(output='ltoir') it is the error.
+  const bool lto_link = options.lto && options.entry == EntryKind::Kernel;
+  if (lto_link || options.nvvm_ir_output) {
+    NvvmIrEntry entry{lowered.kernel, options.entry == EntryKind::Kernel, options.force_inline};
+    if (!write_nvvm_ir(*lowered.module, entry, &result.nvvm_ir, &result.nvvm_ir_error)) {
+      result.nvvm_ir.clear();
+      if (options.nvvm_ir_output) {
+        result.diagnostics.error(def.file, def.name_range,
+                                 "output='ltoir': " + result.nvvm_ir_error + "; compile to PTX (output='ptx') instead");
+        return;
+      }
+      result.diagnostics.warning(def.file, def.name_range,
+                                 "lto=True: " + result.nvvm_ir_error +
+                                     "; the kernel is linked as PTX, and its CUDA C functions stay calls");
+    }
   }
   if (!target->finalize_module(*lowered.module, *lowered.kernel, &error)) {
     result.diagnostics.error(def.file, def.name_range, error);

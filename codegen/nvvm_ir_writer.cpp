@@ -106,7 +106,7 @@ std::string hex_double(double d) {
 
 class Writer {
  public:
-  Writer(const llvm::Module& m, const llvm::Function& kernel) : m_(m), kernel_(kernel) {}
+  Writer(const llvm::Module& m, const NvvmIrEntry& entry) : m_(m), kernel_(*entry.function), entry_(entry) {}
 
   std::string write() {
     std::ostringstream head;
@@ -270,8 +270,9 @@ class Writer {
     return out;
   }
 
-  static std::string fn_attrs(const llvm::Function& f) {
+  std::string fn_attrs(const llvm::Function& f) const {
     std::string out;
+    if (&f == &kernel_ && entry_.always_inline) return " alwaysinline";  // not with noinline: LLVM refuses both
     if (f.hasFnAttribute(llvm::Attribute::AlwaysInline)) out += " alwaysinline";
     if (f.hasFnAttribute(llvm::Attribute::NoInline)) out += " noinline";
     return out;
@@ -297,8 +298,8 @@ class Writer {
       for (const llvm::Instruction& i : bb)
         if (!i.getType()->isVoidTy()) names_[&i] = "%v" + std::to_string(next++);
     }
-    const bool is_kernel = &f == &kernel_;
-    body_ << "define " << (is_kernel ? "" : "internal ") << type(f.getReturnType()) << " "
+    const bool is_entry = &f == &kernel_;
+    body_ << "define " << (is_entry ? "" : "internal ") << type(f.getReturnType()) << " "
           << global_name(f.getName()) << "(" << params(f, true) << ")" << fn_attrs(f) << " {\n";
     for (const llvm::BasicBlock& bb : f) {
       body_ << names_[&bb].substr(1) << ":\n";
@@ -696,14 +697,15 @@ class Writer {
   }
 
   // --- metadata ---
-  /// The kernel's annotations (one node per property, as NVVM IR's spec writes them), the IR version, the
-  /// ftz flag libdevice's __nvvm_reflect reads; and @llvm.used naming the kernel, without which an LTO link
-  /// (nvJitLink -lto) drops it as unreferenced.
+  /// A kernel's annotations (one node per property, as NVVM IR's spec writes them; a device function has
+  /// none), the IR version, the ftz flag libdevice's __nvvm_reflect reads; and @llvm.used naming the entry,
+  /// without which an LTO link (nvJitLink -lto) drops it as unreferenced.
   std::string metadata() {
     const std::string fn = type(kernel_.getFunctionType()) + "* " + global_name(kernel_.getName());
-    std::vector<std::string> annotations = {"!{" + fn + ", !\"kernel\", i32 1}"};
+    std::vector<std::string> annotations;
+    if (entry_.kernel) annotations.push_back("!{" + fn + ", !\"kernel\", i32 1}");
     auto annotate = [&](const char* attr, const char* property) {
-      if (!kernel_.hasFnAttribute(attr)) return;
+      if (!entry_.kernel || !kernel_.hasFnAttribute(attr)) return;
       const long n = std::strtol(kernel_.getFnAttribute(attr).getValueAsString().str().c_str(), nullptr, 10);
       annotations.push_back("!{" + fn + ", !\"" + property + "\", i32 " + std::to_string(n) + "}");
     };
@@ -713,12 +715,16 @@ class Writer {
     annotate("nvvm.maxnreg", "maxnreg");
     std::vector<std::string> nodes;
     std::string out = "@llvm.used = appending global [1 x i8*] [i8* bitcast (" + fn +
-                      " to i8*)], section \"llvm.metadata\"\n\n!nvvm.annotations = !{";
-    for (size_t k = 0; k < annotations.size(); ++k) {
-      out += (k ? ", !" : "!") + std::to_string(nodes.size());
-      nodes.push_back(annotations[k]);
+                      " to i8*)], section \"llvm.metadata\"\n\n";
+    if (!annotations.empty()) {
+      out += "!nvvm.annotations = !{";
+      for (size_t k = 0; k < annotations.size(); ++k) {
+        out += (k ? ", !" : "!") + std::to_string(nodes.size());
+        nodes.push_back(annotations[k]);
+      }
+      out += "}\n";
     }
-    out += "}\n!nvvmir.version = !{!" + std::to_string(nodes.size()) + "}\n";
+    out += "!nvvmir.version = !{!" + std::to_string(nodes.size()) + "}\n";
     nodes.push_back("!{i32 2, i32 0}");
     if (auto* ftz = llvm::mdconst::extract_or_null<llvm::ConstantInt>(m_.getModuleFlag("nvvm-reflect-ftz"))) {
       out += "!llvm.module.flags = !{!" + std::to_string(nodes.size()) + "}\n";
@@ -729,7 +735,8 @@ class Writer {
   }
 
   const llvm::Module& m_;
-  const llvm::Function& kernel_;
+  const llvm::Function& kernel_;  // the entry, a kernel or a device function
+  NvvmIrEntry entry_;
   std::map<const llvm::Value*, std::string> names_;
   std::map<std::string, std::string> decls_;
   std::ostringstream body_;
@@ -738,14 +745,18 @@ class Writer {
 
 }  // namespace
 
-bool write_nvvm_ir(const llvm::Module& module, const llvm::Function& kernel, std::string* out, std::string* error) {
+bool write_nvvm_ir(const llvm::Module& module, const NvvmIrEntry& entry, std::string* out, std::string* error) {
   try {
-    *out = Writer(module, kernel).write();
+    *out = Writer(module, entry).write();
     return true;
   } catch (const Unsupported& e) {
     *error = std::string("the NVVM IR writer cannot write ") + e.what();
     return false;
   }
+}
+
+bool write_nvvm_ir(const llvm::Module& module, const llvm::Function& kernel, std::string* out, std::string* error) {
+  return write_nvvm_ir(module, NvvmIrEntry{&kernel, true, false}, out, error);
 }
 
 }  // namespace gpujit

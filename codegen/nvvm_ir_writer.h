@@ -19,6 +19,9 @@
 //   other defined functions become internal; datalayout, triple and `!nvvmir.version` are libNVVM's;
 // - barriers, exit and the dynamic shared memory size use LLVM 7's names (llvm.nvvm.barrier0, ...) or inline
 //   PTX; fptosi/fptoui.sat are NVVM's f2i/d2ll.rz (PTX's cvt.rzi saturates as they do).
+// - a device function as the entry (compile(output='ltoir'), NvvmIrEntry::kernel false) gets no annotation:
+//   it stays externally visible, kept by `@llvm.used`, and marked alwaysinline when asked (numba's
+//   forceinline), so that the code that links its LTO-IR inlines it.
 // Anything else (a vector of pointers, an indirect call, a byval parameter, an intrinsic newer than LLVM 7 or
 // one that takes a pointer and is not known here, bfloat) is a failure whose message names the construct; the
 // caller then links the PTX as before.
@@ -33,10 +36,22 @@ class Module;
 
 namespace gpujit {
 
-/// `module` as NVVM IR text, `kernel` its entry (marked a kernel in `!nvvm.annotations`). Take the module as
-/// lowered, before LLVM's optimizer (libNVVM optimizes it): fewer modern intrinsics appear. Calls of
+/// The function a module's NVVM IR is written for, and how.
+struct NvvmIrEntry {
+  const llvm::Function* function = nullptr;
+  /// A kernel (marked in `!nvvm.annotations`, with its launch bounds); else a device function.
+  bool kernel = true;
+  /// Marked alwaysinline (numba's compile(forceinline=True)).
+  bool always_inline = false;
+};
+
+/// `module` as NVVM IR text for its entry; the entry is the one externally visible definition. Take the module
+/// as lowered, before LLVM's optimizer (libNVVM optimizes it): fewer modern intrinsics appear. Calls of
 /// libdevice's `__nv_*` functions stay declarations (libNVVM links libdevice). Returns false and sets
 /// `*error` to a message naming the construct it cannot write.
+bool write_nvvm_ir(const llvm::Module& module, const NvvmIrEntry& entry, std::string* out, std::string* error);
+
+/// The same for a kernel: `kernel` is the entry, marked a kernel.
 bool write_nvvm_ir(const llvm::Module& module, const llvm::Function& kernel, std::string* out, std::string* error);
 
 }  // namespace gpujit

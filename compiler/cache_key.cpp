@@ -238,6 +238,8 @@ std::string cache_key(const CompileRequest& request) {
     k.i64(o.max_cluster_rank);
   }
   if (o.lto) k.str("lto");  // keys without it stay as they were
+  if (o.nvvm_ir_output) k.str("nvvm ir output");
+  if (o.force_inline) k.str("forceinline");
   if (!o.link.empty()) {  // keys without link= stay as they were
     k.str("link");
     link_files(k, o.link);

@@ -84,6 +84,8 @@ class Dispatcher(_core.Dispatcher):
         self._overloads = {}
         self._device_results = {}
         self._as_device = None  # a device=True twin, for the library of a specialization kernels called
+        self._lto_twin = None  # an lto=True twin, whose compiles carry the NVVM IR (inspect_lto_ptx)
+        self._lto_ptx_cache = {}  # (signature, cc) -> inspect_lto_ptx's answer
         # numba's launch-config sensitivity (gpujit/launchconfig.py): whether a compile of this kernel called
         # mark_launch_config_sensitive(), the signatures compiled so, the launch configuration (key) this
         # dispatcher's own compiles are for, and one dispatcher per other launch configuration.
@@ -203,11 +205,50 @@ class Dispatcher(_core.Dispatcher):
         The launch path of `kernel[...]` is C++ and does not call it: replacing it does not see launches."""
         return self.compile(tuple(type_of_value(a) for a in args))
 
-    def inspect_lto_ptx(self, signature=None):
-        """numba's link-time-optimized PTX (jit(lto=True)). gpujit links device functions and libdevice into
-        the kernel as LLVM IR and optimizes them together before emitting PTX, so the kernel's PTX is already
-        what LTO would give: this is inspect_ptx."""
-        return self.inspect_ptx(signature)
+    def inspect_lto_ptx(self, signature=None, cc=None):
+        """numba's link-time-optimized PTX: for `signature`, else a dict per compiled signature, as inspect_ptx.
+
+        A kernel that links external code (declare_device, link=) is written as NVVM IR, compiled to LTO-IR by
+        libNVVM and linked with its inputs (CUDA C compiled to LTO-IR by NVRTC) by nvJitLink with -lto -ptx: the
+        PTX of the whole program, its CUDA C functions inlined where LTO inlined them. For the architecture `cc`
+        ((major, minor)), else the kernel's PTX's (the current device's, or sm_80); no GPU is needed. Where the
+        kernel cannot take part as LTO-IR (a construct the writer cannot write, no libNVVM) its PTX comes back
+        with a PerformanceWarning saying why. A kernel without external code is its PTX: gpujit links device
+        functions and libdevice as LLVM IR and optimizes them together already."""
+        if self.device:
+            return self.inspect_ptx(signature)
+        if signature is not None:
+            return self._lto_ptx("void" + ArgTypes(signature).text, cc)
+        return SignatureDict((key, overload.inspect_lto_ptx(cc)) for key, overload in self.overloads.items())
+
+    def _lto_ptx(self, signature, cc):
+        """inspect_lto_ptx for one signature ("void(...)"), kept per signature and architecture."""
+        key = (signature, tuple(cc) if cc else None)
+        if key in self._lto_ptx_cache:
+            return self._lto_ptx_cache[key]
+        arch = f"sm_{int(cc[0])}{int(cc[1])}{cc[2] if len(cc) > 2 and cc[2] else ''}" if cc else ""
+        if self._lto_twin is None:
+            kwargs = dict(_dispatcher_kwargs(self.targetoptions), lto=True)
+            self._lto_twin = Dispatcher(self.py_func, **kwargs, targetoptions=self.targetoptions)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the writer's failure comes back below as the reason
+            ptx, _, link, entry, nvvm_ir, error = self._lto_twin._compile_entry(
+                signature, True, "kernel", "", arch, _launch_bounds(self.targetoptions.get("launch_bounds")))
+        if link:
+            from ._cuda_c import _ensure_search_dirs
+
+            _ensure_search_dirs()
+            linked, why = _core._link_kernel(ptx, entry + ".ptx", link, arch or ptx_arch(ptx), True, nvvm_ir, error,
+                                             True)
+            if linked is None:
+                from .errors import PerformanceWarning
+
+                warnings.warn(f"inspect_lto_ptx: the kernel cannot take part in an LTO link, so this is its PTX "
+                              f"before the link: {why}", PerformanceWarning, stacklevel=3)
+            else:
+                ptx = linked
+        self._lto_ptx_cache[key] = ptx
+        return ptx
 
     def typeof_pyval(self, value):
         return ArgTypes((type_of_value(value),))[0]
@@ -424,6 +465,8 @@ def jit(func_or_sig=None, device=False, **options):
         _check_carveout(options["shared_memory_carveout"])
     _check_inline(options.get("inline", "never"))
     _launch_bounds(options.get("launch_bounds"))  # its errors at the decorator, as numba's
+    if options.get("lto"):
+        _check_nvjitlink()
     if options.get("cache") and options.get("link"):
         # numba-cuda cannot cache code that links external files, and says so in these words.
         raise RuntimeError("Cannot pickle CUDACodeLibrary with linking files: a kernel that links external code "
@@ -456,6 +499,17 @@ def jit(func_or_sig=None, device=False, **options):
         return lambda pyfunc: Dispatcher(pyfunc, **kwargs, targetoptions=targetoptions)
     sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
     return _core.EagerDecorator(factory, [signature_text(s) for s in sigs])
+
+
+def _check_nvjitlink():
+    """jit(lto=True) links with nvJitLink's -lto: numba's RuntimeError, at the decorator, where it cannot load."""
+    from ._cuda_c import _ensure_search_dirs  # the pip wheels' folders too
+
+    _ensure_search_dirs()
+    library = _core._toolkit_library(False)  # loads nvJitLink: only for lto=True
+    if isinstance(library, str):
+        raise RuntimeError(f"LTO requires nvjitlink, which is not available or not sufficiently recent (>=12.3): "
+                           f"{library}")
 
 
 def default_opt(debug, opt, stacklevel):
@@ -672,8 +726,9 @@ class Overload:
         return self._dispatcher.inspect_ptx(self.signature)
 
     def inspect_lto_ptx(self, cc=None):
-        """numba's link-time-optimized PTX: gpujit's PTX is already the whole program (Dispatcher.inspect_lto_ptx)."""
-        return self.inspect_asm(cc)
+        """numba's link-time-optimized PTX: the kernel's PTX, or with external code its PTX after an LTO link with
+        it (Dispatcher.inspect_lto_ptx)."""
+        return self._dispatcher.inspect_lto_ptx(self.signature, cc)
 
     def inspect_llvm(self):
         return self._dispatcher.inspect_llvm(self.signature)
@@ -792,6 +847,14 @@ _PTX_FUNC = r"^\.visible\s+\.func\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)"
 
 # re, shutil, subprocess and tempfile are imported by the functions that use them, not by `import gpujit`
 # (benchmarks/import_time.py): they cost milliseconds at every start and serve only introspection.
+def ptx_arch(ptx):
+    """The architecture a PTX module targets (`.target sm_90a`), sm_80 where it names none."""
+    import re
+
+    m = re.search(r"^\s*\.target\s+(sm_\w+)", ptx, re.M)
+    return m.group(1) if m else "sm_80"
+
+
 def _ptx_function_name(ptx):
     import re
 

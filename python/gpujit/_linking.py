@@ -238,6 +238,40 @@ def check_cuda_c(descriptions, stacklevel=3):
             warnings.warn(f"NVRTC log messages: {result.log.strip()}", UserWarning, stacklevel=stacklevel)
 
 
+def linked_code(description, arch, output, lineinfo=False, debug=False):
+    """compile_all's code object for one link input (its binding description): a CUDA C source compiled by NVRTC
+    for `arch` to `output` ('ltoir' or 'ptx') with -rdc=true, and -lineinfo or -G as asked: a cuda.core
+    ObjectCode where cuda.core is installed (numba-cuda's answer), else an LTOIR or PTXSource holding the code;
+    any other input as the code object of its kind."""
+    kind, name, data, options = description
+    stem = os.path.basename(name)
+    if os.path.splitext(stem)[1] in _EXTENSIONS:
+        stem = os.path.splitext(stem)[0]
+    if kind != "cu":
+        if kind == "ptx" and isinstance(data, bytes):
+            data = data.decode()
+        return _CLASSES[kind](data, name=stem)
+    from ._cuda_c import nvrtc_compile
+
+    text = data.decode() if isinstance(data, bytes) else data
+    flags = [*options, "-rdc=true"]
+    if lineinfo:
+        flags.append("-lineinfo")
+    if debug:
+        flags.append("-G")
+    try:
+        result = nvrtc_compile(text, arch, output, name=os.path.basename(name), options=flags)
+    except NvrtcCompilationError as e:
+        raise _as_numba_nvrtc_error(e) from None
+    try:
+        from cuda.core import ObjectCode
+    except ImportError:
+        return (LTOIR if output == "ltoir" else PTXSource)(result.code, name=stem)
+    if output == "ltoir":
+        return ObjectCode.from_ltoir(result.code, name=stem)
+    return ObjectCode.from_ptx(result.code.encode(), name=stem)
+
+
 def _as_numba_nvrtc_error(error):
     """The error itself, or where cuda.core is imported (numba-cuda raises its NVRTCError here, and numba programs
     catch that), the same error as an instance of a class derived from both."""

@@ -530,7 +530,8 @@ std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const 
                                                           bool infer_return, EntryKind abi,
                                                           const std::string& abi_name,
                                                           const std::string& arch, Keep keep = {},
-                                                          std::array<int, 3> launch_bounds = {}) {
+                                                          std::array<int, 3> launch_bounds = {},
+                                                          bool nvvm_ir_output = false, bool force_inline = false) {
   DispatcherState& st = state_of(self);
   std::string error;
   auto parsed = parse_signature(text, &error);
@@ -556,6 +557,8 @@ std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const 
   req.options.max_cluster_rank = launch_bounds[2];
   req.options.keep_llvm = keep.llvm;
   req.options.keep_typed = keep.typed;
+  req.options.nvvm_ir_output = nvvm_ir_output;
+  req.options.force_inline = force_inline;
   auto result = std::make_shared<CompileResult>();
   {
     pyb::gil_scoped_release release;
@@ -566,10 +569,12 @@ std::shared_ptr<const CompileResult> compile_device_entry(PyObject* self, const 
   return result;
 }
 
-/// _compile_entry(signature, infer_return, abi, abi_name, arch[, (max_threads, min_blocks, max_cluster_rank)])
-/// -> (ptx, return type as text, link inputs, entry name, NVVM IR, why no NVVM IR (lto=True)), for
-/// compile_ptx: `abi` is "kernel" (a kernel, for `arch`), or "c" or "numba" for a device function on its own
-/// (codegen/artifact.h EntryKind).
+/// _compile_entry(signature, infer_return, abi, abi_name, arch[, (max_threads, min_blocks, max_cluster_rank)
+/// [, nvvm_ir_output[, force_inline]]]) -> (ptx, return type as text, link inputs, entry name, NVVM IR, why no
+/// NVVM IR (lto=True)), for compile_ptx: `abi` is "kernel" (a kernel, for `arch`), or "c" or "numba" for a
+/// device function on its own (codegen/artifact.h EntryKind). nvvm_ir_output: the entry also as NVVM IR, for
+/// compile(output='ltoir'), alwaysinline with force_inline; a construct the writer cannot write is a
+/// CompileError.
 PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
   PyObject* sig = nullptr;
   const char* abi = "c";
@@ -577,8 +582,9 @@ PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
   const char* arch = "";
   int infer_return = 0;
   int max_threads = 0, min_blocks = 0, max_cluster_rank = 0;
-  if (!PyArg_ParseTuple(args, "Opsss|(iii)", &sig, &infer_return, &abi, &abi_name, &arch, &max_threads,
-                        &min_blocks, &max_cluster_rank))
+  int nvvm_ir_output = 0, force_inline = 0;
+  if (!PyArg_ParseTuple(args, "Opsss|(iii)pp", &sig, &infer_return, &abi, &abi_name, &arch, &max_threads,
+                        &min_blocks, &max_cluster_rank, &nvvm_ir_output, &force_inline))
     return nullptr;
   try {
     std::string abi_text = abi;
@@ -586,7 +592,8 @@ PyObject* dispatcher_compile_entry(PyObject* self, PyObject* args) {
                       : abi_text == "numba" ? EntryKind::DeviceNumba
                                             : EntryKind::DeviceC;
     auto result = compile_device_entry(self, signature_text(sig), infer_return != 0, entry, abi_name, arch,
-                                       {}, {max_threads, min_blocks, max_cluster_rank});
+                                       {}, {max_threads, min_blocks, max_cluster_rank}, nvvm_ir_output != 0,
+                                       force_inline != 0);
     Type ret = result->signature.ret.is_valid() ? result->signature.ret : Type::void_();
     return pyb::make_tuple(result->ptx, ret.str(), link_files_to_py(result->link), result->entry_name,
                            result->nvvm_ir, result->nvvm_ir_error)
