@@ -106,7 +106,9 @@ pyb::tuple link_cuda(const std::vector<std::tuple<std::string, pyb::bytes, std::
   return translating([&]() -> pyb::tuple {
     std::vector<rt::LinkInput> in;
     for (const auto& [kind, data, name] : inputs) in.push_back({rt::link_input_kind(kind), std::string(data), name});
-    rt::LinkOptions o{lto, std::move(options)};
+    rt::LinkOptions o;
+    o.lto = lto;
+    o.options = std::move(options);
     rt::LinkResult r;
     {
       pyb::gil_scoped_release release;
