@@ -17,6 +17,9 @@ from collections import Counter, namedtuple
 
 from . import _core
 from ._arg_hints import prepare_args
+from ._ptx_tools import ptx_arch
+from ._ptx_tools import ptx_function_name as _ptx_function_name, resource_figures as _resource_figures
+from ._ptx_tools import sass_cfg_of as _sass_cfg_of, sass_of as _sass_of
 from ._signature import ArgTypes, SignatureDict, _return_type, signature_text, type_for_user, type_of_value
 from ._source import _code_names, source_args
 from . import config
@@ -101,11 +104,13 @@ class Dispatcher(_core.Dispatcher):
         super().__setattr__(name, value)
         if name == "_compile_for_args" and type(self) is Dispatcher:
             self.__class__ = _LaunchConfigDispatcher
+            self._set_compile_hook(_launch_compile_hook)
 
     def __delattr__(self, name):
         super().__delattr__(name)
         if name == "_compile_for_args" and type(self) is _LaunchConfigDispatcher and not self._launch_config_sensitive:
             self.__class__ = Dispatcher
+            self._set_compile_hook(None)
 
     def mark_launch_config_sensitive(self):
         """Marks the compile running now (one a launch of this dispatcher triggered) as depending on the launch
@@ -198,6 +203,16 @@ class Dispatcher(_core.Dispatcher):
         if signature is not None:
             return _sass_of(self.inspect_ptx(signature))
         return SignatureDict((k, _sass_of(ptx)) for k, ptx in self.inspect_ptx().items())
+
+    def inspect_sass_cfg(self, signature=None):
+        """The control-flow graph of the kernel's SASS as Graphviz DOT text (`nvdisasm -cfg` of the cubin ptxas
+        makes from its PTX): for `signature`, else a dict per compiled signature. RuntimeError naming nvdisasm
+        where there is none."""
+        if self.device:
+            raise RuntimeError("Cannot inspect SASS of a device function")
+        if signature is not None:
+            return _sass_cfg_of(self.inspect_ptx(signature))
+        return SignatureDict((k, _sass_cfg_of(ptx)) for k, ptx in self.inspect_ptx().items())
 
     def _compile_for_args(self, *args):
         """Compiles for the types these argument values have at a launch (numba's hook of the same name).
@@ -332,12 +347,12 @@ class Dispatcher(_core.Dispatcher):
 
 class _LaunchConfigDispatcher(Dispatcher):
     """A dispatcher whose launches compile through Python: one with a `_compile_for_args` of its own, or whose
-    kernel is launch-config sensitive. `kernel[...]` gives a _ConfiguredLaunch, whose call, when the argument
-    types are not compiled yet, calls `_compile_for_args(*args)` with the launch configuration set for the
-    thread (launchconfig.current_launch_config()), then launches through the core."""
+    kernel is launch-config sensitive. Every launch of it, through any `kernel[...]` made before or after it
+    became one, calls _launch_compile_hook first (the core's compile hook, DispatcherState::compile_hook)."""
 
-    def __getitem__(self, config):
-        return _ConfiguredLaunch(self, config)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._set_compile_hook(_launch_compile_hook)
 
     def _launch_target(self, launcher):
         """The dispatcher a launch with `launcher`'s configuration compiles in: this one, or for a
@@ -360,47 +375,26 @@ class _LaunchConfigDispatcher(Dispatcher):
         return found
 
 
-class _ConfiguredLaunch:
-    """`kernel[grid, block, stream, shared]` of a _LaunchConfigDispatcher: the core's launcher, whose launch
-    runs the kernel's Python compile hook first when the arguments' types are new."""
-
-    def __init__(self, dispatcher, config):
-        self._launcher = _core.Dispatcher.__getitem__(dispatcher, config)  # checks the configuration
-        self._dispatcher = dispatcher
-        self._config = config
-        self.stream = config[2] if isinstance(config, tuple) and len(config) > 2 else 0
-
-    def __getattr__(self, name):  # griddim, blockdim, sharedmem, pre_launch_callbacks
-        return getattr(self._launcher, name)
-
-    @property
-    def dispatcher(self):
-        return self._dispatcher
-
-    @property
-    def args(self):
-        """The arguments of the launch whose compile runs on this thread, or None."""
-        cfg = launchconfig.current_launch_config()
-        return cfg.args if cfg is not None else None
-
-    def __call__(self, *args):
-        target = self._dispatcher._launch_target(self._launcher)
-        try:
-            key = None if target._extensions else ArgTypes(tuple(type_of_value(a) for a in args))
-        except Exception:  # a value only the core's launch path reads: it reports it
-            key = None
-        if key is not None and not target._specialized and not target._has_signature(key):
-            cfg = launchconfig.LaunchConfig(target, self._launcher.griddim, self._launcher.blockdim, self.stream,
-                                            self._launcher.sharedmem, args)
-            with launchconfig.active_launch_config(cfg):
-                target._compile_for_args(*args)
-            if cfg._kernel_launch_config_sensitive:
-                target._lcs_signatures.add(key.text)
-                if not target._launch_config_sensitive:
-                    target._launch_config_sensitive = True
-                    target._launch_config_default_key = (cfg.griddim, cfg.blockdim, cfg.sharedmem)
-        launcher = self._launcher if target is self._dispatcher else _core.Dispatcher.__getitem__(target, self._config)
-        return launcher(*args)
+def _launch_compile_hook(dispatcher, launcher, args):
+    """What a launch of a _LaunchConfigDispatcher runs first: when the arguments' types are not compiled yet,
+    `_compile_for_args(*args)` with the launch configuration set for the thread (launchconfig), noting a
+    compile that marked itself launch-config sensitive. Returns the dispatcher the core launches in."""
+    target = dispatcher._launch_target(launcher)
+    try:
+        key = None if target._extensions else ArgTypes(tuple(type_of_value(a) for a in args))
+    except Exception:  # a value only the core's launch path reads: it reports it
+        key = None
+    if key is not None and not target._specialized and not target._has_signature(key):
+        cfg = launchconfig.LaunchConfig(target, launcher.griddim, launcher.blockdim, launcher.stream,
+                                        launcher.sharedmem, args)
+        with launchconfig.active_launch_config(cfg):
+            target._compile_for_args(*args)
+        if cfg._kernel_launch_config_sensitive:
+            target._lcs_signatures.add(key.text)
+            if not target._launch_config_sensitive:
+                target._launch_config_sensitive = True
+                target._launch_config_default_key = (cfg.griddim, cfg.blockdim, cfg.sharedmem)
+    return target
 
 
 # The device functions @overload implementations become (_overloads.py, which sits below this module). It is
@@ -725,6 +719,14 @@ class Overload:
         """The PTX (for the current device; `cc` is accepted as numba's argument)."""
         return self._dispatcher.inspect_ptx(self.signature)
 
+    def inspect_sass(self):
+        """The kernel's SASS (Dispatcher.inspect_sass)."""
+        return self._dispatcher.inspect_sass(self.signature)
+
+    def inspect_sass_cfg(self):
+        """The control-flow graph of the kernel's SASS, DOT text (Dispatcher.inspect_sass_cfg)."""
+        return self._dispatcher.inspect_sass_cfg(self.signature)
+
     def inspect_lto_ptx(self, cc=None):
         """numba's link-time-optimized PTX: the kernel's PTX, or with external code its PTX after an LTO link with
         it (Dispatcher.inspect_lto_ptx)."""
@@ -841,58 +843,6 @@ class DeviceCompileResult:
 
 _FunctionDescriptor = namedtuple("FunctionDescriptor", ("name", "qualname", "mangled_name", "argtypes", "restype"))
 
-# The first function a device function's PTX defines: `.visible .func (.param ...) NAME(`.
-_PTX_FUNC = r"^\.visible\s+\.func\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)"
-
-
-# re, shutil, subprocess and tempfile are imported by the functions that use them, not by `import gpujit`
-# (benchmarks/import_time.py): they cost milliseconds at every start and serve only introspection.
-def ptx_arch(ptx):
-    """The architecture a PTX module targets (`.target sm_90a`), sm_80 where it names none."""
-    import re
-
-    m = re.search(r"^\s*\.target\s+(sm_\w+)", ptx, re.M)
-    return m.group(1) if m else "sm_80"
-
-
-def _ptx_function_name(ptx):
-    import re
-
-    m = re.search(_PTX_FUNC, ptx, re.M)
-    if m is None:
-        raise RuntimeError("the device function's PTX defines no function")
-    return m.group(1)
-
-
-def _sass_of(ptx):
-    """SASS for the one kernel of `ptx`: ptxas for its target, then cuobjdump (the CUDA toolkit's tools)."""
-    import re
-    import shutil
-    import subprocess
-    import tempfile
-
-    ptxas = _find_ptxas()
-    tool = os.path.join(os.path.dirname(ptxas), "cuobjdump")
-    if not os.path.isfile(tool):
-        tool = shutil.which("cuobjdump") or shutil.which("nvdisasm")
-    if tool is None:
-        raise RuntimeError("SASS is read with cuobjdump or nvdisasm (CUDA toolkit), and neither was found")
-    arch = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
-    with tempfile.TemporaryDirectory(prefix="gpujit-sass-") as folder:
-        source, cubin = os.path.join(folder, "kernel.ptx"), os.path.join(folder, "kernel.cubin")
-        with open(source, "w") as f:
-            f.write(ptx)
-        proc = subprocess.run([ptxas, f"-arch={arch.group(1) if arch else 'sm_80'}", source, "-o", cubin],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"ptxas could not compile the kernel's PTX:\n{proc.stdout}{proc.stderr}")
-        cmd = [tool, "-sass", cubin] if os.path.basename(tool) == "cuobjdump" else [tool, cubin]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{os.path.basename(tool)} failed:\n{proc.stdout}{proc.stderr}")
-    return proc.stdout
-
-
 class TypeAnnotation:
     """The types semantic analysis gave a kernel's variables, as numba's Overload._type_annotation offers them.
 
@@ -927,64 +877,3 @@ def _kernel_locals(dump, numba_types):
         name, _, text = line.strip().partition(": ")
         typemap[name] = type_for_user(text, numba_types)
     return typemap
-
-
-# Bytes per element of a PTX variable's type suffix (.b8, .u32, .f64 ...).
-_CONST_DECL = (r"^\s*(?:\.visible\s+|\.global\s+)?\.const\s+(?:\.align\s+\d+\s+)?\.[bsuf](\d+)\s+"
-               r"[^\s\[;=]+((?:\[\d+\])*)")
-
-
-def _resource_figures(ptx):
-    """Registers, shared, local and constant bytes and the largest block of the one kernel in `ptx`."""
-    import re
-    import subprocess
-    import tempfile
-
-    ptxas = _find_ptxas()
-    arch = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
-    with tempfile.TemporaryDirectory(prefix="gpujit-ptxas-") as folder:
-        source = os.path.join(folder, "kernel.ptx")
-        with open(source, "w") as f:
-            f.write(ptx)
-        proc = subprocess.run([ptxas, "-v", f"-arch={arch.group(1) if arch else 'sm_80'}", source, "-o",
-                               os.path.join(folder, "kernel.cubin")], capture_output=True, text=True)
-    report = proc.stdout + proc.stderr
-    if proc.returncode != 0:
-        raise RuntimeError(f"ptxas could not compile the kernel's PTX to read its resources:\n{report}")
-    entry = report[report.find("Compiling entry function"):]
-
-    def number(pattern):
-        m = re.search(pattern, entry)
-        return int(m.group(1)) if m else 0
-
-    regs = number(r"Used (\d+) registers")
-    const = 0
-    for bits, dims in re.findall(_CONST_DECL, ptx, re.M):
-        count = 1
-        for d in re.findall(r"\d+", dims):
-            count *= int(d)
-        const += int(bits) // 8 * count
-    per_warp = -(-regs * 32 // 256) * 256
-    max_threads = min(1024, 65536 // per_warp * 32) if regs else 1024
-    bound = re.search(r"^\s*\.maxntid\s+([\d,\s]+)$", ptx, re.M)
-    if bound:
-        limit = 1
-        for d in re.findall(r"\d+", bound.group(1)):
-            limit *= int(d)
-        max_threads = min(max_threads, limit)
-    return {"regs": regs, "shared": number(r"(\d+) bytes smem"), "local": number(r"(\d+) bytes stack frame"),
-            "const": const, "max_threads": max_threads}
-
-
-def _find_ptxas():
-    import shutil
-
-    for folder in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if folder and os.path.isfile(os.path.join(folder, "bin", "ptxas")):
-            return os.path.join(folder, "bin", "ptxas")
-    found = shutil.which("ptxas")
-    if found is None:
-        raise NotImplementedError("a kernel's resource figures (registers, shared, local and constant memory) "
-                                  "are read from `ptxas -v`, and no ptxas was found: install the CUDA toolkit "
-                                  "or set CUDA_HOME")
-    return found

@@ -745,6 +745,11 @@ PyObject* dispatcher_set_extensions(PyObject* self, PyObject* list) {
   Py_RETURN_NONE;
 }
 
+PyObject* dispatcher_set_compile_hook(PyObject* self, PyObject* hook) {
+  state_of(self).compile_hook = hook == Py_None ? pyb::object() : pyb::reinterpret_borrow<pyb::object>(hook);
+  Py_RETURN_NONE;
+}
+
 /// _cooperative(signature) -> bool: whether the kernel uses a grid-wide barrier and is launched cooperatively
 /// (numba's Overload.cooperative). Compiles to PTX if need be; needs no device.
 PyObject* dispatcher_cooperative(PyObject* self, PyObject* sig) {
@@ -789,6 +794,9 @@ PyMethodDef dispatcher_methods[] = {
      METH_VARARGS, "The largest grid of a cooperative launch: (signature, block threads, dynamic shared bytes)."},
     {"_set_extensions", reinterpret_cast<PyCFunction>(dispatcher_set_extensions), METH_O,
      "The list of argument extensions (prepare_args hooks) each launch runs."},
+    {"_set_compile_hook", reinterpret_cast<PyCFunction>(dispatcher_set_compile_hook), METH_O,
+     "A callable every launch calls first with (dispatcher, launcher, args), returning the dispatcher to launch "
+     "in; None for none."},
     {"_compile", reinterpret_cast<PyCFunction>(dispatcher_compile), METH_O,
      "Compiles an explicit signature now; the dispatcher then accepts only its explicit signatures."},
     {"_compile_entry", reinterpret_cast<PyCFunction>(dispatcher_compile_entry), METH_VARARGS,

@@ -67,6 +67,11 @@ struct DispatcherState {
   /// numba's kernel.extensions: the Python list of objects whose prepare_args(ty, val, stream=, retr=) each
   /// launch passes every argument through; empty for almost every kernel, and then nothing runs.
   pyb::object extensions;
+  /// A Python compile hook, set while the Python dispatcher has a `_compile_for_args` of its own or is
+  /// launch-config sensitive (gpujit._dispatcher._LaunchConfigDispatcher): every launch calls it with
+  /// (dispatcher, launcher, args) first; it compiles what the launch needs with the launch configuration set
+  /// and returns the dispatcher to launch in. Unset for almost every kernel, and then nothing runs.
+  pyb::object compile_hook;
 };
 
 struct DispatcherObject {
@@ -110,6 +115,8 @@ struct LauncherObject {
   /// numba's pre_launch_callbacks: a list made when first read; each callable in it is called with
   /// (dispatcher, launcher) right before every launch of this configuration.
   PyObject* callbacks;
+  /// The `kernel[...]` key this configuration was made from (its stream object, for the compile hook).
+  PyObject* key;
 };
 
 extern PyTypeObject* g_dispatcher_type;

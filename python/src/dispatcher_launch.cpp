@@ -143,7 +143,18 @@ PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t narg
       pyb::list callbacks = pyb::reinterpret_borrow<pyb::list>(l->callbacks);
       for (pyb::handle cb : pyb::list(callbacks)) cb(pyb::handle(l->dispatcher), pyb::handle(self));
     }
-    launch(l->dispatcher, l->spec, args, PyVectorcall_NARGS(nargsf));
+    size_t nargs = PyVectorcall_NARGS(nargsf);
+    if (const pyb::object& hook = state_of(l->dispatcher).compile_hook) [[unlikely]] {
+      pyb::tuple given(nargs);
+      for (size_t i = 0; i < nargs; ++i) given[i] = pyb::reinterpret_borrow<pyb::object>(args[i]);
+      pyb::object target = hook(pyb::handle(l->dispatcher), pyb::handle(self), given);
+      if (!PyObject_TypeCheck(target.ptr(), g_dispatcher_type)) {
+        throw pyb::type_error("the compile hook returned no dispatcher");
+      }
+      launch(target.ptr(), l->spec, args, nargs);
+    } else {
+      launch(l->dispatcher, l->spec, args, nargs);
+    }
   } catch (...) {
     set_error_from_current_exception();
     return nullptr;
@@ -157,12 +168,14 @@ int launcher_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
   Py_VISIT(reinterpret_cast<LauncherObject*>(self)->dispatcher);
   Py_VISIT(reinterpret_cast<LauncherObject*>(self)->callbacks);
+  Py_VISIT(reinterpret_cast<LauncherObject*>(self)->key);
   return 0;
 }
 
 int launcher_clear(PyObject* self) {
   Py_CLEAR(reinterpret_cast<LauncherObject*>(self)->dispatcher);
   Py_CLEAR(reinterpret_cast<LauncherObject*>(self)->callbacks);
+  Py_CLEAR(reinterpret_cast<LauncherObject*>(self)->key);
   return 0;
 }
 
@@ -173,6 +186,7 @@ void launcher_dealloc(PyObject* self) {
   l->spec.~LaunchSpec();
   Py_CLEAR(l->dispatcher);
   Py_CLEAR(l->callbacks);
+  Py_CLEAR(l->key);
   tp->tp_free(self);
   Py_DECREF(tp);
 }
@@ -190,6 +204,23 @@ PyObject* launcher_sharedmem(PyObject* self, void*) {
 }
 PyObject* launcher_dispatcher(PyObject* self, void*) {
   return Py_NewRef(reinterpret_cast<LauncherObject*>(self)->dispatcher);
+}
+/// The stream given in `kernel[grid, block, stream]` as it was given (0 for none).
+PyObject* launcher_stream(PyObject* self, void*) {
+  PyObject* key = reinterpret_cast<LauncherObject*>(self)->key;
+  if (key && PyTuple_Check(key) && PyTuple_GET_SIZE(key) > 2) return Py_NewRef(PyTuple_GET_ITEM(key, 2));
+  return PyLong_FromLong(0);
+}
+/// numba's configured-launch `args`: the arguments of the launch whose compile runs on this thread, or None.
+PyObject* launcher_args(PyObject*, void*) {
+  try {
+    pyb::object cfg = pyb::module_::import("gpujit.launchconfig").attr("current_launch_config")();
+    pyb::object args = cfg.is_none() ? pyb::object(pyb::none()) : pyb::object(cfg.attr("args"));
+    return args.release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
 }
 
 /// numba's launch_config.pre_launch_callbacks. A configuration with callbacks is this launcher's own: the
@@ -245,6 +276,9 @@ PyGetSetDef launcher_getset[] = {
     {"blockdim", launcher_blockdim, nullptr, "The block, (x, y, z) threads.", nullptr},
     {"sharedmem", launcher_sharedmem, nullptr, "Bytes of dynamic shared memory per block.", nullptr},
     {"dispatcher", launcher_dispatcher, nullptr, "The kernel this configuration launches.", nullptr},
+    {"stream", launcher_stream, nullptr, "The stream as given in kernel[grid, block, stream] (0: none).", nullptr},
+    {"args", launcher_args, nullptr, "The arguments of the launch whose compile runs on this thread, or None.",
+     nullptr},
     {"pre_launch_callbacks", launcher_callbacks, nullptr,
      "Callables called with (dispatcher, configuration) before each launch of this configuration.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
@@ -391,6 +425,7 @@ PyObject* dispatcher_subscript(PyObject* self, PyObject* key) {
     l->vectorcall = launcher_vectorcall;
     Py_INCREF(self);
     l->dispatcher = self;
+    l->key = Py_NewRef(key);
     new (&l->spec) LaunchSpec(std::move(spec));
     Py_INCREF(key);
     Py_INCREF(l);

@@ -40,7 +40,6 @@ TESTS = [
     (r"test_compiler::.*numba_abi_has_env_global", "numba's NumbaEnv global, an internal of its calling convention"),
     (r"test_compiler::.*functioncompiler_locals", "numba's FunctionCompiler locals= typing"),
     (r"test_inline::.*costmodel", "numba's IR-level inliner cost model"),
-    (r"test_inspect::.*cfg", "nvdisasm control-flow graphs of numba's cubin"),
     (r"::.*simulator|::.*cudasim", "numba's CUDA simulator"),
 ]
 

@@ -135,6 +135,30 @@ def test_resource_figures_come_from_the_compiled_kernel():
     assert from_table.get_shared_mem_per_block() == 0
 
 
+@needs_ptxas
+def test_sass_cfg_is_nvdisasms_graph_of_the_kernel(monkeypatch):
+    from gpujit import _ptx_tools
+
+    @gpu.jit("void(float32[::1])")
+    def branchy(a):
+        i = gpu.grid(1)
+        if i < a.size:
+            a[i] += 1
+
+    if _ptx_tools.find_nvdisasm() is None:
+        with pytest.raises(RuntimeError, match="nvdisasm was not found"):
+            branchy.inspect_sass_cfg()
+        pytest.skip("no nvdisasm here (pip install nvidia-cuda-nvdisasm)")
+    graph = branchy.inspect_sass_cfg(gpu.void(gpu.float32[::1]))
+    # nvdisasm -cfg writes a DOT digraph whose nodes hold the SASS (an EXIT ends every kernel).
+    assert graph.lstrip().startswith("digraph") and graph.rstrip().endswith("}") and "EXIT" in graph
+    assert branchy.overloads[(gpu.float32[::1],)].inspect_sass_cfg() == graph
+    assert list(branchy.inspect_sass_cfg().values()) == [graph]  # one explicit signature: one graph
+    monkeypatch.setattr(_ptx_tools, "find_nvdisasm", lambda: None)
+    with pytest.raises(RuntimeError, match="nvdisasm was not found"):
+        branchy.inspect_sass_cfg()
+
+
 def test_jit_accepts_numba_options_and_checks_the_carveout():
     @gpu.jit(lto=False, shared_memory_carveout="MaxShared")
     def k(a):

@@ -172,10 +172,10 @@ def test_import_gpujit_loads_no_numpy():
 
 def test_the_lazy_imports_still_work():
     # The functions that import them when called: SASS-free ones that need no CUDA toolkit.
-    from gpujit import _dispatcher
+    from gpujit import _ptx_tools
 
-    assert _dispatcher._ptx_function_name(".visible .func (.param .b32 r) my_fn(\n") == "my_fn"
+    assert _ptx_tools.ptx_function_name(".visible .func (.param .b32 r) my_fn(\n") == "my_fn"
     ptx_const = ".const .align 4 .b32 table[4][2];"
     import re
 
-    assert re.findall(_dispatcher._CONST_DECL, ptx_const, re.M) == [("32", "[4][2]")]
+    assert re.findall(_ptx_tools._CONST_DECL, ptx_const, re.M) == [("32", "[4][2]")]

@@ -87,6 +87,29 @@ def test_config_is_thread_local():
     assert configured.args is None
 
 
+def test_a_launcher_made_before_the_hook_runs_it():
+    # numba-cuda's test_launch_config_args_are_thread_local makes `kernel[1, 1]` first, then sets the hook.
+    k = _kernel()
+    configured = k[1, 1, 0]
+    seen = []
+    inner = k._compile_for_args
+
+    def hook(*args):
+        cfg = launchconfig.ensure_current_launch_config()
+        seen.append((cfg.griddim, cfg.blockdim, cfg.stream, configured.args is args or configured.args == args))
+        return inner(*args)
+
+    k._compile_for_args = hook
+    a = np.zeros(1, dtype=np.int32)
+    configured(a)
+    configured(a)  # compiled now: the hook does not compile again
+    assert seen == [((1, 1, 1), (1, 1, 1), 0, True)]
+    assert a[0] == 1 and configured.args is None
+    del k._compile_for_args
+    configured(np.zeros(1, dtype=np.float32))  # the hook is gone with the attribute
+    assert len(seen) == 1
+
+
 def test_launch_config_sensitive_kernel_compiles_per_configuration(monkeypatch):
     from gpujit import _dispatcher
 
