@@ -55,6 +55,7 @@ llvm::Type* ModuleLowering::llvm_type(const Type& t) {
     case Type::Kind::None:
     case Type::Kind::GridGroup:  // no data: g.sync() needs none
     case Type::Kind::Class:      // a dtype argument: compile-time only
+    case Type::Kind::Opaque:     // a library's opaque type: compile-time only (ir/opaque_type.h)
       return llvm::StructType::get(c);
     case Type::Kind::Array:
       return array_struct_type(t.ndim);
@@ -348,8 +349,8 @@ void flatten_param_types(ModuleLowering& m, const Type& t, std::vector<llvm::Typ
     out->insert(out->end(), {part, part});
   } else if (t.is_scalar() || t.is_record() || t.is_pointer()) {
     out->push_back(m.llvm_type(t));  // a record: the address of its copy; a pointer: the address given
-  } else if (t.is_class()) {
-    // A dtype argument (numba's NumberClass) is compile-time only: no parameter.
+  } else if (t.is_class() || t.is_opaque()) {
+    // A dtype argument (numba's NumberClass) or a library's opaque value is compile-time only: no parameter.
   } else {
     throw InternalError("codegen: a kernel argument of type '" + t.str() + "' cannot be passed");
   }
@@ -412,7 +413,7 @@ void FunctionLowering::lower_kernel(std::vector<ParamLayout>* layout) {
       return agg;
     }
     if (t.kind == Type::Kind::EnumMember) return rebuild(t.enum_class->value_type, name);
-    if (t.is_class()) return llvm::Constant::getNullValue(llvm_type(t));  // compile-time: no parameter
+    if (t.is_class() || t.is_opaque()) return llvm::Constant::getNullValue(llvm_type(t));  // no parameter
     if (t.is_record()) {
       // A record argument is the address of a copy the launch path made (runtime/kernel_args.h).
       llvm::Argument* a = take("");

@@ -10,6 +10,7 @@
 #include "ir/datetime_types.h"
 #include "ir/enum_type.h"
 #include "ir/named_tuple.h"
+#include "ir/opaque_type.h"
 #include "ir/record_type.h"
 
 #include <fmt/format.h>
@@ -140,6 +141,7 @@ class TypeReader {
     }
     if (word == "void" || word == "none") return Type::void_();
     if (word == "class") return read_class();
+    if (word == "opaque") return read_opaque();
     word = with_date_unit(start, word);
     if (failed()) return Type::invalid();
     std::optional<ScalarKind> k = parse_scalar_name(word);
@@ -165,6 +167,19 @@ class TypeReader {
     }
     if (!expect(')')) return Type::invalid();
     return Type::class_of(t.scalar);
+  }
+
+  /// A library's opaque type, "opaque(name)" (ir/opaque_type.h): the name is any text up to the ')'.
+  Type read_opaque() {
+    if (!expect('(')) return Type::invalid();
+    size_t at = pos_;
+    size_t close = text_.find(')', pos_);
+    if (close == std::string_view::npos) return fail(at, "opaque(...) is missing its ')'");
+    std::string error;
+    const OpaqueType* o = intern_opaque(text_.substr(pos_, close - pos_), &error);
+    if (!o) return fail(at, error);
+    pos_ = close + 1;
+    return Type::opaque_of(o);
   }
 
   bool failed() const { return !error_.empty(); }
@@ -547,6 +562,8 @@ std::string Type::str() const {
       return fmt::format("{}*", scalar_name(scalar));
     case Kind::Class:
       return fmt::format("class({})", scalar_name(scalar));
+    case Kind::Opaque:
+      return fmt::format("opaque({})", opaque->spelling);
     case Kind::Record:
       return record->spelling;
     case Kind::Array: {
@@ -588,6 +605,8 @@ bool operator==(const Type& a, const Type& b) {
       return a.scalar == b.scalar;
     case Type::Kind::EnumMember:
       return a.enum_class == b.enum_class;
+    case Type::Kind::Opaque:
+      return a.opaque == b.opaque;
     case Type::Kind::CharSeq:
       return a.scalar == b.scalar && a.length == b.length;
     case Type::Kind::Record:

@@ -73,6 +73,7 @@ inline bool is_fp8(ScalarKind k) { return k >= ScalarKind::Fp8E4M3 && k <= Scala
 struct RecordType;  // ir/record_type.h
 struct EnumType;    // ir/enum_type.h
 struct NamedTupleType;  // ir/named_tuple.h
+struct OpaqueType;      // ir/opaque_type.h
 
 /// Array memory layout: C-contiguous ("float32[::1]", indexes without reading strides) or any ("float32[:]").
 enum class Layout : uint8_t { C, Any };
@@ -93,8 +94,10 @@ struct Type {
   /// Class: numba's NumberClass, the type of a dtype object (`np.int32`, `numba.float64`) passed as a kernel
   /// argument, spelled "class(int32)"; `scalar` is the dtype. It has no value at run time: the kernel is
   /// specialized on the dtype, and its parameter names that dtype at compile time (`cuda.local.array(n, dty)`).
+  /// Opaque: a library's opaque type `opaque` (ir/opaque_type.h), spelled "opaque(name)"; like Class, it has
+  /// no value at run time: overload_attribute and overload_method implementations are chosen by the type.
   enum class Kind : uint8_t { Invalid, Void, None, Scalar, Array, Tuple, GridGroup, Record, Pointer, Vector,
-                              EnumMember, CharSeq, Class };
+                              EnumMember, CharSeq, Class, Opaque };
 
   Kind kind = Kind::Invalid;
   ScalarKind scalar = ScalarKind::Int64;  // Scalar: the scalar; Array: the dtype unless `record` is set;
@@ -117,6 +120,8 @@ struct Type {
   const NamedTupleType* named = nullptr;
   /// EnumMember, and Scalar for an IntEnum's member: the class. Interned, compared by pointer.
   const EnumType* enum_class = nullptr;
+  /// Opaque only: the type. Interned, compared by pointer.
+  const OpaqueType* opaque = nullptr;
   uint32_t length = 0;                    // CharSeq only: its number of code units
 
   static Type invalid() { return {}; }
@@ -148,6 +153,8 @@ struct Type {
 
   /// numba's NumberClass of dtype `k` (Kind::Class).
   static Type class_of(ScalarKind k) { Type t; t.kind = Kind::Class; t.scalar = k; return t; }
+  /// A library's opaque type (Kind::Opaque).
+  static Type opaque_of(const OpaqueType* o) { Type t; t.kind = Kind::Opaque; t.opaque = o; return t; }
 
   bool is_valid() const { return kind != Kind::Invalid; }
   bool is_void() const { return kind == Kind::Void; }
@@ -161,6 +168,7 @@ struct Type {
   bool is_enum() const { return enum_class != nullptr; }
   bool is_charseq() const { return kind == Kind::CharSeq; }
   bool is_class() const { return kind == Kind::Class; }
+  bool is_opaque() const { return kind == Kind::Opaque; }
   /// Array only: the element type, a scalar, a record or a CharSeq.
   Type element() const;
   /// Array only: the size in bytes of one element.

@@ -7,6 +7,7 @@
 
 #include "ir/enum_type.h"
 #include "ir/named_tuple.h"
+#include "ir/opaque_type.h"
 #include "ir/record_type.h"
 
 namespace gpujit::rt {
@@ -16,6 +17,10 @@ Type type_of_code(ArgCode code) {
   ScalarKind kind = kind_of_code(code);
   switch (code & 3u) {
     case 1:
+      if (is_opaque_code(code)) {
+        const OpaqueType* o = opaque_by_id(opaque_id(code));
+        return o ? Type::opaque_of(o) : Type::invalid();
+      }
       if (is_class_code(code)) return Type::class_of(kind);
       return (code >> 6) & 1u ? Type::pointer_to(kind) : Type::scalar_of(kind);
     case 2:
@@ -36,6 +41,7 @@ ArgCode code_of_type(const Type& t) {
   if (t.is_scalar()) return scalar_code(t.scalar);
   if (t.is_pointer()) return pointer_code(t.scalar);
   if (t.is_class()) return class_code(t.scalar);
+  if (t.is_opaque()) return opaque_code(t.opaque->id);
   if (t.is_record()) return record_code(t.record->id, 0);
   if (t.is_array() && t.record) return record_code(t.record->id, t.ndim, t.layout, t.index32);
   if (t.is_array()) return array_code(t.scalar, t.ndim, t.layout, t.index32);
@@ -103,8 +109,8 @@ bool append_codes_in(const Type& t, bool in_tuple, std::vector<ArgCode>* key) {
     }
     return true;
   }
-  // The launch path passes records and dtypes (Class) on their own only.
-  if (in_tuple && (t.is_record() || t.is_class())) return false;
+  // The launch path passes records, dtypes (Class) and opaque types on their own only.
+  if (in_tuple && (t.is_record() || t.is_class() || t.is_opaque())) return false;
   ArgCode code = code_of_type(t);
   if (code == kArgInvalid) return false;
   key->push_back(code);

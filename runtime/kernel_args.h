@@ -46,7 +46,15 @@ constexpr bool is_pointer_code(ArgCode code) { return (code & 0xC3u) == 0x41u; }
 /// numba's NumberClass (a dtype passed as an argument, `np.int32`: Type::Kind::Class): a scalar code with bits 6
 /// and 7 set (no pointer or namedtuple header has both). It has no value: packing writes no parameter for it.
 constexpr ArgCode class_code(ScalarKind k) { return ArgCode(scalar_code(k) | (3u << 6)); }
-constexpr bool is_class_code(ArgCode code) { return (code & 0xC3u) == 0xC1u; }
+constexpr bool is_class_code(ArgCode code) { return (code & 0x1C3u) == 0xC1u; }
+/// A library's opaque type (ir/opaque_type.h, compile-time only as a dtype is): a class code with bit 8 set
+/// (bits 8-11 are clear in every scalar code) and the type's id in the kind's bits (2-5 and 12-15). Only
+/// explicit signatures' keys hold one: the launch path classifies no Python value as an opaque type.
+constexpr ArgCode opaque_code(unsigned id) {
+  return ArgCode(0x1C1u | ((id & 0xFu) << 2) | ((id >> 4) << 12));
+}
+constexpr bool is_opaque_code(ArgCode code) { return (code & 0x1C3u) == 0x1C1u; }
+constexpr unsigned opaque_id(ArgCode code) { return ((code >> 2) & 0xFu) | (unsigned(code >> 12) << 4); }
 inline ArgCode array_code(ScalarKind dtype, unsigned ndim, Layout layout, bool index32 = false) {
   return ArgCode(2u | kind_bits(dtype) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u) |
                  (index32 ? 1u << 11 : 0u));

@@ -21,7 +21,7 @@ import sys
 import threading
 import weakref
 
-from . import _overload_types
+from . import _overload_types, _signature
 
 _GPU_TARGETS = ("cuda", "generic", "gpu")
 
@@ -413,6 +413,9 @@ class _Converter:
             return self.numba.none if self.numba is not None else _overload_types.none
         if tag == "function":  # a function passed as an argument (ir/overloads.h OverloadQuery::functions)
             return _overload_types.function_value(d[1], self.numba)
+        library = _signature.opaque_type(d[1])  # a library's own Opaque or Dummy type (_signature.opaque_text)
+        if library is not None:
+            return library
         return self.numba.Opaque(d[1]) if self.numba is not None else _overload_types.Opaque(d[1])
 
     def literal(self, value):

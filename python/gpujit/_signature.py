@@ -31,10 +31,35 @@ def type_text(t):
     if type(t).__module__ == "numpy" or type(t).__name__ == "dtype":
         return str(getattr(t, "name", t))
     if _library_type(t):
-        raise TypeError(f"'{t}' is a numba type of a library's own ({type(t).__name__}, a subclass of numba's "
-                        f"Opaque or Dummy, made with typeof_impl and register_model): gpujit has no data model for "
-                        f"such types, so a kernel cannot take one as an argument yet (docs/extending.md)")
+        return opaque_text(t)
     return str(t)
+
+
+# A library's opaque types (ir/opaque_type.h): the spelling each numba type object has in signatures, and back.
+_opaque_spellings = {}  # numba type -> "opaque(name)"
+_opaque_types = {}  # "opaque(name)" -> numba type
+
+
+def opaque_text(t):
+    """The compiler's spelling of a library's Opaque or Dummy type `t`: "opaque(my_dummy)", with "#2" after
+    the name for the second distinct type object of that name (numba-cuda's tests make a class per test, all
+    of one name). The compiler takes such an argument at compile time only; _overloads.opaque_type() finds
+    the type again for the typing functions of overload_attribute and overload_method."""
+    text = _opaque_spellings.get(t)
+    if text is None:
+        name = "".join(c for c in str(t) if c not in "()") or type(t).__name__
+        text, n = f"opaque({name})", 1
+        while text in _opaque_types:
+            n += 1
+            text = f"opaque({name}#{n})"
+        _opaque_spellings[t] = text
+        _opaque_types[text] = t
+    return text
+
+
+def opaque_type(text):
+    """The numba type whose compiler spelling is `text` (opaque_text), or None."""
+    return _opaque_types.get(text)
 
 
 def _library_type(t):

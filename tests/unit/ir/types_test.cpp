@@ -33,6 +33,19 @@ TEST(TypeParse, DtypeClasses) {
   EXPECT_EQ(parse_error("class(int32"), "invalid type 'class(int32': expected ')', found end of text (column 12)");
 }
 
+TEST(TypeParse, OpaqueTypes) {
+  // A library's opaque type (ir/opaque_type.h): interned by its spelling, one type per spelling.
+  Type t = parse_ok("opaque(types_test_widget)");
+  EXPECT_TRUE(t.is_opaque());
+  EXPECT_EQ(t.str(), "opaque(types_test_widget)");
+  EXPECT_EQ(t, parse_ok("opaque(types_test_widget)"));
+  EXPECT_NE(t, parse_ok("opaque(types_test_widget#2)"));
+  EXPECT_EQ(parse_ok("UniTuple(opaque(types_test_widget), 2)").elements[1], t);
+  EXPECT_EQ(parse_error("opaque(types_test_widget"),
+            "invalid type 'opaque(types_test_widget': opaque(...) is missing its ')' (column 8)");
+  EXPECT_EQ(parse_error("opaque()"), "invalid type 'opaque()': opaque(...) needs the type's name (column 8)");
+}
+
 TEST(ScalarNames, CanonicalNamesAndAliases) {
   EXPECT_STREQ(scalar_name(ScalarKind::Bool), "bool");
   EXPECT_STREQ(scalar_name(ScalarKind::UInt16), "uint16");

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
+#include "ir/opaque_type.h"
 #include "ir/record_type.h"
 #include "runtime/device_array.h"
 #include "runtime/kernel_cache.h"
@@ -49,6 +51,38 @@ TEST(ArgCode, DtypeClassesRoundTripAndPassNoParameter) {
   std::vector<ArgCode> key;
   EXPECT_FALSE(append_codes(Type::tuple_of({Type::class_of(ScalarKind::Int32)}), &key));
   EXPECT_EQ(Type::class_of(ScalarKind::Int32).str(), "class(int32)");
+}
+
+TEST(ArgCode, OpaqueTypesRoundTripAndPassNoParameter) {
+  // A library's opaque type (ir/opaque_type.h): a code per type, told apart from every dtype class's code, no
+  // parameter, and not inside a tuple. The ids reach past 16 into the code's high bits.
+  std::vector<ArgCode> codes;
+  for (int i = 0; i < 20; ++i) {
+    std::string error;
+    const OpaqueType* o = intern_opaque("kernel_args_test_widget#" + std::to_string(i), &error);
+    ASSERT_NE(o, nullptr) << error;
+    Type t = Type::opaque_of(o);
+    ArgCode code = code_of_type(t);
+    ASSERT_NE(code, kArgInvalid) << t.str();
+    EXPECT_TRUE(is_opaque_code(code));
+    EXPECT_FALSE(is_class_code(code) || is_pointer_code(code) || is_named_tuple_code(code) ||
+                 is_header_code(code));
+    EXPECT_EQ(type_of_code(code), t) << t.str();
+    std::vector<unsigned> sizes;
+    append_param_sizes(t, &sizes);
+    EXPECT_TRUE(sizes.empty());
+    std::vector<ArgCode> key;
+    EXPECT_FALSE(append_codes(Type::tuple_of({t}), &key));
+    codes.push_back(code);
+  }
+  for (ScalarKind k : {ScalarKind::Int32, ScalarKind::Float64, ScalarKind::Bool, ScalarKind::TimedeltaNanos})
+    EXPECT_FALSE(is_opaque_code(class_code(k)));
+  std::sort(codes.begin(), codes.end());
+  EXPECT_EQ(std::unique(codes.begin(), codes.end()), codes.end());
+  std::string error;
+  EXPECT_EQ(intern_opaque("kernel_args_test_widget#3", &error),
+            intern_opaque("kernel_args_test_widget#3", &error));
+  EXPECT_EQ(Type::opaque_of(intern_opaque("w", &error)).str(), "opaque(w)");
 }
 
 TEST(ArgCode, DatetimeKindsPastSixteenRoundTrip) {
