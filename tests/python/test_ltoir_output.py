@@ -51,7 +51,7 @@ def test_a_device_function_compiles_to_ltoir(abi):
 def test_a_kernel_compiles_to_ltoir():
     code, resty = gpu.compile(set_zero, "void(float32[::1])", device=False, output="ltoir", abi="numba")
     assert is_ltoir(code)
-    assert str(resty) == "void"
+    assert str(resty) in ("void", "none")  # numba's void prints "none" once numba is imported
 
 
 def test_a_device_function_entry_is_external_kept_and_not_a_kernel():
@@ -136,7 +136,7 @@ ADD_SIG = "void(uint32[::1], uint32, uint32)"
 
 def test_compile_all_lists_the_kernel_then_its_compiled_cuda_c():
     codes, resty = compile_all(add_kernel, ADD_SIG, device=False, abi="numba")
-    assert str(resty) == "void"
+    assert str(resty) in ("void", "none")  # numba's void prints "none" once numba is imported
     assert len(codes) == 2
     assert is_ltoir(codes[0])
     try:
