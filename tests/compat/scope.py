@@ -4,8 +4,8 @@ Everything a numba-cuda user's program can touch is in scope: kernels, device fu
 streams, the dispatcher's public methods, the PTX it shows, the errors and warnings it gives, the extension API,
 debug info, CUDA C linking. Out of scope are only the tests of numba's own IR and bytecode passes, of NVVM and
 numba's driver object, and of its simulator: gpujit has its own compiler, so these tests say nothing of it.
-LATER lists in-scope tests that a later issue of the tracker owns (CUDA C and cffi: 29; the extension API, DWARF
-and the bf16/fp8 bindings: 30); run.py counts them apart until those land. docs/compat.md gives the same lists in
+LATER lists in-scope tests that a later issue of the tracker owns (the extension API, DWARF and the bf16/fp8
+bindings: 30); run.py counts them apart until those land. docs/compat.md gives the same lists in
 prose; `python tests/compat/run.py` applies them.
 
 NEEDS_GPU lists tests that cannot mean anything on the CPU backend (IPC handles, several devices, the
@@ -43,17 +43,10 @@ TESTS = [
     (r"::.*simulator|::.*cudasim", "numba's CUDA simulator"),
 ]
 
-# In scope, but owned by a later issue of the tracker and counted apart until it lands (docs/compat.md): CUDA C and
-# cffi linking (issue 29), and the extension API, DWARF debug info and the bf16/fp8 bindings (issue 30).
+# In scope, but owned by a later issue of the tracker and counted apart until it lands (docs/compat.md): the
+# extension API, DWARF debug info and the bf16/fp8 bindings (issue 30). CUDA C, cffi and LTO (issue 29) count in
+# scope since 2026-12-02.
 LATER_MODULES = {
-    "test_cffi": "29: cffi functions called from kernels",
-    "cudadrv.test_linker": "29: linking CUDA C, PTX, cubin and LTO-IR",
-    "cudadrv.test_nvjitlink": "29: nvJitLink",
-    "cudadrv.test_linkable_code": "29: numba's in-memory linkable code (CUSource, PTXSource, ...)",
-    "cudadrv.test_nvrtc": "29: NVRTC",
-    "cudadrv.test_module_callbacks": "29: setup/teardown callbacks of linked CUDA C modules",
-    "doc_examples.test_ffi": "29: CUDA C device functions and cffi in the documentation's examples",
-    "doc_examples.test_cpointer": "29: cffi pointers in the documentation's examples",
     "test_extending": "30: the extension API (overload, intrinsic, lowering registries)",
     "test_extending_types": "30: the extension API (models, attribute wrappers)",
     "test_extending_usecases": "30: the extension API",
@@ -66,14 +59,6 @@ LATER_MODULES = {
     "test_fp8_bindings": "30: the cuda_fp8.h types and functions",
 }
 LATER_TESTS = [
-    (r"test_compiler::.*ltoir|test_compiler::.*lto_", "29: LTO-IR output"),
-    (r"test_compiler::.*external_functions|test_compiler::.*optional|test_compiler::.*overloaded_function",
-     "29/30: declare_device's external functions and @overload"),
-    (r"test_inline::.*ltoir", "29: LTO-IR output"),
-    (r"test_device_func::TestDeclareDevice", "29: declare_device with link= (CUDA C and PTX device functions)"),
-    (r"test_inspect::.*lto", "29: link-time optimization"),
-    (r"test_errors::.*lto_without_nvjitlink", "29: LTO linking"),
-    (r"test_warning::.*lto_missing", "29: LTO linking"),
     (r"test_sm_creation::.*struct_model|test_sm::.*issue_953", "30: extension models (StructModel)"),
 ]
 
@@ -89,6 +74,10 @@ NEEDS_GPU = [
     (r"cudadrv\.test_events::.*cuda_core", "events of NVIDIA's cuda.core package on a CUDA device"),
     (r"test_cuda_array_interface::.*(stream|sync|consumer)", "streams as the CUDA array interface exchanges them"),
     (r"test_inspect::.*sass", "SASS from nvdisasm for a real device"),
+    (r"test_device_func::TestDeclareDevice|test_cffi::|doc_examples\.test_ffi::|"
+     r"cudadrv\.test_linker::.*linking_(cu|eager|lazy)|cudadrv\.test_module_callbacks::.*(decldevice_arg|jitarg)",
+     "kernels that call linked CUDA C or PTX device functions, which the CPU backend cannot run (they compile and "
+     "link to a cubin without a GPU: tests/python/test_cuda_c*.py, test_lto*.py)"),
     (r"test_compiler::TestCompileForCurrentDevice::", "the current device's compute capability (the CPU backend "
      "has none, which numba's find_closest_arch refuses)"),
     (r"test_warning::.*(inefficient_launch|warn_on_host_array)", "launch warnings about a CUDA device's occupancy "
