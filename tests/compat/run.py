@@ -169,7 +169,8 @@ def main():
     ap.add_argument("--check", action="store_true", help="exit 1 if gpujit passes fewer tests than floor.json")
     args = ap.parse_args()
 
-    modules = args.module or installed_modules(args.suite or SUITES)
+    # numba-cuda's ids name a cudapy module without its folder: cudapy.test_atomics is test_atomics.
+    modules = [m.removeprefix("cudapy.") for m in args.module or []] or installed_modules(args.suite or SUITES)
     impls = ["gpujit", "numba"] if args.impl == "both" else [args.impl]
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="gpujit-compat-"))
     out.mkdir(parents=True, exist_ok=True)
