@@ -1,7 +1,7 @@
 // NVRTC and nvJitLink through runtime/cuda_toolkit.h, offline (no GPU): CUDA C compiles to PTX, a cubin and
 // LTO-IR for an explicit architecture, a compile error carries NVRTC's log with the program's name and line,
-// separately compiled device code links into one cubin (with and without -lto), and an unresolved symbol is
-// a link error naming it. Skips when the toolkit libraries are not on this machine.
+// separately compiled device code links into one cubin (with and without -lto) or, with -lto -ptx, into PTX
+// with the function inlined, and an unresolved symbol is a link error naming it. Skips when the toolkit libraries are not on this machine.
 #include "runtime/cuda_toolkit.h"
 
 #include <gtest/gtest.h>
@@ -136,6 +136,24 @@ TEST_F(CudaToolkitTest, LinksLtoirWithLinkTimeOptimization) {
   EXPECT_TRUE(is_elf(r.cubin));
   // Without -lto nvJitLink refuses LTO-IR.
   EXPECT_THROW(link_cuda({{LinkInputKind::ltoir, kernel, "kernel.ltoir"}}, "sm_90"), CudaLinkError);
+}
+
+TEST_F(CudaToolkitTest, AnLtoLinkGivesThePtxWithTheFunctionInlined) {
+  std::string kernel = compile_cuda_c(program(kKernel, "kernel.cu", {"-rdc=true"}), "sm_90", CudaCOutput::ltoir).code;
+  std::string functions =
+      compile_cuda_c(program(kFunctions, "functions.cu", {"-rdc=true"}), "sm_90", CudaCOutput::ltoir).code;
+  LinkOptions options;
+  options.lto = true;
+  options.ptx = true;  // -lto -ptx: nvJitLinkGetLinkedPtx, and no cubin
+  LinkResult r = link_cuda({{LinkInputKind::ltoir, kernel, "kernel.ltoir"}, {LinkInputKind::ltoir, functions, "f.ltoir"}},
+                           "sm_90", options);
+  EXPECT_TRUE(r.cubin.empty());
+  EXPECT_NE(r.ptx.find(".entry scale"), std::string::npos) << r.ptx;
+  EXPECT_EQ(r.ptx.find(".func"), std::string::npos) << r.ptx;  // mul inlined: no function of its own, no call
+  EXPECT_EQ(r.ptx.find("call"), std::string::npos) << r.ptx;
+  EXPECT_NE(r.ptx.back(), '\0');
+  options.lto = false;  // PTX comes out of an LTO link only
+  EXPECT_THROW(link_cuda({{LinkInputKind::ltoir, kernel, "kernel.ltoir"}}, "sm_90", options), std::invalid_argument);
 }
 
 TEST_F(CudaToolkitTest, UnresolvedSymbolIsALinkErrorNamingIt) {
