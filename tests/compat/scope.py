@@ -75,7 +75,8 @@ NEEDS_GPU = [
     (r"test_cuda_array_interface::.*(stream|sync|consumer)", "streams as the CUDA array interface exchanges them"),
     (r"test_inspect::.*sass", "SASS from nvdisasm for a real device"),
     (r"test_device_func::TestDeclareDevice|test_cffi::|doc_examples\.test_ffi::|"
-     r"cudadrv\.test_linker::.*linking_(cu|eager|lazy)|cudadrv\.test_module_callbacks::.*(decldevice_arg|jitarg)",
+     r"cudadrv\.test_linker::.*linking_(cu|eager|lazy)|cudadrv\.test_module_callbacks::.*(decldevice_arg|jitarg)|"
+     r"test_inspect::.*lto_asm",
      "kernels that call linked CUDA C or PTX device functions, which the CPU backend cannot run (they compile and "
      "link to a cubin without a GPU: tests/python/test_cuda_c*.py, test_lto*.py)"),
     (r"test_compiler::TestCompileForCurrentDevice::", "the current device's compute capability (the CPU backend "
