@@ -460,7 +460,7 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
   auto kernel = std::make_shared<CudaKernel>(*this);
   kernel->name = name;
   if (result.needs_link()) {  // external code (declare_device, link=): linked into a cubin first
-    std::string cubin = link_external(result, name);
+    std::string cubin = link_external(result, name, &kernel->lto_fallback);
     return load_linked(std::move(kernel), result, cubin);
   }
   char error_log[8192] = {};
@@ -475,9 +475,10 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel(const CompileResult& r
   return kernel;
 }
 
-std::string CudaDevice::link_external(const CompileResult& result, const std::string& name) {
+std::string CudaDevice::link_external(const CompileResult& result, const std::string& name,
+                                      std::string* lto_fallback) {
   std::string arch = fmt::format("sm_{}{}", props_.cc_major, props_.cc_minor);
-  if (rt::nvjitlink_available()) return rt::link_kernel(result, arch);
+  if (rt::nvjitlink_available()) return rt::link_kernel(result, arch, lto_fallback);
   // Without nvJitLink, the driver's own linker (cuLink*): CUDA C compiled to a cubin by NVRTC first, and no
   // LTO-IR, which only nvJitLink links.
   bind();
@@ -570,9 +571,9 @@ std::shared_ptr<rt::LoadedKernel> CudaDevice::load_kernel_keeping_code(const Com
                                                                        const std::string& name, std::string* code) {
   bind();
   if (result.needs_link()) {
-    *code = link_external(result, name);
     auto kernel = std::make_shared<CudaKernel>(*this);
     kernel->name = name;
+    *code = link_external(result, name, &kernel->lto_fallback);
     return load_linked(std::move(kernel), result, *code);
   }
   char error_log[8192] = {};

@@ -128,7 +128,8 @@ class CudaDevice final : public rt::Device {
   void finish_load(CudaKernel& kernel, const CompileResult& result);
   /// The kernel's PTX linked with its external code (runtime/kernel_link.h) into a cubin for this device:
   /// nvJitLink, or the driver's cuLink* where nvJitLink cannot be loaded (no LTO-IR then).
-  std::string link_external(const CompileResult& result, const std::string& name);
+  /// `result` linked with its external code into a cubin; `*lto_fallback` as rt::link_kernel gives it.
+  std::string link_external(const CompileResult& result, const std::string& name, std::string* lto_fallback);
   /// Loads a cubin linked from the kernel's PTX and its external code (runtime/kernel_link.h).
   std::shared_ptr<rt::LoadedKernel> load_linked(std::shared_ptr<CudaKernel> kernel, const CompileResult& result,
                                                 const std::string& cubin);

@@ -100,6 +100,10 @@ class LoadedKernel {
   uint32_t static_shared_bytes = 0;
   /// The kernel uses a grid-wide barrier (CompileResult::uses_grid_sync): launch every block at once.
   bool cooperative = false;
+  /// jit(lto=True) with external code, linked with the kernel as PTX after all: why (libNVVM missing or refusing
+  /// the kernel's NVVM IR), so that the binding can warn; empty when the kernel took part as LTO-IR, or LTO was
+  /// not asked for.
+  std::string lto_fallback;
 };
 
 class Device {

@@ -47,6 +47,10 @@ struct KernelLinkResult {
 /// symbol, an architecture mismatch), ToolkitMissingError, std::invalid_argument (an unknown input kind).
 std::string link_kernel(const CompileResult& result, const std::string& arch, const KernelLinkOptions& options = {});
 
+/// The same, saying in `*lto_fallback` why a kernel compiled with jit(lto=True) took part as PTX (empty when it
+/// went in as LTO-IR, or LTO was not asked for).
+std::string link_kernel(const CompileResult& result, const std::string& arch, std::string* lto_fallback);
+
 /// The same for PTX and link files given directly (the binding's compile(output='cubin')).
 std::string link_kernel(const std::string& ptx, const std::string& ptx_name, const std::vector<LinkFile>& link,
                         const std::string& arch, const KernelLinkOptions& options = {});

@@ -247,6 +247,11 @@ rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, 
       tag.empty() ? device.load_kernel(*result, st.name)
                   : load_through_disk(st.name, device, *result, *disk.cache, disk.path, disk.key, tag, &code_hit);
   if (!tag.empty()) ++(code_hit ? st.code_hits : st.code_misses);
+  if (!kernel->lto_fallback.empty()) {  // jit(lto=True), and libNVVM could not make the kernel LTO-IR
+    warn_performance(("lto=True: kernel '" + st.name + "' is linked as PTX, so its CUDA C functions stay calls: " +
+                      kernel->lto_fallback)
+                         .c_str());
+  }
   timer.loaded(st.name, describe_key(key), *result, disk.cache != nullptr,
                tag.empty() ? "PTX through the driver's JIT" : code_hit ? "cached machine code" : "PTX linked into machine code");
   // The setup callbacks run before the kernel is cached: one that raises leaves nothing loaded, and the next

@@ -3,6 +3,7 @@
 // separately compiled device code links into one cubin (with and without -lto) or, with -lto -ptx, into PTX
 // with the function inlined, and an unresolved symbol is a link error naming it. Skips when the toolkit libraries are not on this machine.
 #include "runtime/cuda_toolkit.h"
+#include "runtime/kernel_link.h"
 
 #include <gtest/gtest.h>
 
@@ -154,6 +155,32 @@ TEST_F(CudaToolkitTest, AnLtoLinkGivesThePtxWithTheFunctionInlined) {
   EXPECT_NE(r.ptx.back(), '\0');
   options.lto = false;  // PTX comes out of an LTO link only
   EXPECT_THROW(link_cuda({{LinkInputKind::ltoir, kernel, "kernel.ltoir"}}, "sm_90", options), std::invalid_argument);
+}
+
+TEST_F(CudaToolkitTest, AKernelLibnvvmRefusesIsLinkedAsPtxAndSaysWhy) {
+  // jit(lto=True) on the launch path: the kernel's NVVM IR goes to libNVVM; where libNVVM refuses it (or is not
+  // installed) the kernel is linked as PTX, and the reason comes back for the binding's PerformanceWarning.
+  CompileResult result;
+  result.ptx = compile_cuda_c(program(kKernel, "kernel.cu", {"-rdc=true"}), "sm_90", CudaCOutput::ptx).code;
+  result.entry_name = "scale";
+  LinkFile functions;
+  functions.kind = "cu";
+  functions.data = kFunctions;
+  functions.name = "functions.cu";
+  result.link.push_back(functions);
+  result.nvvm_ir = "this is not NVVM IR";
+  std::string why;
+  EXPECT_TRUE(is_elf(link_kernel(result, "sm_90", &why)));
+  EXPECT_FALSE(why.empty());
+  // The writer's own failure was reported when the kernel compiled: not again here.
+  result.nvvm_ir.clear();
+  result.nvvm_ir_error = "the NVVM IR writer cannot write the bfloat type";
+  EXPECT_TRUE(is_elf(link_kernel(result, "sm_90", &why)));
+  EXPECT_TRUE(why.empty()) << why;
+  // Without lto=True nothing is said.
+  result.nvvm_ir_error.clear();
+  EXPECT_TRUE(is_elf(link_kernel(result, "sm_90", &why)));
+  EXPECT_TRUE(why.empty()) << why;
 }
 
 TEST_F(CudaToolkitTest, UnresolvedSymbolIsALinkErrorNamingIt) {
