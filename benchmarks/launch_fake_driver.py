@@ -26,8 +26,20 @@ Besides the bare launcher's shapes, gpujit's side launches "3 foreign": three ob
 `__cuda_array_interface__` (InterfaceArray), on the kernel of 3 arrays; --instructions subtracts the bare
 launcher's "3 arrays" from it. That row less gpujit's "3 arrays" is what reading a foreign array through the
 interface costs gpujit (the GPU run's foreign-array lines give CuPy's and PyTorch's own paths).
+
+"3 exchange" launches three tensors of a type offering DLPack's C exchange API (`__dlpack_c_exchange_api__`,
+as PyTorch 2.11's tensors do), on the same kernel: the table's C function is a ctypes callback that describes a
+gpujit array's memory, so each read runs that callback (libffi's closure and Python code, about 6,800
+instructions) where PyTorch runs its own C++. --instructions takes it out as the GPU run takes PyTorch's own
+calls out: the same two callgrind runs of `_core._library_read_ns(tensors, N)` (`--library`: only the exchange
+function's calls that a launch's reads make, through the same pointer, results dropped) count the library's
+part per launch, which is subtracted from the row's gpujit figures and printed below the table. That loop's
+own few instructions per tensor (the call, a zeroed DLTensor) go with it, so gpujit's part is, if anything,
+undercounted by them. That row less "3 arrays" is what reading three such tensors costs gpujit over its own
+arrays. The µs rows (without --instructions) include the callback.
 """
 import argparse
+import ctypes
 import importlib.util
 import os
 import re
@@ -46,7 +58,9 @@ SHAPES = {"0 args": (0, 0), "1 array": (1, 0), "3 arrays": (3, 0), "16 arrays": 
 # the instance, so reading it costs the library nothing beyond an attribute lookup and the figure is
 # gpujit's own part), launched on the kernel of 3 arrays. The bare launcher's counterpart is its "3 arrays"
 # launch; the figure to compare with the GPU run's foreign-array lines is this row less gpujit's "3 arrays".
-FOREIGN = {"3 foreign": "3 arrays"}
+FOREIGN = {"3 foreign": "3 arrays", "3 exchange": "3 arrays"}
+# Rows whose library part (the exchange function's calls) --instructions counts apart and takes out.
+LIBRARY_PART = {"3 exchange"}
 
 
 class InterfaceArray:
@@ -57,6 +71,70 @@ class InterfaceArray:
         cai = array.__cuda_array_interface__
         self.__cuda_array_interface__ = {"shape": cai["shape"], "strides": None, "typestr": cai["typestr"],
                                          "data": cai["data"], "version": 3}
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+# The exchange function's C signature, both pointers taken as ints: the callback then builds no ctypes objects.
+_FROM_PY_OBJECT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+
+
+class _ExchangeAPI(ctypes.Structure):
+    """DLPack 1.3's DLPackExchangeAPI (the fields up to the one gpujit calls, and the next)."""
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("prev_api", ctypes.c_void_p),
+                ("allocator", ctypes.c_void_p), ("managed_from_py", ctypes.c_void_p),
+                ("managed_to_py", ctypes.c_void_p), ("dltensor_from_py_object_no_sync", _FROM_PY_OBJECT),
+                ("current_work_stream", ctypes.c_void_p)]
+
+
+# Each ExchangeTensor's DLTensor by the tensor's address: the callback copies it out, as PyTorch's function
+# fills the DLTensor from its tensor's own fields.
+_DESCRIPTIONS = {}
+
+
+class ExchangeTensor:
+    """A tensor type offering DLPack's C exchange API, as PyTorch 2.11's does: its C function (a ctypes
+    callback) describes the memory of a gpujit array of float32 on CUDA device 0, its shape and strides
+    pointing into the tensor's own metadata as PyTorch's do. The description is made once; the callback
+    copies it, so that its own cost (which --instructions subtracts) is small and steady."""
+
+    def __init__(self, array):
+        cai = array.__cuda_array_interface__
+        assert cai["typestr"] == "<f4", "a float32 array"
+        ndim = len(cai["shape"])
+        self.shape = (ctypes.c_int64 * ndim)(*cai["shape"])
+        self.strides = (ctypes.c_int64 * ndim)(*[s // 4 for s in array.strides])
+        self.description = _DLTensor(cai["data"][0], _DLDevice(2, 0), ndim, _DLDataType(2, 32, 1),
+                                     ctypes.cast(self.shape, ctypes.POINTER(ctypes.c_int64)),
+                                     ctypes.cast(self.strides, ctypes.POINTER(ctypes.c_int64)), 0)
+        _DESCRIPTIONS[id(self)] = ctypes.addressof(self.description)
+
+    def __del__(self):
+        _DESCRIPTIONS.pop(id(self), None)
+
+
+def _describe(obj, out, copy=ctypes.memmove, size=ctypes.sizeof(_DLTensor), descriptions=_DESCRIPTIONS):
+    copy(out, descriptions[obj], size)
+    return 0
+
+
+_EXCHANGE_API = _ExchangeAPI(1, 3, None, None, None, None, _FROM_PY_OBJECT(_describe), None)
+_new_capsule = ctypes.pythonapi.PyCapsule_New
+_new_capsule.restype, _new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+ExchangeTensor.__dlpack_c_exchange_api__ = _new_capsule(ctypes.addressof(_EXCHANGE_API), b"dlpack_exchange_api",
+                                                        None)
 
 
 def fake_driver():
@@ -86,11 +164,16 @@ def bare_launcher():
 
 
 def instructions_per_launch(shape, small=2000, large=22000, bare=False):
-    """(instructions per launch, of them in cuLaunchKernel) for gpujit's launch or the bare launcher's."""
+    """(instructions per launch, of them in cuLaunchKernel, of them the library's (LIBRARY_PART; 0 for other
+    rows)) for gpujit's launch or the bare launcher's."""
     if bare:
         shape = FOREIGN.get(shape, shape)  # the bare launcher has one kind of array
-    return callgrind_per_op(__file__, shape, small, large, extra=["--bare"] if bare else [],
-                            function="cuLaunchKernel")
+    total, driver = callgrind_per_op(__file__, shape, small, large, extra=["--bare"] if bare else [],
+                                     function="cuLaunchKernel")
+    library = 0.0
+    if not bare and shape in LIBRARY_PART:
+        library = callgrind_per_op(__file__, shape, small, large, extra=["--library"])
+    return total, driver, library
 
 
 def inclusive_count(out_file, function):
@@ -138,17 +221,26 @@ def main():
     parser.add_argument("--only", choices=[*SHAPES, *FOREIGN], help="time one shape only")
     parser.add_argument("--instructions", action="store_true", help="count instructions per launch (callgrind)")
     parser.add_argument("--bare", action="store_true", help="the bare launcher (launch_floor.launch) instead")
+    parser.add_argument("--library", action="store_true",
+                        help=f"only the library's calls of the reads ({', '.join(sorted(LIBRARY_PART))}), N per round")
     args = parser.parse_args()
     if args.instructions:
         print("instructions per launch (fake driver): gpujit, the bare launcher, gpujit less bare; then the same "
               "less each one's cuLaunchKernel")
         print(f"{'arguments':<12} {'gpujit':>8} {'bare':>8} {'less':>8}   {'gpujit':>8} {'bare':>8} {'less':>8}")
+        notes = []
         for name in [*SHAPES, *FOREIGN]:
             if not args.only or name == args.only:
-                ours, ours_driver = instructions_per_launch(name)
-                bare, bare_driver = instructions_per_launch(name, bare=True)
+                ours, ours_driver, library = instructions_per_launch(name)
+                ours -= library  # the library's own calls (here a ctypes callback): not gpujit's
+                bare, bare_driver, _ = instructions_per_launch(name, bare=True)
                 print(f"{name:<12} {ours:>8.0f} {bare:>8.0f} {ours - bare:>+8.0f}   {ours - ours_driver:>8.0f} "
                       f"{bare - bare_driver:>8.0f} {(ours - ours_driver) - (bare - bare_driver):>+8.0f}")
+                if name in LIBRARY_PART:
+                    notes.append(f"{name}: less the exchange function's calls, {library:.0f} per launch "
+                                 "(_core._library_read_ns, counted apart)")
+        for line in notes:
+            print(line)
         return
     if args.bare:
         return time_bare(args)
@@ -172,7 +264,7 @@ def main():
         arrays = [gpu.to_device(np.zeros(1024, np.float32)) for _ in range(16)]
         print(f"{'arguments':<12} {'us per launch (fake driver)':>28}")
         for i, (name, (na, ns)) in enumerate(SHAPES.items()):
-            if args.only and name != args.only:
+            if (args.only and name != args.only) or args.library:
                 continue
             # A tuple: `k[...](*t)` hands the tuple's items to the launcher as they are, as a call with the
             # arguments written out does; `*list` would copy a tuple per launch, the caller's cost, not ours.
@@ -181,12 +273,20 @@ def main():
             launch()
             print(f"{name:<12} {best_seconds_per_call(launch, args.n, args.rounds) * 1e6:>28.3f}")
         for name, like in FOREIGN.items():
-            if args.only and name != args.only:
+            if (args.only and name != args.only) or (args.library and name not in LIBRARY_PART):
                 continue
             i = list(SHAPES).index(like)
-            k, call_args = getattr(mod, f"k{i}"), tuple(InterfaceArray(a) for a in arrays[:SHAPES[like][0]])
+            wrap = ExchangeTensor if name == "3 exchange" else InterfaceArray
+            k, call_args = getattr(mod, f"k{i}"), tuple(wrap(a) for a in arrays[:SHAPES[like][0]])
             launch = lambda: k[1, 32](*call_args)
             launch()
+            if args.library:
+                # N rounds of the reads' library calls in one call: its own start and end cancel out between
+                # the two callgrind runs, as the process' do.
+                for _ in range(args.rounds):
+                    ns = gpu._core._library_read_ns(call_args, args.n)
+                print(f"{name + ' (library)':<12} {ns / 1e3:>28.3f}")
+                continue
             print(f"{name:<12} {best_seconds_per_call(launch, args.n, args.rounds) * 1e6:>28.3f}")
 
 
