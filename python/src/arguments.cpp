@@ -340,7 +340,6 @@ void Arguments::reset_slow(size_t n) {
     codes_.resize(n);
     values_.resize(n);
   }
-  views_.clear();
   views_.reserve(n);
   copies_.clear();
   record_copies_.clear();
@@ -352,21 +351,17 @@ void Arguments::grow_slots() {
   values_.resize(n);
 }
 
-rt::ArrayView& Arguments::own_view() {
-  if (views_.size() == views_.capacity()) {
-    // Only a tuple holding arrays gets here (reset() reserves a view per argument); the values recorded
-    // so far point into the old storage.
-    std::less<const rt::ArrayView*> before;
-    const rt::ArrayView* old_begin = views_.data();
-    const rt::ArrayView* old_end = old_begin + views_.size();
-    views_.reserve(std::max<size_t>(8, 2 * views_.capacity()));
-    for (size_t k = 0; k < count_; ++k) {
-      const rt::ArrayView*& a = values_[k].array;
-      if (a && !before(a, old_begin) && before(a, old_end)) a = views_.data() + (a - old_begin);
-    }
+void Arguments::grow_views() {
+  // Only a tuple holding arrays gets here (reset() reserves a view per argument); the values recorded so far
+  // point into the old storage.
+  std::less<const rt::ArrayView*> before;
+  const rt::ArrayView* old_begin = views_.data();
+  const rt::ArrayView* old_end = old_begin + views_.size();
+  views_.reserve(std::max<size_t>(8, 2 * views_.capacity()));
+  for (size_t k = 0; k < count_; ++k) {
+    const rt::ArrayView*& a = values_[k].array;
+    if (a && !before(a, old_begin) && before(a, old_end)) a = views_.data() + (a - old_begin);
   }
-  views_.emplace_back();
-  return views_.back();
 }
 
 void Arguments::classify_other(PyObject* obj, size_t i, const std::string& kernel, const std::string& param,
@@ -388,6 +383,31 @@ void Arguments::classify_other(PyObject* obj, size_t i, const std::string& kerne
     last_code() = a->code;
     return;
   }
+  if (const ForeignType* foreign = known_launch_foreign_type(type)) {
+    // A tensor or CuPy array passed before, or an object of a type launches read through its
+    // __cuda_array_interface__ (classify_slow's last test but one): straight to its reader. Before the
+    // numbers' test: no type in that table is one fast_number() takes (they reach classify_slow's readers
+    // only after its number tests declined them). What the reader cannot read goes the long way, which says
+    // why.
+    rt::ArrayView& view = own_view();
+    rt::ArgCode code = rt::kArgInvalid;
+    try {
+      if (!is_interface_type(foreign)) {
+        code = launch_foreign_view(obj, foreign, device, &view);
+      } else if (interface_view(obj, &view)) {
+        code = rt::array_code_of(view);
+      }
+    } catch (const ForeignDeviceError& e) {
+      throw pybind11::type_error(describe(kernel, param, i) + " " + e.what());
+    }
+    if (code) {
+      view.device = &device;
+      v.array = &view;
+      last_code() = code;
+      return;
+    }
+    views_.pop_back();
+  }
   if (rt::ArgCode code = fast_number(obj, v.bytes, kernel, param, i)) {
     last_code() = code;
     return;
@@ -395,25 +415,6 @@ void Arguments::classify_other(PyObject* obj, size_t i, const std::string& kerne
   if (type == g_ndarray_type) {
     host_array(obj, device, stream);
     return;
-  }
-  if (const ForeignType* foreign = known_launch_foreign_type(type)) {
-    // A tensor or CuPy array passed before, or an object of a type launches read through its
-    // __cuda_array_interface__ (classify_slow's last test but one): straight to its reader. What it cannot
-    // read goes the long way, which says why.
-    rt::ArrayView& view = own_view();
-    bool read = false;
-    try {
-      read = is_interface_type(foreign) ? interface_view(obj, &view) : fast_foreign_view(obj, &view, foreign);
-    } catch (const ForeignDeviceError& e) {
-      throw pybind11::type_error(describe(kernel, param, i) + " " + e.what());
-    }
-    if (read) {
-      view.device = &device;
-      last_value().array = &view;
-      last_code() = rt::array_code_of(view);
-      return;
-    }
-    views_.pop_back();
   }
   classify_slow(obj, i, kernel, param, device, stream);
 }

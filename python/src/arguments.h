@@ -31,12 +31,13 @@ extern PyObject* g_arg_hint_types[3];
 
 class Arguments {
  public:
-  /// Starts a launch of `n` arguments. The common case (nothing of the last launch left, room enough) is
-  /// a few compares, inline.
+  /// Starts a launch of `n` arguments. The common case (no copies of the last launch left, room enough) is
+  /// a few compares and the last launch's views dropped, inline.
   void reset(size_t n) {
     count_ = 0;
     wide_scalars_ = 0;
-    if (codes_.size() < n || views_.capacity() < n || !views_.empty() || !copies_.empty() || !record_copies_.empty())
+    views_.clear();  // foreign arrays' views, and the owners some hold (DLPack's managed tensors)
+    if (codes_.size() < n || views_.capacity() < n || !copies_.empty() || !record_copies_.empty())
       reset_slow(n);
   }
   /// Classifies argument `index` (named `param` of kernel `kernel`, for messages). Throws TypeError for an
@@ -216,7 +217,13 @@ class Arguments {
                   bool copy_in = true, bool copy_back = true);
   /// A NumPy record scalar (np.void, np.record): passed as the address of a device copy of its bytes.
   void record_scalar(PyObject* obj, rt::Device& device, const std::shared_ptr<rt::Stream>& stream);
-  rt::ArrayView& own_view();
+  /// A fresh view for this launch, kept until the next reset(). The common case inline (room reserved),
+  /// its growth out of line.
+  rt::ArrayView& own_view() {
+    if (views_.size() == views_.capacity()) [[unlikely]] grow_views();
+    return views_.emplace_back();
+  }
+  [[gnu::noinline]] void grow_views();
 
   // The first count_ entries are this launch's; the vectors only grow, so a thread's launches stop
   // allocating once they have seen their widest key.

@@ -80,39 +80,70 @@ pybind11::object export_dlpack(pybind11::handle self, pybind11::handle stream) {
 
 namespace {
 
-/// Copies a DLTensor's description into `out` (not its owner); false with *error set if it is not in CUDA
-/// memory or has an unsupported element type or too many dimensions.
-bool view_of_dltensor(const DLTensor& t, rt::ArrayView* out, std::string* error) {
-  if (t.device.device_type != kDLCUDA && t.device.device_type != kDLCUDAManaged) {
-    *error = "its __dlpack__ tensor is not in CUDA device memory (device type " +
-             std::to_string(t.device.device_type) + ")";
-    return false;
-  }
+enum class DLTensorRead { Ok, NotCuda, Unsupported };
+
+/// The ForeignDeviceError for a CUDA tensor on device `id` where `device` is current. Out of line: the
+/// message's strings would give every read a large stack frame.
+[[noreturn, gnu::noinline, gnu::cold]] void throw_other_device(int32_t id, const rt::Device& device) {
+  throw ForeignDeviceError("is a tensor on CUDA device " + std::to_string(id) + " but " +
+                           device_label(device) + " is current; use it inside 'with gpu.gpus[" +
+                           std::to_string(id) + "]:'");
+}
+
+/// Copies a DLTensor's description into `out` (not its owner, nor its device); NotCuda or Unsupported (an
+/// element type gpujit has not, or too many dimensions) with `out` unusable. A CUDA tensor of another
+/// device than `device` (the launch's, the current one) is a ForeignDeviceError. With `code`, also the
+/// view's argument code, rt::array_code_of(*out), computed in the same pass over the dimensions (the core
+/// library's function makes three, size, extent and C-contiguity, each asking for the element size again):
+/// the same rules, for views whose extents are all in [1, 2**31); any other view (an empty one, an extent
+/// too large for 32-bit indexing or past the 2**62 limit) is left to array_code_of, which also raises for
+/// the latter. test_foreign_arrays.py checks that the two agree.
+DLTensorRead read_dltensor(const DLTensor& t, const rt::Device& device, rt::ArrayView* out,
+                           rt::ArgCode* code = nullptr) {
   if (t.device.device_type == kDLCUDA) {
     // DLPack says which GPU holds the tensor (the CUDA array interface does not): one of another device than
-    // the current one is an error here rather than an illegal address in the kernel.
-    rt::Device& current = rt::Runtime::get().current_device();
-    if (current.backend() == rt::BackendKind::Cuda && t.device.device_id != current.ordinal()) {
-      throw ForeignDeviceError("is a tensor on CUDA device " + std::to_string(t.device.device_id) + " but " +
-                               device_label(current) + " is current; use it inside 'with gpu.gpus[" +
-                               std::to_string(t.device.device_id) + "]:'");
-    }
+    // the current one is an error here rather than an illegal address in the kernel. The id first: it is
+    // the cheap test, and it differs only in that error.
+    if (t.device.device_id != device.ordinal() && device.backend() == rt::BackendKind::Cuda) [[unlikely]]
+      throw_other_device(t.device.device_id, device);
+  } else if (t.device.device_type != kDLCUDAManaged) {
+    return DLTensorRead::NotCuda;
   }
-  auto kind = kind_from_dlpack(t.dtype.code, t.dtype.bits, t.dtype.lanes);
-  if (!kind || t.ndim < 0 || t.ndim > rt::kMaxDims) {
-    *error = "its __dlpack__ tensor has an unsupported element type or too many dimensions";
-    return false;
-  }
+  const std::optional<ScalarKind> kind = kind_from_dlpack(t.dtype.code, t.dtype.bits, t.dtype.lanes);
+  const int ndim = t.ndim;
+  if (!kind || ndim < 0 || ndim > rt::kMaxDims) return DLTensorRead::Unsupported;
+  const int64_t itemsize = t.dtype.bits / 8;  // scalar_size(*kind): kind_from_dlpack takes whole bytes only
   out->dtype = *kind;
-  out->ndim = t.ndim;
-  for (int i = 0; i < t.ndim; ++i) out->shape[i] = t.shape[i];
-  if (t.strides) {
-    for (int i = 0; i < t.ndim; ++i) out->strides[i] = t.strides[i] * int64_t(scalar_size(*kind));
-  } else {
-    out->set_c_strides();
-  }
+  out->record = nullptr;
+  out->ndim = ndim;
   out->data = rt::DevicePtr(reinterpret_cast<uintptr_t>(t.data) + t.byte_offset);
-  return true;
+  // From the last dimension on: `run` is the C stride of dimension d as ArrayView::set_c_strides() makes it
+  // (for a tensor without strides), and, while every extent is positive, what is_c_contiguous() expects.
+  constexpr int64_t kLimit32 = int64_t{1} << 31;
+  uint64_t run = uint64_t(itemsize);  // wrapping, as the core's products do
+  bool in_range = true, c_contiguous = true;
+  __int128 lo = 0, hi = itemsize;  // the elements' byte offsets from data, as array_code_of bounds them
+  for (int d = ndim - 1; d >= 0; --d) {
+    const int64_t n = t.shape[d];
+    const int64_t stride = t.strides ? t.strides[d] * itemsize : int64_t(run);
+    out->shape[d] = n;
+    out->strides[d] = stride;
+    if (!code) {
+      run *= uint64_t(n > 0 ? n : 1);
+      continue;
+    }
+    in_range = in_range && n >= 1 && n < kLimit32;
+    c_contiguous = c_contiguous && (n == 1 || uint64_t(stride) == run);
+    run *= uint64_t(n > 0 ? n : 1);
+    const __int128 span = __int128(n - 1) * stride;
+    (span < 0 ? lo : hi) += span;
+  }
+  if (code) {
+    *code = !in_range ? rt::array_code_of(*out)
+                      : rt::array_code(*kind, unsigned(ndim), c_contiguous ? Layout::C : Layout::Any,
+                                       lo > -kLimit32 && hi < kLimit32);
+  }
+  return DLTensorRead::Ok;
 }
 
 }  // namespace
@@ -137,9 +168,18 @@ bool view_from_dlpack(PyObject* obj, rt::ArrayView* out, std::string* error) {
     auto* m = static_cast<DLManagedTensor*>(p);
     if (m->deleter) m->deleter(m);
   });
-  if (!view_of_dltensor(managed->dl_tensor, out, error)) return false;
-  out->owner = std::move(owner);
-  return true;
+  const DLTensor& t = managed->dl_tensor;
+  switch (read_dltensor(t, rt::Runtime::get().current_device(), out)) {
+    case DLTensorRead::Ok: out->owner = std::move(owner); return true;
+    case DLTensorRead::NotCuda:
+      *error = "its __dlpack__ tensor is not in CUDA device memory (device type " +
+               std::to_string(t.device.device_type) + ")";
+      return false;
+    case DLTensorRead::Unsupported:
+      *error = "its __dlpack__ tensor has an unsupported element type or too many dimensions";
+      return false;
+  }
+  return false;
 }
 
 const DLPackExchangeAPI* exchange_api_of(PyTypeObject* type) {
@@ -165,8 +205,18 @@ bool view_from_exchange_api(const DLPackExchangeAPI* api, PyObject* obj, rt::Arr
     PyErr_Clear();
     return false;
   }
-  std::string error;
-  return view_of_dltensor(t, out, &error);
+  return read_dltensor(t, rt::Runtime::get().current_device(), out) == DLTensorRead::Ok;
+}
+
+rt::ArgCode launch_view_from_exchange_api(const DLPackExchangeAPI* api, PyObject* obj,
+                                          const rt::Device& device, rt::ArrayView* out) {
+  DLTensor t{};
+  if (api->dltensor_from_py_object_no_sync(obj, &t) != 0) [[unlikely]] {
+    PyErr_Clear();
+    return rt::kArgInvalid;
+  }
+  rt::ArgCode code = rt::kArgInvalid;
+  return read_dltensor(t, device, out, &code) == DLTensorRead::Ok ? code : rt::kArgInvalid;
 }
 
 void register_dlpack(pybind11::module_& m, pybind11::class_<PyDeviceArray>& cls) {

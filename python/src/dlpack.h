@@ -15,6 +15,7 @@
 #include <Python.h>
 
 #include "runtime/device_array.h"
+#include "runtime/kernel_args.h"
 
 namespace gpujit::py {
 
@@ -72,8 +73,13 @@ const DLPackExchangeAPI* exchange_api_of(PyTypeObject* type);
 /// Python error left set, when the producer fails or the tensor is not in CUDA memory or has an unsupported
 /// element type; the generic protocols then say why.
 bool view_from_exchange_api(const DLPackExchangeAPI* api, PyObject* obj, rt::ArrayView* out);
+/// view_from_exchange_api() for the launch path: `device` is the launch's (the current device, which the
+/// tensor's must be), and the result is the view's argument code (rt::array_code_of's), kArgInvalid where
+/// view_from_exchange_api() returns false. Fills the view's dtype, ndim, extents, strides and data, no more.
+rt::ArgCode launch_view_from_exchange_api(const DLPackExchangeAPI* api, PyObject* obj,
+                                          const rt::Device& device, rt::ArrayView* out);
 
-/// Thrown by the readers below for a CUDA tensor (DLPack names its device) of another device than the
+/// Thrown by the readers here for a CUDA tensor (DLPack names its device) of another device than the
 /// calling thread's current CUDA device: a kernel there could not read it. The launch path adds the argument.
 struct ForeignDeviceError : std::runtime_error {
   using std::runtime_error::runtime_error;

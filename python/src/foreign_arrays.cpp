@@ -31,6 +31,9 @@ namespace {
 // Types seen so far (strong references: a type may not die while it is a key here). Few entries; a deque,
 // so the ForeignType pointers known_fast_foreign_type() hands out stay valid as types are added.
 std::deque<ForeignType> g_types;
+// The entry known_launch_foreign_type() found last (only one it returns): a launch passes several tensors of
+// one type, and this spares each the walk of the table.
+const ForeignType* g_last_launch_type = nullptr;
 bool g_use_exchange_api = true;
 // dtype objects (torch.float32, numpy dtypes of CuPy arrays) and their kinds; nullopt-free: unsupported
 // dtypes are not cached and fall back.
@@ -389,6 +392,7 @@ TensorCacheCounts tensor_cache_counts() { return g_counts; }
 
 void use_exchange_api(bool enabled) {
   g_use_exchange_api = enabled;
+  g_last_launch_type = nullptr;
   for (const ForeignType& k : g_types) Py_DECREF(k.type);
   g_types.clear();  // types are recognized again, the new way
 }
@@ -401,8 +405,11 @@ const ForeignType* known_fast_foreign_type(PyTypeObject* type) {
 }
 
 const ForeignType* known_launch_foreign_type(PyTypeObject* type) {
+  if (g_last_launch_type && g_last_launch_type->type == type) return g_last_launch_type;
   for (const ForeignType& k : g_types) {
-    if (k.type == type) return k.library != Library::Other || k.by_interface ? &k : nullptr;
+    if (k.type != type) continue;
+    if (k.library == Library::Other && !k.by_interface) return nullptr;  // mark_interface_type may change it
+    return g_last_launch_type = &k;
   }
   return nullptr;
 }
@@ -417,6 +424,14 @@ void mark_interface_type(PyTypeObject* type) {
 
 bool foreign_library_calls(PyObject* obj, const ForeignType* known) {
   return library_calls_only(obj, known ? *known : known_type_of(obj));
+}
+
+rt::ArgCode launch_foreign_view(PyObject* obj, const ForeignType* known, const rt::Device& device,
+                                rt::ArrayView* out) {
+  if (known->library == Library::Exchange) {
+    return launch_view_from_exchange_api(known->exchange, obj, device, out);
+  }
+  return fast_foreign_view(obj, out, known) ? rt::array_code_of(*out) : rt::kArgInvalid;
 }
 
 bool fast_foreign_view(PyObject* obj, rt::ArrayView* out, const ForeignType* known) {

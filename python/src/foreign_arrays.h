@@ -14,6 +14,7 @@
 #include <Python.h>
 
 #include "runtime/device_array.h"
+#include "runtime/kernel_args.h"
 
 namespace gpujit::py {
 
@@ -37,6 +38,13 @@ void mark_interface_type(PyTypeObject* type);
 /// Reads `obj` into `out` if it is a CUDA tensor of a type with a fast path and of a supported dtype.
 /// `known`, if given, is known_fast_foreign_type(Py_TYPE(obj)), which spares a second search.
 bool fast_foreign_view(PyObject* obj, rt::ArrayView* out, const ForeignType* known = nullptr);
+
+/// fast_foreign_view() for the launch path, of `obj` of a type with a fast path (`known`, from
+/// known_launch_foreign_type(), not an interface type) for a launch on `device` (the current device): the
+/// view's argument code (rt::array_code_of's), or kArgInvalid where fast_foreign_view() returns false. A
+/// type read through DLPack's C exchange API has its view and code made in one pass (dlpack.h).
+rt::ArgCode launch_foreign_view(PyObject* obj, const ForeignType* known, const rt::Device& device,
+                                rt::ArrayView* out);
 
 /// Only the library's own calls that fast_foreign_view() makes for `obj`, their results dropped; false if
 /// `obj` has no fast path (or a call failed). For benchmarks: it separates the library's part of a read

@@ -310,22 +310,31 @@ class _ExchangeAPI(ctypes.Structure):
 
 def _exchange_tensor_type(minor=3, dtype=(2, 32, 1)):
     """A tensor type offering DLPack's C exchange API, whose C function (a ctypes callback here) describes
-    the tensor's target array as of DLPack type `dtype` (code, bits, lanes; float32 by default); it counts
-    its calls and fails for tensors marked as on the CPU."""
+    the tensor's target array as of DLPack type `dtype` (code, bits, lanes; float32 by default), on CUDA device
+    `device_id`; it counts its calls and fails for tensors marked as on the CPU. `Tensor.of_view` makes one of
+    any extents and strides (in elements; None: no strides, C order) at an address, with no array behind it."""
 
     class Tensor:
         calls = 0
 
-        def __init__(self, target, on_cpu=False):
-            self.target, self.on_cpu = target, on_cpu
+        def __init__(self, target, on_cpu=False, device_id=0):
+            self.target, self.on_cpu, self.device_id = target, on_cpu, device_id
             cai = target.__cuda_array_interface__
             self.shape = (ctypes.c_int64 * len(cai["shape"]))(*cai["shape"])
             self.strides = (ctypes.c_int64 * len(cai["shape"]))(*[s // 4 for s in target.strides])
             self.data = cai["data"][0]
 
+        @classmethod
+        def of_view(cls, data, shape, strides):
+            t = cls.__new__(cls)
+            t.target, t.on_cpu, t.device_id, t.data = None, False, 0, data
+            t.shape = (ctypes.c_int64 * len(shape))(*shape)
+            t.strides = None if strides is None else (ctypes.c_int64 * len(shape))(*strides)
+            return t
+
         @property
         def __cuda_array_interface__(self):
-            if self.on_cpu:
+            if self.on_cpu or self.target is None:
                 raise AttributeError("no interface on a CPU tensor")
             return self.target.__cuda_array_interface__
 
@@ -335,10 +344,10 @@ def _exchange_tensor_type(minor=3, dtype=(2, 32, 1)):
         if t.on_cpu:
             out[0].device = _DLDevice(1, 0)
         else:
-            out[0].device = _DLDevice(2, 0)
+            out[0].device = _DLDevice(2, t.device_id)
         out[0].data, out[0].ndim, out[0].dtype = t.data, len(t.shape), _DLDataType(*dtype)
         out[0].shape = ctypes.cast(t.shape, ctypes.POINTER(ctypes.c_int64))
-        out[0].strides = ctypes.cast(t.strides, ctypes.POINTER(ctypes.c_int64))
+        out[0].strides = None if t.strides is None else ctypes.cast(t.strides, ctypes.POINTER(ctypes.c_int64))
         out[0].byte_offset = 0
         return 0
 
@@ -410,6 +419,61 @@ def test_the_exchange_api_can_be_switched_off_for_benchmarks(fake):
     k[1, 1](Tensor(d))
     assert Tensor.calls == 1
     assert [u64(p) for p in fake.last_launch()[5]] == [d.__cuda_array_interface__["data"][0], 8, 4]
+
+
+class _InterfaceView:
+    """The same view as Tensor.of_view's, through __cuda_array_interface__ (strides in bytes)."""
+
+    def __init__(self, data, shape, strides):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": "<f4", "data": (data, False), "version": 3,
+                                         "strides": None if strides is None else tuple(4 * s for s in strides)}
+
+
+@pytest.mark.parametrize("shape, strides", [
+    ((8,), None), ((8,), (1,)), ((8,), (2,)), ((8,), (-1,)), ((8,), (0,)), ((1,), (5,)),
+    ((4, 6), (6, 1)), ((4, 6), None), ((4, 6), (1, 4)), ((4, 1), (1, 7)), ((1, 1, 5), (99, 3, 1)),
+    ((3, 5), (7, 1)), ((2,) * 8, None), ((2, 3, 2, 1, 2, 1, 3, 2), (72, 24, 12, 12, 6, 1, 2, 1)),
+    # Empty: no extent is stepped along.
+    ((0,), (1,)), ((0, 4), (4, 1)), ((2, 3, 0), None), ((3, 0), (1, 9)),
+    # Byte offsets past 32 bits (the kernel then takes 64-bit extents and strides), up and down.
+    ((3,), (2 ** 29,)), ((3,), (-(2 ** 29),)), ((2, 2), (2 ** 28, 2 ** 28)), ((2 ** 29 - 1,), (1,)),
+    ((2 ** 29,), (1,)), ((2 ** 31 - 1,), (0,)), ((2 ** 31,), (0,)), ((2 ** 30, 2), (1, 2 ** 30)),
+])
+def test_the_exchange_apis_launch_reads_key_and_pack_as_the_interfaces(fake, shape, strides):
+    # A launch computes an exchange-API tensor's argument code in the pass that copies its extents and
+    # strides (python/src/dlpack.cpp), rather than with the core library's array_code_of: the layout and the
+    # 32-bit indexing it gives must be the interface's, which takes array_code_of's.
+    Tensor = _exchange_tensor_type()
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    base = gpu.to_device(np.zeros(16, np.float32))  # only its address: the fake driver runs no kernel
+    data = base.__cuda_array_interface__["data"][0]
+    k[1, 1](Tensor(base))  # the type is known now: the launches below read through the launch path's reader
+    calls = Tensor.calls
+    k[1, 1](Tensor.of_view(data, shape, strides))
+    assert Tensor.calls == calls + 1
+    through_exchange, signatures = fake.last_launch()[5], list(k.signatures)
+    k[1, 1](_InterfaceView(data, shape, strides))
+    assert fake.last_launch()[5] == through_exchange  # 4-byte extents and strides where index32, else 8
+    assert k.signatures == signatures  # the same specialization: the same layout
+
+
+def test_an_exchange_api_tensor_with_too_large_an_extent_is_refused_as_the_interfaces(fake):
+    Tensor = _exchange_tensor_type()
+
+    @gpu.jit
+    def k(a):
+        pass
+
+    base = gpu.to_device(np.zeros(16, np.float32))
+    data = base.__cuda_array_interface__["data"][0]
+    k[1, 1](Tensor(base))
+    for too_large in (Tensor.of_view(data, (2 ** 62,), (1,)), _InterfaceView(data, (2 ** 62,), (1,))):
+        with pytest.raises(ValueError, match=r"an array extent of 4611686018427387904 elements is too large"):
+            k[1, 1](too_large)
 
 
 def test_an_exchange_api_of_an_unknown_version_is_not_used(fake):

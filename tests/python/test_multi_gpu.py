@@ -234,6 +234,31 @@ def test_a_dlpack_tensor_of_another_device_names_the_argument_and_both_devices(t
         gpu.from_dlpack(DLPackOnly(on_1))
 
 
+def test_an_exchange_api_tensor_of_another_device_names_the_argument_and_both_devices(two_gpus):
+    # A tensor read through DLPack's C exchange API (PyTorch's) names its device too: a launch compares it with
+    # its own device, the first time it meets the tensor's type (the general path) and afterwards (the launch
+    # path's reader of known types).
+    from test_foreign_arrays import _exchange_tensor_type
+
+    fake = two_gpus
+    Tensor = _exchange_tensor_type()
+    on_0 = gpu.to_device(np.zeros(4, np.float32))
+    with gpu.gpus[1]:
+        on_1 = gpu.to_device(np.zeros(4, np.float32))
+        launches = fake.launches_on(1) if fake else 0
+        for _ in range(2):
+            add_scalar[1, 32](Tensor(on_1, device_id=1), 1.0)
+        if fake:
+            assert fake.launches_on(1) - launches == 2
+        with pytest.raises(TypeError, match=r"argument 'a' \(position 1\) is a tensor on CUDA device 0 but .*"
+                                            r"\(device 1\) is current; use it inside 'with gpu.gpus\[0\]:'"):
+            add_scalar[1, 32](Tensor(on_0), 1.0)
+    with pytest.raises(TypeError, match=r"argument 'a' \(position 1\) is a tensor on CUDA device 1 but .*"
+                                        r"\(device 0\) is current; use it inside 'with gpu.gpus\[1\]:'"):
+        add_scalar[1, 32](Tensor(on_1, device_id=1), 1.0)
+    assert Tensor.calls == 4
+
+
 def test_copies_between_devices(two_gpus):
     fake = two_gpus
     host = np.arange(1000, dtype=np.float32)
