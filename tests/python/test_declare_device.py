@@ -5,6 +5,7 @@ cubin's symbol table shows each call resolved (the function defined in it); an u
 error. On the CPU backend such a kernel is a clear compile error; on the CUDA backend (the fake driver here) a
 launch links before it loads. The tests marked gpu run the kernels on a GPU and check the values."""
 
+import os
 import re
 import struct
 
@@ -508,3 +509,31 @@ def test_a_cooperative_external_function_syncs_the_grid_on_a_gpu(cuda):
     count[blocks, 64](r, np.zeros(1, np.int32))
     # Every thread added one before the grid barrier and read the total after it.
     np.testing.assert_array_equal(r, np.full(blocks * 64, blocks * 64, np.int32))
+
+
+@pytest.mark.gpu
+def test_an_lto_launch_without_libnvvm_warns_and_links_as_ptx(cuda, tmp_path):
+    # A machine with the nvJitLink wheel and no libNVVM: jit(lto=True) cannot make the kernel LTO-IR, so the launch
+    # links its PTX (the CUDA C function stays a call) and says so, rather than falling back silently.
+    import subprocess
+    import sys
+
+    script = tmp_path / "lto_without_nvvm.py"
+    script.write_text(f"""
+import numpy as np
+import gpujit as gpu
+times2 = gpu.declare_device("times2", "int32(int32)", link=gpu.CUSource({TIMES2_CU!r}))
+
+@gpu.jit(lto=True)
+def kernel(r, x):
+    r[0] = times2(x[0])
+
+r = np.zeros(1, np.int32)
+kernel[1, 1](r, np.full(1, 21, np.int32))
+print("result", r[0])
+""")
+    env = dict(os.environ, GPUJIT_NVVM=str(tmp_path / "no-libnvvm.so"), GPUJIT_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "result 42" in proc.stdout
+    assert "lto=True: kernel 'kernel' is linked as PTX" in proc.stderr and "libNVVM" in proc.stderr, proc.stderr
