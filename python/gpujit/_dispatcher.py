@@ -217,7 +217,8 @@ class Dispatcher(_core.Dispatcher):
     def _compile_for_args(self, *args):
         """Compiles for the types these argument values have at a launch (numba's hook of the same name).
 
-        The launch path of `kernel[...]` is C++ and does not call it: replacing it does not see launches."""
+        The launch path of `kernel[...]` is C++ and does not call this one; a `_compile_for_args` set on the
+        instance makes the dispatcher a _LaunchConfigDispatcher, whose launches call it when they compile."""
         return self.compile(tuple(type_of_value(a) for a in args))
 
     def inspect_lto_ptx(self, signature=None, cc=None):
