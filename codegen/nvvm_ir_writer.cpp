@@ -755,8 +755,4 @@ bool write_nvvm_ir(const llvm::Module& module, const NvvmIrEntry& entry, std::st
   }
 }
 
-bool write_nvvm_ir(const llvm::Module& module, const llvm::Function& kernel, std::string* out, std::string* error) {
-  return write_nvvm_ir(module, NvvmIrEntry{&kernel, true, false}, out, error);
-}
-
 }  // namespace gpujit

@@ -51,7 +51,4 @@ struct NvvmIrEntry {
 /// `*error` to a message naming the construct it cannot write.
 bool write_nvvm_ir(const llvm::Module& module, const NvvmIrEntry& entry, std::string* out, std::string* error);
 
-/// The same for a kernel: `kernel` is the entry, marked a kernel.
-bool write_nvvm_ir(const llvm::Module& module, const llvm::Function& kernel, std::string* out, std::string* error);
-
 }  // namespace gpujit

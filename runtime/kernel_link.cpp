@@ -73,31 +73,14 @@ KernelLinkResult link_kernel_detailed(const std::string& ptx, const std::string&
   return out;
 }
 
-std::string link_kernel(const std::string& ptx, const std::string& ptx_name, const std::vector<LinkFile>& link,
-                        const std::string& arch, const KernelLinkOptions& options) {
-  return link_kernel_detailed(ptx, ptx_name, link, arch, options).cubin;
-}
-
-namespace {
-
-KernelLinkResult link_result(const CompileResult& result, const std::string& arch, const KernelLinkOptions& options) {
-  KernelLinkOptions o = options;
+std::string link_kernel(const CompileResult& result, const std::string& arch, std::string* lto_fallback) {
+  KernelLinkOptions o;
   if (result.lto_requested()) {  // jit(lto=True): the kernel as LTO-IR where libNVVM takes it
     o.lto = true;
     o.nvvm_ir = result.nvvm_ir;
     o.nvvm_ir_error = result.nvvm_ir_error;
   }
-  return link_kernel_detailed(result.ptx, result.entry_name + ".ptx", result.link, arch, o);
-}
-
-}  // namespace
-
-std::string link_kernel(const CompileResult& result, const std::string& arch, const KernelLinkOptions& options) {
-  return link_result(result, arch, options).cubin;
-}
-
-std::string link_kernel(const CompileResult& result, const std::string& arch, std::string* lto_fallback) {
-  KernelLinkResult r = link_result(result, arch, {});
+  KernelLinkResult r = link_kernel_detailed(result.ptx, result.entry_name + ".ptx", result.link, arch, o);
   // The writer's failure (nvvm_ir_error) was reported when the kernel compiled; libNVVM's is new here.
   *lto_fallback = result.lto_requested() && !r.kernel_as_ltoir && r.lto_fallback != result.nvvm_ir_error
                       ? r.lto_fallback

@@ -42,20 +42,15 @@ struct KernelLinkResult {
   std::string lto_fallback;
 };
 
-/// The cubin of `result`'s PTX linked with `result.link` for `arch`. Throws CudaCCompileError (a CUDA C source
-/// that does not compile, NVRTC's log with its file and line), CudaLinkError (nvJitLink's log: an undefined
-/// symbol, an architecture mismatch), ToolkitMissingError, std::invalid_argument (an unknown input kind).
-std::string link_kernel(const CompileResult& result, const std::string& arch, const KernelLinkOptions& options = {});
-
-/// The same, saying in `*lto_fallback` why a kernel compiled with jit(lto=True) took part as PTX (empty when it
-/// went in as LTO-IR, or LTO was not asked for).
+/// The cubin of `result`'s PTX (or, for jit(lto=True), its NVVM IR as LTO-IR) linked with `result.link` for
+/// `arch`; `*lto_fallback` says why a kernel compiled with jit(lto=True) took part as PTX (empty when it went in
+/// as LTO-IR, or LTO was not asked for). Throws CudaCCompileError (a CUDA C source that does not compile,
+/// NVRTC's log with its file and line), CudaLinkError (nvJitLink's log: an undefined symbol, an architecture
+/// mismatch), ToolkitMissingError, std::invalid_argument (an unknown input kind).
 std::string link_kernel(const CompileResult& result, const std::string& arch, std::string* lto_fallback);
 
-/// The same for PTX and link files given directly (the binding's compile(output='cubin')).
-std::string link_kernel(const std::string& ptx, const std::string& ptx_name, const std::vector<LinkFile>& link,
-                        const std::string& arch, const KernelLinkOptions& options = {});
-
-/// The same, saying whether the kernel went in as LTO-IR and, if not though asked, why.
+/// The same for PTX and link files given directly (the binding's compile(output='cubin') and inspect_lto_ptx),
+/// saying whether the kernel went in as LTO-IR and, if not though asked, why.
 KernelLinkResult link_kernel_detailed(const std::string& ptx, const std::string& ptx_name,
                                       const std::vector<LinkFile>& link, const std::string& arch,
                                       const KernelLinkOptions& options = {});

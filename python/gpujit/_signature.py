@@ -43,7 +43,7 @@ _opaque_types = {}  # "opaque(name)" -> numba type
 def opaque_text(t):
     """The compiler's spelling of a library's Opaque or Dummy type `t`: "opaque(my_dummy)", with "#2" after
     the name for the second distinct type object of that name (numba-cuda's tests make a class per test, all
-    of one name). The compiler takes such an argument at compile time only; _overloads.opaque_type() finds
+    of one name). The compiler takes such an argument at compile time only; opaque_type() below finds
     the type again for the typing functions of overload_attribute and overload_method."""
     text = _opaque_spellings.get(t)
     if text is None:
