@@ -23,14 +23,17 @@ elements, and `init` (when given) enters exactly once. The grid is sized to the 
 every multiprocessor, never more blocks than it takes to give each thread an element), and one launch does
 the whole reduction.
 
-Layer "on the dispatcher" of the Python package (docs/architecture.md): imports _dispatcher, _device_array.
+Layer "on the dispatcher" of the Python package (docs/architecture.md): imports _dispatcher, _device_array,
+_host_memory.
 """
 
+import threading
 import warnings
 
 from . import _core
 from . import _kernel_api
 from ._device_array import as_cuda_array, as_device_operand
+from ._host_memory import mapped_array
 from .errors import CompileError, PerformanceWarning
 
 _WARP = 32
@@ -405,11 +408,16 @@ class Reduce:
         blocks = _first_pass_blocks(max(n // width, n % width) if vector else n)
         use_init = init_value is not None
         init_arg = init_value if use_init else dtype.type(0)
+        # Without `res`, the last block writes the result straight into mapped host memory and the call waits
+        # for the stream: no copy after the kernel (a stream given as a raw handle takes a device slot and a
+        # copy instead).
+        wait = None if res is not None else _stream_wait(stream)
+        slot = _mapped_result(dtype) if wait is not None else None
         # One launch: every block leaves its value in `partials` and the last block to finish reduces them.
-        scratch = _core.device_array((1 if res is None else 0) + (blocks if blocks > 1 else 1), dtype,
-                                     stream=stream)
-        out = scratch[:1] if res is None else res
-        partials = scratch[1:] if res is None and blocks > 1 else scratch
+        scratch = _core.device_array((1 if res is None and slot is None else 0) + (blocks if blocks > 1 else 1),
+                                     dtype, stream=stream)
+        out = res if res is not None else slot[1] if slot is not None else scratch[:1]
+        partials = scratch[1:] if res is None and slot is None and blocks > 1 else scratch
         try:
             self._configured(kernel, blocks, _THREADS, stream)(arr, out, partials, _counter(stream), init_arg,
                                                               use_init)
@@ -417,6 +425,9 @@ class Reduce:
             raise self._compile_error(e, dtype) from None
         if res is not None:
             return None
+        if slot is not None:
+            wait()
+            return slot[0][0]
         host = out.copy_to_host(stream=stream)
         if stream is not None and not isinstance(stream, int):
             stream.synchronize()  # a copy on a stream is asynchronous
@@ -499,6 +510,35 @@ def _counter(stream):
     if counter is None:
         counter = _counters[key] = _core.to_device(np.zeros(1, dtype=np.uint32))
     return counter
+
+
+def _stream_wait(stream):
+    """A function that waits for the work on `stream` (0 or None: the default stream), or None for a stream
+    given as a raw handle (an int other than 0), which the copy-back path takes instead."""
+    if stream is None or (isinstance(stream, int) and stream == 0):
+        return _core.default_stream().synchronize
+    synchronize = getattr(stream, "synchronize", None)
+    return synchronize if callable(synchronize) else None
+
+
+# Per thread, (device, dtype) -> (mapped host array of one element, the DeviceArray over it).
+_mapped_results = threading.local()
+
+
+def _mapped_result(dtype):
+    """Where a reduction without `res` leaves its result: one element of mapped host memory, which the last
+    block writes and the host reads once the stream is done, so no copy follows the kernel (cp.sum's
+    `float()` copies). One per thread and device: a thread's reductions run one after another, each waiting
+    for its kernel before it returns, so they can share one; reductions in two threads never do."""
+    slots = getattr(_mapped_results, "slots", None)
+    if slots is None:
+        slots = _mapped_results.slots = {}
+    key = (_core.get_current_device(), dtype)
+    slot = slots.get(key)
+    if slot is None:
+        host = mapped_array(1, dtype)
+        slot = slots[key] = (host, as_cuda_array(host, sync=False))
+    return slot
 
 
 _multiprocessors = {}  # device -> its multiprocessor count, read once

@@ -145,6 +145,50 @@ def test_streams_have_counters_of_their_own():
     assert reduction._counter(s1) is reduction._counter(s1)
 
 
+def test_a_result_for_the_host_is_written_to_mapped_memory_and_not_copied_back(fake):
+    """Without res=, the last block writes the result into this thread's mapped host slot and the call waits
+    for the stream: the launch's `out` is that slot's device address, and no copy follows the kernel (the
+    fake driver runs no kernel, so the value itself is not checked here; the other tests check values)."""
+    from gpujit import reduction
+
+    d = gpu.to_device(np.ones(5000, dtype=np.float32))
+    add(d)  # compiles, and makes the slot
+    host, device = reduction._mapped_result(np.dtype(np.float32))
+    copies = [fake.calls(f) for f in ("cuMemcpyDtoH_v2", "cuMemcpyDtoHAsync_v2")]
+    waits = fake.calls("cuStreamSynchronize")
+    launches = fake.launch_count()
+    add(d)
+    assert fake.launch_count() == launches + 1
+    assert [fake.calls(f) for f in ("cuMemcpyDtoH_v2", "cuMemcpyDtoHAsync_v2")] == copies
+    assert fake.calls("cuStreamSynchronize") == waits + 1
+    params = fake.last_launch()[5]
+    assert device.device_ctypes_pointer.value in [int.from_bytes(p[:8], "little") for p in params if len(p) >= 8]
+    # A stream given as a raw handle has no synchronize(): such a call copies the result back instead.
+    assert reduction._stream_wait(0) is not None and reduction._stream_wait(None) is not None
+    assert reduction._stream_wait(gpu.stream()) is not None and reduction._stream_wait(0x1234) is None
+
+
+def test_threads_reducing_at_once_get_their_own_results():
+    """Each thread has its own mapped result slot: results never cross between threads reducing at the same
+    time on the same (default) stream."""
+    import threading
+
+    arrays = [np.full(20_000 + k, k + 1, dtype=np.int64) for k in range(8)]
+    results = [None] * len(arrays)
+    start = threading.Barrier(len(arrays))
+
+    def work(k):
+        start.wait()
+        results[k] = [add(arrays[k]) for _ in range(5)]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(arrays))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [[a.sum()] * 5 for a in arrays]
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.float16, np.int32, np.float32, np.float64, np.uint64])
 def test_vector_loads_and_their_tails(dtype):
     """Aligned contiguous arrays take the 16-byte-load kernel: whole vectors, then the tail after the last
