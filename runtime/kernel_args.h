@@ -17,6 +17,7 @@
 // (two for a namedtuple: its class's header first).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -165,6 +166,21 @@ class ParamBuffer {
     void u32(uint32_t v) { put(&v, 4); }
     /// A value of `size` bytes (1, 2, 4 or 8).
     void bytes(const void* value, unsigned size) { put(value, size); }
+    /// A 1-D array whose extent and stride fit 32 bits (an index32 code): its three parameters, the data
+    /// address and the two 4-byte values after it, which fill the next 8 bytes, written as two 8-byte stores.
+    /// The same bytes and pointers as u64(data), u32(extent), u32(stride), in about a third the instructions.
+    void vector_index32(uint64_t data, uint32_t extent, uint32_t stride) {
+      static_assert(std::endian::native == std::endian::little, "the extent is the low half of the second word");
+      size_t at = (end_ + 7) & ~size_t(7);
+      uint64_t extent_and_stride = uint64_t(extent) | (uint64_t(stride) << 32);
+      std::memcpy(base_ + at, &data, 8);
+      std::memcpy(base_ + at + 8, &extent_and_stride, 8);
+      pointers_[count_] = base_ + at;
+      pointers_[count_ + 1] = base_ + at + 8;
+      pointers_[count_ + 2] = base_ + at + 12;
+      count_ += 3;
+      end_ = at + 16;
+    }
 
    private:
     friend class ParamBuffer;

@@ -320,6 +320,10 @@ template <class Value>
       continue;
     }
     const int ndim = a->ndim;
+    if (ndim == 1 && rt::is_index32_code(codes[i])) {  // the commonest array
+      w.vector_index32(a->data, uint32_t(a->shape[0]), uint32_t(a->strides[0]));
+      continue;
+    }
     w.u64(a->data);
     if (rt::is_index32_code(codes[i])) {
       for (int d = 0; d < ndim; ++d) w.u32(uint32_t(a->shape[d]));
@@ -676,6 +680,8 @@ void** Arguments::pack(const rt::ArgCode* targets) {
     params_.finish(w);
     return params_.pointers();
   }
+  // classify_fast_run() took every argument: arrays, Python floats and ints, their parameters counted.
+  if (fast_params_ != kUncounted && !targets) return pack_plain(params_, codes, values, n, fast_params_);
   size_t most = 0;  // parameters, at most: an array's 1 + 2 * ndim, a scalar's 1 or 2 (complex)
   bool plain = !targets;  // arrays, and Python floats and ints, none converted: pack_plain() takes them
   for (size_t i = 0; i < n; ++i) {

@@ -36,6 +36,7 @@ class Arguments {
   void reset(size_t n) {
     count_ = 0;
     wide_scalars_ = 0;
+    fast_params_ = kUncounted;
     views_.clear();  // foreign arrays' views, and the owners some hold (DLPack's managed tensors)
     if (codes_.size() < n || views_.capacity() < n || !copies_.empty() || !record_copies_.empty())
       reset_slow(n);
@@ -55,7 +56,7 @@ class Arguments {
     if (count_ != 0 || codes_.size() < n || values_.size() < n) return 0;
     rt::ArgCode* codes = codes_.data();
     Value* values = values_.data();
-    size_t i = 0, wide = 0;
+    size_t i = 0, wide = 0, params = 0;
     for (; i < n; ++i) {
       PyObject* obj = args[i];
       PyTypeObject* type = Py_TYPE(obj);
@@ -79,9 +80,11 @@ class Arguments {
         if (a->view.device != &device) break;  // classify_other() says which device it is on
         array = &a->view;
         code = a->code;
+        params += 2 * size_t(a->view.ndim);  // and 1 below
       } else {
         break;
       }
+      ++params;
       codes[i] = code;
       Value& v = values[i];
       v.array = array;
@@ -90,6 +93,7 @@ class Arguments {
     }
     count_ = i;
     wide_scalars_ = wide;
+    if (i == n) fast_params_ = params;  // else classify() records the rest, and pack() counts
     return i;
   }
   /// The launch's key: one code per argument, tuples flattened (so there may be more codes than arguments).
@@ -119,6 +123,7 @@ class Arguments {
  private:
   static constexpr rt::ArgCode kFloat64Code = rt::scalar_code(ScalarKind::Float64);
   static constexpr rt::ArgCode kInt64Code = rt::scalar_code(ScalarKind::Int64);
+  static constexpr size_t kUncounted = ~size_t(0);
 
   struct Value {
     const rt::ArrayView* array = nullptr;     // arrays; scalars use bytes
@@ -233,6 +238,9 @@ class Arguments {
   /// How many of this launch's codes classify_fast() recorded as a Python float or int (float64, int64):
   /// when that is all of them, pack() writes each one's 8 bytes and looks at nothing else.
   size_t wide_scalars_ = 0;
+  /// The launch's parameter count when classify_fast_run() took every argument (kUncounted otherwise):
+  /// pack() then writes them with no second look at each argument.
+  size_t fast_params_ = kUncounted;
   /// Values point into it. Reserved up front for one view per argument; a tuple argument can hold more
   /// arrays than that, and own_view() then grows it and moves those pointers along.
   std::vector<rt::ArrayView> views_;
