@@ -273,6 +273,9 @@ struct ForStmt : Stmt {
   ExprPtr iter;
   Block body;
   Block orelse;
+  /// `for x in literal_unroll(t)`: the parser's loop over range(len($forN_0)) (parser.cpp, parse_for) that
+  /// semantic analysis unrolls, one copy of the body per element, when t's elements differ in type.
+  bool literal_unroll = false;
 };
 
 struct WhileStmt : Stmt {
@@ -339,6 +342,10 @@ struct FunctionDef {
   std::vector<std::unique_ptr<FunctionDef>> nested;
   const FunctionDef* enclosing = nullptr;
   SourceFilePtr file;
+  /// A copy that semantic analysis made of a function to rewrite it (ir/sema_unroll.cpp): the function it
+  /// copied, which owns the `nested` functions (the copy has none of its own). Null for a parsed function.
+  const FunctionDef* rewritten_from = nullptr;
+  const FunctionDef& origin() const { return rewritten_from ? *rewritten_from : *this; }
   /// Syntax errors inside this function. They belong to the function, not the module, so that a file with
   /// one kernel outside the subset still compiles its other kernels; compiling this function reports them.
   Diagnostics errors;

@@ -656,6 +656,11 @@ void Parser::parse_for(Block& out) {
                                             std::move(orelse)));
     return;
   }
+  // literal_unroll(t) and its dotted spellings (numba.literal_unroll, cuda.literal_unroll): semantic analysis
+  // unrolls the loop when t's elements differ in type (ForStmt::literal_unroll).
+  const auto* unroll_attr = call ? call->func->as<AttributeExpr>() : nullptr;
+  bool unroll = call && call->args.size() == 1 &&
+                ((callee && callee->id == "literal_unroll") || (unroll_attr && unroll_attr->attr == "literal_unroll"));
   std::string counter = fmt::format("$for{}", loops_++);
   SourceRange at = iter->range;
   std::vector<std::string> leaves;
@@ -682,8 +687,10 @@ void Parser::parse_for(Block& out) {
   Block loop_body;
   loop_body.push_back(std::make_unique<AssignStmt>(target_range, std::move(targets), std::move(item)));
   for (StmtPtr& s : body) loop_body.push_back(std::move(s));
-  out.push_back(std::make_unique<ForStmt>(range, name(counter), std::move(range_call), std::move(loop_body),
-                                          std::move(orelse)));
+  auto loop = std::make_unique<ForStmt>(range, name(counter), std::move(range_call), std::move(loop_body),
+                                        std::move(orelse));
+  loop->literal_unroll = unroll;
+  out.push_back(std::move(loop));
 }
 
 ExprPtr Parser::iteration_item(ExprPtr iter, const std::string& counter, Block& out,

@@ -208,8 +208,9 @@ std::vector<BuiltinInfo> make_rows() {
       // Python builtins.
       fn(Id::Len, S::Python, "len", 1, 1, T::Len, L::Inline, "len(a): extent of an array's first axis; len(tuple); len(s) of a string: NumPy's length"),
       fn(Id::LiteralUnroll, S::Kernel, "literal_unroll", 1, 1, T::LiteralUnroll, L::Inline,
-         "for x in literal_unroll(t): a loop over a tuple, as numba's numba.literal_unroll; the tuple's "
-         "elements must share one type (arrays of one dtype and rank, of any lengths)"),
+         "for x in literal_unroll(t): a loop over a tuple, as numba's numba.literal_unroll; over elements of "
+         "mixed types (arrays of different ranks or dtypes, numbers) the loop is unrolled, its body compiled "
+         "once per element"),
       fn(Id::CArray, S::Kernel, "carray", 2, 3, T::PointerArray, L::Inline,
          "carray(ptr, shape, dtype=None): a C-order array over the memory a pointer parameter (float32*) points "
          "to, as numba.carray; shape an integer or a tuple of integers; dtype, if given, the pointer's"),

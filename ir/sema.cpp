@@ -32,6 +32,8 @@ bool contains_type(const Type& t, const Type& inner) {
 // Specializations of one function nested in the analysis at once: a recursion whose argument types change
 // at every call (f(x) calling f((x, x))) would never end.
 constexpr size_t kMaxNestedSpecializations = 8;
+// literal_unroll loops within the bodies of literal_unroll loops, each depth a round of rewriting.
+constexpr int kMaxUnrollRounds = 8;
 
 // A PTX identifier unique per function and argument types: the file, line and name tell functions apart,
 // the signature tells specializations apart. The hash is LLVM's XXH3-64 (a narrow exception to the layers:
@@ -193,6 +195,24 @@ Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::v
       env = home->second;
     envs_.push_back(env);
     FunctionAnalyzer(*this, *s, def, args, is_kernel, statics, closure).run();
+    // literal_unroll loops over tuples of mixed types: analyse again a copy with those loops unrolled (a
+    // body may hold more, found in its copies, hence the rounds).
+    std::vector<std::shared_ptr<const FunctionDef>> rewritten;
+    for (int round = 0; !s->unroll.empty(); ++round) {
+      if (round == kMaxUnrollRounds) {
+        s->diags.error(def.file, s->unroll.begin()->first->range,
+                       fmt::format("literal_unroll() loops nested more than {} deep are not supported",
+                                   kMaxUnrollRounds));
+        break;
+      }
+      rewritten.push_back(unroll_loops(rewritten.empty() ? def : *rewritten.back(), s->unroll));
+      s->unroll.clear();
+      s->fn = std::make_unique<TypedFunction>();
+      s->diags = Diagnostics();
+      s->callees.clear();
+      FunctionAnalyzer(*this, *s, *rewritten.back(), args, is_kernel, statics, closure).run();
+    }
+    s->fn->rewritten_defs = std::move(rewritten);
     envs_.pop_back();
     s->fn->non_negative_locals = find_non_negative_locals(*s->fn);
   }
@@ -372,6 +392,12 @@ void FunctionAnalyzer::run() {
 // Statements
 
 void FunctionAnalyzer::block(const Block& b) {
+  // The parser binds a loop's iterable just before the loop: `$forN_0 = literal_unroll(t)`.
+  for (size_t i = 1; i < b.size(); ++i) {
+    const auto* f = b[i]->as<ForStmt>();
+    const auto* bind = b[i - 1]->as<AssignStmt>();
+    if (f && f->literal_unroll && bind) unroll_iterables_.insert(bind->value.get());
+  }
   for (const StmtPtr& s : b) stmt(*s);
 }
 
@@ -587,7 +613,7 @@ void FunctionAnalyzer::bind_var(const std::string& name, const Type& t, const Na
       std::string first =
           v.is_param ? "as an argument" : fmt::format("assigned at line {}", v.origin.begin.line);
       error(target.range,
-            fmt::format("cannot unify the types of variable '{}': {} ({}) and {} (assigned at line {})", name,
+            fmt::format("cannot unify the types of variable '{}': {} ({}) and {} (assigned at line {})", user_name(name),
                         v.type.str(), first, t.str(), target.range.begin.line));
     }
     return;
@@ -665,7 +691,27 @@ void FunctionAnalyzer::record_aug_operands(const AugAssignStmt& s, const OpTypin
   if (t.rhs_operand.is_valid()) fn_.stmt_mixed_operands[&s] = {t.rhs_operand, t.result};  // ir/datetime_rules.h
 }
 
+bool FunctionAnalyzer::defer_unroll(const ForStmt& s) {
+  // The parser's loop is `for $forN in range(len($forN_0))` (frontend/parser.cpp, parse_for).
+  const auto* range = s.iter->as<CallExpr>();
+  const auto* len = range && range->args.size() == 1 ? range->args[0]->as<CallExpr>() : nullptr;
+  const auto* leaf = len && len->args.size() == 1 ? len->args[0]->as<NameExpr>() : nullptr;
+  auto v = leaf ? vars_.find(leaf->id) : vars_.end();
+  if (v == vars_.end() || !v->second.type.is_tuple()) {
+    spec_.unroll.erase(&s);
+    return false;
+  }
+  const std::vector<Type>& elements = v->second.type.elements;
+  if (std::all_of(elements.begin(), elements.end(), [&](const Type& t) { return t == elements[0]; })) {
+    spec_.unroll.erase(&s);  // one type: the loop indexes the tuple, as any loop over one
+    return false;
+  }
+  spec_.unroll[&s] = elements.size();
+  return true;
+}
+
 void FunctionAnalyzer::for_stmt(const ForStmt& s) {
+  if (s.literal_unroll && defer_unroll(s)) return;
   Type elem;
   const auto* call = s.iter->as<CallExpr>();
   ExprResult callee = call ? expr(*call->func) : ExprResult::error();

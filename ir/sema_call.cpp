@@ -560,12 +560,13 @@ ExprResult FunctionAnalyzer::builtin_call(const CallExpr& e, const BuiltinInfo& 
         error(e.args[0]->range, fmt::format("{}() takes a tuple, got {}{}", name, t.str(), origin_of(*e.args[0])));
         return ExprResult::error();
       }
+      // The iterable of a loop of its own (`for x in literal_unroll(t)`) may mix types: the loop is unrolled.
       for (const Type& element : t.elements) {
-        if (!(element == t.elements[0])) {
+        if (!(element == t.elements[0]) && !unroll_iterables_.count(&e)) {
           error(e.args[0]->range,
-                fmt::format("{}() over a tuple whose elements differ in type ({} and {}) is not supported yet: "
-                            "the loop body is compiled once, for one element type{}",
-                            name, t.elements[0].str(), element.str(), origin_of(*e.args[0])));
+                fmt::format("{}() over a tuple whose elements differ in type ({} and {}) is supported only as "
+                            "the iterable of a for loop (`for x in {}(t)`), whose body is compiled per element{}",
+                            name, t.elements[0].str(), element.str(), name, origin_of(*e.args[0])));
           return ExprResult::error();
         }
       }

@@ -31,7 +31,7 @@ const Closure* ProgramAnalyzer::intern_closure(Closure c) {
 
 const Closure* FunctionAnalyzer::make_closure() {
   Closure c;
-  c.scope = &def_;
+  c.scope = &def_.origin();  // a rewritten copy has no `nested` of its own
   if (closure_) {  // what this function captured, unless its own names hide it
     for (const auto& [n, r] : closure_->captured)
       if (!is_local_name(n) && !static_params_.count(n)) c.captured[n] = r;
@@ -90,7 +90,7 @@ std::optional<ExprResult> FunctionAnalyzer::closure_name(const NameExpr& e) {
   };
   // A function defined in this body.
   const FunctionDef* found = nullptr;
-  for (const auto& f : def_.nested) {
+  for (const auto& f : def_.origin().nested) {
     if (f->name != e.id) continue;
     if (found) {
       error(e.range, fmt::format("Cannot capture a constant value for variable '{}' as there are multiple "

@@ -101,7 +101,7 @@ std::string FunctionAnalyzer::origin_of(const Expr& e) const {
   auto it = vars_.find(n->id);
   if (it == vars_.end()) return "";
   if (it->second.is_param) return fmt::format(" ('{}' is an argument)", n->id);
-  return fmt::format(" ('{}' was assigned at line {})", n->id, it->second.origin.begin.line);
+  return fmt::format(" ('{}' was assigned at line {})", user_name(n->id), it->second.origin.begin.line);
 }
 
 ExprResult FunctionAnalyzer::record(const Expr& e, ExprResult r) {

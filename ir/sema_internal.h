@@ -102,6 +102,9 @@ struct Specialization {
   std::unique_ptr<TypedFunction> fn;
   Diagnostics diags;
   std::vector<Specialization*> callees;  // in first-call order
+  /// `literal_unroll` loops over a tuple of mixed types that analysis found, with the tuple's length: the
+  /// function is rewritten with each unrolled and analysed again (ir/sema_unroll.cpp).
+  std::map<const ForStmt*, size_t> unroll;
   bool done = false;
   bool committed = false;
 };
@@ -143,7 +146,7 @@ class ProgramAnalyzer {
     entry_return_ = t;
   }
   Type entry_return(const FunctionDef& def) const {
-    return &def == entry_def_ ? entry_return_ : Type::invalid();
+    return &def.origin() == entry_def_ ? entry_return_ : Type::invalid();
   }
   /// The chain of functions being analysed, outermost first (for recursion messages).
   const std::vector<const FunctionDef*>& stack() const { return stack_; }
@@ -165,6 +168,17 @@ class ProgramAnalyzer {
   Type entry_return_;
 };
 
+/// A variable's name as the user wrote it: an unrolled loop's copies name theirs `x$3_0`, `x$3_1`... (`x`).
+inline std::string user_name(const std::string& id) {
+  size_t cut = id.find('$', 1);
+  return id.empty() || id[0] == '$' || cut == std::string::npos ? id : id.substr(0, cut);
+}
+
+/// A copy of `def` with each loop of `loops` (a `literal_unroll` loop over a tuple of mixed types, with the
+/// tuple's length) unrolled: one copy of the body per element, each with its own loop variable
+/// (ir/sema_unroll.cpp).
+std::shared_ptr<const FunctionDef> unroll_loops(const FunctionDef& def, const std::map<const ForStmt*, size_t>& loops);
+
 class FunctionAnalyzer {
  public:
   FunctionAnalyzer(ProgramAnalyzer& program, Specialization& spec, const FunctionDef& def,
@@ -180,6 +194,8 @@ class FunctionAnalyzer {
   /// The operand types of an augmented assignment into fn_ (the right operand's too when it has its own).
   void record_aug_operands(const AugAssignStmt& s, const OpTyping& t);
   void for_stmt(const ForStmt& s);
+  /// A `literal_unroll` loop over a tuple of mixed types: noted in spec_.unroll instead of analysed (true).
+  bool defer_unroll(const ForStmt& s);
   void return_stmt(const ReturnStmt& s);
   void raise_stmt(const RaiseStmt& s);  // ir/sema_raise.cpp
   /// Binds one assignment target to a value of type `t` coming from `value_expr` (null for a loop).
@@ -398,6 +414,9 @@ class FunctionAnalyzer {
   /// shape may name one whose value is a constant (`N = 100; shared.array(N, int32)`), as numba allows.
   std::map<std::string, const Expr*> assigned_once_;
   std::map<std::string, VarInfo> vars_;
+  /// The `literal_unroll(t)` calls that are the iterable of a `for` loop (block() finds them), which may
+  /// be over a tuple of mixed types.
+  std::set<const Expr*> unroll_iterables_;
   /// Parameters bound at compile time: each name stands for its argument (a function, dtype or constant).
   std::map<std::string, ExprResult> static_params_;
   std::set<std::string> failed_vars_;  // a binding's value had an error: stay quiet about reads

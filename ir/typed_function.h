@@ -187,6 +187,9 @@ struct ArrayMethodCall {
 
 struct TypedFunction {
   const FunctionDef* def = nullptr;
+  /// When analysis rewrote the function (ir/sema_unroll.cpp), the copies it made, the last being `def`: the
+  /// side tables are keyed by their nodes, so they live as long as this.
+  std::vector<std::shared_ptr<const FunctionDef>> rewritten_defs;
   std::string name;                 // the Python name
   std::string mangled_name;         // unique symbol name for this specialization (kernel entry names too)
   bool is_kernel = true;

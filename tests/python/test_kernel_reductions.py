@@ -123,14 +123,16 @@ def test_literal_unroll_over_a_captured_tuple_of_arrays():
 MIXED = (np.array([1.0, 2.0]), np.array([[1.0, 2.0]]))
 
 
-def test_literal_unroll_over_differing_types_is_a_clear_error():
+def test_literal_unroll_over_differing_types_outside_a_loop_of_its_own_is_a_clear_error():
+    # `for arr in literal_unroll(MIXED)` unrolls (tests/python/test_literal_unroll.py); enumerate() of it
+    # would index the tuple with a variable.
     @gpu.jit
     def k(out):
-        for arr in gpu.literal_unroll(MIXED):
-            out[0] = arr.sum()
+        for i, arr in enumerate(gpu.literal_unroll(MIXED)):
+            out[i] = arr.sum()
 
     with pytest.raises(CompileError) as e:
-        k[1, 1](np.zeros(1))
+        k[1, 1](np.zeros(2))
     assert "literal_unroll() over a tuple whose elements differ in type" in str(e.value)
 
 
