@@ -765,7 +765,7 @@ std::string FunctionAnalyzer::numba_spelling(const Expr& e, bool in_tuple) {
   const Type& t = r.type;
   if (in_tuple && r.value && r.value->kind == ConstValue::Kind::Int) return fmt::format("Literal[int]({})", r.value->i);
   if (t.is_array() && !t.record) {
-    return fmt::format("array({}, {}d, {})", scalar_name(t.scalar), t.ndim, t.layout == Layout::C ? "C" : "A");
+    return fmt::format("array({}, {}d, {})", scalar_name(t.scalar), t.ndim, layout_letter(t.layout));
   }
   if (t.is_tuple()) {
     std::vector<std::string> parts;

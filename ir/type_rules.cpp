@@ -419,7 +419,7 @@ std::optional<ConversionRank> argument_rank(const Type& a, const Type& p) {
   if (a.is_scalar() && p.is_scalar()) return scalar_conversion_rank(a.scalar, p.scalar);
   if (a.is_array() && p.is_array()) {
     if (a.scalar != p.scalar || a.record != p.record || a.ndim != p.ndim) return std::nullopt;
-    if (p.layout == Layout::C && a.layout != Layout::C) return std::nullopt;
+    if (p.layout != Layout::Any && a.layout != p.layout) return std::nullopt;  // C or F: that order only
     return ConversionRank::Safe;
   }
   return std::nullopt;  // tuples and records pass only as exactly the parameter's type

@@ -337,16 +337,23 @@ class TypeReader {
   }
 
   Type read_array_dims(const Type& element) {
+    size_t start = pos_;
     Type t = read_array_dims(element.scalar);
+    if (t.is_array() && t.layout == Layout::F) {
+      return fail(start, "Fortran-order arrays of records are not supported; use C order ('[:, ::1]') or any "
+                         "layout ('[:, :]')");
+    }
     if (t.is_array()) t.record = element.record;
     return t;
   }
 
-  // "[:]", "[::1]", "[:, :]", "[:, ::1]": one ':' per axis; '::1' marks C order and may only be on the last.
+  // "[:]", "[::1]", "[:, :]", "[:, ::1]", "[::1, :]": one ':' per axis; '::1' marks the contiguous axis, the
+  // last for C order or the first for Fortran order (numba's 'F'), on one axis only.
   Type read_array_dims(ScalarKind dtype) {
     ++pos_;  // '['
     unsigned ndim = 0;
-    bool c_order = false;
+    size_t contiguous_at = std::string_view::npos;  // where '::1' was written
+    unsigned contiguous_axis = 0;
     for (;;) {
       skip_space();
       size_t axis_start = pos_;
@@ -359,15 +366,12 @@ class TypeReader {
         if (peek() != '1')
           return fail(pos_, fmt::format("expected '1' after '::', found {}", describe_here()));
         ++pos_;
-        if (c_order) return fail(axis_start, "'::1' may appear on one axis only");
-        c_order = true;
-        skip_space();
-        if (peek() != ']') {
-          return fail(axis_start, ndim == 1
-                                      ? "fortran-order arrays ('::1' on the first axis) are not supported; "
-                                        "use C order ('::1' on the last axis)"
-                                      : "'::1' must be on the last axis (C order)");
+        if (contiguous_at != std::string_view::npos) {
+          return fail(axis_start, "'::1' may appear on one axis only: the last for C order ('[:, ::1]') or the "
+                                  "first for Fortran order ('[::1, :]')");
         }
+        contiguous_at = axis_start;
+        contiguous_axis = ndim - 1;
       }
       skip_space();
       if (peek() == ']') {
@@ -379,7 +383,18 @@ class TypeReader {
       ++pos_;
     }
     if (ndim > 32) return fail(0, "arrays have at most 32 dimensions");
-    return Type::array_of(dtype, ndim, c_order ? Layout::C : Layout::Any);
+    Layout layout = Layout::Any;
+    if (contiguous_at != std::string_view::npos) {
+      if (contiguous_axis + 1 == ndim) {
+        layout = Layout::C;
+      } else if (contiguous_axis == 0) {
+        layout = Layout::F;
+      } else {
+        return fail(contiguous_at, "'::1' must be on the last axis (C order, '[:, :, ::1]') or the first "
+                                   "(Fortran order, '[::1, :, :]')");
+      }
+    }
+    return Type::array_of(dtype, ndim, layout);
   }
 
   // "UniTuple(int64, 2)"; numba's repr "UniTuple(int64 x 2)" is accepted too.
@@ -464,13 +479,10 @@ class TypeReader {
     skip_space();
     size_t lstart = pos_;
     std::string_view layout = read_word();
-    if (layout != "C" && layout != "A") {
-      return fail(lstart, layout == "F" ? "fortran-order arrays are not supported; use C order"
-                                        : "expected array layout 'C' or 'A'");
-    }
+    if (layout != "C" && layout != "A" && layout != "F") return fail(lstart, "expected array layout 'C', 'F' or 'A'");
     if (!expect(')')) return Type::invalid();
     if (ndim == 0 || ndim > 32) return fail(start, "arrays have between 1 and 32 dimensions");
-    return Type::array_of(*dtype, ndim, layout == "C" ? Layout::C : Layout::Any);
+    return Type::array_of(*dtype, ndim, layout == "C" ? Layout::C : layout == "F" ? Layout::F : Layout::Any);
   }
 
   std::string_view text_;
@@ -568,11 +580,12 @@ std::string Type::str() const {
       return record->spelling;
     case Kind::Array: {
       const std::string dtype = record ? record->spelling : scalar_name(scalar);
-      if (ndim == 0) return fmt::format("array({}, 0d, {})", dtype, layout == Layout::C ? "C" : "A");
+      if (ndim == 0) return fmt::format("array({}, 0d, {})", dtype, layout_letter(layout));
       std::string s = fmt::format("{}[", dtype);
       for (unsigned i = 0; i < ndim; ++i) {
         if (i) s += ", ";
-        s += (layout == Layout::C && i + 1 == ndim) ? "::1" : ":";
+        const bool contiguous = layout == Layout::C ? i + 1 == ndim : layout == Layout::F && i == 0;
+        s += contiguous ? "::1" : ":";
       }
       return s + "]";
     }

@@ -75,8 +75,13 @@ struct EnumType;    // ir/enum_type.h
 struct NamedTupleType;  // ir/named_tuple.h
 struct OpaqueType;      // ir/opaque_type.h
 
-/// Array memory layout: C-contiguous ("float32[::1]", indexes without reading strides) or any ("float32[:]").
-enum class Layout : uint8_t { C, Any };
+/// Array memory layout: C-contiguous ("float32[::1]", indexes without reading strides), any ("float32[:]"), or
+/// Fortran-contiguous ("float32[::1, :]", numba's 'F': only arrays of two or more dimensions have it, a 1-D one is
+/// C). An F array indexes through its strides, as an any-layout one does; its layout is part of the type so that
+/// a signature that names it takes only Fortran-ordered arrays, as numba's does.
+enum class Layout : uint8_t { C, Any, F };
+/// numba's letter for a layout: "C", "A" or "F".
+inline const char* layout_letter(Layout l) { return l == Layout::C ? "C" : l == Layout::F ? "F" : "A"; }
 
 struct Type {
   /// GridGroup: the value cg.this_grid() returns (numba's grid_group); it has no data, only g.sync().
@@ -129,7 +134,8 @@ struct Type {
   static Type none() { Type t; t.kind = Kind::None; return t; }
   static Type scalar_of(ScalarKind k) { Type t; t.kind = Kind::Scalar; t.scalar = k; return t; }
   static Type array_of(ScalarKind dtype, unsigned ndim, Layout layout, bool index32 = false) {
-    Type t; t.kind = Kind::Array; t.scalar = dtype; t.ndim = static_cast<uint8_t>(ndim); t.layout = layout;
+    Type t; t.kind = Kind::Array; t.scalar = dtype; t.ndim = static_cast<uint8_t>(ndim);
+    t.layout = layout == Layout::F && ndim < 2 ? Layout::C : layout;  // one axis: Fortran order is C order
     t.index32 = index32;
     return t;
   }

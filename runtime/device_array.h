@@ -73,8 +73,12 @@ struct ArrayView {
   int64_t nbytes() const { return size() * itemsize(); }
   bool is_c_contiguous() const;
   bool is_f_contiguous() const;
-  /// The layout the array is specialized for: C when C-contiguous, else Any.
-  Layout layout() const { return is_c_contiguous() ? Layout::C : Layout::Any; }
+  /// The layout the array is specialized for, as numba's typeof gives it: C when C-contiguous, else F when
+  /// Fortran-contiguous (two or more axes; not for records, whose codes have no room for it), else Any.
+  Layout layout() const {
+    if (is_c_contiguous()) return Layout::C;
+    return ndim > 1 && !record && is_f_contiguous() ? Layout::F : Layout::Any;
+  }
   /// The kernel-language type of this array.
   Type type() const {
     Type t = Type::array_of(dtype, unsigned(ndim), layout());

@@ -24,7 +24,8 @@ Type type_of_code(ArgCode code) {
       if (is_class_code(code)) return Type::class_of(kind);
       return (code >> 6) & 1u ? Type::pointer_to(kind) : Type::scalar_of(kind);
     case 2:
-      return Type::array_of(kind, (code >> 6) & 0xF, (code >> 10) & 1 ? Layout::C : Layout::Any, (code >> 11) & 1);
+      return Type::array_of(kind, (code >> 6) & 0xF,
+                            (code >> 10) & 1 ? Layout::C : (code >> 15) & 1 ? Layout::F : Layout::Any, (code >> 11) & 1);
     case 0: {
       const RecordType* r = is_record_code(code) ? record_by_id(code >> 8) : nullptr;
       if (!r) return Type::invalid();

@@ -38,8 +38,11 @@ constexpr ArgCode kArgInvalid = 0;
 constexpr unsigned kind_bits(ScalarKind k) { return ((unsigned(k) & 0xFu) << 2) | ((unsigned(k) >> 4) << 12); }
 /// The scalar kind of a scalar, pointer or array code.
 constexpr ScalarKind kind_of_code(ArgCode code) {
-  return ScalarKind(((unsigned(code) >> 2) & 0xFu) | ((unsigned(code) >> 12) << 4));
+  return ScalarKind(((unsigned(code) >> 2) & 0xFu) | (((unsigned(code) >> 12) & 3u) << 4));
 }
+// Kinds fit six bits, so bits 14 and 15 of a scalar or array code are free: an array code's bit 15 marks
+// Fortran order (array_code).
+static_assert(unsigned(ScalarKind::Fp8E8M0) < 64, "scalar kinds have six bits in an ArgCode");
 constexpr ArgCode scalar_code(ScalarKind k) { return ArgCode(1u | kind_bits(k)); }
 /// A pointer (numba's CPointer) to elements of `k`: a scalar code with bit 6 set, passed as its 8 bytes.
 constexpr ArgCode pointer_code(ScalarKind k) { return ArgCode(scalar_code(k) | (1u << 6)); }
@@ -56,9 +59,10 @@ constexpr ArgCode opaque_code(unsigned id) {
 }
 constexpr bool is_opaque_code(ArgCode code) { return (code & 0x1C3u) == 0x1C1u; }
 constexpr unsigned opaque_id(ArgCode code) { return ((code >> 2) & 0xFu) | (unsigned(code >> 12) << 4); }
+/// An array: dtype, ndim (bits 6-9), C order (bit 10), index32 (bit 11), Fortran order (bit 15).
 inline ArgCode array_code(ScalarKind dtype, unsigned ndim, Layout layout, bool index32 = false) {
   return ArgCode(2u | kind_bits(dtype) | (ndim << 6) | (layout == Layout::C ? 1u << 10 : 0u) |
-                 (index32 ? 1u << 11 : 0u));
+                 (index32 ? 1u << 11 : 0u) | (layout == Layout::F ? 1u << 15 : 0u));
 }
 /// Records and arrays of records: the low two bits are 0 (a code of 0 is invalid), then layout, index32, ndim
 /// (0 for a record scalar) and the record's id (ir/record_type.h) in the high byte.

@@ -10,7 +10,7 @@ Layer "compiler inputs" of the Python package (docs/architecture.md): imports _t
 
 import sys
 
-from ._types import ALIASES, ArrayType, DType, void
+from ._types import ALIASES, ArrayType, DType, axes_text, void
 
 
 def type_text(t):
@@ -19,10 +19,7 @@ def type_text(t):
         return t
     # numba array types: Array(dtype, ndim, layout)
     if hasattr(t, "ndim") and hasattr(t, "layout") and hasattr(t, "dtype") and not hasattr(t, "names"):
-        axes = [":"] * t.ndim
-        if t.layout == "C" and t.ndim:
-            axes[-1] = "::1"
-        return f"{type_text(t.dtype)}[{', '.join(axes)}]"
+        return f"{type_text(t.dtype)}[{axes_text(t.ndim, t.layout)}]"
     name = getattr(t, "_gpujit_dtype", None)
     if name is not None:
         return name
@@ -169,9 +166,17 @@ def _type_object(text):
     if axes is None:
         return DType(name)
     parts = axes.split(", ")
-    if any(p not in (":", "::1") for p in parts) or "::1" in parts[:-1]:
-        return text
-    return ArrayType(DType(name), len(parts), "C" if parts[-1] == "::1" else "A")
+    layout = _layout_of_axes(parts)
+    return text if layout is None else ArrayType(DType(name), len(parts), layout)
+
+
+def _layout_of_axes(parts):
+    """"C", "F" or "A" for an array's axes as the core prints them (":", "::1"); None for other text."""
+    if any(p not in (":", "::1") for p in parts) or parts.count("::1") > 1:
+        return None
+    if parts[-1] == "::1":
+        return "C"
+    return "F" if parts[0] == "::1" else None if "::1" in parts else "A"
 
 
 def type_for_user(text, numba_types):
@@ -204,7 +209,7 @@ def _numba_datetime(text, nt):
     if axes is None:
         return element
     parts = axes.split(", ")
-    return nt.Array(element, len(parts), "C" if parts[-1] == "::1" else "A")
+    return nt.Array(element, len(parts), _layout_of_axes(parts) or "A")
 
 
 def _is_numba_type(t):
@@ -314,9 +319,9 @@ def type_of_value(value):
         return str(dtype)  # a NumPy scalar
     if dtype is not None and ndim:
         flags = getattr(value, "flags", None)
-        contiguous = flags["C_CONTIGUOUS"] if flags is not None else value.is_c_contiguous()
-        axes = [":"] * ndim
-        if contiguous:
-            axes[-1] = "::1"
-        return f"{dtype}[{', '.join(axes)}]"
+        c = flags["C_CONTIGUOUS"] if flags is not None else value.is_c_contiguous()
+        f = flags["F_CONTIGUOUS"] if flags is not None else value.is_f_contiguous()
+        # numba's typeof (and the launch path's, runtime/device_array.h): C, else F (records stay A), else A.
+        layout = "C" if c else "F" if f and ndim > 1 and not getattr(dtype, "fields", None) else "A"
+        return f"{dtype}[{axes_text(ndim, layout)}]"
     raise TypeError(f"cannot tell the kernel argument type of {type(value).__name__} value {value!r}")

@@ -59,33 +59,57 @@ class DType:
         return hash(self.name)
 
 
+def layout_of_steps(steps):
+    """The layout of array axes written with these slice steps: "C" for [:, ::1], "F" for [::1, :], "A" for [:, :].
+    The compiler's rule (ir/types.cpp): '::1' on one axis, the last or the first."""
+    if any(s not in (None, 1) for s in steps):
+        raise TypeError("array axes are written ':' or '::1'")
+    marked = [i for i, s in enumerate(steps) if s == 1]
+    if len(marked) > 1:
+        raise TypeError("'::1' may appear on one axis only: the last for C order ('[:, ::1]') or the first for "
+                        "Fortran order ('[::1, :]')")
+    if not marked:
+        return "A"
+    if marked[0] == len(steps) - 1:
+        return "C"
+    if marked[0] == 0:
+        return "F"
+    raise TypeError("'::1' must be on the last axis (C order, '[:, :, ::1]') or the first (Fortran order, "
+                    "'[::1, :, :]')")
+
+
+def axes_text(ndim, layout):
+    """The axes of an array type as the compiler prints them: ":, ::1" for a 2-D C array, "::1, :" for F."""
+    axes = [":"] * ndim
+    if ndim and layout == "C":
+        axes[-1] = "::1"
+    elif ndim > 1 and layout == "F":
+        axes[0] = "::1"
+    return ", ".join(axes)
+
+
 class ArrayType:
-    """An array type: dtype, number of dimensions and layout ('C' or 'A')."""
+    """An array type: dtype, number of dimensions and layout ('C', 'F' or 'A'; a 1-D 'F' array is 'C')."""
 
     __slots__ = ("dtype", "ndim", "layout")
 
     def __init__(self, dtype, ndim, layout):
-        self.dtype, self.ndim, self.layout = dtype, ndim, layout
+        self.dtype, self.ndim, self.layout = dtype, ndim, "C" if layout == "F" and ndim < 2 else layout
 
     @classmethod
     def from_index(cls, dtype, axes):
         if not isinstance(axes, tuple):
             axes = (axes,)
         if not axes or not all(isinstance(a, slice) and a.start is None and a.stop is None for a in axes):
-            raise TypeError(f"array types are written {dtype.name}[:], {dtype.name}[:, :] or {dtype.name}[:, ::1]")
-        steps = [a.step for a in axes]
-        if any(s not in (None, 1) for s in steps) or any(s == 1 for s in steps[:-1]):
-            raise TypeError("only the last axis may be marked contiguous (::1)")
-        return cls(dtype, len(axes), "C" if steps[-1] == 1 else "A")
+            raise TypeError(f"array types are written {dtype.name}[:], {dtype.name}[:, :], {dtype.name}[:, ::1] "
+                            f"(C order) or {dtype.name}[::1, :] (Fortran order)")
+        return cls(dtype, len(axes), layout_of_steps([a.step for a in axes]))
 
     def __call__(self, *args):
         return Signature(self, args)
 
     def __str__(self):
-        axes = [":"] * self.ndim
-        if self.layout == "C":
-            axes[-1] = "::1"
-        return f"{self.dtype.name}[{', '.join(axes)}]"
+        return f"{self.dtype.name}[{axes_text(self.ndim, self.layout)}]"
 
     __repr__ = __str__
 

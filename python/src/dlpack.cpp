@@ -140,7 +140,10 @@ DLTensorRead read_dltensor(const DLTensor& t, const rt::Device& device, rt::Arra
   }
   if (code) {
     *code = !in_range ? rt::array_code_of(*out)
-                      : rt::array_code(*kind, unsigned(ndim), c_contiguous ? Layout::C : Layout::Any,
+                      : rt::array_code(*kind, unsigned(ndim),
+                                       c_contiguous                               ? Layout::C
+                                       : ndim > 1 && out->is_f_contiguous() ? Layout::F
+                                                                                  : Layout::Any,
                                        lo > -kLimit32 && hi < kLimit32);
   }
   return DLTensorRead::Ok;

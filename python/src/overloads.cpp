@@ -56,7 +56,7 @@ pyb::object describe_type(const Type& t) {
       return pyb::make_tuple("scalar", scalar_name(t.scalar));
     case Type::Kind::Array: {
       pyb::object dtype = t.record ? record_dtype(t.record) : pyb::object(pyb::str(scalar_name(t.scalar)));
-      return pyb::make_tuple("array", dtype, int(t.ndim), t.layout == Layout::C ? "C" : "A");
+      return pyb::make_tuple("array", dtype, int(t.ndim), layout_letter(t.layout));
     }
     case Type::Kind::Record:
       return pyb::make_tuple("record", record_dtype(t.record));

@@ -121,7 +121,7 @@ TEST(ParseType, RoundTripsEveryPrintedType) {
   for (const char* text : {"float32", "uint8", "bool", "float32[:]", "float32[::1]", "float64[:, ::1]",
                            "int16[:, :, :]", "UniTuple(int64, 2)", "UniTuple(int64, 1)", "Tuple()",
                            "Tuple(float32[:], Tuple(int32, bool))", "UniTuple(UniTuple(float32, 2), 3)",
-                           "float32*", "uint8*"}) {
+                           "float32*", "uint8*", "int32[::1, :, :]", "float64[::1, :]"}) {
     EXPECT_EQ(parse_ok(text).str(), text);
   }
 }
@@ -134,6 +134,10 @@ TEST(ParseType, AcceptsNumbaForms) {
   EXPECT_EQ(parse_ok("()").str(), "Tuple()");
   EXPECT_EQ(parse_ok("array(float32, 2d, C)").str(), "float32[:, ::1]");
   EXPECT_EQ(parse_ok("array(f8, 1d, A)").str(), "float64[:]");
+  EXPECT_EQ(parse_ok("array(f8, 3d, F)").str(), "float64[::1, :, :]");
+  EXPECT_EQ(parse_ok("int32[::1,:,:]").layout, Layout::F);  // numba's Fortran order
+  EXPECT_EQ(parse_ok("int32[::1]").layout, Layout::C);      // one axis: C
+  EXPECT_EQ(parse_ok("array(f8, 1d, F)").str(), "float64[::1]");
   EXPECT_EQ(parse_ok("  f4 [ : ,  ::1 ] ").str(), "float32[:, ::1]");
   EXPECT_EQ(parse_ok("void"), Type::void_());
   EXPECT_EQ(parse_ok("f4 *"), Type::pointer_to(ScalarKind::Float32));  // numba's CPointer(float32)
@@ -144,10 +148,14 @@ TEST(ParseType, AcceptsNumbaForms) {
 TEST(ParseType, ErrorsNameTheProblemAndColumn) {
   EXPECT_EQ(parse_error("flaot32[:]"),
             "invalid type 'flaot32[:]': unknown type 'flaot32'; did you mean 'float32'? (column 1)");
-  EXPECT_EQ(parse_error("float32[::1, :]"),
-            "invalid type 'float32[::1, :]': fortran-order arrays ('::1' on the first axis) are not "
-            "supported; use C "
-            "order ('::1' on the last axis) (column 9)");
+  EXPECT_EQ(parse_error("float32[:, ::1, :]"),
+            "invalid type 'float32[:, ::1, :]': '::1' must be on the last axis (C order, '[:, :, ::1]') or the "
+            "first (Fortran order, '[::1, :, :]') (column 12)");
+  EXPECT_EQ(parse_error("float32[::1, ::1]"),
+            "invalid type 'float32[::1, ::1]': '::1' may appear on one axis only: the last for C order "
+            "('[:, ::1]') or the first for Fortran order ('[::1, :]') (column 14)");
+  EXPECT_EQ(parse_error("array(f8, 2d, X)"), "invalid type 'array(f8, 2d, X)': expected array layout 'C', 'F' or 'A' "
+                                             "(column 15)");
   EXPECT_EQ(parse_error("float32[:"),
             "invalid type 'float32[:': expected ',' or ']' in array type, found end of text (column 10)");
   EXPECT_EQ(parse_error("float32 int32"),

@@ -85,6 +85,21 @@ TEST(ArgCode, OpaqueTypesRoundTripAndPassNoParameter) {
   EXPECT_EQ(Type::opaque_of(intern_opaque("w", &error)).str(), "opaque(w)");
 }
 
+TEST(ArgCode, FortranOrderRoundTripsAndIsItsOwnKey) {
+  // Bit 15 marks Fortran order; the kinds' high bits below it stay the kind's, for every kind.
+  for (ScalarKind k : {ScalarKind::Int32, ScalarKind::Fp8E8M0, ScalarKind::TimedeltaGeneric}) {
+    for (bool index32 : {false, true}) {
+      Type f = Type::array_of(k, 3, Layout::F, index32);
+      ArgCode code = code_of_type(f);
+      EXPECT_EQ(type_of_code(code), f) << f.str();
+      EXPECT_EQ(kind_of_code(code), k) << f.str();
+      EXPECT_NE(code, array_code(k, 3, Layout::Any, index32));
+      EXPECT_NE(code, array_code(k, 3, Layout::C, index32));
+    }
+  }
+  EXPECT_EQ(Type::array_of(ScalarKind::Int32, 1, Layout::F).layout, Layout::C);  // one axis: C order
+}
+
 TEST(ArgCode, DatetimeKindsPastSixteenRoundTrip) {
   // datetime64 and timedelta64 have a kind per unit, past the 4 bits scalar kinds had: the rest of the kind
   // goes into the code's high bits, and no two units share a code.
@@ -255,6 +270,10 @@ TEST(ArrayView, ContiguityAndExtent) {
   EXPECT_FALSE(m.is_f_contiguous());
   EXPECT_EQ(m.nbytes(), 48);
   EXPECT_EQ(m.type(), Type::array_of(ScalarKind::Float32, 2, Layout::C));
+  ArrayView f = m;  // the same memory read as a 4x3 Fortran-ordered array: numba's typeof says 'F'
+  f.shape[0] = 4, f.shape[1] = 3, f.strides[0] = 4, f.strides[1] = 16;
+  EXPECT_EQ(f.layout(), Layout::F);
+  EXPECT_EQ(f.type().str(), "float32[::1, :]");
   int64_t lo, hi;
   m.extent(&lo, &hi);
   EXPECT_EQ(lo, 0);

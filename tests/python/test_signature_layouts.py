@@ -1,0 +1,88 @@
+"""Explicit signatures: Fortran-order array types ("int32[::1, :, :]", numba's layout 'F') and the errors for
+axes marked contiguous anywhere else (docs/python.md, after the jit forms)."""
+
+import numpy as np
+import pytest
+
+import gpujit as gpu
+
+
+def fill3d(ary):
+    i, j, k = gpu.threadIdx.x, gpu.threadIdx.y, gpu.threadIdx.z
+    ary[i, j, k] = i * 100 + j * 10 + k
+
+
+def test_fortran_signature_indexes_a_fortran_array(cpu_backend):
+    kernel = gpu.jit("void(int32[::1,:,:])")(fill3d)
+    out = np.asfortranarray(np.zeros((4, 5, 6), np.int32))
+    kernel[1, (4, 5, 6)](out)
+    i, j, k = np.indices(out.shape)
+    np.testing.assert_array_equal(out, i * 100 + j * 10 + k)
+    assert out.flags.f_contiguous
+    assert kernel.signatures == ["(int32[::1, :, :])"]
+    assert list(kernel.overloads) == ["(int32[::1, :, :])"]
+
+
+def test_fortran_signature_as_types(cpu_backend):
+    # gpujit's types spell it as numba's do: the first axis marked contiguous.
+    t = gpu.float64[::1, :]
+    assert t.layout == "F" and str(t) == "float64[::1, :]"
+    assert gpu.float64[::1].layout == "C"  # one axis: Fortran order is C order
+
+    @gpu.jit(gpu.void(t))
+    def scale(a):
+        i, j = gpu.grid(2)
+        if i < a.shape[0] and j < a.shape[1]:
+            a[i, j] *= 2.0
+
+    a = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    expect = a * 2
+    scale[(1, 1), (3, 4)](a)
+    np.testing.assert_array_equal(a, expect)
+
+
+def test_fortran_signature_takes_only_fortran_arrays(cpu_backend):
+    kernel = gpu.jit("void(int32[::1, :, :])")(fill3d)
+    with pytest.raises(TypeError, match=r"(?s)No matching definition.*int32\[:, :, ::1\], not int32\[::1, :, :\]"):
+        kernel[1, (4, 5, 6)](np.zeros((4, 5, 6), np.int32))
+    # A device view, not contiguous any more: layout 'A' (a host array like it is copied to a C-ordered one).
+    strided = gpu.to_device(np.asfortranarray(np.zeros((4, 10, 6), np.int32)))[:, ::2]
+    with pytest.raises(TypeError, match=r"int32\[:, :, :\], not int32\[::1, :, :\]"):
+        kernel[1, (4, 5, 6)](strided)
+
+
+def test_any_layout_signature_takes_fortran_arrays(cpu_backend):
+    kernel = gpu.jit("void(int32[:, :, :])")(fill3d)
+    out = np.asfortranarray(np.zeros((4, 5, 6), np.int32))
+    kernel[1, (4, 5, 6)](out)
+    assert out[3, 4, 5] == 345 and out[1, 0, 2] == 102
+
+
+def test_fortran_array_without_signature_specializes_as_fortran(cpu_backend):
+    kernel = gpu.jit(fill3d)
+    out = np.asfortranarray(np.zeros((2, 3, 4), np.int32))
+    kernel[1, (2, 3, 4)](out)
+    assert out[1, 2, 3] == 123
+    assert kernel.signatures == ["(int32[::1, :, :])"]
+
+
+def test_fortran_signature_compiles_to_ptx():
+    ptx, _ = gpu.compile_ptx(fill3d, "void(int32[::1, :, :])")
+    assert ".entry" in ptx
+
+
+@pytest.mark.parametrize("sig, message", [
+    ("void(int32[:, ::1, :])", r"'::1' must be on the last axis \(C order.*or the first \(Fortran order"),
+    ("void(int32[::1, ::1])", r"'::1' may appear on one axis only"),
+    ("void(int32[::2, :])", r"expected '1' after '::'"),
+])
+def test_bad_contiguous_axes_are_errors(sig, message):
+    with pytest.raises(TypeError, match=message):
+        gpu.jit(sig)(fill3d)
+
+
+def test_bad_contiguous_axes_in_types_are_errors():
+    with pytest.raises(TypeError, match=r"'::1' must be on the last axis"):
+        gpu.int32[:, ::1, :]
+    with pytest.raises(TypeError, match=r"one axis only"):
+        gpu.int32[::1, ::1]
