@@ -262,36 +262,65 @@ rt::LoadedKernel* load_key(PyObject* self, const std::vector<rt::ArgCode>& key, 
   return raw;
 }
 
+/// How argument type `a` converts to parameter type `p` of an explicit signature, nullopt when it does not.
+/// A pointer parameter takes an address as a Python int (numba's CPointer argument); the rest as a device
+/// function's explicit signature rates its call (ir/type_rules.cpp). With `reinterpret` (a kernel of one
+/// explicit signature, numba's "specialized" dispatcher), an integer array also fits a parameter whose dtype
+/// is another integer of the same width: the kernel reads its elements as that type. numba-cuda passes such a
+/// kernel whatever array it is given, reading the bytes as the signature's dtype; gpujit takes the integers of
+/// one width (int32 data as uint32, as numba-cuda's own tests launch) and still refuses any other dtype,
+/// whose elements the kernel would misread or read past.
+std::optional<ConversionRank> parameter_rank(const Type& a, const Type& p, bool reinterpret) {
+  if (p.is_pointer()) return a.is_integer() ? std::optional(ConversionRank::Safe) : std::nullopt;
+  std::optional<ConversionRank> c = argument_rank(a, p);
+  if (c || !reinterpret || !a.is_array() || !p.is_array() || a.record || p.record) return c;
+  if (!is_integer(a.scalar) || !is_integer(p.scalar) || scalar_size(a.scalar) != scalar_size(p.scalar)) return c;
+  Type as_p = a;
+  as_p.scalar = p.scalar;
+  return argument_rank(as_p, p).has_value() ? std::optional(ConversionRank::Unsafe) : std::nullopt;
+}
+
 /// How well arguments of types `args` fit a kernel compiled for `sig` (explicit signatures), as numba rates
 /// an overload: the counts of unsafe, safe and promoting conversions, fewer unsafe first. nullopt when an
 /// argument cannot be passed at all. Both keys are flat (kernel_args.h), so equal tuple headers keep them in
-/// step; an array fits a parameter of its dtype and rank (a C array an any-layout one, safely).
-std::optional<std::array<int, 3>> rate(const rt::ArgCode* args, size_t n, const std::vector<rt::ArgCode>& sig) {
+/// step; an array fits a parameter of its dtype and rank (a C or F array an any-layout one, safely).
+std::optional<std::array<int, 3>> rate(const rt::ArgCode* args, size_t n, const std::vector<rt::ArgCode>& sig,
+                                       bool reinterpret) {
   if (sig.size() != n) return std::nullopt;
   std::array<int, 3> rating{};
   for (size_t i = 0; i < n; ++i) {
     if (args[i] == sig[i]) continue;
     if (rt::is_header_code(args[i]) || rt::is_header_code(sig[i])) return std::nullopt;
-    Type a = rt::type_of_code(args[i]), p = rt::type_of_code(sig[i]);
-    // A pointer parameter takes an address as a Python int (numba's CPointer argument); the rest as a device
-    // function's explicit signature rates its call (ir/type_rules.cpp).
-    std::optional<ConversionRank> c = p.is_pointer() ? (a.is_integer() ? std::optional(ConversionRank::Safe)
-                                                                      : std::nullopt)
-                                                     : argument_rank(a, p);
+    std::optional<ConversionRank> c =
+        parameter_rank(rt::type_of_code(args[i]), rt::type_of_code(sig[i]), reinterpret);
     if (!c || !count_rank(*c, rating)) return std::nullopt;
   }
   return rating;
 }
 
+/// Whether the dispatcher was made with one explicit signature, not a list (its Python `_specialized`, as
+/// numba's jit("sig") and kernel.specialize() set it).
+bool is_specialized(PyObject* self) {
+  PyObject* v = PyObject_GetAttrString(self, "_specialized");
+  if (!v) {
+    PyErr_Clear();
+    return false;
+  }
+  int truth = PyObject_IsTrue(v);
+  Py_DECREF(v);
+  if (truth < 0) PyErr_Clear();
+  return truth > 0;
+}
+
 /// For the error of a launch no explicit signature fits: ", where argument 'a' (position 1) is int64[::1],
 /// not float32[::1]" for the first argument that does not convert to `sig`'s parameter (slow path only).
 std::string first_misfit(const DispatcherState& st, const rt::ArgCode* codes, size_t n,
-                         const std::vector<rt::ArgCode>& sig) {
+                         const std::vector<rt::ArgCode>& sig, bool reinterpret) {
   std::vector<Type> args = rt::types_of_key(codes, n), params = rt::types_of_key(sig.data(), sig.size());
   if (args.size() != params.size() || args.size() != st.param_names.size()) return "";
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == params[i]) continue;
-    bool fits = params[i].is_pointer() ? args[i].is_integer() : argument_rank(args[i], params[i]).has_value();
+    bool fits = parameter_rank(args[i], params[i], reinterpret).has_value();
     if (!fits) {
       return ", where argument '" + st.param_names[i] + "' (position " + std::to_string(i + 1) + ") is " +
              args[i].str() + ", not " + params[i].str();
@@ -310,8 +339,9 @@ rt::LoadedKernel* specialize(PyObject* self, rt::Device& device, const rt::ArgCo
   const std::vector<rt::ArgCode>* best = nullptr;
   const std::vector<rt::ArgCode>* tied = nullptr;
   std::array<int, 3> best_rating{};
+  const bool reinterpret = st.signatures.size() == 1 && is_specialized(self);
   for (const auto& sig : st.signatures) {
-    std::optional<std::array<int, 3>> r = rate(codes, n, sig);
+    std::optional<std::array<int, 3>> r = rate(codes, n, sig, reinterpret);
     if (!r) continue;
     if (!best || *r < best_rating) {
       best = &sig;
@@ -332,7 +362,8 @@ rt::LoadedKernel* specialize(PyObject* self, rt::Device& device, const rt::ArgCo
     return load_key(self, *best, device);
   }
   std::string sigs;
-  for (const auto& sig : st.signatures) sigs += "\n  " + describe_key(sig) + first_misfit(st, codes, n, sig);
+  for (const auto& sig : st.signatures)
+    sigs += "\n  " + describe_key(sig) + first_misfit(st, codes, n, sig, reinterpret);
   // numba's wording first (users search for it), then which kernel and what it does accept.
   throw pyb::type_error("No matching definition for argument type(s) " + args.substr(1, args.size() - 2) +
                         " of kernel '" + st.name + "'; its signatures are:" + sigs);

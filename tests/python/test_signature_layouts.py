@@ -1,5 +1,6 @@
-"""Explicit signatures: Fortran-order array types ("int32[::1, :, :]", numba's layout 'F') and the errors for
-axes marked contiguous anywhere else (docs/python.md, after the jit forms)."""
+"""Explicit signatures: Fortran-order array types ("int32[::1, :, :]", numba's layout 'F'), the errors for axes
+marked contiguous anywhere else, and a kernel of one signature launched with an integer array of another
+dtype of the same width (docs/python.md, "Explicit signatures")."""
 
 import numpy as np
 import pytest
@@ -86,3 +87,42 @@ def test_bad_contiguous_axes_in_types_are_errors():
         gpu.int32[:, ::1, :]
     with pytest.raises(TypeError, match=r"one axis only"):
         gpu.int32[::1, ::1]
+
+
+def decrement(ary):
+    i, j = gpu.threadIdx.x, gpu.threadIdx.y
+    ary[i, j] -= 1
+
+
+def test_one_signature_takes_integers_of_the_same_width(cpu_backend):
+    # numba-cuda launches a kernel of one signature with the array it is given; int32 elements read uint32 data.
+    kernel = gpu.jit("void(int32[:, :])")(decrement)
+    a = np.arange(32, dtype=np.uint32).reshape(4, 8)
+    kernel[1, (4, 8)](a)
+    expect = np.arange(32, dtype=np.int64).reshape(4, 8) - 1
+    np.testing.assert_array_equal(a, expect.astype(np.uint32))  # 0 - 1 wraps to 2**32 - 1
+    assert a[0, 0] == 2**32 - 1
+
+    ballot = gpu.jit("void(uint32[::1])")(lambda_free_store)
+    b = np.zeros(4, np.int32)
+    ballot[1, 4](b)
+    np.testing.assert_array_equal(b, np.full(4, -1, np.int32))  # 0xFFFFFFFF read back as int32
+
+
+def lambda_free_store(ary):
+    ary[gpu.threadIdx.x] = 0xFFFFFFFF
+
+
+def test_one_signature_refuses_other_dtypes(cpu_backend):
+    kernel = gpu.jit("void(int32[:, :])")(decrement)
+    for dtype in (np.int64, np.float32, np.int16):
+        with pytest.raises(TypeError, match=r"(?s)No matching definition.*where argument 'ary' \(position 1\)"):
+            kernel[1, (4, 8)](np.zeros((4, 8), dtype))
+
+
+def test_a_list_of_signatures_does_not_reinterpret(cpu_backend):
+    # numba's dispatcher of a signature list picks an overload by its conversion rules, which have none
+    # from uint32 arrays to int32 ones.
+    kernel = gpu.jit(["void(int32[:, :])"])(decrement)
+    with pytest.raises(TypeError, match=r"No matching definition for argument type\(s\) uint32\[:, ::1\]"):
+        kernel[1, (4, 8)](np.zeros((4, 8), np.uint32))
