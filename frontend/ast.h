@@ -342,7 +342,7 @@ struct FunctionDef {
   std::vector<std::unique_ptr<FunctionDef>> nested;
   const FunctionDef* enclosing = nullptr;
   SourceFilePtr file;
-  /// A copy that semantic analysis made of a function to rewrite it (ir/sema_unroll.cpp): the function it
+  /// A copy that semantic analysis made of a function to rewrite it (ir/sema_rewrite.cpp): the function it
   /// copied, which owns the `nested` functions (the copy has none of its own). Null for a parsed function.
   const FunctionDef* rewritten_from = nullptr;
   const FunctionDef& origin() const { return rewritten_from ? *rewritten_from : *this; }

@@ -60,6 +60,9 @@ StmtPtr clone_stmt(const Stmt& s, const CloneHooks& h) {
 }
 
 ExprPtr clone_expr(const Expr& e, const CloneHooks& h) {
+  if (h.expr) {
+    if (ExprPtr r = h.expr(e)) return r;
+  }
   switch (e.kind) {
     case ExprKind::Name: {
       const auto& n = *e.as<NameExpr>();

@@ -284,7 +284,7 @@ enum class BuiltinTyping : uint8_t {
   IsInstance,     // isinstance(x, int | float | ... | a dtype | a tuple of them) -> a bool constant
   Sum,            // sum(t[, start]) -> start + t[0] + t[1] ... in the type numba's loop unifies to
   Len,            // len(array) -> int64 (extent of axis 0); len(tuple) -> constant
-  LiteralUnroll,  // literal_unroll(t) -> t; a loop over it of mixed types unrolls (ir/sema_unroll.cpp)
+  LiteralUnroll,  // literal_unroll(t) -> t; a loop over it of mixed types unrolls (ir/sema_rewrite.cpp)
   PointerArray,   // carray/farray(ptr, shape, dtype=None) -> an array over a pointer (ir/sema_array_method.cpp)
   Range,          // range(stop) / range(start, stop[, step]): only as a for loop's iterable
   Cast,           // dtype(x) -> dtype

@@ -33,7 +33,7 @@ bool contains_type(const Type& t, const Type& inner) {
 // at every call (f(x) calling f((x, x))) would never end.
 constexpr size_t kMaxNestedSpecializations = 8;
 // literal_unroll loops within the bodies of literal_unroll loops, each depth a round of rewriting.
-constexpr int kMaxUnrollRounds = 8;
+constexpr int kMaxRewriteRounds = 8;
 
 // A PTX identifier unique per function and argument types: the file, line and name tell functions apart,
 // the signature tells specializations apart. The hash is LLVM's XXH3-64 (a narrow exception to the layers:
@@ -195,18 +195,20 @@ Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::v
       env = home->second;
     envs_.push_back(env);
     FunctionAnalyzer(*this, *s, def, args, is_kernel, statics, closure).run();
-    // literal_unroll loops over tuples of mixed types: analyse again a copy with those loops unrolled (a
-    // body may hold more, found in its copies, hence the rounds).
+    // literal_unroll loops over tuples of mixed types, `*t` in builtin calls: analyse again a copy with
+    // those rewritten (a loop's body may hold more, found in its copies, hence the rounds).
     std::vector<std::shared_ptr<const FunctionDef>> rewritten;
-    for (int round = 0; !s->unroll.empty(); ++round) {
-      if (round == kMaxUnrollRounds) {
-        s->diags.error(def.file, s->unroll.begin()->first->range,
+    for (int round = 0; !s->rewrites.empty(); ++round) {
+      if (round == kMaxRewriteRounds) {
+        SourceRange at = s->rewrites.loops.empty() ? s->rewrites.star_calls.begin()->first->range
+                                                   : s->rewrites.loops.begin()->first->range;
+        s->diags.error(def.file, at,
                        fmt::format("literal_unroll() loops nested more than {} deep are not supported",
-                                   kMaxUnrollRounds));
+                                   kMaxRewriteRounds));
         break;
       }
-      rewritten.push_back(unroll_loops(rewritten.empty() ? def : *rewritten.back(), s->unroll));
-      s->unroll.clear();
+      rewritten.push_back(rewrite_function(rewritten.empty() ? def : *rewritten.back(), s->rewrites));
+      s->rewrites = Rewrites();
       s->fn = std::make_unique<TypedFunction>();
       s->diags = Diagnostics();
       s->callees.clear();
@@ -698,15 +700,15 @@ bool FunctionAnalyzer::defer_unroll(const ForStmt& s) {
   const auto* leaf = len && len->args.size() == 1 ? len->args[0]->as<NameExpr>() : nullptr;
   auto v = leaf ? vars_.find(leaf->id) : vars_.end();
   if (v == vars_.end() || !v->second.type.is_tuple()) {
-    spec_.unroll.erase(&s);
+    spec_.rewrites.loops.erase(&s);
     return false;
   }
   const std::vector<Type>& elements = v->second.type.elements;
   if (std::all_of(elements.begin(), elements.end(), [&](const Type& t) { return t == elements[0]; })) {
-    spec_.unroll.erase(&s);  // one type: the loop indexes the tuple, as any loop over one
+    spec_.rewrites.loops.erase(&s);  // one type: the loop indexes the tuple, as any loop over one
     return false;
   }
-  spec_.unroll[&s] = elements.size();
+  spec_.rewrites.loops[&s] = elements.size();
   return true;
 }
 

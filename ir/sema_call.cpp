@@ -71,16 +71,13 @@ ExprResult FunctionAnalyzer::call(const CallExpr& e) {
   ExprResult callee = expr(*e.func);
   std::string name = path_of(*e.func);
   if (name.empty()) name = "this function";
-  // f(*t): a tuple unpacked into positional arguments, for a device function (ir/sema_device_call.cpp).
+  // f(*t): a tuple unpacked into positional arguments. A device function takes it as it is
+  // (ir/sema_device_call.cpp); any other call is rewritten to pass t[0], t[1], ... (ir/sema_rewrite.cpp), and
+  // the analysis of this copy of the function stops short of it.
   if (!e.starred.empty() && callee.what != ExprResult::What::Device) {
     if (callee.what == ExprResult::What::Unknown) return ExprResult::unknown();
-    size_t first = 0;
-    while (!e.is_starred(first)) ++first;
-    if (callee.ok())
-      error(e.args[first]->range, fmt::format("'*' unpacking of arguments is supported in calls of device "
-                                              "functions only; pass the tuple's elements to {}() one by one",
-                                              name));
-    return ExprResult::error();
+    if (!callee.ok() || !defer_star_call(e, name)) return ExprResult::error();
+    return checking_ ? ExprResult::error() : ExprResult::unknown();
   }
   if (callee.what == ExprResult::What::Builtin && callee.builtin->typing == BuiltinTyping::ArrayAlloc) {
     return array_alloc(e, *callee.builtin);

@@ -98,13 +98,23 @@ constexpr int64_t kMaxArrayAlignment = 1024;
 
 /// One specialization of a function: its typed function and the diagnostics its analysis produced. Those
 /// diagnostics reach the user only if the specialization is used by the final program.
+/// The rewrites of a function that semantic analysis asks for (ir/sema_rewrite.cpp).
+struct Rewrites {
+  /// `literal_unroll` loops over a tuple of mixed types, with the tuple's length: each is unrolled.
+  std::map<const ForStmt*, size_t> loops;
+  /// Calls of builtins with `*t` arguments: the argument index of each, with the tuple's length; each
+  /// becomes t[0], t[1], ... (t is an expression without side effects, so evaluating it again is safe).
+  std::map<const CallExpr*, std::map<size_t, size_t>> star_calls;
+  bool empty() const { return loops.empty() && star_calls.empty(); }
+};
+
 struct Specialization {
   std::unique_ptr<TypedFunction> fn;
   Diagnostics diags;
   std::vector<Specialization*> callees;  // in first-call order
-  /// `literal_unroll` loops over a tuple of mixed types that analysis found, with the tuple's length: the
-  /// function is rewritten with each unrolled and analysed again (ir/sema_unroll.cpp).
-  std::map<const ForStmt*, size_t> unroll;
+  /// What analysis found that it cannot type in place: the function is rewritten (ir/sema_rewrite.cpp) and
+  /// analysed again.
+  Rewrites rewrites;
   bool done = false;
   bool committed = false;
 };
@@ -174,10 +184,9 @@ inline std::string user_name(const std::string& id) {
   return id.empty() || id[0] == '$' || cut == std::string::npos ? id : id.substr(0, cut);
 }
 
-/// A copy of `def` with each loop of `loops` (a `literal_unroll` loop over a tuple of mixed types, with the
-/// tuple's length) unrolled: one copy of the body per element, each with its own loop variable
-/// (ir/sema_unroll.cpp).
-std::shared_ptr<const FunctionDef> unroll_loops(const FunctionDef& def, const std::map<const ForStmt*, size_t>& loops);
+/// A copy of `def` with `rewrites` made: each loop unrolled (one copy of the body per element, each with its
+/// own loop variable), each starred argument spread (ir/sema_rewrite.cpp).
+std::shared_ptr<const FunctionDef> rewrite_function(const FunctionDef& def, const Rewrites& rewrites);
 
 class FunctionAnalyzer {
  public:
@@ -194,8 +203,13 @@ class FunctionAnalyzer {
   /// The operand types of an augmented assignment into fn_ (the right operand's too when it has its own).
   void record_aug_operands(const AugAssignStmt& s, const OpTyping& t);
   void for_stmt(const ForStmt& s);
-  /// A `literal_unroll` loop over a tuple of mixed types: noted in spec_.unroll instead of analysed (true).
+  /// A `literal_unroll` loop over a tuple of mixed types: noted in spec_.rewrites instead of analysed (true).
   bool defer_unroll(const ForStmt& s);
+  /// A builtin call with `*t` arguments: noted in spec_.rewrites to spread them (true), or an error.
+  bool defer_star_call(const CallExpr& e, const std::string& name);
+  /// Whether evaluating `e` twice does what evaluating it once does: no call that writes memory, draws a
+  /// random number or calls a device function.
+  bool free_of_effects(const Expr& e);
   void return_stmt(const ReturnStmt& s);
   void raise_stmt(const RaiseStmt& s);  // ir/sema_raise.cpp
   /// Binds one assignment target to a value of type `t` coming from `value_expr` (null for a loop).

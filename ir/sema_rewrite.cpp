@@ -1,3 +1,13 @@
+// The rewrites semantic analysis asks for when it cannot type a construct in place (Rewrites, sema_internal.h):
+// the function is copied with them made and analysed again from scratch. The copy's nodes keep the source
+// ranges of the text they copy, so diagnostics point at the user's code.
+//
+// Spreading `*t` into a builtin's arguments: `complex(*cmath.polar(z))` becomes `complex(cmath.polar(z)[0],
+// cmath.polar(z)[1])` once analysis knows t is a tuple of two. The builtins' typing and lowering take their
+// arguments one expression each; evaluating t once per element is what Python's single evaluation does only
+// because analysis asked first that t have no effects (FunctionAnalyzer::free_of_effects): a pure builtin's
+// result is the same each time, and LLVM merges the repeated calls.
+//
 // Unrolling `for x in literal_unroll(t)` over a tuple whose elements differ in type (numba versions the loop
 // body per element type; gpujit keeps one type per variable, so it copies the body per element).
 //
@@ -17,9 +27,10 @@
 // $unrollN_k in range(1)`, which `continue` leaves), and a `break` sets `$unrollN_b` and leaves it, after which
 // the enclosing one-trip loop `for $unrollN in range(1): ... else: orelse` is left too (skipping orelse, as a break
 // skips a loop's else). Variables the body assigns that are not loop variables stay one variable each (one
-// type for all copies), as anywhere in a function. The copy is analysed again from scratch; its nodes keep
-// the source ranges of the text they copy, so diagnostics point at the user's loop.
+// type for all copies), as anywhere in a function.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "frontend/ast_clone.h"
 #include "ir/sema_internal.h"
@@ -84,14 +95,36 @@ StmtPtr one_trip(SourceRange at, const std::string& id, Block body, Block orelse
   return std::make_unique<ForStmt>(at, name_expr(at, id), std::move(range), std::move(body), std::move(orelse));
 }
 
-class Unroller {
+class Rewriter {
  public:
-  explicit Unroller(const std::map<const ForStmt*, size_t>& loops) : loops_(loops) {
+  explicit Rewriter(const Rewrites& rewrites) : loops_(rewrites.loops), star_calls_(rewrites.star_calls) {
     hooks_.stmt = [this](const Stmt& s, Block& out) { return expand(s, out); };
+    hooks_.expr = [this](const Expr& e) { return spread(e, hooks_); };
   }
   const CloneHooks& hooks() const { return hooks_; }
 
  private:
+  // f(a, *t) as f(a, t[0], t[1], ...), when analysis asked for it.
+  ExprPtr spread(const Expr& e, const CloneHooks& h) {
+    const auto* call = e.as<CallExpr>();
+    auto it = call ? star_calls_.find(call) : star_calls_.end();
+    if (it == star_calls_.end()) return nullptr;
+    std::vector<ExprPtr> args;
+    for (size_t i = 0; i < call->args.size(); ++i) {
+      const Expr& a = *call->args[i];
+      auto n = it->second.find(i);
+      if (n == it->second.end()) {
+        args.push_back(clone_expr(a, h));
+        continue;
+      }
+      for (size_t k = 0; k < n->second; ++k)
+        args.push_back(std::make_unique<SubscriptExpr>(a.range, clone_expr(a, h), std::make_unique<IntLitExpr>(a.range, k)));
+    }
+    std::vector<Keyword> keywords;
+    for (const Keyword& k : call->keywords) keywords.push_back(Keyword{k.name, k.name_range, clone_expr(*k.value, h)});
+    return std::make_unique<CallExpr>(e.range, clone_expr(*call->func, h), std::move(args), std::move(keywords));
+  }
+
   bool expand(const Stmt& s, Block& out) {
     const auto* f = s.as<ForStmt>();
     auto it = f ? loops_.find(f) : loops_.end();
@@ -117,6 +150,7 @@ class Unroller {
     if (breaks) out.push_back(assign(at, flag, std::make_unique<BoolLitExpr>(at, false)));
     for (size_t k = 0; k < it->second; ++k) {
       CloneHooks h;
+      h.expr = [&](const Expr& e) { return spread(e, h); };
       h.name = [&, k](const NameExpr& n) -> ExprPtr {
         if (n.id == counter->id) return std::make_unique<IntLitExpr>(n.range, k);
         if (renamed.count(n.id)) return name_expr(n.range, fmt::format("{}${}_{}", n.id, counter->id.substr(4), k));
@@ -126,7 +160,7 @@ class Unroller {
       h.stmt = [&](const Stmt& t, Block& into) -> bool {
         if (expand(t, into)) return true;
         if (t.kind == StmtKind::For || t.kind == StmtKind::While) {
-          CloneHooks inner{h.name, hooks_.stmt};
+          CloneHooks inner{h.expr, h.name, hooks_.stmt};
           into.push_back(clone_stmt(t, inner));
           return true;
         }
@@ -158,12 +192,13 @@ class Unroller {
   }
 
   const std::map<const ForStmt*, size_t>& loops_;
+  const std::map<const CallExpr*, std::map<size_t, size_t>>& star_calls_;
   CloneHooks hooks_;
 };
 
 }  // namespace
 
-std::shared_ptr<const FunctionDef> unroll_loops(const FunctionDef& def, const std::map<const ForStmt*, size_t>& loops) {
+std::shared_ptr<const FunctionDef> rewrite_function(const FunctionDef& def, const Rewrites& rewrites) {
   auto copy = std::make_shared<FunctionDef>();
   copy->name = def.name;
   copy->range = def.range;
@@ -178,9 +213,100 @@ std::shared_ptr<const FunctionDef> unroll_loops(const FunctionDef& def, const st
   copy->enclosing = def.enclosing;
   copy->file = def.file;
   copy->rewritten_from = &def.origin();
-  Unroller unroller(loops);
-  copy->body = clone_block(def.body, unroller.hooks());
+  Rewriter rewriter(rewrites);
+  copy->body = clone_block(def.body, rewriter.hooks());
   return copy;
+}
+
+}  // namespace gpujit
+
+namespace gpujit {
+
+bool FunctionAnalyzer::free_of_effects(const Expr& e) {
+  auto all = [&](const std::vector<ExprPtr>& es) {
+    return std::all_of(es.begin(), es.end(), [&](const ExprPtr& x) { return free_of_effects(*x); });
+  };
+  switch (e.kind) {
+    case ExprKind::Name: case ExprKind::IntLit: case ExprKind::FloatLit: case ExprKind::BoolLit:
+    case ExprKind::NoneLit: case ExprKind::StringLit:
+      return true;
+    case ExprKind::UnaryOp:
+      return free_of_effects(*e.as<UnaryOpExpr>()->operand);
+    case ExprKind::BinOp:
+      return free_of_effects(*e.as<BinOpExpr>()->lhs) && free_of_effects(*e.as<BinOpExpr>()->rhs);
+    case ExprKind::BoolOp:
+      return all(e.as<BoolOpExpr>()->values);
+    case ExprKind::Compare:
+      return free_of_effects(*e.as<CompareExpr>()->left) && all(e.as<CompareExpr>()->comparators);
+    case ExprKind::Attribute:
+      return free_of_effects(*e.as<AttributeExpr>()->value);
+    case ExprKind::Subscript:
+      return free_of_effects(*e.as<SubscriptExpr>()->value) && free_of_effects(*e.as<SubscriptExpr>()->index);
+    case ExprKind::Slice: {
+      const auto& s = *e.as<SliceExpr>();
+      for (const ExprPtr* p : {&s.lower, &s.upper, &s.step})
+        if (*p && !free_of_effects(**p)) return false;
+      return true;
+    }
+    case ExprKind::Tuple:
+      return all(e.as<TupleExpr>()->elts);
+    case ExprKind::IfExp: {
+      const auto& i = *e.as<IfExpExpr>();
+      return free_of_effects(*i.test) && free_of_effects(*i.body) && free_of_effects(*i.orelse);
+    }
+    case ExprKind::Call: {
+      const auto& c = *e.as<CallExpr>();
+      if (!all(c.args)) return false;
+      for (const Keyword& k : c.keywords)
+        if (!free_of_effects(*k.value)) return false;
+      ExprResult callee = expr(*c.func);
+      if (callee.what == ExprResult::What::DType || callee.what == ExprResult::What::Reduction) return true;
+      if (callee.what != ExprResult::What::Builtin) return false;  // a device function may write memory
+      switch (callee.builtin->scope) {
+        case BuiltinScope::Python:
+          return callee.builtin->typing != BuiltinTyping::Print;
+        case BuiltinScope::Math: case BuiltinScope::Cmath: case BuiltinScope::Number: case BuiltinScope::Array:
+        case BuiltinScope::Operator: case BuiltinScope::Numpy: case BuiltinScope::Libdevice:
+        case BuiltinScope::Fp16: case BuiltinScope::Bf16: case BuiltinScope::Fp8:
+          return true;
+        case BuiltinScope::Kernel:
+          return callee.builtin->lowering == BuiltinLowering::Grid;  // grid(), gridsize() read registers
+        default:
+          return false;  // atomics, barriers, random numbers, allocation
+      }
+    }
+  }
+  return false;
+}
+
+bool FunctionAnalyzer::defer_star_call(const CallExpr& e, const std::string& name) {
+  std::map<size_t, size_t> lengths;
+  bool ok = true;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    if (!e.is_starred(i)) continue;
+    ExprResult r = value(*e.args[i]);
+    if (!r.is_value()) {
+      ok = false;
+    } else if (!r.type.is_tuple()) {
+      error(e.args[i]->range, fmt::format("'*' unpacks a tuple into the arguments, got {}{}", r.type.str(),
+                                          origin_of(*e.args[i])));
+      ok = false;
+    } else if (!free_of_effects(*e.args[i])) {
+      error(e.args[i]->range,
+            fmt::format("'*' unpacking into {}() takes a tuple without side effects (it is read once per "
+                        "element); assign it to a variable first and unpack the variable",
+                        name));
+      ok = false;
+    } else {
+      lengths[i] = r.type.elements.size();
+    }
+  }
+  if (!ok) {
+    spec_.rewrites.star_calls.erase(&e);
+    return false;
+  }
+  spec_.rewrites.star_calls[&e] = std::move(lengths);
+  return true;
 }
 
 }  // namespace gpujit

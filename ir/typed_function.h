@@ -187,7 +187,7 @@ struct ArrayMethodCall {
 
 struct TypedFunction {
   const FunctionDef* def = nullptr;
-  /// When analysis rewrote the function (ir/sema_unroll.cpp), the copies it made, the last being `def`: the
+  /// When analysis rewrote the function (ir/sema_rewrite.cpp), the copies it made, the last being `def`: the
   /// side tables are keyed by their nodes, so they live as long as this.
   std::vector<std::shared_ptr<const FunctionDef>> rewritten_defs;
   std::string name;                 // the Python name

@@ -1,6 +1,9 @@
 """Device functions that take `*args` (docs/language.md, "Device functions"): the extra arguments arrive as one
 tuple, each call's arity and argument types make a specialization of their own, and `f(*t)` unpacks a tuple
-into a call's positional arguments."""
+into a call's positional arguments (a builtin's too)."""
+
+import cmath
+import math
 
 import numpy as np
 import pytest
@@ -138,14 +141,30 @@ def test_unpacking_a_non_tuple_is_an_error():
         k[1, 1](np.zeros(1), 3)
 
 
-def test_unpacking_into_a_builtin_is_an_error():
+def test_unpacking_into_builtins():
     @gpu.jit
-    def k(out, x, y):
+    def k(out, x, y, z):
         t = (x, y)
         out[0] = max(*t)
+        out[1] = min(1.5, *t, *(y, 0.25))  # several starred arguments among plain ones
+        w = complex(*cmath.polar(z))  # a builtin's tuple result, unpacked into another builtin
+        out[2] = w.real
+        out[3] = w.imag
+        out[4] = math.hypot(*gpu.grid(2))  # grid(2) is (0, 0) in a 1x1 launch
 
-    with pytest.raises(gpu.CompileError, match=r"supported in calls of device functions only.*max\(\)"):
-        k[1, 1](np.zeros(1), 1.0, 2.0)
+    out = np.zeros(5)
+    k[1, 1](out, 1.0, 2.0, 3.0 - 4.0j)
+    r, phi = cmath.polar(3.0 - 4.0j)
+    np.testing.assert_array_equal(out, [2.0, 0.25, r, phi, 0.0])
+
+
+def test_unpacking_an_expression_with_effects_into_a_builtin_is_an_error():
+    @gpu.jit
+    def k(out, a):
+        out[0] = max(*(gpu.atomic.add(a, 0, 1), 2))
+
+    with pytest.raises(gpu.CompileError, match=r"'\*' unpacking into max\(\) takes a tuple without side effects"):
+        k[1, 1](np.zeros(1), np.zeros(1, dtype=np.int64))
 
 
 def test_too_few_arguments_before_star_args():
