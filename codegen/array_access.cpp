@@ -327,6 +327,15 @@ llvm::Value* FunctionLowering::array_attribute(llvm::Value* array, const Type& t
 
 llvm::Value* FunctionLowering::lower_array_method(const ArrayMethodCall& c, const Type& result) {
   const Type& t = type_of(*c.array);
+  if (c.kind == ArrayMethodCall::Kind::Copy) {
+    // A captured global array (ir/sema_array_method.cpp): its bytes, C order, into a local array of its shape.
+    ArrayParts from = unpack_array(lower_expr(*c.array), t.ndim);
+    llvm::Value* copy = make_local_array(c.copy_shape, result.element(), result, 0);
+    uint64_t bytes = result.itemsize();
+    for (int64_t extent : c.copy_shape) bytes *= uint64_t(extent);
+    if (bytes) b_.CreateMemCpy(unpack_array(copy, result.ndim).data, llvm::Align(16), from.data, llvm::Align(16), bytes);
+    return copy;
+  }
   const bool over_pointer = c.kind == ArrayMethodCall::Kind::CArray || c.kind == ArrayMethodCall::Kind::FArray;
   ArrayParts a = over_pointer ? ArrayParts{} : unpack_array(lower_expr(*c.array), t.ndim);
   ArrayParts r;

@@ -9,6 +9,12 @@
 // A shape whose size differs from the array's, or a last axis whose bytes the new itemsize does not divide,
 // is undefined behaviour, as an out-of-bounds index is (numba-cuda raises only with exceptions enabled).
 //
+// a.copy() allocates in numba-cuda (its NRT's device heap); gpujit kernels have no heap, so a copy is made
+// in the calling thread's local memory, which needs the shape at compile time: the receiver must name a
+// captured global array (constant memory, whose shape the capture fixed). The copy is a C-contiguous array of
+// the same dtype and shape, written and read as any local array. Each `.copy()` in the source has one buffer
+// per thread: a copy made again by a later pass of a loop reuses it (the earlier copy's contents are lost).
+//
 // Also here, numba's carray(ptr, shape, dtype=None) and farray: an array over the memory a pointer parameter
 // (`float32*` in the signature) points to, C-ordered or Fortran-ordered; a dtype, if given, must be the
 // pointer's own.
@@ -33,6 +39,7 @@ ExprResult FunctionAnalyzer::array_method_call(const CallExpr& e, const std::str
   }
   const Type& t = a.type;
   const std::string name = fmt::format("a.{}", method);
+  if (method == "copy") return array_copy(e, receiver, t);
   if (!e.keywords.empty()) {
     error(e.keywords[0].name_range,
           fmt::format("{}() takes no keyword arguments in a kernel ('{}'){}", name, e.keywords[0].name,
@@ -102,6 +109,32 @@ ExprResult FunctionAnalyzer::array_method_call(const CallExpr& e, const std::str
   }
   if (checking_) fn_.array_method_calls[&e] = c;
   return record(e, ExprResult::of_value(result));
+}
+
+ExprResult FunctionAnalyzer::array_copy(const CallExpr& e, const Expr& receiver, const Type& t) {
+  if (!e.args.empty() || !e.keywords.empty()) {
+    error(e.range, "a.copy() takes no arguments in a kernel: the copy is C-contiguous");
+    return ExprResult::error();
+  }
+  const auto* n = receiver.as<NameExpr>();
+  const GlobalValue* g = nullptr;
+  if (n && !is_local_name(n->id) && !static_params_.count(n->id)) {
+    auto it = program_.globals().find(n->id);
+    if (it != program_.globals().end() && it->second.kind == GlobalValue::Kind::ConstArray) g = &it->second;
+  }
+  if (!g) {
+    error(e.range, fmt::format("a.copy() of {}{} needs an allocation: numba-cuda makes it on its device heap, "
+                               "which gpujit kernels do not have. A captured global array can be copied (into "
+                               "local memory); else copy into a cuda.local.array of a constant shape",
+                               t.str(), origin_of(receiver)));
+    return ExprResult::error();
+  }
+  ArrayMethodCall c;
+  c.kind = ArrayMethodCall::Kind::Copy;
+  c.array = &receiver;
+  c.copy_shape = g->shape;
+  if (checking_) fn_.array_method_calls[&e] = c;
+  return record(e, ExprResult::of_value(Type::array_of(t.element(), t.ndim, Layout::C, t.index32)));
 }
 
 ExprResult FunctionAnalyzer::pointer_array_call(const CallExpr& e, const BuiltinInfo& b) {

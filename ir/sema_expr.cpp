@@ -567,8 +567,8 @@ ExprResult FunctionAnalyzer::attribute(const AttributeExpr& e) {
         r.method = true;
         break;
       }
-      if (!b && (e.attr == "reshape" || e.attr == "view")) {
-        r.what = ExprResult::What::ArrayMethod;  // a.reshape(shape), a.view(dtype): sema_array_method.cpp
+      if (!b && (e.attr == "reshape" || e.attr == "view" || e.attr == "copy")) {
+        r.what = ExprResult::What::ArrayMethod;  // a.reshape(shape), a.view(dtype), a.copy(): sema_array_method.cpp
         r.array_method = e.attr;
         break;
       }

@@ -53,7 +53,7 @@ struct ExprResult {
   const Expr* receiver = nullptr;
   /// A parameter's default value that a call leaves out (numba's Omitted): a compile-time argument.
   bool omitted = false;
-  std::string array_method;  // ArrayMethod: "reshape" or "view", called on the receiver of the attribute
+  std::string array_method;  // ArrayMethod: "reshape", "view" or "copy", called on the receiver of the attribute
   /// Namespace of a class of constants (an IntEnum global): its members; null for builtin namespaces.
   const std::map<std::string, ConstValue>* members = nullptr;
 
@@ -307,6 +307,8 @@ class FunctionAnalyzer {
   /// constant inside a tuple, "array(float32, 1d, A)", "Tuple(Literal[int](1), int32)", "class(float32)".
   std::string numba_spelling(const Expr& e, bool in_tuple);
   ExprResult array_method_call(const CallExpr& e, const std::string& method);
+  /// a.copy() of a captured global array: a copy in local memory (sema_array_method.cpp).
+  ExprResult array_copy(const CallExpr& e, const Expr& receiver, const Type& t);
   ExprResult pointer_array_call(const CallExpr& e, const BuiltinInfo& b);
   /// The alignment= argument of shared.array/local.array: None (0), or a constant power of two up to
   /// kMaxArrayAlignment. Returns false after reporting an error pointing at the argument.

@@ -191,7 +191,7 @@ std::optional<ExprResult> FunctionAnalyzer::overloaded_member(const AttributeExp
   if (!resolver || !base.is_value()) return std::nullopt;
   const Type& t = base.type;
   if (t.is_array() && (find_builtin(BuiltinScope::Array, e.attr) || find_reduction(e.attr) ||
-                       e.attr == "reshape" || e.attr == "view" ||
+                       e.attr == "reshape" || e.attr == "view" || e.attr == "copy" ||
                        (t.element().is_record() && t.record && t.record->find(e.attr))))
     return std::nullopt;
   if (t.is_record() && t.record->find(e.attr)) return std::nullopt;

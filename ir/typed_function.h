@@ -177,12 +177,14 @@ struct ReductionCall {
 };
 
 /// A view of an array under a new shape or dtype (a.reshape(shape), a.view(dtype)), or an array over a pointer
-/// (carray(ptr, shape), farray): the same memory, no copy.
+/// (carray(ptr, shape), farray): the same memory, no copy. Copy: a.copy() of an array whose shape is known at
+/// compile time (a captured global array), into the calling thread's local memory.
 struct ArrayMethodCall {
-  enum class Kind { Reshape, View, CArray, FArray };
+  enum class Kind { Reshape, View, CArray, FArray, Copy };
   Kind kind = Kind::Reshape;
   const Expr* array = nullptr;           // the receiver; CArray/FArray: the pointer
   std::vector<const Expr*> shape;        // Reshape: one int or tuple of ints, or several ints; CArray: one
+  std::vector<int64_t> copy_shape;       // Copy: the receiver's shape
 };
 
 struct TypedFunction {
