@@ -333,7 +333,9 @@ llvm::Value* FunctionLowering::lower_array_method(const ArrayMethodCall& c, cons
     llvm::Value* copy = make_local_array(c.copy_shape, result.element(), result, 0);
     uint64_t bytes = result.itemsize();
     for (int64_t extent : c.copy_shape) bytes *= uint64_t(extent);
-    if (bytes) b_.CreateMemCpy(unpack_array(copy, result.ndim).data, llvm::Align(16), from.data, llvm::Align(16), bytes);
+    if (bytes)
+      b_.CreateMemCpy(unpack_array(copy, result.ndim).data, llvm::Align(16), from.data, llvm::Align(16),
+                      bytes);
     return copy;
   }
   const bool over_pointer = c.kind == ArrayMethodCall::Kind::CArray || c.kind == ArrayMethodCall::Kind::FArray;

@@ -26,7 +26,8 @@ StmtPtr clone_stmt(const Stmt& s, const CloneHooks& h) {
     }
     case StmtKind::AugAssign: {
       const auto& a = *s.as<AugAssignStmt>();
-      return std::make_unique<AugAssignStmt>(s.range, clone_expr(*a.target, h), a.op, clone_expr(*a.value, h));
+      return std::make_unique<AugAssignStmt>(s.range, clone_expr(*a.target, h), a.op,
+                                             clone_expr(*a.value, h));
     }
     case StmtKind::If: {
       const auto& i = *s.as<IfStmt>();
@@ -106,8 +107,10 @@ ExprPtr clone_expr(const Expr& e, const CloneHooks& h) {
     case ExprKind::Call: {
       const auto& c = *e.as<CallExpr>();
       std::vector<Keyword> keywords;
-      for (const Keyword& k : c.keywords) keywords.push_back(Keyword{k.name, k.name_range, clone_expr(*k.value, h)});
-      auto copy = std::make_unique<CallExpr>(e.range, clone_expr(*c.func, h), all(c.args, h), std::move(keywords));
+      for (const Keyword& k : c.keywords)
+        keywords.push_back(Keyword{k.name, k.name_range, clone_expr(*k.value, h)});
+      auto copy =
+          std::make_unique<CallExpr>(e.range, clone_expr(*c.func, h), all(c.args, h), std::move(keywords));
       copy->starred = c.starred;
       return copy;
     }

@@ -659,8 +659,9 @@ void Parser::parse_for(Block& out) {
   // literal_unroll(t) and its dotted spellings (numba.literal_unroll, cuda.literal_unroll): semantic analysis
   // unrolls the loop when t's elements differ in type (ForStmt::literal_unroll).
   const auto* unroll_attr = call ? call->func->as<AttributeExpr>() : nullptr;
-  bool unroll = call && call->args.size() == 1 &&
-                ((callee && callee->id == "literal_unroll") || (unroll_attr && unroll_attr->attr == "literal_unroll"));
+  bool unroll =
+      call && call->args.size() == 1 &&
+      ((callee && callee->id == "literal_unroll") || (unroll_attr && unroll_attr->attr == "literal_unroll"));
   std::string counter = fmt::format("$for{}", loops_++);
   SourceRange at = iter->range;
   std::vector<std::string> leaves;

@@ -207,9 +207,8 @@ ExprResult FunctionAnalyzer::expr(const Expr& e) {
   throw InternalError("unknown expression kind");
 }
 
-ExprResult FunctionAnalyzer::value(const Expr& e) { return value_of(e, expr(e)); }
-
-ExprResult FunctionAnalyzer::value_of(const Expr& e, ExprResult r) {
+ExprResult FunctionAnalyzer::value(const Expr& e) {
+  ExprResult r = expr(e);
   if (!r.ok()) return r;
   std::string p = path_of(e);
   switch (r.what) {

@@ -4,9 +4,9 @@
 //
 // Spreading `*t` into a builtin's arguments: `complex(*cmath.polar(z))` becomes `complex(cmath.polar(z)[0],
 // cmath.polar(z)[1])` once analysis knows t is a tuple of two. The builtins' typing and lowering take their
-// arguments one expression each; evaluating t once per element is what Python's single evaluation does only
-// because analysis asked first that t have no effects (FunctionAnalyzer::free_of_effects): a pure builtin's
-// result is the same each time, and LLVM merges the repeated calls.
+// arguments one expression each. t is then evaluated once per element instead of once, which gives the same
+// result only because analysis first checks that t has no effects (FunctionAnalyzer::free_of_effects): a
+// pure builtin gives the same value each time (and LLVM may merge the repeated calls).
 //
 // Unrolling `for x in literal_unroll(t)` over a tuple whose elements differ in type (numba versions the loop
 // body per element type; gpujit keeps one type per variable, so it copies the body per element).
@@ -91,8 +91,10 @@ StmtPtr assign(SourceRange at, const std::string& id, ExprPtr value) {
 StmtPtr one_trip(SourceRange at, const std::string& id, Block body, Block orelse) {
   std::vector<ExprPtr> args;
   args.push_back(std::make_unique<IntLitExpr>(at, 1));
-  auto range = std::make_unique<CallExpr>(at, name_expr(at, "range"), std::move(args), std::vector<Keyword>{});
-  return std::make_unique<ForStmt>(at, name_expr(at, id), std::move(range), std::move(body), std::move(orelse));
+  auto range =
+      std::make_unique<CallExpr>(at, name_expr(at, "range"), std::move(args), std::vector<Keyword>{});
+  return std::make_unique<ForStmt>(at, name_expr(at, id), std::move(range), std::move(body),
+                                   std::move(orelse));
 }
 
 class Rewriter {
@@ -118,11 +120,14 @@ class Rewriter {
         continue;
       }
       for (size_t k = 0; k < n->second; ++k)
-        args.push_back(std::make_unique<SubscriptExpr>(a.range, clone_expr(a, h), std::make_unique<IntLitExpr>(a.range, k)));
+        args.push_back(std::make_unique<SubscriptExpr>(a.range, clone_expr(a, h),
+                                                       std::make_unique<IntLitExpr>(a.range, k)));
     }
     std::vector<Keyword> keywords;
-    for (const Keyword& k : call->keywords) keywords.push_back(Keyword{k.name, k.name_range, clone_expr(*k.value, h)});
-    return std::make_unique<CallExpr>(e.range, clone_expr(*call->func, h), std::move(args), std::move(keywords));
+    for (const Keyword& k : call->keywords)
+      keywords.push_back(Keyword{k.name, k.name_range, clone_expr(*k.value, h)});
+    return std::make_unique<CallExpr>(e.range, clone_expr(*call->func, h), std::move(args),
+                                      std::move(keywords));
   }
 
   bool expand(const Stmt& s, Block& out) {
@@ -153,7 +158,8 @@ class Rewriter {
       h.expr = [&](const Expr& e) { return spread(e, h); };
       h.name = [&, k](const NameExpr& n) -> ExprPtr {
         if (n.id == counter->id) return std::make_unique<IntLitExpr>(n.range, k);
-        if (renamed.count(n.id)) return name_expr(n.range, fmt::format("{}${}_{}", n.id, counter->id.substr(4), k));
+        if (renamed.count(n.id))
+          return name_expr(n.range, fmt::format("{}${}_{}", n.id, counter->id.substr(4), k));
         return nullptr;
       };
       // A `break` of this loop (not of one inside it) sets the flag first; nested loops copy as they are.
@@ -227,8 +233,12 @@ bool FunctionAnalyzer::free_of_effects(const Expr& e) {
     return std::all_of(es.begin(), es.end(), [&](const ExprPtr& x) { return free_of_effects(*x); });
   };
   switch (e.kind) {
-    case ExprKind::Name: case ExprKind::IntLit: case ExprKind::FloatLit: case ExprKind::BoolLit:
-    case ExprKind::NoneLit: case ExprKind::StringLit:
+    case ExprKind::Name:
+    case ExprKind::IntLit:
+    case ExprKind::FloatLit:
+    case ExprKind::BoolLit:
+    case ExprKind::NoneLit:
+    case ExprKind::StringLit:
       return true;
     case ExprKind::UnaryOp:
       return free_of_effects(*e.as<UnaryOpExpr>()->operand);
@@ -265,9 +275,16 @@ bool FunctionAnalyzer::free_of_effects(const Expr& e) {
       switch (callee.builtin->scope) {
         case BuiltinScope::Python:
           return callee.builtin->typing != BuiltinTyping::Print;
-        case BuiltinScope::Math: case BuiltinScope::Cmath: case BuiltinScope::Number: case BuiltinScope::Array:
-        case BuiltinScope::Operator: case BuiltinScope::Numpy: case BuiltinScope::Libdevice:
-        case BuiltinScope::Fp16: case BuiltinScope::Bf16: case BuiltinScope::Fp8:
+        case BuiltinScope::Math:
+        case BuiltinScope::Cmath:
+        case BuiltinScope::Number:
+        case BuiltinScope::Array:
+        case BuiltinScope::Operator:
+        case BuiltinScope::Numpy:
+        case BuiltinScope::Libdevice:
+        case BuiltinScope::Fp16:
+        case BuiltinScope::Bf16:
+        case BuiltinScope::Fp8:
           return true;
         case BuiltinScope::Kernel:
           return callee.builtin->lowering == BuiltinLowering::Grid;  // grid(), gridsize() read registers
