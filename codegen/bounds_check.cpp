@@ -93,6 +93,9 @@ void FunctionLowering::lower_raise(const RaiseStmt& s) {
 void FunctionLowering::check_division(BinOpKind op, llvm::Value* divisor, const Type& t,
                                       const SourceRange& at) {
   if (!m_.bounds_check() || !(t.is_integer() || t.is_float())) return;
+  // numba-cuda's fastmath float32 true division is the fast approximate divide with no zero check even in
+  // debug mode (x / 0.0 gives inf or nan); float64 and the other operators keep theirs.
+  if (m_.fastmath() && op == BinOpKind::Div && t.scalar == ScalarKind::Float32 && !t.is_array()) return;
   const char* message = nullptr;
   if (t.is_integer() && (op == BinOpKind::FloorDiv || op == BinOpKind::Mod)) {
     message = "integer division or modulo by zero";

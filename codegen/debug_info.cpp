@@ -252,8 +252,9 @@ llvm::DIType* DebugInfo::type(const Type& t) {
     case Type::Kind::Record:  // the variable holds the record's address
       out = builder_.createPointerType(record_type(*t.record), 64, 0, std::nullopt, t.str());
       break;
-    case Type::Kind::Pointer:
-      out = builder_.createPointerType(scalar_type(t.scalar), 64, 0, std::nullopt, t.str());
+    case Type::Kind::Pointer:  // void*: DWARF's pointer to no type
+      out = builder_.createPointerType(t.void_pointee ? nullptr : scalar_type(t.scalar), 64, 0, std::nullopt,
+                                       t.str());
       break;
     case Type::Kind::CharSeq: {
       llvm::DIType* unit = scalar_type(t.scalar);

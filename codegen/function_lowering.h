@@ -154,7 +154,8 @@ class FunctionLowering {
   void lower_return(const ReturnStmt& s);
   void lower_raise(const RaiseStmt& s);  // codegen/bounds_check.cpp
   /// Debug mode (bounds checks on): raises ZeroDivisionError where `divisor` of a /, // or % in type `t` is
-  /// zero, as Python does (numba's debug=True uses Python's error model). Nothing otherwise.
+  /// zero, as Python does (numba's debug=True uses Python's error model). Nothing otherwise, nor for a fastmath
+  /// float32 true division (numba's is the unchecked fast divide).
   void check_division(BinOpKind op, llvm::Value* divisor, const Type& t, const SourceRange& at);
   /// Stores `value` of type `from` into an assignment target (a name, a subscript or a tuple of targets).
   void assign_to(const Expr& target, llvm::Value* value, const Type& from);

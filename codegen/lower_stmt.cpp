@@ -303,7 +303,8 @@ void FunctionLowering::lower_return(const ReturnStmt& s) {
     b_.CreateRetVoid();
     return;
   }
-  if (!s.value) {
+  if (!s.value || type_of(*s.value).is_void()) {  // a bare return, or `return f()` of a void f
+    if (s.value) lower_expr(*s.value);
     b_.CreateRet(llvm::Constant::getNullValue(ret));
     return;
   }

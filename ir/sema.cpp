@@ -753,9 +753,14 @@ void FunctionAnalyzer::for_stmt(const ForStmt& s) {
 void FunctionAnalyzer::return_stmt(const ReturnStmt& s) {
   bool has_value = s.value && s.value->kind != ExprKind::NoneLit;
   if (s.value && !has_value && checking_) fn_.expr_types[s.value.get()] = Type::none();
+  // `return f()` of a function that returns nothing returns nothing too (numba's None): a bare return after
+  // the call, which codegen lowers for its effects.
+  ExprResult returned = has_value ? expr(*s.value) : ExprResult::error();
+  if (has_value && !returned.ok()) return;
+  if (has_value && returned.what == ExprResult::What::Value && returned.type.is_void()) has_value = false;
   if (is_kernel_) {
     if (has_value) {
-      value(*s.value);
+      value_of(*s.value, returned);
       error(s.range,
             "a kernel cannot return a value (it must have void return type); write results into an "
             "array argument instead");
@@ -766,7 +771,7 @@ void FunctionAnalyzer::return_stmt(const ReturnStmt& s) {
     if (!bare_return_.valid()) bare_return_ = s.range;
     return;
   }
-  ExprResult r = value(*s.value);
+  ExprResult r = value_of(*s.value, returned);
   if (!r.is_value()) return;
   if (declared_return_.is_valid()) {
     // The decorator's signature fixes the return type; each returned value converts to it.

@@ -176,6 +176,12 @@ ExprResult FunctionAnalyzer::pointer_array_call(const CallExpr& e, const Builtin
                                         name, s.type.str(), origin_of(*e.args[1])));
     return ExprResult::error();
   }
+  ScalarKind element = p.type.scalar;
+  if (p.type.void_pointee && !dtype_arg) {
+    error(e.range, fmt::format("{}() of a void* needs the dtype of its elements: {}(p, shape, np.float32){}", name,
+                               name, origin_of(*e.args[0])));
+    return ExprResult::error();
+  }
   if (dtype_arg) {
     ExprResult d = expr(*dtype_arg);
     if (!d.ok()) return d;
@@ -184,7 +190,9 @@ ExprResult FunctionAnalyzer::pointer_array_call(const CallExpr& e, const Builtin
                                           origin_of(*dtype_arg)));
       return ExprResult::error();
     }
-    if (d.dtype != p.type.scalar) {
+    if (p.type.void_pointee) {
+      element = d.dtype;  // numba's carray(voidptr, shape, dtype): the dtype gives the elements
+    } else if (d.dtype != p.type.scalar) {
       error(dtype_arg->range, fmt::format("{}(): dtype {} differs from the pointer's, {}; they must agree",
                                           name, scalar_name(d.dtype), scalar_name(p.type.scalar)));
       return ExprResult::error();
@@ -199,7 +207,7 @@ ExprResult FunctionAnalyzer::pointer_array_call(const CallExpr& e, const Builtin
   }
   // Fortran order is C order for one axis; for more, an array with its own strides.
   Layout layout = fortran && ndim > 1 ? Layout::Any : Layout::C;
-  return record(e, ExprResult::of_value(Type::array_of(p.type.scalar, ndim, layout)));
+  return record(e, ExprResult::of_value(Type::array_of(element, ndim, layout)));
 }
 
 }  // namespace gpujit

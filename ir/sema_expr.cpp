@@ -207,8 +207,9 @@ ExprResult FunctionAnalyzer::expr(const Expr& e) {
   throw InternalError("unknown expression kind");
 }
 
-ExprResult FunctionAnalyzer::value(const Expr& e) {
-  ExprResult r = expr(e);
+ExprResult FunctionAnalyzer::value(const Expr& e) { return value_of(e, expr(e)); }
+
+ExprResult FunctionAnalyzer::value_of(const Expr& e, ExprResult r) {
   if (!r.ok()) return r;
   std::string p = path_of(e);
   switch (r.what) {

@@ -226,6 +226,8 @@ class FunctionAnalyzer {
   ExprResult expr(const Expr& e);
   /// An expression that must denote a value (not a module, dtype, void call...); Error otherwise.
   ExprResult value(const Expr& e);
+  /// value() of `e` whose expr() gave `r`: `r`, or an error when it is not a value.
+  ExprResult value_of(const Expr& e, ExprResult r);
   ExprResult name(const NameExpr& e);
   ExprResult global(const std::string& id, const GlobalValue& g, const Expr& e);
   ExprResult attribute(const AttributeExpr& e);

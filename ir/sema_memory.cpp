@@ -153,6 +153,12 @@ ExprResult FunctionAnalyzer::cache_hint_call(const CallExpr& e, const BuiltinInf
   const std::string_view op = b.name;  // numba's messages name the instruction: "ldcs requires ..."
   const bool store = args.size() == 3;
   const Type& ary = args[0].type;
+  if (ary.is_pointer() && ary.void_pointee) {
+    error(e.args[0]->range, fmt::format("{}() needs the element type of the memory it reads or writes; argument 1 is "
+                                        "a void*{}: declare the parameter with its element type (float32*)",
+                                        name, origin_of(*e.args[0])));
+    return ExprResult::error();
+  }
   if (ary.is_pointer()) return cache_hint_on_pointer(e, b, args);
   if (!ary.is_array()) {
     error(e.args[0]->range,

@@ -102,6 +102,13 @@ ExprResult FunctionAnalyzer::subscript(const SubscriptExpr& e, bool is_store) {
     return array_subscript(e, t, parts, &idx.type);
   }
   if (t.is_pointer()) {  // p[i]: the element i places past the address, as numba indexes a CPointer
+    if (t.void_pointee) {
+      error(e.range, fmt::format("a void* has no element type to index{}; make an array of it with "
+                                 "carray(p, shape, dtype), or declare the parameter with its element type "
+                                 "(float32*)",
+                                 origin_of(*e.value)));
+      return ExprResult::error();
+    }
     if (!idx.type.is_integer()) {
       error(e.index->range, fmt::format("a pointer ({}) is indexed by one integer, got {}{}", t.str(),
                                         idx.type.str(), origin_of(*e.index)));

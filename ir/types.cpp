@@ -139,7 +139,12 @@ class TypeReader {
       skip_space();
       return peek() == '[' ? read_array_dims(r) : r;
     }
-    if (word == "void" || word == "none") return Type::void_();
+    if (word == "void" || word == "none") {
+      skip_space();
+      if (peek() != '*') return Type::void_();
+      ++pos_;  // numba's voidptr prints as "void*", its CPointer(void) as "none*"
+      return Type::void_pointer();
+    }
     if (word == "class") return read_class();
     if (word == "opaque") return read_opaque();
     word = with_date_unit(start, word);
@@ -571,7 +576,7 @@ std::string Type::str() const {
     case Kind::Vector:
       return dim3 ? "Dim3" : fmt::format("{}x{}", scalar_name(scalar), lanes);
     case Kind::Pointer:
-      return fmt::format("{}*", scalar_name(scalar));
+      return void_pointee ? "void*" : fmt::format("{}*", scalar_name(scalar));
     case Kind::Class:
       return fmt::format("class({})", scalar_name(scalar));
     case Kind::Opaque:
@@ -614,6 +619,7 @@ bool operator==(const Type& a, const Type& b) {
     case Type::Kind::Scalar:
       return a.scalar == b.scalar && a.enum_class == b.enum_class;
     case Type::Kind::Pointer:
+      return a.scalar == b.scalar && a.void_pointee == b.void_pointee;
     case Type::Kind::Class:
       return a.scalar == b.scalar;
     case Type::Kind::EnumMember:

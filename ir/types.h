@@ -87,7 +87,9 @@ struct Type {
   /// GridGroup: the value cg.this_grid() returns (numba's grid_group); it has no data, only g.sync().
   /// Record: a NumPy structured scalar, held by reference (its value is the address of its bytes, as in numba).
   /// Pointer: numba's CPointer, an address of elements of `scalar` ("float32*" in a signature), indexed as
-  /// p[i] with no extent; a kernel takes one as a Python int (a device address).
+  /// p[i] with no extent; a kernel takes one as a Python int (a device address). With `void_pointee`, numba's
+  /// voidptr ("void*", also "none*", numba's CPointer(void)): an address of no element type (`scalar` is uint8
+  /// for the C ABI), passed on and given to carray() with a dtype, never indexed.
   /// Vector: a CUDA vector type (ir/vector_types.h), `lanes` numbers of type `scalar`, a value like a tuple;
   /// or, with `dim3` set, numba's Dim3: cuda.threadIdx, blockIdx, blockDim or gridDim read whole (three
   /// int32 lanes x, y, z).
@@ -128,6 +130,7 @@ struct Type {
   /// Opaque only: the type. Interned, compared by pointer.
   const OpaqueType* opaque = nullptr;
   uint32_t length = 0;                    // CharSeq only: its number of code units
+  bool void_pointee = false;              // Pointer only: "void*" (see Kind)
 
   static Type invalid() { return {}; }
   static Type void_() { Type t; t.kind = Kind::Void; return t; }
@@ -146,6 +149,8 @@ struct Type {
   static Type tuple_of(std::vector<Type> elts) { Type t; t.kind = Kind::Tuple; t.elements = std::move(elts); return t; }
   static Type grid_group() { Type t; t.kind = Kind::GridGroup; return t; }
   static Type pointer_to(ScalarKind k) { Type t; t.kind = Kind::Pointer; t.scalar = k; return t; }
+  /// numba's voidptr, "void*".
+  static Type void_pointer() { Type t = pointer_to(ScalarKind::UInt8); t.void_pointee = true; return t; }
   static Type vector_of(ScalarKind k, unsigned lanes) {
     Type t; t.kind = Kind::Vector; t.scalar = k; t.lanes = static_cast<uint8_t>(lanes);
     return t;

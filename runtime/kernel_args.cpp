@@ -22,7 +22,8 @@ Type type_of_code(ArgCode code) {
         return o ? Type::opaque_of(o) : Type::invalid();
       }
       if (is_class_code(code)) return Type::class_of(kind);
-      return (code >> 6) & 1u ? Type::pointer_to(kind) : Type::scalar_of(kind);
+      if ((code >> 6) & 1u) return (code >> 14) & 1u ? Type::void_pointer() : Type::pointer_to(kind);
+      return Type::scalar_of(kind);
     case 2:
       return Type::array_of(kind, (code >> 6) & 0xF,
                             (code >> 10) & 1 ? Layout::C : (code >> 15) & 1 ? Layout::F : Layout::Any, (code >> 11) & 1);
@@ -40,7 +41,7 @@ Type type_of_code(ArgCode code) {
 ArgCode code_of_type(const Type& t) {
   if (t.is_enum()) return kArgInvalid;  // a header and its value's codes (append_codes)
   if (t.is_scalar()) return scalar_code(t.scalar);
-  if (t.is_pointer()) return pointer_code(t.scalar);
+  if (t.is_pointer()) return t.void_pointee ? void_pointer_code() : pointer_code(t.scalar);
   if (t.is_class()) return class_code(t.scalar);
   if (t.is_opaque()) return opaque_code(t.opaque->id);
   if (t.is_record()) return record_code(t.record->id, 0);

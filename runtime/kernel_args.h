@@ -46,6 +46,8 @@ static_assert(unsigned(ScalarKind::Fp8E8M0) < 64, "scalar kinds have six bits in
 constexpr ArgCode scalar_code(ScalarKind k) { return ArgCode(1u | kind_bits(k)); }
 /// A pointer (numba's CPointer) to elements of `k`: a scalar code with bit 6 set, passed as its 8 bytes.
 constexpr ArgCode pointer_code(ScalarKind k) { return ArgCode(scalar_code(k) | (1u << 6)); }
+/// numba's voidptr ("void*"): the uint8 pointer's code with bit 14 set (free: kinds fit six bits).
+constexpr ArgCode void_pointer_code() { return ArgCode(pointer_code(ScalarKind::UInt8) | (1u << 14)); }
 constexpr bool is_pointer_code(ArgCode code) { return (code & 0xC3u) == 0x41u; }
 /// numba's NumberClass (a dtype passed as an argument, `np.int32`: Type::Kind::Class): a scalar code with bits 6
 /// and 7 set (no pointer or namedtuple header has both). It has no value: packing writes no parameter for it.

@@ -239,10 +239,14 @@ def _scalar_name(t, name, what):
         return "void"
     t = getattr(t, "literal_type", t)  # a literal argument (Literal[int](3)) passes as its type's value
     text = str(t)
+    if t == types.voidptr:
+        return "void*"
+    if isinstance(t, types.CPointer) and str(t.dtype) in _SCALARS:
+        return f"{t.dtype}*"  # an address, as numba's data model passes a pointer
     if text not in _SCALARS:
         raise TypeError(f"'{name}': {what} is {t}; gpujit's bridge of numba's lowering (@intrinsic, lower_builtin) "
                         "takes booleans, integers, floats and a library's struct types of them (register_model with a "
-                        "StructModel) only")
+                        "StructModel), and pointers to numbers and void*, only")
     return text
 
 

@@ -416,6 +416,8 @@ class _Converter:
         library = _signature.opaque_type(d[1])  # a library's own Opaque or Dummy type (_signature.opaque_text)
         if library is not None:
             return library
+        if self.numba is not None and d[1].endswith("*"):  # a pointer: numba's voidptr, or CPointer(float32)
+            return self.numba.voidptr if d[1] == "void*" else self.numba.CPointer(self.scalar(d[1][:-1]))
         return self.numba.Opaque(d[1]) if self.numba is not None else _overload_types.Opaque(d[1])
 
     def literal(self, value):

@@ -372,3 +372,33 @@ def test_ir_calling_what_the_cpu_backend_lacks_is_refused_by_name(cpu_backend):
     with pytest.raises(CompileError, match="its LLVM IR calls 'add_cabi_elsewhere', which the cpu backend does "
                                            "not have"):
         k[1, 1](np.zeros(1, dtype=np.int32))
+
+
+def test_intrinsic_takes_void_pointers_and_returns_nothing():
+    # numba-cuda's own gh-781 pattern: an intrinsic of void(void*, void*) that loads through one pointer and
+    # stores through the other, called as `return wrapper(a, b)` from a function compiled for (void*, void*).
+    @intrinsic
+    def copy_plus_one(typingctx, src, dst):
+        sig = types.void(types.voidptr, types.voidptr)
+
+        def codegen(context, builder, sig, args):
+            i32 = context.get_value_type(types.int32)
+            value = builder.load(builder.bitcast(args[0], i32.as_pointer()))
+            builder.store(builder.add(value, ir.Constant(i32, 1)), builder.bitcast(args[1], i32.as_pointer()))
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    def wrapper(src, dst):
+        return copy_plus_one(src, dst)
+
+    ptx, resty = gpu.compile_ptx(wrapper, (types.voidptr, types.voidptr), device=True, abi="c")
+    assert str(resty) == "none" and ".visible .func" in ptx
+
+    @gpu.jit("void(void*, void*)")
+    def kernel(src, dst):
+        copy_plus_one(src, dst)
+
+    s, d = gpu.to_device(np.array([41], np.int32)), gpu.to_device(np.zeros(1, np.int32))
+    kernel[1, 1](s.__cuda_array_interface__["data"][0], d.__cuda_array_interface__["data"][0])
+    assert d.copy_to_host()[0] == 42

@@ -120,3 +120,27 @@ def test_without_debug_division_by_zero_follows_numpy():
     r = np.zeros(2)
     f[1, 1](r, np.zeros(1), np.ones(1))
     assert np.isinf(r[0]) and r[1] == 1
+
+
+def test_fastmath_float32_division_skips_the_debug_zero_check():
+    # numba-cuda divides float32 by float32 with the fast approximate divide under fastmath, unchecked even with
+    # debug=True; float64 division and float32 floor division keep the check.
+    def quotient(r, x, y):
+        r[0] = x / y
+
+    def floor_quotient(r, x, y):
+        r[0] = x // y
+
+    f32 = (gpu.float32[::1], gpu.float32, gpu.float32)
+    f64 = (gpu.float64[::1], gpu.float64, gpu.float64)
+    r = np.zeros(1, np.float32)
+    gpu.jit(f32, fastmath=True, debug=True, opt=False)(quotient)[1, 1](r, 10.0, 0.0)
+    assert np.isinf(r[0])
+    r[0] = 0
+    x = np.zeros(1, np.float32)
+    with pytest.raises(ZeroDivisionError, match="float division by zero"):
+        gpu.jit(f32, debug=True, opt=False)(quotient)[1, 1](r, 10.0, 0.0)
+    with pytest.raises(ZeroDivisionError, match="float division by zero"):
+        gpu.jit(f64, fastmath=True, debug=True, opt=False)(quotient)[1, 1](np.zeros(1), 10.0, 0.0)
+    with pytest.raises(ZeroDivisionError, match="float floor division by zero"):
+        gpu.jit(f32, fastmath=True, debug=True, opt=False)(floor_quotient)[1, 1](x, 10.0, 0.0)

@@ -128,3 +128,54 @@ def test_carray_errors_name_the_call():
 
     with pytest.raises(gpu.CompileError, match=r"dtype int32 differs from the pointer's, float32"):
         gpu.jit("void(float32*, float32[::1])")(wrong_dtype)
+
+
+def test_void_pointer_signature_takes_an_address_for_carray_with_a_dtype(cpu_backend):
+    # numba's voidptr ("void*"; CPointer(void) prints "none*"): an address of no element type.
+    @gpu.jit("void(void*, int64)")
+    def fill(p, n):
+        a = gpu.carray(p, n, np.int32)
+        i = gpu.grid(1)
+        if i < n:
+            a[i] = i * 3
+
+    d = gpu.to_device(np.zeros(8, np.int32))
+    fill[1, 8](_address(d), 8)
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(8) * 3)
+    assert fill.signatures == ["(void*, int64)"]
+    ptx, _ = gpu.compile_ptx(fill.py_func, "void(none*, int64)")
+    assert ".entry" in ptx
+
+
+def test_void_pointer_has_no_elements_to_index():
+    def load(p, out):
+        out[0] = p[0]
+
+    with pytest.raises(gpu.CompileError, match=r"a void\* has no element type to index.*carray\(p, shape, dtype\)"):
+        gpu.compile_ptx(load, "void(void*, int32[::1])")
+
+    def view(p, out):
+        a = gpu.carray(p, 4)
+        out[0] = a[0]
+
+    with pytest.raises(gpu.CompileError, match=r"carray\(\) of a void\* needs the dtype of its elements"):
+        gpu.compile_ptx(view, "void(void*, int32[::1])")
+
+
+def test_return_of_a_call_that_returns_nothing(cpu_backend):
+    # `return f()` where f returns nothing returns nothing (numba's None), in a device function and a kernel.
+    @gpu.jit(device=True)
+    def store(a, i):
+        a[i] = i + 1
+
+    @gpu.jit(device=True)
+    def forward(a, i):
+        return store(a, i)
+
+    @gpu.jit
+    def kernel(a):
+        return forward(a, gpu.grid(1))
+
+    a = np.zeros(4, np.int64)
+    kernel[1, 4](a)
+    np.testing.assert_array_equal(a, [1, 2, 3, 4])

@@ -121,7 +121,7 @@ TEST(ParseType, RoundTripsEveryPrintedType) {
   for (const char* text : {"float32", "uint8", "bool", "float32[:]", "float32[::1]", "float64[:, ::1]",
                            "int16[:, :, :]", "UniTuple(int64, 2)", "UniTuple(int64, 1)", "Tuple()",
                            "Tuple(float32[:], Tuple(int32, bool))", "UniTuple(UniTuple(float32, 2), 3)",
-                           "float32*", "uint8*", "int32[::1, :, :]", "float64[::1, :]"}) {
+                           "float32*", "uint8*", "int32[::1, :, :]", "float64[::1, :]", "void*"}) {
     EXPECT_EQ(parse_ok(text).str(), text);
   }
 }
@@ -143,6 +143,8 @@ TEST(ParseType, AcceptsNumbaForms) {
   EXPECT_EQ(parse_ok("f4 *"), Type::pointer_to(ScalarKind::Float32));  // numba's CPointer(float32)
   EXPECT_NE(parse_ok("int32*"), Type::pointer_to(ScalarKind::UInt32));
   EXPECT_NE(parse_ok("int32*"), Type::scalar_of(ScalarKind::Int32));
+  EXPECT_EQ(parse_ok("none *"), Type::void_pointer());  // numba's CPointer(void); voidptr prints "void*"
+  EXPECT_NE(Type::void_pointer(), Type::pointer_to(ScalarKind::UInt8));
 }
 
 TEST(ParseType, ErrorsNameTheProblemAndColumn) {

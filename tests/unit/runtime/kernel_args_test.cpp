@@ -19,7 +19,7 @@ TEST(ArgCode, RoundTripsScalarAndArrayTypes) {
   for (Type t : {Type::scalar_of(ScalarKind::Float32), Type::scalar_of(ScalarKind::Bool),
                  Type::scalar_of(ScalarKind::Complex128), Type::array_of(ScalarKind::Int8, 1, Layout::C),
                  Type::array_of(ScalarKind::Float64, 8, Layout::Any), Type::array_of(ScalarKind::UInt16, 0, Layout::C),
-                 Type::pointer_to(ScalarKind::Float16), Type::pointer_to(ScalarKind::UInt64)}) {
+                 Type::pointer_to(ScalarKind::Float16), Type::pointer_to(ScalarKind::UInt64), Type::void_pointer()}) {
     ArgCode code = code_of_type(t);
     ASSERT_NE(code, kArgInvalid) << t.str();
     EXPECT_EQ(type_of_code(code), t) << t.str();
@@ -28,6 +28,8 @@ TEST(ArgCode, RoundTripsScalarAndArrayTypes) {
   EXPECT_NE(array_code(ScalarKind::Float32, 2, Layout::C), array_code(ScalarKind::Float32, 2, Layout::Any));
   EXPECT_NE(pointer_code(ScalarKind::Int32), scalar_code(ScalarKind::Int32));
   EXPECT_TRUE(is_pointer_code(pointer_code(ScalarKind::Int32)));
+  EXPECT_TRUE(is_pointer_code(void_pointer_code()));
+  EXPECT_NE(void_pointer_code(), pointer_code(ScalarKind::UInt8));
   EXPECT_FALSE(is_pointer_code(scalar_code(ScalarKind::Complex128)));
 }
 
