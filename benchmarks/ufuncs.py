@@ -613,6 +613,15 @@ def reduce_sweep(sizes, reps):
         reduction._THREADS, reduction._BLOCKS_PER_SM, reduction._VECTORS_PER_STEP = saved
 
 
+def print_reduce_ratios(rows, sizes):
+    """gpu.reduce over cp.sum, the result on the device and on the host (reduce_section's two rows)."""
+    for r, where in zip(rows[:2], ("result on the device", "result to the host")):
+        f = r.get("figures", {})
+        if "gpujit" in f and "cupy" in f:
+            print(f"gpu.reduce of {sizes['reduce']} float32 over cp.sum, {where}: {f['gpujit'] / f['cupy']:.3f} "
+                  "(target: at least 1.0)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write every figure here as JSON")
@@ -621,6 +630,8 @@ def main():
     ap.add_argument("--calls", type=int, default=5000, help="asynchronous calls per round of the per-call cost")
     ap.add_argument("--array-kinds", action="store_true",
                     help="only the ufuncs on gpujit, CuPy and PyTorch arrays against their kernels (section 4)")
+    ap.add_argument("--reduce", action="store_true",
+                    help="only gpu.reduce against cp.sum and numba-cuda's reduce, result on the device and on the host")
     ap.add_argument("--reduce-sweep", action="store_true",
                     help="only gpu.reduce's launch settings against cp.sum (how reduction.py's were chosen; GPU)")
     args = ap.parse_args()
@@ -651,7 +662,14 @@ def main():
         print(f"no GPU: gpujit alone on the {backend} backend with small problems (a smoke test, not a measurement)")
     print(f"device: {device.name} ({backend}); peers: {', '.join(p.name for p in peers)}")
 
-    rows = reduce_section(peers, sizes, reps) + tutorial_section(peers, sizes, reps)
+    rows = reduce_section(peers, sizes, reps)
+    if args.reduce:
+        print_rows(rows, [p.name for p in peers])
+        print_reduce_ratios(rows, sizes)
+        if any(not ok for r in rows for ok in r["ok"].values()):
+            sys.exit("a workload computed a wrong result")
+        return
+    rows += tutorial_section(peers, sizes, reps)
     print_rows(rows, [p.name for p in peers])
     vrows = vectorize_section(peers, sizes, reps, calls)
     print_rows(vrows, ["gpujit", "gpujit kernel"] + [p.name for p in peers[1:]])
@@ -666,10 +684,7 @@ def main():
     krows = array_kinds_section(sizes, reps)
     print_kind_rows(krows)
     vrows += krows
-    red = rows[0].get("figures", {})
-    if "gpujit" in red and "cupy" in red:
-        print(f"gpu.reduce of {sizes['reduce']} float32 over cp.sum: {red['gpujit'] / red['cupy']:.3f} "
-              "(target: at least 1.0)")
+    print_reduce_ratios(rows, sizes)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": device.name, "backend": backend, "sizes": sizes, "rows": rows + vrows}, f,

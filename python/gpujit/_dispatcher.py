@@ -167,6 +167,21 @@ class Dispatcher(_core.Dispatcher):
         self.inspect_ptx("void" + key.text)
         return self.overloads[key]
 
+    def recompile(self):
+        """numba's Dispatcher.recompile(): compiles every signature compiled so far again, from the function's
+        source and the values its globals have now (a compiled kernel keeps the values it was compiled with
+        until then). With cache=True the new code is written to the disk cache, under a key of its own (the
+        globals' values are part of gpujit's cache key). A device function's code is compiled into the kernels
+        that call it: those kernels keep theirs until they are recompiled."""
+        texts = [] if self.device else list(self.signatures)
+        callbacks = sys.modules.get("gpujit._module_callbacks")  # loaded with the first code that has them
+        if callbacks is not None:
+            callbacks.unload_dispatcher(self)  # numba's teardown callbacks of the modules unloaded here
+        _core._forget_compiled(self)
+        self._overloads.clear()
+        for text in texts:
+            self.compile(text)
+
     def compile_device(self, args, return_type=None):
         """numba's compile_device(argtypes): a device function compiled on its own for these argument types, with
         numba's ABI (what inspect_llvm(args) and inspect_asm(args) show). Returns a DeviceCompileResult whose

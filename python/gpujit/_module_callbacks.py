@@ -144,6 +144,19 @@ def unload_modules(device):
             _core._unload_kernels(dispatcher, device)
 
 
+def unload_dispatcher(dispatcher):
+    """`dispatcher` drops its loaded kernels (Dispatcher.recompile): the teardown callbacks of the modules it
+    loaded, on every device, before the core unloads them."""
+    for key, records in _loaded.items():
+        keep = []
+        for record in records:
+            if record.dispatcher() is dispatcher:
+                record.teardown()
+            else:
+                keep.append(record)
+        _loaded[key] = keep
+
+
 def _teardown_all():
     for records in list(_loaded.values()):
         for record in records:

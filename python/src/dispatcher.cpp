@@ -901,6 +901,16 @@ void register_dispatcher(pyb::module_& m) {
       g_arg_hint_types[i] = Py_NewRef(types[i]);
     }
   }, "The classes gpujit.In, gpujit.Out, gpujit.InOut, which the launch path recognises.");
+  m.def("_forget_compiled", [](pyb::handle dispatcher) {
+    if (!PyObject_TypeCheck(dispatcher.ptr(), g_dispatcher_type)) throw pyb::type_error("not a gpujit dispatcher");
+    DispatcherState& st = state_of(dispatcher.ptr());
+    // The next compile reads the function's source and the values of its globals again.
+    for (auto it = device_definitions().begin(); it != device_definitions().end();)
+      it = it->second == &st ? device_definitions().erase(it) : std::next(it);
+    st.source.reset();
+    st.cache = rt::KernelCache();  // compiled code, and kernels loaded on every device
+  }, "Drops what `dispatcher` compiled and loaded, and its reading of the source and globals "
+     "(Dispatcher.recompile).");
 
   // The decorator for explicit signatures: a C++ callable, so a CompileError at decoration shows the user's
   // decorator line and no gpujit frame.
