@@ -113,6 +113,7 @@ CudaDevice::CudaDevice(CudaDriver& driver, int ordinal) : rt::Device({}), driver
 // makes this device's current first (one cuCtxGetCurrent when it already is), so arrays, streams and copies
 // work from any thread, as numba-cuda's do.
 void CudaDevice::bind() {
+  CudaDriver::check_not_forked();
   CUcontext current = nullptr;
   GPUJIT_CU(driver_, cuCtxGetCurrent, &current);
   if (current != context_) GPUJIT_CU(driver_, cuCtxSetCurrent, context_);
@@ -143,7 +144,7 @@ rt::DevicePtr CudaDevice::allocate(size_t bytes) {
 }
 
 void CudaDevice::deallocate(rt::DevicePtr ptr) {
-  if (!ptr) return;
+  if (!ptr || CudaDriver::forked()) return;  // a forked child's memory is its parent's
   bind();
   RelaxedCaptureMode relaxed(driver_);
   GPUJIT_CU(driver_, cuMemFree, ptr);
@@ -173,13 +174,13 @@ void* CudaDevice::allocate_managed(size_t bytes, bool attach_global) {
 }
 
 void CudaDevice::deallocate_managed(void* ptr) {
-  if (!ptr) return;
+  if (!ptr || CudaDriver::forked()) return;
   bind();
   GPUJIT_CU(driver_, cuMemFree, CUdeviceptr(uintptr_t(ptr)));
 }
 
 void CudaDevice::deallocate_pinned(void* ptr) {
-  if (!ptr) return;
+  if (!ptr || CudaDriver::forked()) return;
   bind();
   GPUJIT_CU(driver_, cuMemFreeHost, ptr);
 }
@@ -204,6 +205,7 @@ rt::DevicePtr CudaDevice::register_host(void* host, size_t bytes, bool mapped) {
 }
 
 void CudaDevice::unregister_host(void* host) {
+  if (CudaDriver::forked()) return;
   bind();
   GPUJIT_CU(driver_, cuMemHostUnregister, host);
 }
@@ -252,6 +254,7 @@ rt::DevicePtr CudaDevice::open_ipc_handle(const rt::IpcMemHandle& handle) {
 }
 
 void CudaDevice::close_ipc_handle(rt::DevicePtr base) {
+  if (CudaDriver::forked()) return;
   bind();
   GPUJIT_CU(driver_, cuIpcCloseMemHandle, CUdeviceptr(base));
 }
@@ -341,7 +344,7 @@ rt::StreamHandle CudaDevice::create_stream() {
 }
 
 void CudaDevice::destroy_stream(rt::StreamHandle stream) {
-  if (stream) GPUJIT_CU(driver_, cuStreamDestroy, as_stream(stream));
+  if (stream && !CudaDriver::forked()) GPUJIT_CU(driver_, cuStreamDestroy, as_stream(stream));
 }
 
 void CudaDevice::synchronize_stream(rt::StreamHandle stream) {
@@ -365,7 +368,7 @@ rt::EventHandle CudaDevice::create_event(bool timing) {
 }
 
 void CudaDevice::destroy_event(rt::EventHandle event) {
-  if (event) GPUJIT_CU(driver_, cuEventDestroy, as_event(event));
+  if (event && !CudaDriver::forked()) GPUJIT_CU(driver_, cuEventDestroy, as_event(event));
 }
 
 void CudaDevice::record_event(rt::EventHandle event, rt::StreamHandle stream) {

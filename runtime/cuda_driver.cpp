@@ -2,6 +2,7 @@
 #include "runtime/cuda_driver.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -125,6 +126,9 @@ std::string CudaDriver::load() {
     return fmt::format("no CUDA driver found: cuInit failed with {} ({}) in {}", error_name(r), text, path_);
   }
   check(cuDriverGetVersion(&version_), "cuDriverGetVersion");
+  // A child forked from here inherits the driver's state but cannot use it: its calls fail with
+  // ForkedProcessError (numba's CudaDriverError) instead of what the inherited state would answer.
+  pthread_atfork(nullptr, nullptr, [] { forked_.store(true, std::memory_order_relaxed); });
   return {};
 }
 
@@ -159,7 +163,15 @@ std::string CudaDriver::error_name(CUresult result) const {
   return fmt::format("CUDA_ERROR_{}", result);
 }
 
+void CudaDriver::throw_forked() {
+  throw rt::ForkedProcessError(
+      "CUDA initialized before forking: this process was forked from one that had initialized CUDA, and a "
+      "forked child cannot use its parent's CUDA state; start worker processes with the 'spawn' (or "
+      "'forkserver') method, e.g. multiprocessing.get_context('spawn'), or fork before the first CUDA call");
+}
+
 void CudaDriver::throw_error(CUresult result, const char* function, const std::string& context) const {
+  if (forked()) throw_forked();  // whatever the inherited state answered, this is why
   const char* text = nullptr;
   if (!cuGetErrorString || cuGetErrorString(result, &text) != CUDA_SUCCESS || !text) text = "unknown error";
   std::string where = context;

@@ -34,13 +34,22 @@ class CudaDriver {
   /// Whether get() or available() has been called in this process.
   static bool load_attempted();
 
-  /// Throws DriverError for a failing result of `function`.
+  /// Throws DriverError for a failing result of `function` (ForkedProcessError in a forked child).
   void check(CUresult result, const char* function) const {
     if (result != CUDA_SUCCESS) throw_error(result, function);
+  }
+  /// Whether this process was forked from one that had initialized the driver (a fork handler sets it): the
+  /// driver cannot be used here. One relaxed load.
+  static bool forked() { return forked_.load(std::memory_order_relaxed); }
+  /// Throws ForkedProcessError if forked(): called before a device's work, so a child fails with numba's
+  /// message instead of whatever the inherited driver state answers.
+  static void check_not_forked() {
+    if (forked()) [[unlikely]] throw_forked();
   }
   /// Throws DriverError; `context` says what gpujit was doing. A sticky error (a kernel's fault) also names
   /// the last kernel launched, since it surfaces at a later call.
   [[noreturn]] void throw_error(CUresult result, const char* function, const std::string& context = {}) const;
+  [[noreturn]] static void throw_forked();
   /// Records the kernel a launch ran, for the message of a later sticky error: one relaxed load and compare
   /// per launch, a copy of the name only when the kernel changes.
   void note_launch(const void* kernel, const std::string& name) {
@@ -83,6 +92,7 @@ class CudaDriver {
   std::string path_;
   int version_ = 0;
   std::atomic<const void*> last_kernel_{nullptr};
+  static inline std::atomic<bool> forked_{false};
   mutable std::mutex launch_mutex_;  // guards last_kernel_name_
   std::string last_kernel_name_;
 };

@@ -25,6 +25,13 @@ class NoDriverError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A CUDA call in a process forked after the CUDA driver was initialized in its parent: the child inherits
+/// the parent's driver state but cannot use it (numba's CudaDriverError, "CUDA initialized before forking").
+class ForkedProcessError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class DriverError : public std::runtime_error {
  public:
   /// `context` says what gpujit was doing ("allocating 4096 bytes on ..."); may be empty.

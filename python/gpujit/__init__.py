@@ -24,8 +24,8 @@ from ._dispatcher import Dispatcher, jit
 from ._signature import SignatureDict as _SignatureDict
 from ._kernel_api import build as _build_kernel_api
 from ._types import ArrayType, DType, Signature, make_dtypes as _make_dtypes, void
-from .errors import (CacheWarning, CaptureError, CompileError, CudaAPIError, CudaError, CudaSupportError,
-                     DebugInfoWarning, InvalidConfigWarning, LaunchError, PerformanceWarning)
+from .errors import (CacheWarning, CaptureError, CompileError, CudaAPIError, CudaDriverError, CudaError,
+                     CudaSupportError, DebugInfoWarning, InvalidConfigWarning, LaunchError, PerformanceWarning)
 
 __version__ = "0.1.0"
 

@@ -350,6 +350,12 @@ def _refresh_error_classes():
     gpujit._source.DebugInfoWarning = debug_info[-1] if debug_info else gpujit.errors.DebugInfoWarning
     support_error, api_error = _driver_error_classes(gpujit)
     gpujit._core._set_error_classes(compile_error, support_error, api_error, _launch_error_class(gpujit))
+    # Errors from a worker process pickle by name and come back as these (gpujit.errors.CudaError.__reduce__).
+    raised = gpujit.errors._raised
+    raised.clear()
+    for cls in (support_error, api_error, _forked_error_class(gpujit)):
+        if cls is not getattr(gpujit.errors, cls.__name__):
+            raised[cls.__name__] = cls
     gpujit._core._set_warning_class(performance)
     gpujit._dispatcher.InvalidConfigWarning = invalid_config
 
@@ -372,6 +378,18 @@ def _driver_error_classes(gpujit):
     if api_bases:
         api = type("CudaAPIError", (api,) + api_bases, dict(body, __doc__=api.__doc__))
     return support, api
+
+
+def _forked_error_class(gpujit):
+    """gpujit's CudaDriverError (a process forked after CUDA was initialized), with numba-cuda's error module
+    loaded a class that also derives from numba's CudaDriverError, which numba raises for it."""
+    numba_error = getattr(sys.modules.get("numba.cuda.cudadrv.error"), "CudaDriverError", None)
+    ours = gpujit.errors.CudaDriverError
+    if not isinstance(numba_error, type) or issubclass(ours, numba_error):
+        return ours
+    return type("CudaDriverError", (ours, numba_error),
+                {"__init__": _driver_error_init, "__str__": Exception.__str__, "__module__": "gpujit.errors",
+                 "__doc__": ours.__doc__})
 
 
 def _cuda_core_error():

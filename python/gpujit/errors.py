@@ -47,12 +47,42 @@ class CompileError(Exception):
         self.col = col
 
 
+# The class raised under each name where it is not the class of that name here: the numba shim's classes,
+# made at run time, that derive from gpujit's and numba-cuda's (_numba_shim._refresh_error_classes).
+_raised = {}
+
+
+def _class_for(name):
+    """The class gpujit raises as `name` ("CudaAPIError") now: the shim's where it made one, else this module's."""
+    return _raised.get(name) or globals()[name]
+
+
+def _rebuild(name, args):
+    """Unpickles an error of this module's CudaError family as the class raised under its name here."""
+    return _class_for(name)(*args)
+
+
 class CudaError(RuntimeError):
-    """Base class of the runtime's CUDA errors."""
+    """Base class of the runtime's CUDA errors.
+
+    They pickle by name (an error raised in a worker process reaches the parent as the class the parent raises
+    under that name): pickle finds a class by its module and name, and the numba shim's classes, made at run
+    time, are not found that way."""
+
+    def __reduce__(self):
+        name = type(self).__name__
+        if type(self).__module__ != __name__ or not isinstance(globals().get(name), type):
+            return super().__reduce__()  # a class of the program's own
+        return _rebuild, (name, self.args), (self.__dict__ or None)
 
 
 class CudaSupportError(CudaError):
     """No usable CUDA driver or device here ("no CUDA driver found")."""
+
+
+class CudaDriverError(CudaError):
+    """The CUDA driver cannot be used in this process: it was forked from a process that had initialized CUDA
+    ("CUDA initialized before forking", numba's CudaDriverError). Start workers with the 'spawn' method."""
 
 
 class CudaAPIError(CudaError):

@@ -48,6 +48,14 @@ void set_error_from_current_exception() {
     e.restore();
   } catch (const pyb::builtin_exception& e) {
     e.set_error();
+  } catch (const rt::ForkedProcessError& e) {
+    // gpujit.errors.CudaDriverError, or the numba shim's class derived from it and numba's.
+    try {
+      pyb::object type = pyb::module_::import("gpujit.errors").attr("_class_for")("CudaDriverError");
+      PyErr_SetObject(type.ptr(), type(e.what()).ptr());
+    } catch (pyb::error_already_set&) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
   } catch (const rt::NoDriverError& e) {
     PyErr_SetString(or_default(g_support_error, PyExc_RuntimeError), e.what());
   } catch (const rt::DriverError& e) {
@@ -161,6 +169,8 @@ void register_errors(pyb::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const rt::NoDriverError&) {
+      set_error_from_current_exception();
+    } catch (const rt::ForkedProcessError&) {
       set_error_from_current_exception();
     } catch (const rt::DriverError&) {
       set_error_from_current_exception();

@@ -58,6 +58,8 @@ NEEDS_GPU = [
     (r"cudadrv\.test_context_stack::(TestContextLeak|Test3rdPartyContext)::", "CUDA contexts made and counted "
      "through the driver, which the CPU backend has not"),
     (r"cudadrv\.test_reset_device::", "resetting a CUDA device"),
+    (r"test_multiprocessing::.*test_fork", "a process forked after the CUDA driver was initialized in its "
+     "parent; the CPU backend initializes no driver, so its forked children may use it"),
     (r"cudadrv\.test_events::.*cuda_core", "events of NVIDIA's cuda.core package on a CUDA device"),
     (r"test_cuda_array_interface::.*(stream|sync|consumer)", "streams as the CUDA array interface exchanges them"),
     (r"test_inspect::.*sass", "SASS from nvdisasm for a real device"),
