@@ -86,6 +86,13 @@ llvm::Value* FunctionLowering::element_pointer(const ArrayParts& a, const Type& 
     for (size_t k = 1; k < idx.size(); ++k)
       offset = b_.CreateAdd(b_.CreateMul(offset, fit(a.shape[k]), "", false, true), idx[k], "", false, true);
     unit = m_.element_memory_type(t.element());
+  } else if (t.layout == Layout::F && idx.size() == t.ndim) {
+    // Fortran order: the first axis varies fastest, so the offset in elements is C order's over the axes
+    // reversed; the strides, which a size-1 axis may have anything in, are not read.
+    offset = idx.back();
+    for (size_t k = idx.size() - 1; k-- > 0;)
+      offset = b_.CreateAdd(b_.CreateMul(offset, fit(a.shape[k]), "", false, true), idx[k], "", false, true);
+    unit = m_.element_memory_type(t.element());
   } else {
     for (size_t k = 0; k < idx.size(); ++k) {
       llvm::Value* term = b_.CreateMul(idx[k], fit(a.strides[k]), "", false, true);

@@ -77,8 +77,8 @@ struct OpaqueType;      // ir/opaque_type.h
 
 /// Array memory layout: C-contiguous ("float32[::1]", indexes without reading strides), any ("float32[:]"), or
 /// Fortran-contiguous ("float32[::1, :]", numba's 'F': only arrays of two or more dimensions have it, a 1-D one is
-/// C). An F array indexes through its strides, as an any-layout one does; its layout is part of the type so that
-/// a signature that names it takes only Fortran-ordered arrays, as numba's does.
+/// C). An F array's element indexes without reading strides, as a C array's do (first axis fastest); its layout
+/// is part of the type, so a signature that names it takes only Fortran-ordered arrays, as numba's does.
 enum class Layout : uint8_t { C, Any, F };
 /// numba's letter for a layout: "C", "A" or "F".
 inline const char* layout_letter(Layout l) { return l == Layout::C ? "C" : l == Layout::F ? "F" : "A"; }

@@ -126,3 +126,29 @@ def test_a_list_of_signatures_does_not_reinterpret(cpu_backend):
     kernel = gpu.jit(["void(int32[:, :])"])(decrement)
     with pytest.raises(TypeError, match=r"No matching definition for argument type\(s\) uint32\[:, ::1\]"):
         kernel[1, (4, 8)](np.zeros((4, 8), np.uint32))
+
+
+def fill2d(a):
+    i, j = gpu.grid(2)
+    a[i, j] = 1.0
+
+
+def test_fortran_elements_index_without_reading_strides():
+    # As a C array's do: the offset in elements is i + j * shape[0], so LLVM sees the contiguous axis.
+    def stride_products(sig):
+        llvm = gpu.jit(f"void{sig}")(fill2d).inspect_llvm(sig)
+        return [line for line in llvm.splitlines() if " mul " in line and "%stride" in line], llvm
+
+    products, llvm = stride_products("(float32[::1, :])")
+    assert products == [] and "getelementptr inbounds float" in llvm
+    products, llvm = stride_products("(float32[:, :])")
+    assert len(products) == 2  # any layout: each index times its byte stride
+
+
+def test_fortran_elements_with_unit_axes_index_right(cpu_backend):
+    # NumPy calls an array with a size-1 axis Fortran-contiguous whatever that axis' stride is.
+    kernel = gpu.jit("void(int32[::1, :, :])")(fill3d)
+    a = np.asfortranarray(np.zeros((4, 1, 6), np.int32))
+    kernel[1, (4, 1, 6)](a)
+    i, j, k = np.indices(a.shape)
+    np.testing.assert_array_equal(a, i * 100 + j * 10 + k)
