@@ -194,6 +194,7 @@ Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::v
     else if (auto home = home_envs_.find(&def); home != home_envs_.end())
       env = home->second;
     envs_.push_back(env);
+    const bool float64_warned = float64_warned_;  // a rewrite's analysis warns again (its diags are new)
     FunctionAnalyzer(*this, *s, def, args, is_kernel, statics, closure).run();
     // literal_unroll loops over tuples of mixed types, `*t` in builtin calls: analyse again a copy with
     // those rewritten (a loop's body may hold more, found in its copies, hence the rounds).
@@ -209,6 +210,7 @@ Specialization* ProgramAnalyzer::specialize(const FunctionDef& def, const std::v
       }
       rewritten.push_back(rewrite_function(rewritten.empty() ? def : *rewritten.back(), s->rewrites));
       s->rewrites = Rewrites();
+      float64_warned_ = float64_warned;
       s->fn = std::make_unique<TypedFunction>();
       s->diags = Diagnostics();
       s->callees.clear();

@@ -144,3 +144,21 @@ def test_errors_name_the_users_variable_and_line():
     with pytest.raises(CompileError) as e:
         enumerated[1, 1](np.zeros(5))
     assert "is supported only as the iterable of a for loop" in str(e.value)
+
+
+FLOAT32S = (np.ones(3, np.float32), np.ones((2, 2), np.float32))
+
+
+def test_the_float64_warning_survives_the_unrolling():
+    # The function is analysed twice (once before the loop is unrolled); the warning is the second analysis'.
+    @gpu.jit
+    def k(out):
+        out[1] = out[1] * 0.5
+        for a in gpu.literal_unroll(FLOAT32S):
+            out[0] += a.sum()
+
+    out = np.ones(2, np.float32)
+    with pytest.warns(gpu.PerformanceWarning, match=r"the float64 constant 0\.5 makes this compute in float64") as w:
+        k[1, 1](out)
+    assert len([x for x in w if "float64" in str(x.message)]) == 1
+    np.testing.assert_array_equal(out, [1.0 + 3 + 4, 0.5])
