@@ -134,6 +134,9 @@ enum CUstreamCaptureMode : int {
   X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext * ctx, CUdevice device))               \
   X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                                    \
   X(cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext * ctx))                                                  \
+  X(cuCtxGetDevice, "cuCtxGetDevice", (CUdevice * device))                                                  \
+  X(cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState", (CUdevice device, unsigned* flags, int* active)) \
+  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice device))                           \
   X(cuCtxSynchronize, "cuCtxSynchronize", ())                                                               \
   X(cuMemGetInfo, "cuMemGetInfo_v2", (size_t * free, size_t * total))                                       \
   X(cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr * ptr, size_t bytes))                                         \

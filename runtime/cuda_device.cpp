@@ -119,7 +119,10 @@ void CudaDevice::bind() {
   if (current != context_) GPUJIT_CU(driver_, cuCtxSetCurrent, context_);
 }
 
-void CudaDevice::activate() { bind(); }
+void CudaDevice::activate() {
+  check_thread_context();
+  bind();
+}
 
 void* CudaDevice::thread_context() {
   CUcontext current = nullptr;
@@ -129,6 +132,29 @@ void* CudaDevice::thread_context() {
 
 void CudaDevice::set_thread_context(void* context) {
   GPUJIT_CU(driver_, cuCtxSetCurrent, static_cast<CUcontext>(context));
+}
+
+void CudaDevice::check_thread_context() {
+  CUcontext current = nullptr;
+  GPUJIT_CU(driver_, cuCtxGetCurrent, &current);
+  if (current == nullptr || current == context_) return;
+  CUdevice owner = 0;
+  GPUJIT_CU(driver_, cuCtxGetDevice, &owner);  // the current context's device
+  unsigned flags = 0;
+  int active = 0;
+  GPUJIT_CU(driver_, cuDevicePrimaryCtxGetState, owner, &flags, &active);
+  if (active) {  // an active primary context: retaining it once more only reads its handle
+    CUcontext primary = nullptr;
+    GPUJIT_CU(driver_, cuDevicePrimaryCtxRetain, &primary, owner);
+    GPUJIT_CU(driver_, cuDevicePrimaryCtxRelease, owner);
+    if (current == primary) return;  // another device's primary context, or ours retained by someone else
+  }
+  throw std::runtime_error(fmt::format(
+      "Numba cannot operate on non-primary CUDA context {:x}, and neither can gpujit: it works in each "
+      "device's primary context (the one CuPy, PyTorch and numba share), and the context current on this "
+      "thread was made by another library (cuCtxCreate); pop it (cuCtxPopCurrent) or make a device's primary "
+      "context current before using gpujit on this thread",
+      uintptr_t(current)));
 }
 
 rt::DevicePtr CudaDevice::allocate(size_t bytes) {

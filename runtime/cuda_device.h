@@ -64,6 +64,7 @@ class CudaDevice final : public rt::Device {
   void activate() override;
   void* thread_context() override;
   void set_thread_context(void* context) override;
+  void check_thread_context() override;
 
   rt::DevicePtr allocate(size_t bytes) override;
   void deallocate(rt::DevicePtr ptr) override;

@@ -129,6 +129,10 @@ class Device {
   /// `with gpus[i]:` leaves the thread's context as it found it (numba's). The host backend has none.
   virtual void* thread_context() { return nullptr; }
   virtual void set_thread_context(void*) {}
+  /// Throws std::runtime_error when the CUDA context current on the calling thread is no device's primary
+  /// context (another library's cuCtxCreate made it current): gpujit works in primary contexts only, and
+  /// numba-cuda refuses such a context too. activate() checks this first.
+  virtual void check_thread_context() {}
 
   // Memory. allocate() returns 0 only for 0 bytes.
   virtual DevicePtr allocate(size_t bytes) = 0;

@@ -98,8 +98,17 @@ void register_memory_api(pyb::module_& m) {
   m.def("_push_context_if_none", [](PyDevice& d) {
     // numba's current_context() leaves the device's context current on a thread that had none, so that a
     // `with cuda.gpus[i]` block after it restores that context, and the driver's own calls see it.
-    if (d.device->backend() == rt::BackendKind::Cuda && d.device->thread_context() == nullptr) d.device->activate();
-  }, pyb::arg("device"), "Makes the device's CUDA context current on this thread if no context is.");
+    // A context another library created (cuCtxCreate) and left current is refused, as numba-cuda refuses it:
+    // gpujit works in primary contexts only, and replacing the caller's context behind its back would break it.
+    if (d.device->backend() != rt::BackendKind::Cuda) return;
+    if (d.device->thread_context() == nullptr) {
+      d.device->activate();
+    } else {
+      d.device->check_thread_context();
+    }
+  }, pyb::arg("device"),
+     "Makes the device's CUDA context current on this thread if no context is; RuntimeError if a non-primary "
+     "context is.");
   m.def("_has_external_allocator", [](PyDevice& d) { return d.device->external_allocator() != nullptr; });
   m.def("_set_first_use_hook", [](pyb::object hook) {
     if (hook.is_none()) {

@@ -196,3 +196,57 @@ def test_cudadrv_names_are_gpujits():
     assert driver.MemoryPointer is gpu.MemoryPointer and driver.set_memory_manager is gpu.set_memory_manager
     assert driver.profiling is gpu.profiling and devices.reset is gpu.close
     assert devices.get_context() == gpu.get_current_device()
+
+
+def _in_a_new_thread(work):
+    """work()'s result or exception, run on a thread of its own (the fake's current context is per thread)."""
+    out = {}
+
+    def run():
+        try:
+            out["value"] = work()
+        except BaseException as e:  # noqa: BLE001  handed back to the test
+            out["error"] = e
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+def test_a_non_primary_context_another_library_made_current_is_refused(fake):
+    # numba-cuda refuses to work in a context it did not get as a device's primary one; so does gpujit, instead
+    # of replacing the caller's context on the thread.
+    import ctypes
+
+    def third_party_context():
+        ctx = ctypes.c_void_p()
+        assert fake.lib.cuCtxCreate_v2(ctypes.byref(ctx), 0, 0) == 0  # and makes it current
+        try:
+            with pytest.raises(RuntimeError, match="non-primary CUDA context %x.*another library" % ctx.value):
+                gpu.current_context()
+            with pytest.raises(RuntimeError, match="non-primary CUDA context"):
+                gpu.require_context(lambda: None)()
+        finally:
+            assert fake.lib.cuCtxDestroy_v2(ctx) == 0
+        return gpu.current_context()  # no context current any more: the device's primary one is made current
+
+    assert _in_a_new_thread(third_party_context) is not None
+
+
+def test_a_primary_context_another_library_made_current_is_used(fake):
+    import ctypes
+
+    def third_party_primary():
+        ctx = ctypes.c_void_p()
+        assert fake.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+        assert fake.lib.cuCtxSetCurrent(ctx) == 0
+        device = gpu.current_context()
+        current = ctypes.c_void_p()
+        assert fake.lib.cuCtxGetCurrent(ctypes.byref(current)) == 0
+        return device, current.value == ctx.value
+
+    device, kept = _in_a_new_thread(third_party_primary)
+    assert device is not None and kept

@@ -247,6 +247,7 @@ CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice) {
 CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice device) {
   FAKE_ENTER("cuDevicePrimaryCtxRetain");
   *ctx = fake_context(device);
+  state().primary_retained.insert(device);
   return CUDA_SUCCESS;
 }
 

@@ -11,6 +11,9 @@
 //   so tests open a handle in-process through a pickled copy, and a handle from another process is refused
 //   with CUDA_ERROR_INVALID_HANDLE. Opening gives the allocation's own address, counted until closed.
 // - The profiler records nothing; fakecuda_live("profiling") says whether collection is on.
+// - Contexts another library creates (cuCtxCreate_v2, for tests that play that library through ctypes) are
+//   handles of their own, numbered from 0x100000, that only cuCtxGetDevice, cuCtxSetCurrent and
+//   cuCtxDestroy_v2 know; each device's primary context (0x1000 + device) is active once retained.
 #include <unistd.h>
 
 #include <cstdint>
@@ -127,6 +130,42 @@ CUresult cuProfilerStop() {
   FAKE_NEEDS_CONTEXT();
   state().profiling = false;
   return CUDA_SUCCESS;
+}
+
+CUresult cuCtxCreate_v2(CUcontext* ctx, unsigned, CUdevice device) {
+  FAKE_ENTER("cuCtxCreate_v2");
+  static uintptr_t next = 0x100000;
+  *ctx = reinterpret_cast<CUcontext>(next++);
+  state().created_contexts[*ctx] = device;
+  tl_current = *ctx;  // as the real cuCtxCreate, the new context becomes current
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxDestroy_v2(CUcontext ctx) {
+  FAKE_ENTER("cuCtxDestroy_v2");
+  if (state().created_contexts.erase(ctx) == 0) return kInvalidContext;
+  if (tl_current == ctx) tl_current = nullptr;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetDevice(CUdevice* device) {
+  FAKE_ENTER("cuCtxGetDevice");
+  FAKE_NEEDS_CONTEXT();
+  auto created = state().created_contexts.find(tl_current);
+  *device = created != state().created_contexts.end() ? created->second : device_of_context(tl_current);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxGetState(CUdevice device, unsigned* flags, int* active) {
+  FAKE_ENTER("cuDevicePrimaryCtxGetState");
+  *flags = 0;
+  *active = state().primary_retained.count(device) ? 1 : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice) {
+  FAKE_ENTER("cuDevicePrimaryCtxRelease_v2");
+  return CUDA_SUCCESS;  // the fake's primary contexts stay, as gpujit's own retain is never released
 }
 
 }  // extern "C"

@@ -102,6 +102,8 @@ struct State {
   std::map<void*, CUcontext> event_context;
   std::map<CUcontext, long> launches_by_context;
   std::map<CUcontext, long> syncs_by_context;  // cuCtxSynchronize calls
+  std::map<CUcontext, CUdevice> created_contexts;  // cuCtxCreate_v2's (non-primary) contexts -> their device
+  std::set<CUdevice> primary_retained;  // devices whose primary context cuDevicePrimaryCtxRetain activated
   std::set<void*> modules;
   std::set<void*> links;
   std::map<void*, FakeCapture> captures;  // capturing stream -> what it recorded
