@@ -295,7 +295,7 @@ void CudaDevice::set_profiling(bool on) {
 }
 
 void CudaDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) {
-  if (!bytes) return;
+  if (!bytes || run_transfer_hook(true, dst, reinterpret_cast<uintptr_t>(src), bytes, stream)) return;
   bind();
   CUresult r = driver_.cuMemcpyHtoDAsync(dst, src, bytes, routed(this, stream));
   if (r != CUDA_SUCCESS)
@@ -304,7 +304,7 @@ void CudaDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes
 }
 
 void CudaDevice::copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
-  if (!bytes) return;
+  if (!bytes || run_transfer_hook(false, reinterpret_cast<uintptr_t>(dst), src, bytes, stream)) return;
   bind();
   CUresult r = driver_.cuMemcpyDtoHAsync(dst, src, bytes, routed(this, stream));
   if (r != CUDA_SUCCESS)

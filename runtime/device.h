@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -248,7 +249,29 @@ class Device {
   virtual uint64_t max_cooperative_grid_blocks(const LoadedKernel& kernel, uint32_t block_threads,
                                                uint32_t dynamic_shared) = 0;
 
+  /// A program's own host<->device copy, called instead of every device's copy_to_device (`to_device`) and
+  /// copy_to_host: numba's `driver.cuMemcpyHtoD`/`cuMemcpyDtoH` replaced by the program (python/src). It does
+  /// the copy or throws; an empty hook goes back to the devices' own copies. Copies made while a hook runs on
+  /// the thread, or under a TransferHookBypass, are the device's own (the hook may call the original copy).
+  using TransferHook =
+      std::function<void(bool to_device, uintptr_t dst, uintptr_t src, size_t bytes, StreamHandle stream)>;
+  /// (Defined in runtime/runtime.cpp, so that the Python module and the core library share one hook.)
+  static void set_transfer_hook(TransferHook hook);
+  class TransferHookBypass {
+   public:
+    TransferHookBypass();
+    ~TransferHookBypass();
+    TransferHookBypass(const TransferHookBypass&) = delete;
+    TransferHookBypass& operator=(const TransferHookBypass&) = delete;
+
+   private:
+    bool before_;
+  };
+
  protected:
+  /// Runs the transfer hook in place of the copy, if one is set and this thread is not in it: true if it ran.
+  static bool run_transfer_hook(bool to_device, uintptr_t dst, uintptr_t src, size_t bytes, StreamHandle stream);
+
   DeviceProperties props_;
 
  private:

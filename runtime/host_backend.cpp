@@ -143,12 +143,14 @@ void HostDevice::deallocate_pinned(void* ptr) { std::free(ptr); }
 rt::DevicePtr HostDevice::mapped_pointer(void* host) { return rt::DevicePtr(reinterpret_cast<uintptr_t>(host)); }
 
 void HostDevice::copy_to_device(rt::DevicePtr dst, const void* src, size_t bytes, rt::StreamHandle stream) {
-  if (bytes == 0 || record_copy(this, stream, dst, reinterpret_cast<uintptr_t>(src), bytes)) return;
+  if (bytes == 0 || run_transfer_hook(true, dst, reinterpret_cast<uintptr_t>(src), bytes, stream)) return;
+  if (record_copy(this, stream, dst, reinterpret_cast<uintptr_t>(src), bytes)) return;
   std::memcpy(as_pointer(dst), src, bytes);
 }
 
 void HostDevice::copy_to_host(void* dst, rt::DevicePtr src, size_t bytes, rt::StreamHandle stream) {
-  if (bytes == 0 || record_copy(this, stream, reinterpret_cast<uintptr_t>(dst), src, bytes)) return;
+  if (bytes == 0 || run_transfer_hook(false, reinterpret_cast<uintptr_t>(dst), src, bytes, stream)) return;
+  if (record_copy(this, stream, reinterpret_cast<uintptr_t>(dst), src, bytes)) return;
   std::memcpy(dst, as_pointer(src), bytes);
 }
 

@@ -2,7 +2,9 @@
 // between devices through the host of device.h.
 #include "runtime/runtime.h"
 
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <vector>
 #include <stdexcept>
 
@@ -270,6 +272,37 @@ void validate_launch(const LaunchConfig& config, const DeviceProperties& props, 
                                   kernel.name, shared, config.shared_bytes, kernel.static_shared_bytes,
                                   props.name, props.max_shared_per_block_optin));
   }
+}
+
+// Device's transfer hook (runtime/device.h): one for the process, read on every host<->device copy with one
+// atomic load while none is set.
+namespace {
+std::atomic<bool> g_hooked{false};
+std::mutex g_hook_mutex;
+std::shared_ptr<Device::TransferHook> g_hook;
+thread_local bool t_in_hook = false;
+}  // namespace
+
+void Device::set_transfer_hook(TransferHook hook) {
+  std::lock_guard<std::mutex> lock(g_hook_mutex);
+  g_hook = hook ? std::make_shared<TransferHook>(std::move(hook)) : nullptr;
+  g_hooked.store(g_hook != nullptr, std::memory_order_release);
+}
+
+Device::TransferHookBypass::TransferHookBypass() : before_(t_in_hook) { t_in_hook = true; }
+Device::TransferHookBypass::~TransferHookBypass() { t_in_hook = before_; }
+
+bool Device::run_transfer_hook(bool to_device, uintptr_t dst, uintptr_t src, size_t bytes, StreamHandle stream) {
+  if (!g_hooked.load(std::memory_order_acquire) || t_in_hook) return false;
+  std::shared_ptr<TransferHook> hook;
+  {
+    std::lock_guard<std::mutex> lock(g_hook_mutex);
+    hook = g_hook;
+  }
+  if (!hook) return false;
+  TransferHookBypass inside;  // the hook's own copies (the original it may call) are the device's
+  (*hook)(to_device, dst, src, bytes, stream);
+  return true;
 }
 
 }  // namespace gpujit::rt

@@ -285,9 +285,15 @@ def _bind_driver(module):
         if hasattr(gpujit, name):
             setattr(module, name, getattr(gpujit, name))
     for name in dir(ours):
-        if not name.startswith("_") and name not in _KEEP and hasattr(module, name) \
+        if not name.startswith("_") and name not in _KEEP and name != "driver" and hasattr(module, name) \
                 and not isinstance(getattr(ours, name), types.ModuleType):
             setattr(module, name, getattr(ours, name))
+    # numba's driver object stays numba's, but a program's replacement of its host<->device copies reaches
+    # gpujit's copies (gpujit/_driver_object.py).
+    driver_object = importlib.import_module("gpujit._driver_object")
+    if getattr(module, "driver", None) is not driver_object.driver:
+        driver_object.driver._fall_back_to(getattr(module, "driver", None))
+        module.driver = driver_object.driver
     _refresh_error_classes()  # gpujit's driver errors become numba's CudaAPIError too
 
 

@@ -109,6 +109,33 @@ void register_memory_api(pyb::module_& m) {
   }, pyb::arg("device"),
      "Makes the device's CUDA context current on this thread if no context is; RuntimeError if a non-primary "
      "context is.");
+  m.def("_set_transfer_hook", [](pyb::object hook) {
+    if (hook.is_none()) {
+      rt::Device::set_transfer_hook(nullptr);
+      return;
+    }
+    std::shared_ptr<void> held = hold(hook);
+    rt::Device::set_transfer_hook([held](bool to_device, uintptr_t dst, uintptr_t src, size_t bytes,
+                                         rt::StreamHandle stream) {
+      pyb::gil_scoped_acquire gil;
+      pyb::handle(static_cast<PyObject*>(held.get()))(to_device, dst, src, bytes, uintptr_t(stream));
+    });
+  }, pyb::arg("hook"),
+     "hook(to_device, dst, src, nbytes, stream) does every host<->device copy instead of the device (numba's "
+     "driver.cuMemcpyHtoD/DtoH replaced, gpujit/cudadrv/driver.py); None: the devices copy again.");
+  m.def("_raw_copy", [](bool to_device, uint64_t dst, uint64_t src, size_t bytes, uint64_t stream) {
+    rt::Device& d = rt::Runtime::get().current_device();
+    auto s = reinterpret_cast<rt::StreamHandle>(uintptr_t(stream));
+    pyb::gil_scoped_release release;
+    rt::Device::TransferHookBypass bypass;  // the device's own copy, whatever hook is set
+    if (to_device) {
+      d.copy_to_device(dst, reinterpret_cast<const void*>(uintptr_t(src)), bytes, s);
+    } else {
+      d.copy_to_host(reinterpret_cast<void*>(uintptr_t(dst)), src, bytes, s);
+    }
+    if (!s) d.synchronize_stream(s);  // the driver's synchronous copies return with the copy done
+  }, pyb::arg("to_device"), pyb::arg("dst"), pyb::arg("src"), pyb::arg("nbytes"), pyb::arg("stream") = 0,
+     "A host<->device copy on the current device, never through the transfer hook.");
   m.def("_has_external_allocator", [](PyDevice& d) { return d.device->external_allocator() != nullptr; });
   m.def("_set_first_use_hook", [](pyb::object hook) {
     if (hook.is_none()) {
