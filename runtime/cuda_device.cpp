@@ -138,11 +138,14 @@ void CudaDevice::check_thread_context() {
   CUcontext current = nullptr;
   GPUJIT_CU(driver_, cuCtxGetCurrent, &current);
   if (current == nullptr || current == context_) return;
+  // The current context's device. A context the driver no longer knows (destroyed by its owner) is no one's
+  // to defend: gpujit binds its own over it, as before.
   CUdevice owner = 0;
-  GPUJIT_CU(driver_, cuCtxGetDevice, &owner);  // the current context's device
   unsigned flags = 0;
   int active = 0;
-  GPUJIT_CU(driver_, cuDevicePrimaryCtxGetState, owner, &flags, &active);
+  if (driver_.cuCtxGetDevice(&owner) != CUDA_SUCCESS ||
+      driver_.cuDevicePrimaryCtxGetState(owner, &flags, &active) != CUDA_SUCCESS)
+    return;
   if (active) {  // an active primary context: retaining it once more only reads its handle
     CUcontext primary = nullptr;
     GPUJIT_CU(driver_, cuDevicePrimaryCtxRetain, &primary, owner);
