@@ -462,6 +462,7 @@ void CudaDevice::finish_load(CudaKernel& kernel, const CompileResult& result) {
     size_t end = 0;
     for (unsigned size : sizes) end = ((end + size - 1) & ~size_t(size - 1)) + size;
     kernel.param_bytes = kernel.cooperative ? 0 : end;
+    kernel.packed_param_bytes = kernel.param_bytes;  // launch() takes such a buffer through `extra` alone
     if (result.ptx.find(kDeviceErrorSymbol) != std::string::npos) {
       size_t bytes = 0;
       GPUJIT_CU(driver_, cuModuleGetGlobal, &kernel.error_record, &bytes, kernel.module, kDeviceErrorSymbol);

@@ -101,6 +101,10 @@ class LoadedKernel {
   uint32_t static_shared_bytes = 0;
   /// The kernel uses a grid-wide barrier (CompileResult::uses_grid_sync): launch every block at once.
   bool cooperative = false;
+  /// The size of the parameter buffer (ParamBuffer::data()) this device's launch takes on its own, with no
+  /// kernelParams pointers: a launch whose packed parameters come to exactly this many bytes may skip building
+  /// the pointers. 0: the launch reads the pointers (a cooperative CUDA launch, the CPU backend).
+  size_t packed_param_bytes = 0;
   /// jit(lto=True) with external code, linked with the kernel as PTX after all: why (libNVVM missing or refusing
   /// the kernel's NVVM IR), so that the binding can warn; empty when the kernel took part as LTO-IR, or LTO was
   /// not asked for.

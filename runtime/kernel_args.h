@@ -211,6 +211,41 @@ class ParamBuffer {
     end_ = w.end_;
   }
 
+  /// Writer's values without the pointers: for a launch that hands the driver the buffer alone
+  /// (LoadedKernel::packed_param_bytes), whose pointers() are then not built (count() is 0).
+  class BytesWriter {
+   public:
+    void u64(uint64_t v) { put(&v, 8); }
+    void u32(uint32_t v) { put(&v, 4); }
+    /// Writer::vector_index32's bytes: the data address, then the extent and stride in the next 8 bytes.
+    void vector_index32(uint64_t data, uint32_t extent, uint32_t stride) {
+      size_t at = (end_ + 7) & ~size_t(7);
+      uint64_t extent_and_stride = uint64_t(extent) | (uint64_t(stride) << 32);
+      std::memcpy(base_ + at, &data, 8);
+      std::memcpy(base_ + at + 8, &extent_and_stride, 8);
+      end_ = at + 16;
+    }
+
+   private:
+    friend class ParamBuffer;
+    explicit BytesWriter(unsigned char* base) : base_(base) {}
+    void put(const void* value, unsigned size) {
+      size_t at = (end_ + size - 1) & ~size_t(size - 1);
+      std::memcpy(base_ + at, value, size);
+      end_ = at + size;
+    }
+    unsigned char* base_;
+    size_t end_ = 0;
+  };
+  BytesWriter start_bytes(size_t max_params) {
+    begin(max_params);
+    return BytesWriter(base());
+  }
+  void finish(const BytesWriter& w) {
+    count_ = 0;
+    end_ = w.end_;
+  }
+
   size_t count() const { return count_; }
   void** pointers() { return pointers_.data(); }
   /// The parameters as one buffer, and its size in bytes (the end of the last parameter).

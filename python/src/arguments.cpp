@@ -306,11 +306,10 @@ rt::ArgCode slow_number(PyObject* obj, unsigned char* bytes) {
 /// common launch: what classify_fast() takes): each array's pointer, extents and byte strides (4 bytes each
 /// when its code says they fit), each number's 8 bytes. Out of pack()'s loop, which tests every parameter
 /// for the other kinds and keeps its writer in memory (callgrind: about 90 instructions per one-dimensional
-/// array there). `Value` is Arguments' private slot type, deduced.
-template <class Value>
-[[gnu::noinline]] void** pack_plain(rt::ParamBuffer& params, const rt::ArgCode* codes, const Value* values, size_t n,
-                                    size_t most) {
-  rt::ParamBuffer::Writer w = params.start(most);
+/// array there). `Value` is Arguments' private slot type, deduced; `Writer` is ParamBuffer's Writer (values
+/// and kernelParams pointers) or BytesWriter (the values alone).
+template <class Writer, class Value>
+void write_plain(Writer& w, const rt::ArgCode* codes, const Value* values, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const rt::ArrayView* a = values[i].array;
     if (!a) {
@@ -333,6 +332,22 @@ template <class Value>
       for (int d = 0; d < ndim; ++d) w.u64(uint64_t(a->strides[d]));
     }
   }
+}
+
+/// write_plain() into `params`: with `buffer_only` (LoadedKernel::packed_param_bytes, non-zero) the values
+/// alone, and null returned when they come to that size (the launch hands the driver the buffer; no
+/// kernelParams pointers are built); else, or when the size differs, the values and the pointers.
+template <class Value>
+[[gnu::noinline]] void** pack_plain(rt::ParamBuffer& params, const rt::ArgCode* codes, const Value* values, size_t n,
+                                    size_t most, size_t buffer_only) {
+  if (buffer_only) {
+    rt::ParamBuffer::BytesWriter w = params.start_bytes(most);
+    write_plain(w, codes, values, n);
+    params.finish(w);
+    if (params.size_bytes() == buffer_only) return nullptr;
+  }
+  rt::ParamBuffer::Writer w = params.start(most);
+  write_plain(w, codes, values, n);
   params.finish(w);
   return params.pointers();
 }
@@ -663,7 +678,7 @@ void Arguments::record_scalar(PyObject* obj, rt::Device& device, const std::shar
   record_copies_.push_back(std::move(copy));
 }
 
-void** Arguments::pack(const rt::ArgCode* targets) {
+void** Arguments::pack(const rt::ArgCode* targets, size_t buffer_only) {
   size_t n = count_;
   // Locals, not members: the writer's byte stores could alias *this, and the loop would reload them.
   const rt::ArgCode* codes = codes_.data();
@@ -671,6 +686,16 @@ void** Arguments::pack(const rt::ArgCode* targets) {
   if (wide_scalars_ == n && !targets) {
     // Only Python floats and ints, taken as they came: one 8-byte parameter each (callgrind: 256 of them
     // packed in about 10 instructions fewer each than through the loop below).
+    if (buffer_only == 8 * n && n != 0) {  // the buffer alone: no kernelParams pointers (pack_plain)
+      rt::ParamBuffer::BytesWriter w = params_.start_bytes(n);
+      for (size_t i = 0; i < n; ++i) {
+        uint64_t value;
+        std::memcpy(&value, values[i].bytes, 8);
+        w.u64(value);
+      }
+      params_.finish(w);
+      return nullptr;
+    }
     rt::ParamBuffer::Writer w = params_.start(n);
     for (size_t i = 0; i < n; ++i) {
       uint64_t value;
@@ -681,7 +706,9 @@ void** Arguments::pack(const rt::ArgCode* targets) {
     return params_.pointers();
   }
   // classify_fast_run() took every argument: arrays, Python floats and ints, their parameters counted.
-  if (fast_params_ != kUncounted && !targets) return pack_plain(params_, codes, values, n, fast_params_);
+  if (fast_params_ != kUncounted && !targets) {
+    return pack_plain(params_, codes, values, n, fast_params_, buffer_only);
+  }
   size_t most = 0;  // parameters, at most: an array's 1 + 2 * ndim, a scalar's 1 or 2 (complex)
   bool plain = !targets;  // arrays, and Python floats and ints, none converted: pack_plain() takes them
   for (size_t i = 0; i < n; ++i) {
@@ -692,7 +719,7 @@ void** Arguments::pack(const rt::ArgCode* targets) {
       plain = plain && (codes[i] == kFloat64Code || codes[i] == kInt64Code);
     }
   }
-  if (plain) return pack_plain(params_, codes, values, n, most);
+  if (plain) return pack_plain(params_, codes, values, n, most, buffer_only);
   rt::ParamBuffer::Writer w = params_.start(most);
   for (size_t i = 0; i < n; ++i) {
     const Value& v = values[i];

@@ -105,8 +105,10 @@ class Arguments {
     for (size_t i = 0; i < count_; ++i) codes_[i] = rt::without_index32(codes_[i]);
   }
   /// Packs every argument; `targets` (may be null, else aligned with codes()) gives the types scalars are
-  /// converted to.
-  void** pack(const rt::ArgCode* targets);
+  /// converted to. Returns cuLaunchKernel's kernelParams, or null when `buffer_only` (the kernel's
+  /// LoadedKernel::packed_param_bytes) is the packed size and the launch takes the buffer alone: the common
+  /// launches (arrays, Python floats and ints, unconverted) then build no pointers.
+  void** pack(const rt::ArgCode* targets, size_t buffer_only = 0);
   /// The buffer pack() filled (Device::launch's `packed`).
   const rt::ParamBuffer* packed() const { return &params_; }
   /// After the launch: copies NumPy arguments back and waits for that; releases temporaries.

@@ -107,7 +107,7 @@ void launch_prepared(PyObject* dispatcher, const LaunchSpec& spec, PyObject* con
     spec.validated_device = &device;
     spec.validated_max_threads = kernel->max_threads_per_block;
   }
-  void** params = a.pack(targets);
+  void** params = a.pack(targets, kernel->packed_param_bytes);
   if (device.backend() == rt::BackendKind::Host) {
     // The cpu backend runs the whole grid before it returns: other Python threads run meanwhile. Nothing
     // below touches a Python object (params points into this thread's Arguments), and Ctrl-C reaches the

@@ -233,6 +233,40 @@ TEST(ParamBuffer, PointsAtEachValueAndGrows) {
   EXPECT_EQ(p.size_bytes(), 0u);
 }
 
+// The two writers lay out the same values the same way; the Writer also points at each (kernelParams), the
+// BytesWriter leaves the pointers unbuilt (a launch that hands the driver the buffer alone).
+TEST(ParamBuffer, BytesWriterWritesWhatWriterWritesWithoutPointers) {
+  auto fill = [](auto& w) {
+    w.u32(3);
+    w.vector_index32(0x1122334455667788u, 1000, 4);
+    w.u64(9);
+    w.u32(5);
+    w.u32(6);
+    w.vector_index32(0xAB, 7, 0xFFFFFFFCu);  // a negative stride's two's complement
+  };
+  ParamBuffer a, b;
+  ParamBuffer::Writer wa = a.start(10);
+  fill(wa);
+  a.finish(wa);
+  ParamBuffer::BytesWriter wb = b.start_bytes(10);
+  fill(wb);
+  b.finish(wb);
+  ASSERT_EQ(a.size_bytes(), 56u);  // 4, padding to 8, 16, 8, 4 + 4, 16
+  ASSERT_EQ(b.size_bytes(), a.size_bytes());
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size_bytes()), 0);
+  EXPECT_EQ(a.count(), 10u);
+  EXPECT_EQ(b.count(), 0u);
+  // vector_index32 is u64(data), u32(extent), u32(stride): its pointers say so.
+  auto at = [&](int i) {
+    return static_cast<unsigned char*>(a.pointers()[i]) - static_cast<const unsigned char*>(a.data());
+  };
+  EXPECT_EQ(at(1), 8);
+  EXPECT_EQ(at(2), 16);
+  EXPECT_EQ(at(3), 20);
+  EXPECT_EQ(*static_cast<uint32_t*>(a.pointers()[2]), 1000u);
+  EXPECT_EQ(*static_cast<uint32_t*>(a.pointers()[9]), 0xFFFFFFFCu);
+}
+
 TEST(KernelCache, FindsByKeyAndDevice) {
   KernelCache cache;
   auto* dev_a = reinterpret_cast<const Device*>(0x10);
