@@ -426,7 +426,11 @@ class Reduce:
         if res is not None:
             return None
         if slot is not None:
-            wait()
+            try:
+                wait()
+            except BaseException:  # a Ctrl-C or a kernel's error: the kernel may still write the slot later
+                _mapped_results.slots.pop((_core.get_current_device(), dtype), None)
+                raise
             return slot[0][0]
         host = out.copy_to_host(stream=stream)
         if stream is not None and not isinstance(stream, int):

@@ -168,6 +168,21 @@ def test_a_result_for_the_host_is_written_to_mapped_memory_and_not_copied_back(f
     assert reduction._stream_wait(gpu.stream()) is not None and reduction._stream_wait(0x1234) is None
 
 
+def test_a_wait_that_fails_leaves_the_slot_to_its_kernel(fake):
+    """A wait for the result that raises (Ctrl-C, a kernel's fault) may leave the kernel running: its slot is
+    not handed to the thread's next reduction, which gets a fresh one."""
+    from gpujit import reduction
+
+    d = gpu.to_device(np.ones(5000, dtype=np.float32))
+    add(d)
+    before = reduction._mapped_result(np.dtype(np.float32))
+    fake.fail("cuStreamSynchronize", 999)  # CUDA_ERROR_UNKNOWN
+    with pytest.raises(gpu.CudaAPIError):
+        add(d)
+    add(d)
+    assert reduction._mapped_result(np.dtype(np.float32))[0] is not before[0]
+
+
 def test_threads_reducing_at_once_get_their_own_results():
     """Each thread has its own mapped result slot: results never cross between threads reducing at the same
     time on the same (default) stream."""
