@@ -14,6 +14,34 @@
 
 namespace gpujit {
 
+// Collects the names a function body binds; Python makes each of them local to the whole function.
+void collect_bound_names(const Expr& target, std::set<std::string>& out) {
+  if (const auto* n = target.as<NameExpr>()) out.insert(n->id);
+  if (const auto* t = target.as<TupleExpr>()) {
+    for (const ExprPtr& e : t->elts) collect_bound_names(*e, out);
+  }
+}
+
+void collect_bound_names(const Block& block, std::set<std::string>& out) {
+  for (const StmtPtr& s : block) {
+    if (const auto* a = s->as<AssignStmt>()) {
+      for (const ExprPtr& t : a->targets) collect_bound_names(*t, out);
+    } else if (const auto* a = s->as<AugAssignStmt>()) {
+      collect_bound_names(*a->target, out);
+    } else if (const auto* f = s->as<ForStmt>()) {
+      collect_bound_names(*f->target, out);
+      collect_bound_names(f->body, out);
+      collect_bound_names(f->orelse, out);
+    } else if (const auto* w = s->as<WhileStmt>()) {
+      collect_bound_names(w->body, out);
+      collect_bound_names(w->orelse, out);
+    } else if (const auto* i = s->as<IfStmt>()) {
+      collect_bound_names(i->body, out);
+      collect_bound_names(i->orelse, out);
+    }
+  }
+}
+
 namespace {
 
 // Variable types only widen, so inference converges in a few passes; a type that keeps growing (a tuple
@@ -48,34 +76,6 @@ std::string types_str(const std::vector<Type>& types) {
   std::string s;
   for (const Type& t : types) s += (s.empty() ? "" : ", ") + t.str();
   return s;
-}
-
-// Collects the names a function body binds; Python makes each of them local to the whole function.
-void collect_bound_names(const Expr& target, std::set<std::string>& out) {
-  if (const auto* n = target.as<NameExpr>()) out.insert(n->id);
-  if (const auto* t = target.as<TupleExpr>()) {
-    for (const ExprPtr& e : t->elts) collect_bound_names(*e, out);
-  }
-}
-
-void collect_bound_names(const Block& block, std::set<std::string>& out) {
-  for (const StmtPtr& s : block) {
-    if (const auto* a = s->as<AssignStmt>()) {
-      for (const ExprPtr& t : a->targets) collect_bound_names(*t, out);
-    } else if (const auto* a = s->as<AugAssignStmt>()) {
-      collect_bound_names(*a->target, out);
-    } else if (const auto* f = s->as<ForStmt>()) {
-      collect_bound_names(*f->target, out);
-      collect_bound_names(f->body, out);
-      collect_bound_names(f->orelse, out);
-    } else if (const auto* w = s->as<WhileStmt>()) {
-      collect_bound_names(w->body, out);
-      collect_bound_names(w->orelse, out);
-    } else if (const auto* i = s->as<IfStmt>()) {
-      collect_bound_names(i->body, out);
-      collect_bound_names(i->orelse, out);
-    }
-  }
 }
 
 // Counts every binding of each name in `block` (as collect_bound_names walks it) and keeps the value of each

@@ -30,6 +30,11 @@ namespace gpujit {
 
 struct Closure;
 
+/// The names an assignment target binds, and the names a block binds anywhere, loops and branches included
+/// (Python makes each local to the whole function); sema.cpp.
+void collect_bound_names(const Expr& target, std::set<std::string>& out);
+void collect_bound_names(const Block& block, std::set<std::string>& out);
+
 /// What an expression denotes.
 struct ExprResult {
   enum class What { Value, Module, DType, Namespace, Builtin, Device, Extern, Reduction, ArrayMethod, Overload, Unknown, Error };

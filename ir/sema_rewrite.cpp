@@ -39,35 +39,6 @@ namespace gpujit {
 
 namespace {
 
-void bound_names(const Expr& target, std::set<std::string>& out) {
-  if (const auto* n = target.as<NameExpr>()) out.insert(n->id);
-  if (const auto* t = target.as<TupleExpr>()) {
-    for (const ExprPtr& e : t->elts) bound_names(*e, out);
-  }
-}
-
-// The '$' names (the parser's) bound anywhere in `b`, loops included.
-void parser_names(const Block& b, std::set<std::string>& out) {
-  for (const StmtPtr& s : b) {
-    std::set<std::string> names;
-    if (const auto* a = s->as<AssignStmt>()) {
-      for (const ExprPtr& t : a->targets) bound_names(*t, names);
-    } else if (const auto* f = s->as<ForStmt>()) {
-      bound_names(*f->target, names);
-      parser_names(f->body, out);
-      parser_names(f->orelse, out);
-    } else if (const auto* w = s->as<WhileStmt>()) {
-      parser_names(w->body, out);
-      parser_names(w->orelse, out);
-    } else if (const auto* i = s->as<IfStmt>()) {
-      parser_names(i->body, out);
-      parser_names(i->orelse, out);
-    }
-    for (const std::string& n : names)
-      if (!n.empty() && n[0] == '$') out.insert(n);
-  }
-}
-
 // Whether `b` holds a `break` (or a `continue`) of the loop it is the body of: not one of a nested loop.
 bool leaves_loop(const Block& b, StmtKind kind) {
   for (const StmtPtr& s : b) {
@@ -143,8 +114,11 @@ class Rewriter {
     auto* call = bind ? bind->value->as<CallExpr>() : nullptr;
     if (call && call->args.size() == 1) bind->value = std::move(call->args[0]);
     std::set<std::string> renamed;
-    for (const ExprPtr& t : first->targets) bound_names(*t, renamed);
-    parser_names(f->body, renamed);
+    for (const ExprPtr& t : first->targets) collect_bound_names(*t, renamed);
+    std::set<std::string> bound;  // the '$' names (the parser's) bound anywhere in the body, loops included
+    collect_bound_names(f->body, bound);
+    for (const std::string& n : bound)
+      if (!n.empty() && n[0] == '$') renamed.insert(n);
     bool breaks = leaves_loop(f->body, StmtKind::Break);
     bool continues = leaves_loop(f->body, StmtKind::Continue);
     // Names of the copy's own, outside the `$forN...` the parser's iterables go by (sema.cpp checks those).
